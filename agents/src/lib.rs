@@ -1,0 +1,19 @@
+//! # schedlab-agents
+//!
+//! Every scheduler behind one [`Policy`] trait: observation and action mask in, action out.
+//! A new scheduler is one new file here plus one line in [`registry`].
+//!
+//! It knows the environment's public API (spaces, observations, masks) and nothing of how the
+//! environment simulates, of training loops, logging or the command line.
+
+mod policy;
+mod random;
+pub mod rollout;
+pub mod registry;
+mod static_alloc;
+
+pub use policy::{Policy, PolicyContext};
+pub use random::RandomPolicy;
+pub use rollout::run_episode;
+pub use registry::{PolicyError, by_name, names};
+pub use static_alloc::StaticPolicy;

@@ -1,0 +1,64 @@
+//! `random`: a uniformly random feasible level per dimension, from a seeded stream.
+
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use rand::SeedableRng;
+use schedlab_env::Observation;
+
+use crate::policy::{Policy, PolicyContext};
+
+pub struct RandomPolicy {
+    ctx: PolicyContext,
+    rng: StdRng,
+}
+
+impl RandomPolicy {
+    pub fn new(ctx: PolicyContext) -> Self {
+        RandomPolicy { ctx, rng: StdRng::seed_from_u64(0) }
+    }
+}
+
+impl Policy for RandomPolicy {
+    fn name(&self) -> &str {
+        "random"
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = StdRng::seed_from_u64(seed ^ 0x5eed_5eed);
+    }
+
+    fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        let space = &self.ctx.action_space;
+        (0..space.dims())
+            .map(|d| {
+                let feasible: Vec<usize> = observation.mask_of(space, d).iter().enumerate().filter(|(_, ok)| **ok).map(|(l, _)| l).collect();
+                *feasible.choose(&mut self.rng).expect("level 0 is always feasible")
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::fixtures::context_and_observation;
+
+    #[test]
+    fn random_only_picks_feasible_levels_and_is_seeded() {
+        let (ctx, obs) = context_and_observation();
+        let space = ctx.action_space.clone();
+        let mut policy = RandomPolicy::new(ctx);
+        policy.reset(4);
+        let first: Vec<Vec<usize>> = (0..200).map(|_| policy.act(&obs)).collect();
+        for action in &first {
+            for (d, &level) in action.iter().enumerate() {
+                assert!(obs.mask_of(&space, d)[level], "dimension {d} level {level} is masked");
+            }
+        }
+        // every feasible level of node 0's CPU shows up
+        assert!((0..5).all(|l| first.iter().any(|a| a[0] == l)));
+        policy.reset(4);
+        let again: Vec<Vec<usize>> = (0..200).map(|_| policy.act(&obs)).collect();
+        assert_eq!(first, again);
+    }
+}

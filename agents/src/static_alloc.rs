@@ -1,0 +1,54 @@
+//! `static`: the same container on every node for the whole episode (Kubeflow-like).
+
+use schedlab_env::Observation;
+
+use crate::policy::{Policy, PolicyContext};
+
+/// Gives every node the ladder's middle level of each resource, or the largest level below it
+/// that the node can take (so a node without GPUs gets no GPU).
+pub struct StaticPolicy {
+    ctx: PolicyContext,
+}
+
+impl StaticPolicy {
+    pub fn new(ctx: PolicyContext) -> Self {
+        StaticPolicy { ctx }
+    }
+}
+
+/// The middle level of a resource with `levels` choices (counting 0).
+pub(crate) fn middle_level(levels: usize) -> usize {
+    (levels - 1).div_ceil(2)
+}
+
+impl Policy for StaticPolicy {
+    fn name(&self) -> &str {
+        "static"
+    }
+
+    fn reset(&mut self, _seed: u64) {}
+
+    fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        let space = &self.ctx.action_space;
+        (0..space.dims())
+            .map(|d| {
+                let mask = observation.mask_of(space, d);
+                (0..=middle_level(mask.len())).rev().find(|&l| mask[l]).unwrap_or(0)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::fixtures::context_and_observation;
+
+    #[test]
+    fn static_takes_the_middle_level_or_the_largest_feasible_below_it() {
+        let (ctx, obs) = context_and_observation();
+        let mut policy = StaticPolicy::new(ctx);
+        // 4 CPU sizes -> level 2; 2 memory sizes -> level 1; 2 GPU sizes -> level 1 (none on node 1)
+        assert_eq!(policy.act(&obs), vec![2, 1, 1, 2, 1, 0]);
+    }
+}

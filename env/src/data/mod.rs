@@ -1,0 +1,188 @@
+//! Real datasets: dense (CSV) and sparse (LIBSVM) features, labels, seeded split and
+//! standardisation fitted on the training part only.
+
+mod csv;
+mod labels;
+mod libsvm;
+mod open;
+pub(crate) use open::open_text as open_text_file;
+mod prepare;
+
+pub use self::csv::{NaPolicy, load_csv};
+pub use labels::{LabelEncoding, RawLabels};
+pub use libsvm::load_libsvm;
+pub use prepare::{Prepared, prepare};
+
+/// What the labels mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// Labels are class indices `0..classes` stored as `f32`.
+    Classification { classes: usize },
+    Regression,
+}
+
+/// Row-major features. Sparse rows are CSR with sorted, 0-based column indices.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Features {
+    Dense {
+        cols: usize,
+        values: Vec<f32>,
+    },
+    Sparse {
+        cols: usize,
+        indptr: Vec<usize>,
+        indices: Vec<u32>,
+        values: Vec<f32>,
+    },
+}
+
+/// One row, borrowed.
+#[derive(Debug, Clone, Copy)]
+pub enum Row<'a> {
+    Dense(&'a [f32]),
+    Sparse(&'a [u32], &'a [f32]),
+}
+
+impl Row<'_> {
+    /// `w · x` for a weight slice as long as the row's width.
+    #[inline]
+    pub fn dot(&self, w: &[f32]) -> f32 {
+        match *self {
+            Row::Dense(x) => x.iter().zip(w).map(|(a, b)| a * b).sum(),
+            Row::Sparse(idx, val) => idx.iter().zip(val).map(|(&j, v)| w[j as usize] * v).sum(),
+        }
+    }
+
+    /// `out += a * x`.
+    #[inline]
+    pub fn add_scaled_to(&self, a: f32, out: &mut [f32]) {
+        match *self {
+            Row::Dense(x) => out.iter_mut().zip(x).for_each(|(o, v)| *o += a * v),
+            Row::Sparse(idx, val) => {
+                for (&j, v) in idx.iter().zip(val) {
+                    out[j as usize] += a * v;
+                }
+            }
+        }
+    }
+
+    /// Writes the row densely into `out` (length = columns).
+    pub fn write_dense(&self, out: &mut [f32]) {
+        match *self {
+            Row::Dense(x) => out.copy_from_slice(x),
+            Row::Sparse(idx, val) => {
+                out.fill(0.0);
+                for (&j, v) in idx.iter().zip(val) {
+                    out[j as usize] = *v;
+                }
+            }
+        }
+    }
+}
+
+impl Features {
+    pub fn rows(&self) -> usize {
+        match self {
+            Features::Dense { cols, values } => values.len().checked_div(*cols).unwrap_or(0),
+            Features::Sparse { indptr, .. } => indptr.len() - 1,
+        }
+    }
+
+    pub fn cols(&self) -> usize {
+        match self {
+            Features::Dense { cols, .. } | Features::Sparse { cols, .. } => *cols,
+        }
+    }
+
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Features::Sparse { .. })
+    }
+
+    #[inline]
+    pub fn row(&self, i: usize) -> Row<'_> {
+        match self {
+            Features::Dense { cols, values } => Row::Dense(&values[i * cols..(i + 1) * cols]),
+            Features::Sparse {
+                indptr,
+                indices,
+                values,
+                ..
+            } => {
+                let (a, b) = (indptr[i], indptr[i + 1]);
+                Row::Sparse(&indices[a..b], &values[a..b])
+            }
+        }
+    }
+
+    /// The rows `idx`, in that order.
+    pub fn select(&self, idx: &[usize]) -> Features {
+        match self {
+            Features::Dense { cols, values } => Features::Dense {
+                cols: *cols,
+                values: idx
+                    .iter()
+                    .flat_map(|&i| &values[i * cols..(i + 1) * cols])
+                    .copied()
+                    .collect(),
+            },
+            Features::Sparse {
+                cols,
+                indptr,
+                indices,
+                values,
+            } => {
+                let mut out_ptr = Vec::with_capacity(idx.len() + 1);
+                out_ptr.push(0);
+                let (mut out_idx, mut out_val) = (Vec::new(), Vec::new());
+                for &i in idx {
+                    let (a, b) = (indptr[i], indptr[i + 1]);
+                    out_idx.extend_from_slice(&indices[a..b]);
+                    out_val.extend_from_slice(&values[a..b]);
+                    out_ptr.push(out_idx.len());
+                }
+                Features::Sparse {
+                    cols: *cols,
+                    indptr: out_ptr,
+                    indices: out_idx,
+                    values: out_val,
+                }
+            }
+        }
+    }
+
+    /// Stored values (all of them for dense, the non-zeros for sparse).
+    pub fn stored_values(&self) -> usize {
+        match self {
+            Features::Dense { values, .. } | Features::Sparse { values, .. } => values.len(),
+        }
+    }
+}
+
+/// Features plus labels, ready for a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    pub features: Features,
+    pub labels: Vec<f32>,
+    pub task: Task,
+}
+
+impl Dataset {
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    pub fn select(&self, idx: &[usize]) -> Dataset {
+        Dataset {
+            features: self.features.select(idx),
+            labels: idx.iter().map(|&i| self.labels[i]).collect(),
+            task: self.task,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,150 @@
+//! Seeded train/validation split and standardisation fitted on the training part only.
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+
+use super::{Dataset, Features, LabelEncoding, RawLabels};
+use crate::error::{EnvError, Result};
+
+/// A training and a validation set that share one label encoding and one scaling.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub train: Dataset,
+    pub validation: Dataset,
+    pub encoding: LabelEncoding,
+}
+
+/// Splits (unless a separate validation file is given), encodes labels and standardises.
+///
+/// Dense columns are centred and scaled to unit variance; a missing value (NaN) becomes the
+/// training mean, i.e. 0 after centring. Sparse columns are only divided by their training
+/// root-mean-square, which keeps zeros zero. Regression targets are standardised too, so a
+/// target loss is in units of the target's standard deviation.
+pub fn prepare(
+    train: (Features, RawLabels),
+    validation: Option<(Features, RawLabels)>,
+    classification: bool,
+    validation_fraction: f64,
+    seed: u64,
+) -> Result<Prepared> {
+    let ((train_x, train_y), (val_x, val_y)) = match validation {
+        Some(v) => {
+            if v.0.cols() != train.0.cols() {
+                return Err(EnvError::parse(
+                    &v.1.path,
+                    1,
+                    "columns",
+                    format!("{} feature columns, the training file has {}", v.0.cols(), train.0.cols()),
+                ));
+            }
+            (train, v)
+        }
+        None => split(train, validation_fraction, seed)?,
+    };
+    let encoding = LabelEncoding::fit(classification, &train_y)?;
+    let mut train = Dataset { labels: encoding.encode(&train_y)?, features: train_x, task: encoding.task() };
+    let mut validation = Dataset { labels: encoding.encode(&val_y)?, features: val_x, task: encoding.task() };
+    let scaling = Scaling::fit(&train.features);
+    scaling.apply(&mut train.features);
+    scaling.apply(&mut validation.features);
+    if !classification {
+        let (mean, std) = mean_std(train.labels.iter().map(|&v| v as f64));
+        for y in train.labels.iter_mut().chain(validation.labels.iter_mut()) {
+            *y = ((*y as f64 - mean) / std) as f32;
+        }
+    }
+    Ok(Prepared { train, validation, encoding })
+}
+
+type Part = (Features, RawLabels);
+
+fn split(all: Part, fraction: f64, seed: u64) -> Result<(Part, Part)> {
+    let (features, labels) = all;
+    let n = labels.values.len();
+    let n_val = (n as f64 * fraction).round() as usize;
+    if !(0.0..1.0).contains(&fraction) || n_val == 0 || n_val >= n {
+        return Err(EnvError::parse(
+            &labels.path,
+            1,
+            "validation_fraction",
+            format!("a fraction of {fraction} of {n} rows leaves no training or no validation rows"),
+        ));
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut StdRng::seed_from_u64(seed));
+    let (val_idx, train_idx) = order.split_at(n_val);
+    let pick = |idx: &[usize]| {
+        (
+            features.select(idx),
+            RawLabels {
+                path: labels.path.clone(),
+                values: idx.iter().map(|&i| labels.values[i].clone()).collect(),
+                lines: idx.iter().map(|&i| labels.lines[i]).collect(),
+            },
+        )
+    };
+    Ok((pick(train_idx), pick(val_idx)))
+}
+
+fn mean_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let (n, sum) = values.clone().fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
+    let mean = sum / n.max(1) as f64;
+    let var = values.map(|v| (v - mean).powi(2)).sum::<f64>() / n.max(1) as f64;
+    let std = var.sqrt();
+    (mean, if std > 1e-12 { std } else { 1.0 })
+}
+
+/// Per-column shift and scale learned from training features.
+struct Scaling {
+    shift: Vec<f32>,
+    scale: Vec<f32>,
+}
+
+impl Scaling {
+    fn fit(features: &Features) -> Scaling {
+        match features {
+            Features::Dense { cols, values } => {
+                let (shift, scale) = (0..*cols)
+                    .map(|c| {
+                        let column = values.iter().skip(c).step_by(*cols).map(|&v| v as f64).filter(|v| !v.is_nan());
+                        let (m, s) = mean_std(column);
+                        (m as f32, s as f32)
+                    })
+                    .unzip();
+                Scaling { shift, scale }
+            }
+            Features::Sparse { cols, indptr, indices, values } => {
+                let rows = (indptr.len() - 1).max(1) as f64;
+                let mut sq = vec![0.0f64; *cols];
+                for (&j, &v) in indices.iter().zip(values) {
+                    sq[j as usize] += (v as f64).powi(2);
+                }
+                let scale = sq
+                    .iter()
+                    .map(|&s| {
+                        let rms = (s / rows).sqrt();
+                        if rms > 1e-12 { rms as f32 } else { 1.0 }
+                    })
+                    .collect();
+                Scaling { shift: vec![0.0; *cols], scale }
+            }
+        }
+    }
+
+    fn apply(&self, features: &mut Features) {
+        match features {
+            Features::Dense { cols, values } => {
+                for (k, v) in values.iter_mut().enumerate() {
+                    let c = k % *cols;
+                    *v = if v.is_nan() { 0.0 } else { (*v - self.shift[c]) / self.scale[c] };
+                }
+            }
+            Features::Sparse { indices, values, .. } => {
+                for (&j, v) in indices.iter().zip(values.iter_mut()) {
+                    *v /= self.scale[j as usize];
+                }
+            }
+        }
+    }
+}

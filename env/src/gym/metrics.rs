@@ -1,0 +1,98 @@
+//! Episode metrics (DESIGN §2.3), accumulated round by round over resource-seconds.
+
+use serde::{Deserialize, Serialize};
+
+/// The metrics of one episode. Exactly these names appear in JSON and tables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpisodeMetrics {
+    /// Virtual seconds until the validation loss reached the target; when it was not reached,
+    /// the episode's length (a lower bound) and `target_reached` is false.
+    pub completion_time_s: f64,
+    pub rounds: usize,
+    /// Parameter-server updates (one per applied gradient; one per step for synchronous SGD).
+    pub iterations: u64,
+    /// Validation loss at the end.
+    pub final_loss: f64,
+    pub target_reached: bool,
+    /// GPU-seconds used / GPU-seconds allocated (0 when no GPU was allocated).
+    pub gpu_util: f64,
+    /// Effective core-seconds used / core-seconds allocated.
+    pub cpu_util: f64,
+    /// Allocated / capacity resource-seconds, averaged over the resources the cluster has.
+    pub occupancy: f64,
+    /// Free capacity stranded in pieces no container of the ladder can use, as a share of all
+    /// free capacity (capacity-normalised over resources, time-integrated). A node's free CPU
+    /// and memory are stranded while they cannot hold the smallest CPU and memory sizes
+    /// together; its free GPU share is stranded then too, or when below the smallest GPU size.
+    /// Free means capacity minus background load minus the job's allocation.
+    pub fragmentation: f64,
+    /// Price of allocated-but-unused resource-seconds (workload `prices`, per hour).
+    pub idle_cost: f64,
+    /// Sum of the rewards.
+    pub episode_return: f64,
+}
+
+/// Running sums from which [`EpisodeMetrics`] are derived.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MetricSums {
+    pub allocated: [f64; 3],
+    pub used: [f64; 3],
+    pub capacity: [f64; 3],
+    pub free: [f64; 3],
+    pub stranded: [f64; 3],
+    pub idle_cost: f64,
+    pub episode_return: f64,
+}
+
+impl MetricSums {
+    fn share(num: f64, den: f64) -> f64 {
+        if den > 0.0 { num / den } else { 0.0 }
+    }
+
+    pub fn gpu_util(&self) -> f64 {
+        Self::share(self.used[2], self.allocated[2])
+    }
+
+    pub fn cpu_util(&self) -> f64 {
+        Self::share(self.used[0], self.allocated[0])
+    }
+
+    pub fn occupancy(&self) -> f64 {
+        let present: Vec<usize> = (0..3).filter(|&r| self.capacity[r] > 0.0).collect();
+        present.iter().map(|&r| self.allocated[r] / self.capacity[r]).sum::<f64>() / present.len().max(1) as f64
+    }
+
+    pub fn fragmentation(&self) -> f64 {
+        let normalised = |v: &[f64; 3]| -> f64 {
+            (0..3).filter(|&r| self.capacity[r] > 0.0).map(|r| v[r] / self.capacity[r]).sum()
+        };
+        Self::share(normalised(&self.stranded), normalised(&self.free))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fragmentation_is_capacity_normalised() {
+        // 100 core-s and 400 GB-s capacity; half the free CPU stranded, no free memory stranded
+        let sums = MetricSums {
+            capacity: [100.0, 400.0, 0.0],
+            free: [40.0, 160.0, 0.0],
+            stranded: [20.0, 0.0, 0.0],
+            ..Default::default()
+        };
+        // (20/100) / (40/100 + 160/400) = 0.2 / 0.8
+        assert!((sums.fragmentation() - 0.25).abs() < 1e-12);
+        assert_eq!(MetricSums::default().fragmentation(), 0.0);
+    }
+
+    #[test]
+    fn utilisation_is_zero_without_allocation() {
+        let sums = MetricSums { used: [0.0; 3], allocated: [10.0, 0.0, 0.0], ..Default::default() };
+        assert_eq!(sums.gpu_util(), 0.0);
+        assert_eq!(sums.cpu_util(), 0.0);
+    }
+}

@@ -1,0 +1,17 @@
+//! The gym-like API: `reset(seed)`, `step(action)`, declared spaces, action masks, reward,
+//! metrics, and a vectorised form.
+
+mod env;
+mod metrics;
+mod spaces;
+mod vec_env;
+
+pub use env::{ClusterEnv, Info, Step};
+pub use metrics::EpisodeMetrics;
+pub use spaces::{
+    ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_FEATURES, Observation, ObservationSpace,
+};
+pub use vec_env::{VecEnv, VecStep};
+
+#[cfg(test)]
+mod tests;

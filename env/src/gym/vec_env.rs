@@ -1,0 +1,115 @@
+//! Many copies of one workload stepped in parallel.
+//!
+//! Auto-reset rule (the "same-step" convention of Stable-Baselines3 and Gymnasium's
+//! `SAME_STEP` mode): when copy `i`'s episode ends in `step`, that step reports its reward,
+//! `terminated`/`truncated`, `info.metrics`, and its last observation in
+//! `final_observations[i]`; the copy is then reset at once and `observations[i]` is the first
+//! observation of its next episode. Copy `i`'s `k`-th episode uses
+//! `episode_seed(base_seed, i, k)`, so a run is reproducible from `base_seed` alone.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::env::{ClusterEnv, Info};
+use super::spaces::Observation;
+use crate::error::Result;
+use crate::scenario::Scenario;
+
+/// The seed of copy `env`'s `episode`-th episode (SplitMix64 mixing of the three).
+pub fn episode_seed(base_seed: u64, env: u64, episode: u64) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    mix(base_seed ^ mix(env.wrapping_add(mix(episode))))
+}
+
+#[derive(Debug, Clone)]
+pub struct VecStep {
+    pub observations: Vec<Observation>,
+    pub rewards: Vec<f64>,
+    pub terminated: Vec<bool>,
+    pub truncated: Vec<bool>,
+    pub infos: Vec<Info>,
+    pub final_observations: Vec<Option<Observation>>,
+}
+
+pub struct VecEnv {
+    envs: Vec<ClusterEnv>,
+    episodes: Vec<u64>,
+    base_seed: u64,
+}
+
+impl VecEnv {
+    pub fn new(scenario: &Arc<Scenario>, copies: usize, base_seed: u64) -> Self {
+        VecEnv {
+            envs: (0..copies).map(|_| ClusterEnv::new(Arc::clone(scenario))).collect(),
+            episodes: vec![0; copies],
+            base_seed,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.envs.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.envs.is_empty()
+    }
+    pub fn envs(&self) -> &[ClusterEnv] {
+        &self.envs
+    }
+
+    pub fn reset(&mut self) -> Result<Vec<Observation>> {
+        self.episodes.fill(0);
+        let base = self.base_seed;
+        self.envs
+            .par_iter_mut()
+            .enumerate()
+            .map(|(i, env)| env.reset(episode_seed(base, i as u64, 0)).map(|(obs, _)| obs))
+            .collect()
+    }
+
+    /// Steps every copy with its action, in parallel, resetting finished copies.
+    pub fn step(&mut self, actions: &[Vec<usize>]) -> Result<VecStep> {
+        assert_eq!(actions.len(), self.envs.len(), "one action per copy");
+        let base = self.base_seed;
+        let results: Vec<Result<_>> = self
+            .envs
+            .par_iter_mut()
+            .zip(self.episodes.par_iter_mut())
+            .zip(actions.par_iter())
+            .enumerate()
+            .map(|(i, ((env, episode), action))| {
+                let step = env.step(action)?;
+                if step.terminated || step.truncated {
+                    *episode += 1;
+                    let (next, _) = env.reset(episode_seed(base, i as u64, *episode))?;
+                    Ok((next, Some(step.observation), step.reward, step.terminated, step.truncated, step.info))
+                } else {
+                    Ok((step.observation, None, step.reward, false, false, step.info))
+                }
+            })
+            .collect();
+        let mut out = VecStep {
+            observations: Vec::new(),
+            rewards: Vec::new(),
+            terminated: Vec::new(),
+            truncated: Vec::new(),
+            infos: Vec::new(),
+            final_observations: Vec::new(),
+        };
+        for r in results {
+            let (obs, fin, reward, term, trunc, info) = r?;
+            out.observations.push(obs);
+            out.final_observations.push(fin);
+            out.rewards.push(reward);
+            out.terminated.push(term);
+            out.truncated.push(trunc);
+            out.infos.push(info);
+        }
+        Ok(out)
+    }
+}

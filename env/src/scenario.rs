@@ -1,0 +1,133 @@
+//! A workload loaded once: its data, model and trace, shared by every env built from it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use burn::tensor::Device;
+
+use crate::cluster::{BackgroundSpec, NodeSpec, TraceStats, TraceTask, load_v2018_tasks};
+use crate::data::{Prepared, load_csv, load_libsvm, prepare};
+use crate::error::{EnvError, Result};
+use crate::model::{LinearLoss, LinearModel, Mlp, Model};
+use crate::workload::{DataFormat, ModelKind, TaskKind, Workload};
+
+pub struct Scenario {
+    pub path: PathBuf,
+    pub workload: Workload,
+    pub nodes: Vec<NodeSpec>,
+    pub data: Prepared,
+    /// Rows dropped for missing values under `na = "drop_row"`.
+    pub dropped_rows: usize,
+    pub model: Arc<dyn Model>,
+    pub trace: Option<Arc<Vec<TraceTask>>>,
+    pub trace_stats: Option<TraceStats>,
+}
+
+impl std::fmt::Debug for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scenario").field("path", &self.path).field("name", &self.workload.name).finish()
+    }
+}
+
+impl Scenario {
+    pub fn load(path: &Path) -> Result<Arc<Scenario>> {
+        Self::load_with_overrides(path, &[])
+    }
+
+    pub fn load_with_overrides(path: &Path, overrides: &[(String, String)]) -> Result<Arc<Scenario>> {
+        let workload = Workload::load_with_overrides(path, overrides)?;
+        Self::from_workload(path, workload)
+    }
+
+    /// Loads data, model and trace for an already validated workload read from `path`.
+    pub fn from_workload(path: &Path, workload: Workload) -> Result<Arc<Scenario>> {
+        let spec = &workload.job.dataset;
+        let classification = spec.task == TaskKind::Classification;
+        let read = |file: &str| -> Result<(crate::data::Features, crate::data::RawLabels, usize)> {
+            let full = Workload::resolve(path, file);
+            match spec.format {
+                DataFormat::Csv => load_csv(&full, spec.label.as_deref().unwrap_or_default(), &spec.drop_columns, spec.na),
+                DataFormat::Libsvm => load_libsvm(&full, spec.features).map(|(x, y)| (x, y, 0)),
+            }
+        };
+        let (train_x, train_y, mut dropped_rows) = read(&spec.path)?;
+        // a separate validation file must share the training width
+        let validation = match &spec.validation_path {
+            Some(file) => {
+                let full = Workload::resolve(path, file);
+                let (x, y, dropped) = match spec.format {
+                    DataFormat::Csv => read(file)?,
+                    DataFormat::Libsvm => load_libsvm(&full, Some(spec.features.unwrap_or(train_x.cols()))).map(|(x, y)| (x, y, 0))?,
+                };
+                dropped_rows += dropped;
+                Some((x, y))
+            }
+            None => None,
+        };
+        let data = prepare((train_x, train_y), validation, classification, spec.validation_fraction, spec.split_seed)?;
+        let model = build_model(path, &workload, &data)?;
+        let (trace, trace_stats) = match &workload.background {
+            BackgroundSpec::Trace { path: file, .. } => {
+                let (tasks, stats) = load_v2018_tasks(&Workload::resolve(path, file))?;
+                (Some(Arc::new(tasks)), Some(stats))
+            }
+            _ => (None, None),
+        };
+        Ok(Arc::new(Scenario {
+            path: path.to_owned(),
+            nodes: workload.expanded_nodes(),
+            workload,
+            data,
+            dropped_rows,
+            model,
+            trace,
+            trace_stats,
+        }))
+    }
+
+    /// One line for `workload validate`.
+    pub fn summary(&self) -> String {
+        let w = &self.workload;
+        let d = &self.data;
+        let mut s = format!(
+            "{}: {} nodes, {} model ({} parameters), {} train / {} validation rows x {} features{}, optimizer {}, target loss {}, rounds of {}s up to {} rounds / {}s",
+            w.name,
+            self.nodes.len(),
+            self.model.name(),
+            self.model.num_params(),
+            d.train.len(),
+            d.validation.len(),
+            d.train.features.cols(),
+            if d.train.features.is_sparse() { " (sparse)" } else { "" },
+            w.job.optimizer.name(),
+            w.job.target_loss,
+            w.episode.round_interval_s,
+            w.episode.max_rounds,
+            w.episode.max_time_s,
+        );
+        if self.dropped_rows > 0 {
+            s += &format!(", {} rows dropped for missing values", self.dropped_rows);
+        }
+        if let Some(stats) = &self.trace_stats {
+            s += &format!(", background: {stats}");
+        }
+        s
+    }
+}
+
+fn build_model(path: &Path, workload: &Workload, data: &Prepared) -> Result<Arc<dyn Model>> {
+    let cols = data.train.features.cols();
+    let task = data.train.task;
+    let linear = |loss| -> Result<Arc<dyn Model>> {
+        LinearModel::new(loss, cols, task).map(|m| Arc::new(m) as Arc<dyn Model>).ok_or_else(|| {
+            EnvError::config(path, "job.model", format!("{:?} does not fit a {task:?} dataset", workload.job.model))
+        })
+    };
+    match workload.job.model {
+        ModelKind::Softmax => linear(LinearLoss::Softmax),
+        ModelKind::Logistic => linear(LinearLoss::Logistic),
+        ModelKind::Svm => linear(LinearLoss::Hinge),
+        ModelKind::Ridge => linear(LinearLoss::Squared),
+        ModelKind::Mlp => Ok(Arc::new(Mlp::new(cols, &workload.job.hidden, task, Device::flex()))),
+    }
+}

@@ -1,0 +1,79 @@
+//! The cluster performance model: how long an iteration takes on an allocation, and how much
+//! of the allocation it actually uses.
+//!
+//! - compute rate (GFLOP/s) = `speed x (1 - interference x background CPU share) x
+//!   (effective_cores x cpu_gflops_per_core + gpus x gpu_gflops x saturation(batch))`
+//! - effective cores follow Amdahl's law: `c / (1 + s (c - 1))` for `c >= 1` cores
+//! - GPU saturation: `batch / (batch + gpu_half_batch)` (a small batch leaves the GPU idle)
+//! - one transfer (pull or push) = `latency + model_mb x 8 / (1000 x bandwidth_gbps)` seconds
+//! - memory: the batch lives in GPU memory (the GPU share times one GPU's memory) when the
+//!   container has a GPU, otherwise in the container's memory, next to one model copy.
+
+use crate::cluster::{Amounts, NodeSpec};
+use crate::workload::{JobSpec, SimSpec};
+
+#[derive(Debug, Clone)]
+pub struct CostModel {
+    pub sim: SimSpec,
+    pub sample_gflop: f64,
+    pub model_gb: f64,
+    pub sample_gb: f64,
+    pub model_mb: f64,
+}
+
+impl CostModel {
+    pub fn new(sim: &SimSpec, job: &JobSpec) -> Self {
+        CostModel {
+            sim: sim.clone(),
+            sample_gflop: job.sample_gflop,
+            model_gb: job.model_mb / 1024.0,
+            sample_gb: job.sample_mem_mb / 1024.0,
+            model_mb: job.model_mb,
+        }
+    }
+
+    pub fn effective_cores(&self, cores: f64) -> f64 {
+        if cores <= 1.0 { cores } else { cores / (1.0 + self.sim.cpu_serial_fraction * (cores - 1.0)) }
+    }
+
+    pub fn gpu_saturation(&self, batch: usize) -> f64 {
+        batch as f64 / (batch as f64 + self.sim.gpu_half_batch)
+    }
+
+    /// Slowdown factor from other tenants' CPU load on the node.
+    pub fn interference(&self, node: &NodeSpec, background_cpu: f64) -> f64 {
+        (1.0 - self.sim.interference * (background_cpu / node.cpu_cores).clamp(0.0, 1.0)).max(0.05)
+    }
+
+    /// GFLOP/s of a container; `interference` from [`CostModel::interference`].
+    pub fn rate(&self, node: &NodeSpec, alloc: &Amounts, batch: usize, interference: f64) -> f64 {
+        let cpu = self.effective_cores(alloc[0]) * node.cpu_gflops_per_core;
+        let gpu = alloc[2] * node.gpu_gflops * self.gpu_saturation(batch);
+        node.speed * interference * (cpu + gpu)
+    }
+
+    /// Seconds for one pull or one push.
+    pub fn transfer_time(&self, node: &NodeSpec) -> f64 {
+        self.sim.latency_s + self.model_mb * 8.0 / (1000.0 * node.bandwidth_gbps)
+    }
+
+    /// Largest batch the container's memory holds; 0 if not even the model fits.
+    pub fn max_batch(&self, node: &NodeSpec, alloc: &Amounts) -> usize {
+        let batch_memory = if alloc[2] > 0.0 {
+            if alloc[1] < self.model_gb {
+                return 0;
+            }
+            alloc[2] * node.gpu_mem_gb
+        } else {
+            alloc[1]
+        };
+        let room = batch_memory - self.model_gb;
+        if room < self.sample_gb { 0 } else { (room / self.sample_gb).floor() as usize }
+    }
+
+    /// Host memory the worker occupies with a given batch.
+    pub fn host_memory_gb(&self, alloc: &Amounts, batch: usize) -> f64 {
+        let batch_part = if alloc[2] > 0.0 { 0.0 } else { batch as f64 * self.sample_gb };
+        (self.model_gb + batch_part).min(alloc[1])
+    }
+}

@@ -1,0 +1,449 @@
+//! The discrete-event engine. Gradients are computed lazily: a worker's inputs (parameter
+//! snapshot, minibatch rows) are fixed when it pulls, so when a push needs a gradient that is
+//! not ready, every gradient still outstanding is computed at once, in parallel. Each depends
+//! only on its own inputs, so results are bit-identical whatever the thread count.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
+
+use super::cost::CostModel;
+use super::server::{Applied, Server};
+use super::worker::{Iteration, Phase, Worker, WorkerRound, compute_gradient};
+use crate::cluster::Amounts;
+use crate::error::{EnvError, Result};
+use crate::scenario::Scenario;
+use crate::workload::OptimizerKind;
+
+#[derive(Debug, Clone, Copy)]
+struct Event {
+    time: f64,
+    seq: u64,
+    worker: usize,
+    epoch: u64,
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Event {
+    /// Time first, then scheduling order: ties resolve the same way on every run.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.time.total_cmp(&other.time).then(self.seq.cmp(&other.seq))
+    }
+}
+
+pub struct TrainingSim {
+    scenario: Arc<Scenario>,
+    cost: CostModel,
+    server: Server,
+    workers: Vec<Worker>,
+    events: BinaryHeap<Reverse<Event>>,
+    seq: u64,
+    now: f64,
+    round_start: f64,
+    lr_factor: f64,
+    /// Synchronous SGD: members of the open step that have not pushed yet.
+    sync_outstanding: usize,
+    val_loss: f64,
+    initial_loss: f64,
+    evaluated_version: u64,
+    completed_at: Option<f64>,
+}
+
+impl TrainingSim {
+    /// A fresh job: parameters initialised and every worker's RNG stream derived from `seed`.
+    pub fn new(scenario: Arc<Scenario>, seed: u64) -> Result<Self> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let params = scenario.model.init_params(&mut rng);
+        let initial_loss = scenario.model.mean_loss(&params, &scenario.data.validation);
+        let workers = (0..scenario.nodes.len())
+            .map(|node| Worker {
+                node,
+                rng: StdRng::seed_from_u64(rng.random()),
+                alloc: [0.0; 3],
+                running: false,
+                max_batch: 0,
+                interference: 1.0,
+                rate: 0.0,
+                phase: Phase::Idle,
+                epoch: 0,
+                iteration: None,
+                last_base_time: None,
+                round: WorkerRound::default(),
+            })
+            .collect();
+        let job = &scenario.workload.job;
+        Ok(TrainingSim {
+            cost: CostModel::new(&scenario.workload.sim, job),
+            server: Server::new(params, job),
+            workers,
+            events: BinaryHeap::new(),
+            seq: 0,
+            now: 0.0,
+            round_start: 0.0,
+            lr_factor: 1.0,
+            sync_outstanding: 0,
+            val_loss: initial_loss,
+            initial_loss,
+            evaluated_version: 0,
+            completed_at: None,
+            scenario,
+        })
+    }
+
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+    pub fn iterations(&self) -> u64 {
+        self.server.version
+    }
+    pub fn val_loss(&self) -> f64 {
+        self.val_loss
+    }
+    pub fn initial_loss(&self) -> f64 {
+        self.initial_loss
+    }
+    pub fn lr_factor(&self) -> f64 {
+        self.lr_factor
+    }
+    pub fn cost(&self) -> &CostModel {
+        &self.cost
+    }
+    pub fn params(&self) -> &[f32] {
+        &self.server.params
+    }
+    /// Largest batch worker `w`'s current allocation holds (0: it cannot run).
+    pub fn max_batch(&self, w: usize) -> usize {
+        self.workers[w].max_batch
+    }
+
+    /// Applies a new allocation at the current time. Workers that lose their container drop
+    /// their iteration; workers whose container changes size continue at the new speed.
+    /// `interference` is per node for the coming round; `reference_rate` is the cluster's
+    /// compute rate under the reference (middle-of-ladder) allocation.
+    pub fn set_allocation(&mut self, alloc: &[Amounts], interference: &[f64], reference_rate: f64) {
+        let scenario = Arc::clone(&self.scenario);
+        let nodes = &scenario.nodes;
+        for (w, amounts) in alloc.iter().enumerate() {
+            let max_batch = self.cost.max_batch(&nodes[w], amounts);
+            let runs = amounts[0] > 0.0 && amounts[1] > 0.0 && max_batch >= 1;
+            let worker = &mut self.workers[w];
+            worker.interference = interference[w];
+            worker.round.out_of_memory = amounts[0] > 0.0 && amounts[1] > 0.0 && max_batch == 0;
+            let keeps_iteration = runs && worker.iteration.as_ref().is_some_and(|it| it.batch <= max_batch);
+            worker.alloc = *amounts;
+            worker.max_batch = max_batch;
+            if !keeps_iteration {
+                self.drop_iteration(w);
+            }
+            let worker = &mut self.workers[w];
+            worker.running = runs;
+            if let Some(batch) = worker.iteration.as_ref().map(|it| it.batch) {
+                worker.rate = self.cost.rate(&nodes[w], amounts, batch, worker.interference);
+                if worker.phase == Phase::Computing {
+                    self.schedule_compute_end(w);
+                }
+            }
+        }
+        self.lr_factor = self.adequacy_factor(reference_rate);
+        self.start_idle_workers();
+    }
+
+    /// HB-ASGD's learning-rate factor: `sqrt(rho)` clipped to `lr_factor_bounds`, with `rho`
+    /// the running workers' compute rate at the base batch over the reference allocation's.
+    /// Ample allocations raise the step, tight ones lower it (square-root scaling, as for a
+    /// larger aggregate batch). The other optimisers keep factor 1.
+    fn adequacy_factor(&self, reference_rate: f64) -> f64 {
+        let job = &self.scenario.workload.job;
+        if job.optimizer != OptimizerKind::HbAsgd {
+            return 1.0;
+        }
+        let rate: f64 = self
+            .workers
+            .iter()
+            .filter(|w| w.running)
+            .map(|w| self.cost.rate(&self.scenario.nodes[w.node], &w.alloc, job.base_batch, w.interference))
+            .sum();
+        let (lo, hi) = job.lr_factor_bounds;
+        (rate / reference_rate.max(1e-12)).sqrt().clamp(lo, hi)
+    }
+
+    fn drop_iteration(&mut self, w: usize) {
+        let worker = &mut self.workers[w];
+        worker.epoch += 1;
+        let was_member = matches!(worker.phase, Phase::Pulling | Phase::Computing | Phase::Pushing);
+        worker.iteration = None;
+        worker.phase = Phase::Idle;
+        if self.server_is_sync() && was_member {
+            self.sync_outstanding -= 1;
+            if self.sync_outstanding == 0 {
+                self.close_sync_step();
+            }
+        }
+    }
+
+    fn server_is_sync(&self) -> bool {
+        self.scenario.workload.job.optimizer == OptimizerKind::SyncSgd
+    }
+
+    fn start_idle_workers(&mut self) {
+        if self.completed_at.is_some() {
+            return;
+        }
+        if self.server_is_sync() {
+            if self.sync_outstanding == 0 {
+                self.open_sync_step();
+            }
+            return;
+        }
+        for w in 0..self.workers.len() {
+            if self.workers[w].running && self.workers[w].phase == Phase::Idle {
+                self.start_iteration(w);
+            }
+        }
+    }
+
+    fn open_sync_step(&mut self) {
+        for w in 0..self.workers.len() {
+            if self.workers[w].running {
+                self.start_iteration(w);
+                self.sync_outstanding += 1;
+            } else {
+                self.workers[w].phase = Phase::Idle;
+            }
+        }
+    }
+
+    fn close_sync_step(&mut self) {
+        self.server.finish_sync_step();
+        for worker in &mut self.workers {
+            if worker.phase == Phase::AtBarrier {
+                worker.phase = Phase::Idle;
+            }
+        }
+    }
+
+    /// `m_i(t) = floor(m_base * T_avg / T_i(t-1))` for HB-ASGD, `m_base` otherwise; clamped to
+    /// `[1, max_batch]`.
+    fn next_batch(&self, w: usize) -> usize {
+        let job = &self.scenario.workload.job;
+        let worker = &self.workers[w];
+        let mut batch = job.base_batch;
+        if job.optimizer == OptimizerKind::HbAsgd
+            && let Some(own) = worker.last_base_time
+        {
+            let known: Vec<f64> = self.workers.iter().filter(|o| o.running).filter_map(|o| o.last_base_time).collect();
+            let average = known.iter().sum::<f64>() / known.len() as f64;
+            batch = (job.base_batch as f64 * average / own).floor() as usize;
+        }
+        batch.clamp(1, worker.max_batch.max(1))
+    }
+
+    fn start_iteration(&mut self, w: usize) {
+        let batch = self.next_batch(w);
+        let train_rows = self.scenario.data.train.len();
+        let sim = &self.cost.sim;
+        let node = &self.scenario.nodes[w];
+        let worker = &mut self.workers[w];
+        let rows = (0..batch).map(|_| worker.rng.random_range(0..train_rows)).collect();
+        let jitter: f64 = StandardNormal.sample(&mut worker.rng);
+        let straggles = worker.rng.random_bool(sim.straggler_prob);
+        let noise = (sim.straggler_sigma * jitter).exp() * if straggles { sim.straggler_slowdown } else { 1.0 };
+        worker.iteration = Some(Iteration {
+            snapshot: Arc::clone(&self.server.params),
+            version: self.server.version,
+            rows,
+            batch,
+            pulled_at: self.now,
+            work_left: batch as f64 * self.cost.sample_gflop * noise,
+            compute_started: self.now,
+            compute_time: 0.0,
+            result: None,
+        });
+        worker.rate = self.cost.rate(node, &worker.alloc, batch, worker.interference);
+        worker.phase = Phase::Pulling;
+        worker.round.batch = batch;
+        let at = self.now + self.cost.transfer_time(node);
+        self.schedule(w, at);
+    }
+
+    fn schedule(&mut self, w: usize, time: f64) {
+        self.seq += 1;
+        let epoch = self.workers[w].epoch;
+        self.events.push(Reverse(Event { time, seq: self.seq, worker: w, epoch }));
+    }
+
+    fn schedule_compute_end(&mut self, w: usize) {
+        let worker = &mut self.workers[w];
+        worker.epoch += 1;
+        let it = worker.iteration.as_mut().expect("computing worker has an iteration");
+        it.compute_started = self.now;
+        let at = self.now + it.work_left.max(0.0) / worker.rate;
+        self.schedule(w, at);
+    }
+
+    /// Books compute time up to `until` into the round's usage.
+    fn account_compute(&mut self, w: usize, until: f64) {
+        let cost = &self.cost;
+        let worker = &mut self.workers[w];
+        let Some(it) = worker.iteration.as_mut() else { return };
+        let dt = until - it.compute_started;
+        if dt <= 0.0 {
+            return;
+        }
+        worker.round.compute_s += dt;
+        worker.round.cpu_used_s += dt * cost.effective_cores(worker.alloc[0]);
+        worker.round.gpu_used_s += dt * worker.alloc[2] * cost.gpu_saturation(it.batch);
+        it.work_left -= dt * worker.rate;
+        it.compute_time += dt;
+        it.compute_started = until;
+    }
+
+    /// Processes events up to `t_end`. Returns the virtual time the target loss was reached,
+    /// if it was.
+    pub fn run_until(&mut self, t_end: f64) -> Result<Option<f64>> {
+        while self.completed_at.is_none() {
+            let Some(&Reverse(event)) = self.events.peek() else { break };
+            if event.time > t_end {
+                break;
+            }
+            self.events.pop();
+            if event.epoch != self.workers[event.worker].epoch {
+                continue;
+            }
+            self.now = event.time;
+            let w = event.worker;
+            match self.workers[w].phase {
+                Phase::Pulling => {
+                    self.workers[w].phase = Phase::Computing;
+                    self.schedule_compute_end(w);
+                }
+                Phase::Computing => {
+                    self.account_compute(w, self.now);
+                    self.workers[w].phase = Phase::Pushing;
+                    let at = self.now + self.cost.transfer_time(&self.scenario.nodes[w]);
+                    self.schedule(w, at);
+                }
+                Phase::Pushing => self.arrive(w)?,
+                Phase::Idle | Phase::AtBarrier => unreachable!("no events are scheduled for waiting workers"),
+            }
+        }
+        if self.completed_at.is_none() {
+            self.now = self.now.max(t_end);
+        }
+        Ok(self.completed_at)
+    }
+
+    /// Computes every outstanding gradient, in parallel.
+    fn compute_outstanding(&mut self) {
+        let model = &*self.scenario.model;
+        let data = &self.scenario.data.train;
+        let l2 = self.scenario.workload.job.l2 as f32;
+        self.workers.par_iter_mut().for_each(|worker| {
+            if let Some(it) = worker.iteration.as_mut().filter(|it| it.result.is_none()) {
+                it.result = Some(compute_gradient(model, data, &it.snapshot, &it.rows, l2));
+            }
+        });
+    }
+
+    fn arrive(&mut self, w: usize) -> Result<()> {
+        if self.workers[w].iteration.as_ref().is_some_and(|it| it.result.is_none()) {
+            self.compute_outstanding();
+        }
+        let base_batch = self.scenario.workload.job.base_batch as f64;
+        let worker = &mut self.workers[w];
+        let it = worker.iteration.take().expect("a pushing worker has an iteration");
+        let result = it.result.expect("computed above");
+        if !result.loss.is_finite() || result.grad.iter().any(|g| !g.is_finite()) {
+            return Err(EnvError::NonFinite { what: "training gradient", time_s: self.now, iteration: self.server.version });
+        }
+        let staleness = self.server.version - it.version;
+        let round = &mut worker.round;
+        round.gradients += 1;
+        round.samples += it.batch as u64;
+        round.loss_sum += result.loss;
+        round.variance_sum += result.variance;
+        round.delay_sum_s += self.now - it.pulled_at;
+        round.staleness_sum += staleness;
+        worker.last_base_time = Some(it.compute_time * base_batch / it.batch as f64);
+        worker.phase = Phase::Idle;
+        match self.server.push(&result.grad, staleness, it.batch, self.lr_factor) {
+            Applied::Weighted(_) => self.maybe_evaluate()?,
+            Applied::TooStale => self.workers[w].round.discarded += 1,
+            Applied::Buffered => {
+                self.workers[w].phase = Phase::AtBarrier;
+                self.sync_outstanding -= 1;
+                if self.sync_outstanding == 0 {
+                    self.close_sync_step();
+                    self.maybe_evaluate()?;
+                }
+            }
+        }
+        self.start_idle_workers();
+        Ok(())
+    }
+
+    fn maybe_evaluate(&mut self) -> Result<()> {
+        if self.server.version >= self.evaluated_version + self.scenario.workload.job.eval_every {
+            self.evaluate()?;
+        }
+        Ok(())
+    }
+
+    fn evaluate(&mut self) -> Result<()> {
+        self.evaluated_version = self.server.version;
+        self.val_loss = self.scenario.model.mean_loss(&self.server.params, &self.scenario.data.validation);
+        if !self.val_loss.is_finite() {
+            return Err(EnvError::NonFinite { what: "validation loss", time_s: self.now, iteration: self.server.version });
+        }
+        if self.val_loss <= self.scenario.workload.job.target_loss && self.completed_at.is_none() {
+            self.completed_at = Some(self.now);
+        }
+        Ok(())
+    }
+
+    /// Ends a round at `t`: books partial compute and memory, validates the model, and
+    /// returns what each worker did. Returns the completion time too if this check reached it.
+    pub fn close_round(&mut self, t: f64) -> Result<(Vec<WorkerRound>, Option<f64>)> {
+        for w in 0..self.workers.len() {
+            if self.workers[w].phase == Phase::Computing {
+                self.account_compute(w, t);
+            }
+        }
+        let span = t - self.round_start;
+        for worker in &mut self.workers {
+            if worker.running {
+                worker.round.mem_used_gb_s += span * self.cost.host_memory_gb(&worker.alloc, worker.round.batch);
+            }
+        }
+        if self.server.version != self.evaluated_version {
+            self.evaluate()?;
+        }
+        self.round_start = t;
+        let rounds = self
+            .workers
+            .iter_mut()
+            .map(|w| {
+                let batch = w.round.batch;
+                let done = std::mem::take(&mut w.round);
+                w.round.batch = batch;
+                done
+            })
+            .collect();
+        Ok((rounds, self.completed_at))
+    }
+}

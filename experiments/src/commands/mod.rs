@@ -1,0 +1,14 @@
+pub mod bench;
+pub mod run;
+pub mod validate;
+
+/// Parses `KEY=VALUE` overrides.
+pub fn parse_overrides(raw: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    raw.iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .ok_or_else(|| anyhow::anyhow!("`--set {kv}`: expected KEY=VALUE"))
+        })
+        .collect()
+}

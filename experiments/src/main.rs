@@ -1,0 +1,81 @@
+//! # schedlab (the command-line workbench)
+//!
+//! The `schedlab` binary: workload validation, running policies on workloads, benchmarks.
+//! It wires the other crates together and owns everything user-facing: argument parsing,
+//! progress bars, tables and output files. Simulation, scheduling and training logic live in
+//! the library crates, never here.
+
+mod commands;
+mod output;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "schedlab", version, about = "A research workbench for learning and evaluating cluster schedulers for distributed ML training")]
+struct Cli {
+    /// Worker threads for gradient computation and parallel envs (default: all cores).
+    /// Results are identical whatever the count.
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Workload files: check them.
+    #[command(subcommand)]
+    Workload(WorkloadCommand),
+    /// Run episodes of a policy on a workload and print their metrics.
+    Run(RunArgs),
+    /// Measure speed.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum WorkloadCommand {
+    /// Load and validate a workload (data, trace and all); print a one-line summary.
+    Validate { path: PathBuf },
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Workload file (TOML).
+    #[arg(long)]
+    workload: PathBuf,
+    /// Policy name (see `--agent help`).
+    #[arg(long, default_value = "static")]
+    agent: String,
+    /// Seed of the first episode; episode k uses seed + k.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value_t = 1)]
+    episodes: u64,
+    /// Write `{"episodes": [metrics, ...]}` to this file (atomically).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Override a workload key, e.g. `--set job.optimizer=sync_sgd` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Env throughput against a bare gradient loop on the same data.
+    Env(commands::bench::BenchEnvArgs),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    if let Some(threads) = cli.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+    }
+    match cli.command {
+        Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),
+        Command::Run(args) => commands::run::run(args),
+        Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
+    }
+}

@@ -1,0 +1,116 @@
+//! Invariants of the environment under any feasible policy, checked over random seeds.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use schedlab_agents::{Policy, PolicyContext, RandomPolicy, StaticPolicy, run_episode};
+use schedlab_env::{ClusterEnv, Scenario};
+use schedlab_tests::workload;
+
+fn small() -> Arc<Scenario> {
+    Scenario::load(&workload("small-4node.toml")).unwrap()
+}
+
+fn episode_json(scenario: &Arc<Scenario>, policy: &str, seed: u64) -> String {
+    let mut env = ClusterEnv::new(scenario.clone());
+    let ctx = PolicyContext::of(&env);
+    let mut policy: Box<dyn Policy> = match policy {
+        "random" => Box::new(RandomPolicy::new(ctx)),
+        _ => Box::new(StaticPolicy::new(ctx)),
+    };
+    serde_json::to_string(&run_episode(&mut env, policy.as_mut(), seed).unwrap()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Whatever feasible action a policy takes: allocation plus background never exceeds a
+    /// node's capacity, usage never exceeds allocation, and virtual time only moves forward.
+    #[test]
+    fn capacity_is_never_exceeded_and_time_never_goes_back(env_seed in 0u64..10_000, policy_seed in 0u64..10_000) {
+        let scenario = small();
+        let mut env = ClusterEnv::new(scenario.clone());
+        let mut policy = RandomPolicy::new(PolicyContext::of(&env));
+        policy.reset(policy_seed);
+        let (mut obs, info) = env.reset(env_seed).unwrap();
+        let mut time = info.time_s;
+        loop {
+            let step = env.step(&policy.act(&obs)).unwrap();
+            let dt = step.info.time_s - time;
+            prop_assert!(dt > 0.0 || step.terminated, "time went from {time} to {}", step.info.time_s);
+            for (n, node) in scenario.nodes.iter().enumerate() {
+                let alloc = step.info.allocation[n];
+                let peak = step.info.background_peak[n];
+                prop_assert!(alloc[0] + peak[0] <= node.cpu_cores + 1e-9, "node {n} CPU {alloc:?} + {peak:?}");
+                prop_assert!(alloc[1] + peak[1] <= node.mem_gb + 1e-9, "node {n} memory {alloc:?} + {peak:?}");
+                prop_assert!(alloc[2] <= node.gpus + 1e-9, "node {n} GPU {alloc:?}");
+                let w = &step.info.workers[n];
+                prop_assert!(w.cpu_used_s <= alloc[0] * dt + 1e-9);
+                prop_assert!(w.mem_used_gb_s <= alloc[1] * dt + 1e-9);
+                prop_assert!(w.gpu_used_s <= alloc[2] * dt + 1e-9);
+                prop_assert!(w.compute_s <= dt + 1e-9);
+            }
+            time = step.info.time_s;
+            if step.terminated || step.truncated {
+                let m = step.info.metrics.unwrap();
+                prop_assert!((0.0..=1.0).contains(&m.fragmentation));
+                prop_assert!((0.0..=1.0).contains(&m.gpu_util) && (0.0..=1.0).contains(&m.cpu_util));
+                prop_assert!((0.0..=1.0).contains(&m.occupancy));
+                break;
+            }
+            obs = step.observation;
+        }
+    }
+
+    #[test]
+    fn the_same_seed_gives_identical_metrics(seed in 0u64..10_000) {
+        let scenario = small();
+        prop_assert_eq!(episode_json(&scenario, "random", seed), episode_json(&scenario, "random", seed));
+    }
+}
+
+#[test]
+fn different_seeds_give_different_episodes() {
+    let scenario = small();
+    assert_ne!(episode_json(&scenario, "static", 1), episode_json(&scenario, "static", 2));
+}
+
+/// Gradients run in parallel; the result must not depend on how many threads do it.
+#[test]
+fn thread_count_does_not_change_results() {
+    let overrides = [("episode.max_rounds".to_owned(), "3".to_owned())];
+    for (name, policy) in [("small-4node.toml", "random"), ("paper-10node.toml", "static")] {
+        let scenario = Scenario::load_with_overrides(&workload(name), &overrides).unwrap();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| episode_json(&scenario, policy, 5))
+        };
+        let one = run(1);
+        assert_eq!(one, run(2), "{name}: 1 vs 2 threads");
+        assert_eq!(one, run(3), "{name}: 1 vs 3 threads");
+    }
+}
+
+#[test]
+fn vectorised_env_auto_resets_with_derived_seeds() {
+    let scenario = Scenario::load_with_overrides(&workload("small-4node.toml"), &[("episode.max_rounds".into(), "2".into())]).unwrap();
+    let mut vec_env = schedlab_env::VecEnv::new(&scenario, 3, 11);
+    let first = vec_env.reset().unwrap();
+    let ctx = PolicyContext::of(&vec_env.envs()[0]);
+    let mut policy = StaticPolicy::new(ctx);
+    let actions: Vec<Vec<usize>> = first.iter().map(|o| policy.act(o)).collect();
+    let one = vec_env.step(&actions).unwrap();
+    assert!(one.final_observations.iter().all(Option::is_none));
+    let actions: Vec<Vec<usize>> = one.observations.iter().map(|o| policy.act(o)).collect();
+    let two = vec_env.step(&actions).unwrap();
+    for i in 0..3 {
+        assert!(two.truncated[i] || two.terminated[i], "max_rounds = 2 ends every episode");
+        assert!(two.infos[i].metrics.is_some());
+        assert!(two.final_observations[i].is_some());
+        // the returned observation starts a new episode: no history yet
+        assert!(two.observations[i].features[..60].iter().all(|&v| v == 0.0));
+    }
+    // the same base seed replays the same episodes
+    let mut again = schedlab_env::VecEnv::new(&scenario, 3, 11);
+    assert_eq!(again.reset().unwrap(), first);
+}
