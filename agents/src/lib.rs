@@ -8,12 +8,12 @@
 
 mod policy;
 mod random;
-pub mod rollout;
 pub mod registry;
+pub mod rollout;
 mod static_alloc;
 
 pub use policy::{Policy, PolicyContext};
 pub use random::RandomPolicy;
-pub use rollout::run_episode;
 pub use registry::{PolicyError, by_name, names};
+pub use rollout::run_episode;
 pub use static_alloc::StaticPolicy;

@@ -40,7 +40,10 @@ pub(crate) mod fixtures {
 
     /// Two nodes, levels `[5, 3, 3]`; node 1 cannot take CPU levels above 2 nor any GPU.
     pub fn context_and_observation() -> (PolicyContext, Observation) {
-        let action_space = ActionSpace { nodes: 2, levels: [5, 3, 3] };
+        let action_space = ActionSpace {
+            nodes: 2,
+            levels: [5, 3, 3],
+        };
         let mut mask = vec![true; action_space.mask_len()];
         let node1_cpu = action_space.mask_offset(3);
         mask[node1_cpu + 3] = false;
@@ -50,10 +53,24 @@ pub(crate) mod fixtures {
         mask[node1_gpu + 2] = false;
         let ctx = PolicyContext {
             action_space,
-            observation_space: ObservationSpace { nodes: 2, node_features: 1, job_features: 0 },
-            level_sizes: [vec![0.0, 1.0, 2.0, 4.0, 8.0], vec![0.0, 4.0, 8.0], vec![0.0, 0.5, 1.0]],
+            observation_space: ObservationSpace {
+                nodes: 2,
+                node_features: 1,
+                job_features: 0,
+            },
+            level_sizes: [
+                vec![0.0, 1.0, 2.0, 4.0, 8.0],
+                vec![0.0, 4.0, 8.0],
+                vec![0.0, 0.5, 1.0],
+            ],
             round_interval_s: 1.0,
         };
-        (ctx, Observation { features: vec![0.0, 0.0], action_mask: mask })
+        (
+            ctx,
+            Observation {
+                features: vec![0.0, 0.0],
+                action_mask: mask,
+            },
+        )
     }
 }

@@ -1,8 +1,8 @@
 //! `random`: a uniformly random feasible level per dimension, from a seeded stream.
 
+use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
-use rand::SeedableRng;
 use schedlab_env::Observation;
 
 use crate::policy::{Policy, PolicyContext};
@@ -14,7 +14,10 @@ pub struct RandomPolicy {
 
 impl RandomPolicy {
     pub fn new(ctx: PolicyContext) -> Self {
-        RandomPolicy { ctx, rng: StdRng::seed_from_u64(0) }
+        RandomPolicy {
+            ctx,
+            rng: StdRng::seed_from_u64(0),
+        }
     }
 }
 
@@ -31,8 +34,16 @@ impl Policy for RandomPolicy {
         let space = &self.ctx.action_space;
         (0..space.dims())
             .map(|d| {
-                let feasible: Vec<usize> = observation.mask_of(space, d).iter().enumerate().filter(|(_, ok)| **ok).map(|(l, _)| l).collect();
-                *feasible.choose(&mut self.rng).expect("level 0 is always feasible")
+                let feasible: Vec<usize> = observation
+                    .mask_of(space, d)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ok)| **ok)
+                    .map(|(l, _)| l)
+                    .collect();
+                *feasible
+                    .choose(&mut self.rng)
+                    .expect("level 0 is always feasible")
             })
             .collect()
     }
@@ -52,7 +63,10 @@ mod tests {
         let first: Vec<Vec<usize>> = (0..200).map(|_| policy.act(&obs)).collect();
         for action in &first {
             for (d, &level) in action.iter().enumerate() {
-                assert!(obs.mask_of(&space, d)[level], "dimension {d} level {level} is masked");
+                assert!(
+                    obs.mask_of(&space, d)[level],
+                    "dimension {d} level {level} is masked"
+                );
             }
         }
         // every feasible level of node 0's CPU shows up

@@ -18,6 +18,8 @@ pub fn by_name(name: &str, ctx: PolicyContext) -> Result<Box<dyn Policy>, Policy
     match name {
         "static" => Ok(Box::new(StaticPolicy::new(ctx))),
         "random" => Ok(Box::new(RandomPolicy::new(ctx))),
-        _ => Err(PolicyError { name: name.to_owned() }),
+        _ => Err(PolicyError {
+            name: name.to_owned(),
+        }),
     }
 }

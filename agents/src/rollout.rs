@@ -5,7 +5,11 @@ use schedlab_env::{ClusterEnv, EpisodeMetrics, Result};
 use crate::policy::Policy;
 
 /// Plays one episode from `reset(seed)` to its end and returns its metrics.
-pub fn run_episode(env: &mut ClusterEnv, policy: &mut dyn Policy, seed: u64) -> Result<EpisodeMetrics> {
+pub fn run_episode(
+    env: &mut ClusterEnv,
+    policy: &mut dyn Policy,
+    seed: u64,
+) -> Result<EpisodeMetrics> {
     let (mut observation, _) = env.reset(seed)?;
     policy.reset(seed);
     loop {

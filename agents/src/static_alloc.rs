@@ -33,7 +33,10 @@ impl Policy for StaticPolicy {
         (0..space.dims())
             .map(|d| {
                 let mask = observation.mask_of(space, d);
-                (0..=middle_level(mask.len())).rev().find(|&l| mask[l]).unwrap_or(0)
+                (0..=middle_level(mask.len()))
+                    .rev()
+                    .find(|&l| mask[l])
+                    .unwrap_or(0)
             })
             .collect()
     }

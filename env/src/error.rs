@@ -27,7 +27,9 @@ pub enum EnvError {
         message: String,
     },
     /// An action the cluster cannot honour (the mask would have excluded it).
-    #[error("infeasible action: node {node} ({node_name}) {resource} level {level} asks {requested} but only {free} is free")]
+    #[error(
+        "infeasible action: node {node} ({node_name}) {resource} level {level} asks {requested} but only {free} is free"
+    )]
     Infeasible {
         node: usize,
         node_name: String,
@@ -41,7 +43,9 @@ pub enum EnvError {
     #[error("step called on a finished episode; call reset first")]
     EpisodeOver,
     /// A loss or gradient that stopped being a finite number.
-    #[error("non-finite {what} at virtual time {time_s:.3}s (iteration {iteration}); lower the learning rate")]
+    #[error(
+        "non-finite {what} at virtual time {time_s:.3}s (iteration {iteration}); lower the learning rate"
+    )]
     NonFinite {
         what: &'static str,
         time_s: f64,

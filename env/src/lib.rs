@@ -22,6 +22,8 @@ pub mod workload;
 mod testkit;
 
 pub use error::{EnvError, Result};
-pub use gym::{ActionSpace, ClusterEnv, EpisodeMetrics, Info, Observation, ObservationSpace, Step, VecEnv};
+pub use gym::{
+    ActionSpace, ClusterEnv, EpisodeMetrics, Info, Observation, ObservationSpace, Step, VecEnv,
+};
 pub use scenario::Scenario;
 pub use workload::Workload;

@@ -25,7 +25,10 @@ pub struct Scenario {
 
 impl std::fmt::Debug for Scenario {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scenario").field("path", &self.path).field("name", &self.workload.name).finish()
+        f.debug_struct("Scenario")
+            .field("path", &self.path)
+            .field("name", &self.workload.name)
+            .finish()
     }
 }
 
@@ -34,7 +37,10 @@ impl Scenario {
         Self::load_with_overrides(path, &[])
     }
 
-    pub fn load_with_overrides(path: &Path, overrides: &[(String, String)]) -> Result<Arc<Scenario>> {
+    pub fn load_with_overrides(
+        path: &Path,
+        overrides: &[(String, String)],
+    ) -> Result<Arc<Scenario>> {
         let workload = Workload::load_with_overrides(path, overrides)?;
         Self::from_workload(path, workload)
     }
@@ -46,7 +52,12 @@ impl Scenario {
         let read = |file: &str| -> Result<(crate::data::Features, crate::data::RawLabels, usize)> {
             let full = Workload::resolve(path, file);
             match spec.format {
-                DataFormat::Csv => load_csv(&full, spec.label.as_deref().unwrap_or_default(), &spec.drop_columns, spec.na),
+                DataFormat::Csv => load_csv(
+                    &full,
+                    spec.label.as_deref().unwrap_or_default(),
+                    &spec.drop_columns,
+                    spec.na,
+                ),
                 DataFormat::Libsvm => load_libsvm(&full, spec.features).map(|(x, y)| (x, y, 0)),
             }
         };
@@ -57,14 +68,23 @@ impl Scenario {
                 let full = Workload::resolve(path, file);
                 let (x, y, dropped) = match spec.format {
                     DataFormat::Csv => read(file)?,
-                    DataFormat::Libsvm => load_libsvm(&full, Some(spec.features.unwrap_or(train_x.cols()))).map(|(x, y)| (x, y, 0))?,
+                    DataFormat::Libsvm => {
+                        load_libsvm(&full, Some(spec.features.unwrap_or(train_x.cols())))
+                            .map(|(x, y)| (x, y, 0))?
+                    }
                 };
                 dropped_rows += dropped;
                 Some((x, y))
             }
             None => None,
         };
-        let data = prepare((train_x, train_y), validation, classification, spec.validation_fraction, spec.split_seed)?;
+        let data = prepare(
+            (train_x, train_y),
+            validation,
+            classification,
+            spec.validation_fraction,
+            spec.split_seed,
+        )?;
         let model = build_model(path, &workload, &data)?;
         let (trace, trace_stats) = match &workload.background {
             BackgroundSpec::Trace { path: file, .. } => {
@@ -98,7 +118,11 @@ impl Scenario {
             d.train.len(),
             d.validation.len(),
             d.train.features.cols(),
-            if d.train.features.is_sparse() { " (sparse)" } else { "" },
+            if d.train.features.is_sparse() {
+                " (sparse)"
+            } else {
+                ""
+            },
             w.job.optimizer.name(),
             w.job.target_loss,
             w.episode.round_interval_s,
@@ -119,15 +143,26 @@ fn build_model(path: &Path, workload: &Workload, data: &Prepared) -> Result<Arc<
     let cols = data.train.features.cols();
     let task = data.train.task;
     let linear = |loss| -> Result<Arc<dyn Model>> {
-        LinearModel::new(loss, cols, task).map(|m| Arc::new(m) as Arc<dyn Model>).ok_or_else(|| {
-            EnvError::config(path, "job.model", format!("{:?} does not fit a {task:?} dataset", workload.job.model))
-        })
+        LinearModel::new(loss, cols, task)
+            .map(|m| Arc::new(m) as Arc<dyn Model>)
+            .ok_or_else(|| {
+                EnvError::config(
+                    path,
+                    "job.model",
+                    format!("{:?} does not fit a {task:?} dataset", workload.job.model),
+                )
+            })
     };
     match workload.job.model {
         ModelKind::Softmax => linear(LinearLoss::Softmax),
         ModelKind::Logistic => linear(LinearLoss::Logistic),
         ModelKind::Svm => linear(LinearLoss::Hinge),
         ModelKind::Ridge => linear(LinearLoss::Squared),
-        ModelKind::Mlp => Ok(Arc::new(Mlp::new(cols, &workload.job.hidden, task, Device::flex()))),
+        ModelKind::Mlp => Ok(Arc::new(Mlp::new(
+            cols,
+            &workload.job.hidden,
+            task,
+            Device::flex(),
+        ))),
     }
 }

@@ -49,7 +49,10 @@ pub struct RewardSpec {
 
 impl Default for RewardSpec {
     fn default() -> Self {
-        RewardSpec { lambda_time: 1.0, lambda_idle: 1.0 }
+        RewardSpec {
+            lambda_time: 1.0,
+            lambda_idle: 1.0,
+        }
     }
 }
 
@@ -65,13 +68,21 @@ pub struct Prices {
 
 impl Default for Prices {
     fn default() -> Self {
-        Prices { cpu_core_hour: 0.04, mem_gb_hour: 0.005, gpu_hour: 2.5 }
+        Prices {
+            cpu_core_hour: 0.04,
+            mem_gb_hour: 0.005,
+            gpu_hour: 2.5,
+        }
     }
 }
 
 impl Prices {
     pub fn per_second(&self) -> [f64; 3] {
-        [self.cpu_core_hour / 3600.0, self.mem_gb_hour / 3600.0, self.gpu_hour / 3600.0]
+        [
+            self.cpu_core_hour / 3600.0,
+            self.mem_gb_hour / 3600.0,
+            self.gpu_hour / 3600.0,
+        ]
     }
 }
 
@@ -249,7 +260,9 @@ impl Workload {
     /// taken as a string) before validating, as `--set` does on the command line.
     pub fn load_with_overrides(path: &Path, overrides: &[(String, String)]) -> Result<Workload> {
         let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
-        let toml_error = |e: toml::de::Error| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned());
+        let toml_error = |e: toml::de::Error| {
+            EnvError::config(path, "(file)", e.to_string().trim_end().to_owned())
+        };
         let workload: Workload = if overrides.is_empty() {
             toml::from_str(&text).map_err(toml_error)?
         } else {
@@ -265,7 +278,10 @@ impl Workload {
 
     /// Resolves a path written in the workload relative to the workload file's folder.
     pub fn resolve(workload_path: &Path, relative: &str) -> PathBuf {
-        workload_path.parent().unwrap_or(Path::new(".")).join(relative)
+        workload_path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(relative)
     }
 
     /// Nodes with `count` expanded, named `name-k` when `count > 1`.
@@ -274,7 +290,11 @@ impl Workload {
             .iter()
             .flat_map(|n| {
                 (0..n.count).map(move |k| NodeSpec {
-                    name: if n.count > 1 { format!("{}-{k}", n.name) } else { n.name.clone() },
+                    name: if n.count > 1 {
+                        format!("{}-{k}", n.name)
+                    } else {
+                        n.name.clone()
+                    },
                     count: 1,
                     ..n.clone()
                 })
@@ -285,7 +305,10 @@ impl Workload {
     fn validate(&self, path: &Path) -> Result<()> {
         let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         let e = &self.episode;
-        for (key, v) in [("episode.round_interval_s", e.round_interval_s), ("episode.max_time_s", e.max_time_s)] {
+        for (key, v) in [
+            ("episode.round_interval_s", e.round_interval_s),
+            ("episode.max_time_s", e.max_time_s),
+        ] {
             if !(v > 0.0 && v.is_finite()) {
                 return bad(key.into(), format!("must be a positive number, got {v}"));
             }
@@ -310,14 +333,20 @@ impl Workload {
             for (field, v, positive) in fields {
                 if !v.is_finite() || v < 0.0 || (positive && v == 0.0) {
                     let need = if positive { "positive" } else { "non-negative" };
-                    return bad(format!("nodes[{i}].{field}"), format!("must be {need}, got {v}"));
+                    return bad(
+                        format!("nodes[{i}].{field}"),
+                        format!("must be {need}, got {v}"),
+                    );
                 }
             }
             if n.count == 0 {
                 return bad(format!("nodes[{i}].count"), "must be at least 1".into());
             }
             if n.gpus > 0.0 && (n.gpu_mem_gb <= 0.0 || n.gpu_gflops <= 0.0) {
-                return bad(format!("nodes[{i}]"), "a node with GPUs needs gpu_mem_gb and gpu_gflops".into());
+                return bad(
+                    format!("nodes[{i}]"),
+                    "a node with GPUs needs gpu_mem_gb and gpu_gflops".into(),
+                );
             }
         }
         for r in Resource::ALL {
@@ -326,8 +355,13 @@ impl Workload {
             if r != Resource::Gpu && sizes.is_empty() {
                 return bad(key, "needs at least one size".into());
             }
-            if sizes.iter().any(|&s| !(s > 0.0 && s.is_finite())) || sizes.windows(2).any(|w| w[0] >= w[1]) {
-                return bad(key, format!("sizes must be positive and strictly increasing, got {sizes:?}"));
+            if sizes.iter().any(|&s| !(s > 0.0 && s.is_finite()))
+                || sizes.windows(2).any(|w| w[0] >= w[1])
+            {
+                return bad(
+                    key,
+                    format!("sizes must be positive and strictly increasing, got {sizes:?}"),
+                );
             }
         }
         let j = &self.job;
@@ -343,55 +377,115 @@ impl Workload {
             }
         }
         if !(j.target_loss.is_finite() && j.target_loss >= 0.0) {
-            return bad("job.target_loss".into(), format!("must be a non-negative number, got {}", j.target_loss));
+            return bad(
+                "job.target_loss".into(),
+                format!("must be a non-negative number, got {}", j.target_loss),
+            );
         }
         if j.l2 < 0.0 || !j.l2.is_finite() {
-            return bad("job.l2".into(), format!("must be non-negative, got {}", j.l2));
+            return bad(
+                "job.l2".into(),
+                format!("must be non-negative, got {}", j.l2),
+            );
         }
         if j.base_batch == 0 || j.eval_every == 0 {
-            return bad("job.base_batch / job.eval_every".into(), "must be at least 1".into());
+            return bad(
+                "job.base_batch / job.eval_every".into(),
+                "must be at least 1".into(),
+            );
         }
         if !(j.beta > 0.0 && j.beta < 1.0) {
-            return bad("job.beta".into(), format!("must lie in (0, 1), got {}", j.beta));
+            return bad(
+                "job.beta".into(),
+                format!("must lie in (0, 1), got {}", j.beta),
+            );
         }
         let (lo, hi) = j.lr_factor_bounds;
         if !(lo > 0.0 && lo <= 1.0 && hi >= 1.0 && hi.is_finite()) {
-            return bad("job.lr_factor_bounds".into(), format!("need 0 < low <= 1 <= high, got ({lo}, {hi})"));
+            return bad(
+                "job.lr_factor_bounds".into(),
+                format!("need 0 < low <= 1 <= high, got ({lo}, {hi})"),
+            );
         }
         if (j.model == ModelKind::Mlp) == j.hidden.is_empty() {
-            return bad("job.hidden".into(), "hidden layer widths are required for `mlp` and only for it".into());
+            return bad(
+                "job.hidden".into(),
+                "hidden layer widths are required for `mlp` and only for it".into(),
+            );
         }
         let d = &j.dataset;
-        for (key, file) in [("job.dataset.path", Some(&d.path)), ("job.dataset.validation_path", d.validation_path.as_ref())] {
+        for (key, file) in [
+            ("job.dataset.path", Some(&d.path)),
+            ("job.dataset.validation_path", d.validation_path.as_ref()),
+        ] {
             if let Some(file) = file {
                 let full = Self::resolve(path, file);
                 if !full.is_file() {
-                    return bad(key.into(), format!("dataset file {} does not exist", full.display()));
+                    return bad(
+                        key.into(),
+                        format!("dataset file {} does not exist", full.display()),
+                    );
                 }
             }
         }
         if (d.format == DataFormat::Csv) != d.label.is_some() {
-            return bad("job.dataset.label".into(), "CSV needs a label column name; LIBSVM takes none".into());
+            return bad(
+                "job.dataset.label".into(),
+                "CSV needs a label column name; LIBSVM takes none".into(),
+            );
         }
-        if d.validation_path.is_none() && !(d.validation_fraction > 0.0 && d.validation_fraction < 1.0) {
-            return bad("job.dataset.validation_fraction".into(), "must lie in (0, 1)".into());
+        if d.validation_path.is_none()
+            && !(d.validation_fraction > 0.0 && d.validation_fraction < 1.0)
+        {
+            return bad(
+                "job.dataset.validation_fraction".into(),
+                "must lie in (0, 1)".into(),
+            );
         }
         match &self.background {
             BackgroundSpec::None => {}
-            BackgroundSpec::Stochastic { mean_share, volatility, phi, period_s, max_share } => {
+            BackgroundSpec::Stochastic {
+                mean_share,
+                volatility,
+                phi,
+                period_s,
+                max_share,
+            } => {
                 if !(0.0..=1.0).contains(max_share) || !(0.0..=*max_share).contains(mean_share) {
-                    return bad("background.mean_share".into(), "need 0 <= mean_share <= max_share <= 1".into());
+                    return bad(
+                        "background.mean_share".into(),
+                        "need 0 <= mean_share <= max_share <= 1".into(),
+                    );
                 }
                 if *volatility < 0.0 || !(0.0..1.0).contains(phi) || *period_s <= 0.0 {
-                    return bad("background".into(), "need volatility >= 0, 0 <= phi < 1, period_s > 0".into());
+                    return bad(
+                        "background".into(),
+                        "need volatility >= 0, 0 <= phi < 1, period_s > 0".into(),
+                    );
                 }
             }
-            BackgroundSpec::Trace { path: file, cpu_scale, mem_scale, time_scale, max_share } => {
+            BackgroundSpec::Trace {
+                path: file,
+                cpu_scale,
+                mem_scale,
+                time_scale,
+                max_share,
+            } => {
                 if !Self::resolve(path, file).is_file() {
-                    return bad("background.path".into(), format!("trace file {file} does not exist"));
+                    return bad(
+                        "background.path".into(),
+                        format!("trace file {file} does not exist"),
+                    );
                 }
-                if [*cpu_scale, *mem_scale, *time_scale].iter().any(|v| *v <= 0.0) || !(0.0..=1.0).contains(max_share) {
-                    return bad("background".into(), "scales must be positive and max_share in [0, 1]".into());
+                if [*cpu_scale, *mem_scale, *time_scale]
+                    .iter()
+                    .any(|v| *v <= 0.0)
+                    || !(0.0..=1.0).contains(max_share)
+                {
+                    return bad(
+                        "background".into(),
+                        "scales must be positive and max_share in [0, 1]".into(),
+                    );
                 }
             }
         }
@@ -426,7 +520,11 @@ mod tests {
     fn config_error(text: &str) -> (String, String) {
         let path = write_workload(text);
         match Workload::load(&path).unwrap_err() {
-            EnvError::Config { path: p, key, message } => {
+            EnvError::Config {
+                path: p,
+                key,
+                message,
+            } => {
                 assert_eq!(p, path, "the error names the file");
                 (key, message)
             }
@@ -443,7 +541,10 @@ mod tests {
     #[test]
     fn unknown_keys_are_refused_by_name() {
         let (_, message) = config_error(&two_node_workload("hb_asgd", "learning_rate = 3"));
-        assert!(message.contains("unknown field `learning_rate`"), "{message}");
+        assert!(
+            message.contains("unknown field `learning_rate`"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -472,11 +573,22 @@ mod tests {
     #[test]
     fn overrides_set_nested_keys_and_are_validated() {
         let path = write_workload(&two_node_workload("hb_asgd", ""));
-        let w = Workload::load_with_overrides(&path, &[("job.optimizer".into(), "sync_sgd".into()), ("job.lr".into(), "0.5".into())]).unwrap();
+        let w = Workload::load_with_overrides(
+            &path,
+            &[
+                ("job.optimizer".into(), "sync_sgd".into()),
+                ("job.lr".into(), "0.5".into()),
+            ],
+        )
+        .unwrap();
         assert_eq!((w.job.optimizer, w.job.lr), (OptimizerKind::SyncSgd, 0.5));
-        let err = Workload::load_with_overrides(&path, &[("job.lr".into(), "-1".into())]).unwrap_err().to_string();
+        let err = Workload::load_with_overrides(&path, &[("job.lr".into(), "-1".into())])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("job.lr"), "{err}");
-        let err = Workload::load_with_overrides(&path, &[("nope.lr".into(), "1".into())]).unwrap_err().to_string();
+        let err = Workload::load_with_overrides(&path, &[("nope.lr".into(), "1".into())])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("no table `nope`"), "{err}");
     }
 

@@ -13,7 +13,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "schedlab", version, about = "A research workbench for learning and evaluating cluster schedulers for distributed ML training")]
+#[command(
+    name = "schedlab",
+    version,
+    about = "A research workbench for learning and evaluating cluster schedulers for distributed ML training"
+)]
 struct Cli {
     /// Worker threads for gradient computation and parallel envs (default: all cores).
     /// Results are identical whatever the count.
@@ -71,7 +75,9 @@ enum BenchCommand {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     if let Some(threads) = cli.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()?;
     }
     match cli.command {
         Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),

@@ -13,17 +13,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-    let mut file = std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
+    let mut file =
+        std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
     file.write_all(bytes)?;
     file.sync_all()?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     Ok(())
 }
 
-/// The metric columns, in DESIGN order, with a formatter each.
-fn columns() -> Vec<(&'static str, fn(&EpisodeMetrics) -> String)> {
+/// A metric's name and how to print it.
+type Column = (&'static str, fn(&EpisodeMetrics) -> String);
+
+/// The metric columns, in DESIGN order.
+fn columns() -> Vec<Column> {
     vec![
-        ("completion_time_s", |m| format!("{:.1}", m.completion_time_s)),
+        ("completion_time_s", |m| {
+            format!("{:.1}", m.completion_time_s)
+        }),
         ("rounds", |m| m.rounds.to_string()),
         ("iterations", |m| m.iterations.to_string()),
         ("final_loss", |m| format!("{:.4}", m.final_loss)),
@@ -40,14 +47,30 @@ fn columns() -> Vec<(&'static str, fn(&EpisodeMetrics) -> String)> {
 /// One row per episode (labelled by seed), aligned.
 pub fn metrics_table(rows: &[(u64, EpisodeMetrics)]) -> String {
     let cols = columns();
-    let mut cells: Vec<Vec<String>> = vec![std::iter::once("seed".to_owned()).chain(cols.iter().map(|c| c.0.to_owned())).collect()];
+    let mut cells: Vec<Vec<String>> = vec![
+        std::iter::once("seed".to_owned())
+            .chain(cols.iter().map(|c| c.0.to_owned()))
+            .collect(),
+    ];
     for (seed, m) in rows {
-        cells.push(std::iter::once(seed.to_string()).chain(cols.iter().map(|c| (c.1)(m))).collect());
+        cells.push(
+            std::iter::once(seed.to_string())
+                .chain(cols.iter().map(|c| (c.1)(m)))
+                .collect(),
+        );
     }
-    let widths: Vec<usize> = (0..cells[0].len()).map(|j| cells.iter().map(|r| r[j].len()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..cells[0].len())
+        .map(|j| cells.iter().map(|r| r[j].len()).max().unwrap_or(0))
+        .collect();
     cells
         .iter()
-        .map(|row| row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  "))
+        .map(|row| {
+            row.iter()
+                .zip(&widths)
+                .map(|(c, w)| format!("{c:>w$}"))
+                .collect::<Vec<_>>()
+                .join("  ")
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

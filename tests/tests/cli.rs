@@ -1,6 +1,6 @@
 //! The `schedlab` binary, driven the way a user drives it.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Command;
 
 use schedlab_tests::workload;
@@ -12,17 +12,24 @@ fn schedlab() -> Command {
 
 fn run_ok(args: &[&str]) -> String {
     let out = schedlab().args(args).output().unwrap();
-    assert!(out.status.success(), "schedlab {args:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "schedlab {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 fn run_err(args: &[&str]) -> String {
     let out = schedlab().args(args).output().unwrap();
-    assert!(!out.status.success(), "schedlab {args:?} should have failed");
+    assert!(
+        !out.status.success(),
+        "schedlab {args:?} should have failed"
+    );
     String::from_utf8(out.stderr).unwrap()
 }
 
-fn arg(p: &PathBuf) -> &str {
+fn arg(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
@@ -41,14 +48,26 @@ fn validate_names_the_file_and_key_of_a_bad_workload() {
     let abs = schedlab_tests::data_dir().join("datasets");
     let text = text.replace("../datasets", arg(&abs));
     for (broken, expect) in [
-        (text.replace("[episode]", "[episode]\nroundz = 3"), "unknown field `roundz`"),
-        (text.replacen("cpu_cores = 16\n", "cpu_cores = -16\n", 1), "nodes[0].cpu_cores"),
-        (text.replace("digits.csv.gz", "missing.csv"), "job.dataset.path"),
+        (
+            text.replace("[episode]", "[episode]\nroundz = 3"),
+            "unknown field `roundz`",
+        ),
+        (
+            text.replacen("cpu_cores = 16\n", "cpu_cores = -16\n", 1),
+            "nodes[0].cpu_cores",
+        ),
+        (
+            text.replace("digits.csv.gz", "missing.csv"),
+            "job.dataset.path",
+        ),
     ] {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, broken).unwrap();
         let err = run_err(&["workload", "validate", arg(&path)]);
-        assert!(err.contains("bad.toml") && err.contains(expect), "expected {expect:?} in {err}");
+        assert!(
+            err.contains("bad.toml") && err.contains(expect),
+            "expected {expect:?} in {err}"
+        );
     }
 }
 
@@ -56,16 +75,46 @@ fn validate_names_the_file_and_key_of_a_bad_workload() {
 fn run_prints_a_table_and_writes_exactly_the_design_metrics() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("out/metrics.json");
-    let out = run_ok(&["run", "--workload", arg(&workload("small-4node.toml")), "--agent", "static", "--seed", "3", "--episodes", "2", "--json", arg(&json)]);
-    assert!(out.contains("completion_time_s") && out.contains("fragmentation"), "{out}");
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let out = run_ok(&[
+        "run",
+        "--workload",
+        arg(&workload("small-4node.toml")),
+        "--agent",
+        "static",
+        "--seed",
+        "3",
+        "--episodes",
+        "2",
+        "--json",
+        arg(&json),
+    ]);
+    assert!(
+        out.contains("completion_time_s") && out.contains("fragmentation"),
+        "{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let episodes = doc["episodes"].as_array().unwrap();
     assert_eq!(episodes.len(), 2);
-    let mut keys: Vec<&str> = episodes[0].as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = episodes[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort();
     let mut expected = vec![
-        "completion_time_s", "rounds", "iterations", "final_loss", "target_reached", "gpu_util", "cpu_util",
-        "occupancy", "fragmentation", "idle_cost", "episode_return",
+        "completion_time_s",
+        "rounds",
+        "iterations",
+        "final_loss",
+        "target_reached",
+        "gpu_util",
+        "cpu_util",
+        "occupancy",
+        "fragmentation",
+        "idle_cost",
+        "episode_return",
     ];
     expected.sort();
     assert_eq!(keys, expected);
@@ -79,7 +128,19 @@ fn runs_are_reproducible_across_invocations_and_thread_counts() {
     let mut outputs = Vec::new();
     for threads in ["1", "2", "2"] {
         let json = dir.path().join(format!("m{}.json", outputs.len()));
-        run_ok(&["--threads", threads, "run", "--workload", arg(&path), "--agent", "random", "--seed", "9", "--json", arg(&json)]);
+        run_ok(&[
+            "--threads",
+            threads,
+            "run",
+            "--workload",
+            arg(&path),
+            "--agent",
+            "random",
+            "--seed",
+            "9",
+            "--json",
+            arg(&json),
+        ]);
         outputs.push(std::fs::read_to_string(&json).unwrap());
     }
     assert_eq!(outputs[0], outputs[1]);
@@ -90,10 +151,19 @@ fn runs_are_reproducible_across_invocations_and_thread_counts() {
 fn unknown_policies_and_bad_overrides_are_explained() {
     let path = workload("small-4node.toml");
     let err = run_err(&["run", "--workload", arg(&path), "--agent", "oracle"]);
-    assert!(err.contains("unknown policy `oracle`") && err.contains("static"), "{err}");
+    assert!(
+        err.contains("unknown policy `oracle`") && err.contains("static"),
+        "{err}"
+    );
     let err = run_err(&["run", "--workload", arg(&path), "--set", "job.lr"]);
     assert!(err.contains("KEY=VALUE"), "{err}");
-    let err = run_err(&["run", "--workload", arg(&path), "--set", "job.optimizer=sgd"]);
+    let err = run_err(&[
+        "run",
+        "--workload",
+        arg(&path),
+        "--set",
+        "job.optimizer=sgd",
+    ]);
     assert!(err.contains("optimizer") || err.contains("sgd"), "{err}");
 }
 
@@ -107,5 +177,8 @@ fn bench_env_reports_throughput_and_the_ratio() {
         .parse()
         .unwrap();
     assert!(ratio > 0.0);
-    assert!(out.contains("gradient samples/s") && out.contains("peak memory"), "{out}");
+    assert!(
+        out.contains("gradient samples/s") && out.contains("peak memory"),
+        "{out}"
+    );
 }

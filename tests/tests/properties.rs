@@ -72,17 +72,26 @@ proptest! {
 #[test]
 fn different_seeds_give_different_episodes() {
     let scenario = small();
-    assert_ne!(episode_json(&scenario, "static", 1), episode_json(&scenario, "static", 2));
+    assert_ne!(
+        episode_json(&scenario, "static", 1),
+        episode_json(&scenario, "static", 2)
+    );
 }
 
 /// Gradients run in parallel; the result must not depend on how many threads do it.
 #[test]
 fn thread_count_does_not_change_results() {
     let overrides = [("episode.max_rounds".to_owned(), "3".to_owned())];
-    for (name, policy) in [("small-4node.toml", "random"), ("paper-10node.toml", "static")] {
+    for (name, policy) in [
+        ("small-4node.toml", "random"),
+        ("paper-10node.toml", "static"),
+    ] {
         let scenario = Scenario::load_with_overrides(&workload(name), &overrides).unwrap();
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             pool.install(|| episode_json(&scenario, policy, 5))
         };
         let one = run(1);
@@ -93,7 +102,11 @@ fn thread_count_does_not_change_results() {
 
 #[test]
 fn vectorised_env_auto_resets_with_derived_seeds() {
-    let scenario = Scenario::load_with_overrides(&workload("small-4node.toml"), &[("episode.max_rounds".into(), "2".into())]).unwrap();
+    let scenario = Scenario::load_with_overrides(
+        &workload("small-4node.toml"),
+        &[("episode.max_rounds".into(), "2".into())],
+    )
+    .unwrap();
     let mut vec_env = schedlab_env::VecEnv::new(&scenario, 3, 11);
     let first = vec_env.reset().unwrap();
     let ctx = PolicyContext::of(&vec_env.envs()[0]);
@@ -104,7 +117,10 @@ fn vectorised_env_auto_resets_with_derived_seeds() {
     let actions: Vec<Vec<usize>> = one.observations.iter().map(|o| policy.act(o)).collect();
     let two = vec_env.step(&actions).unwrap();
     for i in 0..3 {
-        assert!(two.truncated[i] || two.terminated[i], "max_rounds = 2 ends every episode");
+        assert!(
+            two.truncated[i] || two.terminated[i],
+            "max_rounds = 2 ends every episode"
+        );
         assert!(two.infos[i].metrics.is_some());
         assert!(two.final_observations[i].is_some());
         // the returned observation starts a new episode: no history yet

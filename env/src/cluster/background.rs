@@ -70,7 +70,11 @@ pub struct LoadSeries {
 
 impl LoadSeries {
     fn flat() -> Self {
-        LoadSeries { times: vec![0.0], cpu: vec![0.0], mem: vec![0.0] }
+        LoadSeries {
+            times: vec![0.0],
+            cpu: vec![0.0],
+            mem: vec![0.0],
+        }
     }
 
     /// Index of the piece holding at `t`.
@@ -85,21 +89,29 @@ impl LoadSeries {
             .take_while(move |&k| self.times[k] < t1 || k == first)
             .map(move |k| {
                 let a = self.times[k].max(t0);
-                let b = self.times.get(k + 1).copied().unwrap_or(f64::INFINITY).min(t1);
+                let b = self
+                    .times
+                    .get(k + 1)
+                    .copied()
+                    .unwrap_or(f64::INFINITY)
+                    .min(t1);
                 ((b - a).max(0.0), self.cpu[k], self.mem[k])
             })
     }
 
     /// Highest `(cpu, mem)` at any instant of `[t0, t1)`: what an allocation must leave room for.
     pub fn max_over(&self, t0: f64, t1: f64) -> (f64, f64) {
-        self.segments(t0, t1).fold((0.0, 0.0), |(c, m), (_, sc, sm)| (c.max(sc), m.max(sm)))
+        self.segments(t0, t1)
+            .fold((0.0, 0.0), |(c, m), (_, sc, sm)| (c.max(sc), m.max(sm)))
     }
 
     /// Time-average `(cpu, mem)` over `[t0, t1)`.
     pub fn mean_over(&self, t0: f64, t1: f64) -> (f64, f64) {
         let (c, m) = self
             .segments(t0, t1)
-            .fold((0.0, 0.0), |(c, m), (dt, sc, sm)| (c + dt * sc, m + dt * sm));
+            .fold((0.0, 0.0), |(c, m), (dt, sc, sm)| {
+                (c + dt * sc, m + dt * sm)
+            });
         let span = (t1 - t0).max(1e-12);
         (c / span, m / span)
     }
@@ -124,8 +136,17 @@ impl Background {
     ) -> Background {
         let mut rng = StdRng::seed_from_u64(seed);
         match spec {
-            BackgroundSpec::None => Background { nodes: vec![LoadSeries::flat(); nodes.len()], clipped: (0.0, 0.0) },
-            BackgroundSpec::Stochastic { mean_share, volatility, phi, period_s, max_share } => {
+            BackgroundSpec::None => Background {
+                nodes: vec![LoadSeries::flat(); nodes.len()],
+                clipped: (0.0, 0.0),
+            },
+            BackgroundSpec::Stochastic {
+                mean_share,
+                volatility,
+                phi,
+                period_s,
+                max_share,
+            } => {
                 let steps = (horizon_s / period_s).ceil() as usize + 1;
                 let series = nodes
                     .iter()
@@ -135,7 +156,8 @@ impl Background {
                         for k in 0..steps {
                             for x in &mut share {
                                 let noise: f64 = StandardNormal.sample(&mut rng);
-                                *x = (mean_share + phi * (*x - mean_share) + volatility * noise).clamp(0.0, *max_share);
+                                *x = (mean_share + phi * (*x - mean_share) + volatility * noise)
+                                    .clamp(0.0, *max_share);
                             }
                             s.times.push(k as f64 * period_s);
                             s.cpu.push(share[0] * node.cpu_cores);
@@ -144,15 +166,36 @@ impl Background {
                         s
                     })
                     .collect();
-                Background { nodes: series, clipped: (0.0, 0.0) }
+                Background {
+                    nodes: series,
+                    clipped: (0.0, 0.0),
+                }
             }
-            BackgroundSpec::Trace { cpu_scale, mem_scale, time_scale, max_share, .. } => {
+            BackgroundSpec::Trace {
+                cpu_scale,
+                mem_scale,
+                time_scale,
+                max_share,
+                ..
+            } => {
                 let tasks = trace.expect("a trace background has its tasks loaded");
-                let (lo, hi) = tasks.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), t| (lo.min(t.start), hi.max(t.end)));
+                let (lo, hi) = tasks.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+                    (lo.min(t.start), hi.max(t.end))
+                });
                 let window = horizon_s * time_scale;
                 let offset = lo + rng.random_range(0.0..1.0) * (hi - lo - window).max(0.0);
                 let salt: u64 = rng.random();
-                map_trace(tasks, nodes, offset, *time_scale, *cpu_scale, *mem_scale, *max_share, window, salt)
+                map_trace(
+                    tasks,
+                    nodes,
+                    offset,
+                    *time_scale,
+                    *cpu_scale,
+                    *mem_scale,
+                    *max_share,
+                    window,
+                    salt,
+                )
             }
         }
     }
@@ -182,7 +225,10 @@ fn map_trace(
     let n = nodes.len();
     // (virtual time, +/- cpu, +/- mem) change points per node
     let mut changes: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); n];
-    for task in tasks.iter().filter(|t| t.end > offset && t.start < offset + window) {
+    for task in tasks
+        .iter()
+        .filter(|t| t.end > offset && t.start < offset + window)
+    {
         let first = (hash_job(&task.job, salt) % n as u64) as usize;
         let start = ((task.start - offset) / time_scale).max(0.0);
         let end = (task.end - offset) / time_scale;
@@ -221,16 +267,19 @@ fn map_trace(
                 *s.mem.last_mut().unwrap() = m.min(caps.1);
                 *raw.last_mut().unwrap() = (c, m);
             }
-            for k in 0..s.times.len() {
+            for (k, (start, (raw_cpu, raw_mem))) in s.times.iter().zip(&raw).enumerate() {
                 let end = s.times.get(k + 1).copied().unwrap_or(horizon).min(horizon);
-                let dt = (end - s.times[k]).max(0.0);
-                clipped.0 += dt * (raw[k].0 - s.cpu[k]);
-                clipped.1 += dt * (raw[k].1 - s.mem[k]);
+                let dt = (end - start).max(0.0);
+                clipped.0 += dt * (raw_cpu - s.cpu[k]);
+                clipped.1 += dt * (raw_mem - s.mem[k]);
             }
             s
         })
         .collect::<Vec<_>>();
-    Background { nodes: series, clipped }
+    Background {
+        nodes: series,
+        clipped,
+    }
 }
 
 #[cfg(test)]
@@ -238,12 +287,19 @@ mod tests {
     use super::*;
 
     fn node(cpu: f64, mem: f64) -> NodeSpec {
-        toml::from_str(&format!("name = \"n\"\ncpu_cores = {cpu}\nmem_gb = {mem}\nbandwidth_gbps = 1")).unwrap()
+        toml::from_str(&format!(
+            "name = \"n\"\ncpu_cores = {cpu}\nmem_gb = {mem}\nbandwidth_gbps = 1"
+        ))
+        .unwrap()
     }
 
     #[test]
     fn step_function_peaks_and_means_cover_partial_pieces() {
-        let s = LoadSeries { times: vec![0.0, 10.0, 20.0], cpu: vec![1.0, 5.0, 2.0], mem: vec![0.0, 1.0, 3.0] };
+        let s = LoadSeries {
+            times: vec![0.0, 10.0, 20.0],
+            cpu: vec![1.0, 5.0, 2.0],
+            mem: vec![0.0, 1.0, 3.0],
+        };
         assert_eq!(s.max_over(0.0, 10.0), (1.0, 0.0));
         assert_eq!(s.max_over(5.0, 10.5), (5.0, 1.0));
         assert_eq!(s.max_over(25.0, 30.0), (2.0, 3.0));
@@ -255,14 +311,30 @@ mod tests {
 
     #[test]
     fn stochastic_load_stays_within_its_share_and_is_seeded() {
-        let spec = BackgroundSpec::Stochastic { mean_share: 0.3, volatility: 0.3, phi: 0.5, period_s: 5.0, max_share: 0.6 };
+        let spec = BackgroundSpec::Stochastic {
+            mean_share: 0.3,
+            volatility: 0.3,
+            phi: 0.5,
+            period_s: 5.0,
+            max_share: 0.6,
+        };
         let nodes = vec![node(10.0, 40.0), node(4.0, 8.0)];
         let a = Background::generate(&spec, None, &nodes, 200.0, 1);
         assert_eq!(a, Background::generate(&spec, None, &nodes, 200.0, 1));
         assert_ne!(a, Background::generate(&spec, None, &nodes, 200.0, 2));
         for (series, n) in a.nodes.iter().zip(&nodes) {
-            assert!(series.cpu.iter().all(|&c| (0.0..=0.6 * n.cpu_cores + 1e-9).contains(&c)));
-            assert!(series.mem.iter().all(|&m| (0.0..=0.6 * n.mem_gb + 1e-9).contains(&m)));
+            assert!(
+                series
+                    .cpu
+                    .iter()
+                    .all(|&c| (0.0..=0.6 * n.cpu_cores + 1e-9).contains(&c))
+            );
+            assert!(
+                series
+                    .mem
+                    .iter()
+                    .all(|&m| (0.0..=0.6 * n.mem_gb + 1e-9).contains(&m))
+            );
         }
     }
 
@@ -282,8 +354,21 @@ mod tests {
         let bg = map_trace(&tasks, &nodes, 100.0, 1.0, 1.0, 1.0, 0.5, 100.0, 0);
         let s = &bg.nodes[0];
         assert_eq!(s.max_over(0.0, 10.0), (0.0, 0.0));
-        assert_eq!(s.max_over(10.0, 30.0), (2.0, 3.0 * 0.1 * 10.0));
-        assert_eq!(s.max_over(30.0, 100.0), (0.0, 0.0), "j2 lies outside the window");
-        assert!((bg.clipped.0 - 20.0).abs() < 1e-9, "1 core clipped for 20 s, got {:?}", bg.clipped);
+        let (cpu, mem) = s.max_over(10.0, 30.0);
+        assert_eq!(cpu, 2.0, "three cores of load capped at half of four");
+        assert!(
+            (mem - 3.0 * 0.1 * 10.0).abs() < 1e-9,
+            "three instances of 10% of 10 GB, got {mem}"
+        );
+        assert_eq!(
+            s.max_over(30.0, 100.0),
+            (0.0, 0.0),
+            "j2 lies outside the window"
+        );
+        assert!(
+            (bg.clipped.0 - 20.0).abs() < 1e-9,
+            "1 core clipped for 20 s, got {:?}",
+            bg.clipped
+        );
     }
 }

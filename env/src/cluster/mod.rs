@@ -99,7 +99,11 @@ impl Ladder {
     }
 
     pub fn amount(&self, r: Resource, level: usize) -> f64 {
-        if level == 0 { 0.0 } else { self.sizes(r)[level - 1] }
+        if level == 0 {
+            0.0
+        } else {
+            self.sizes(r)[level - 1]
+        }
     }
 
     /// The smallest non-zero size; what fragmentation measures free pieces against.

@@ -7,7 +7,15 @@ use super::super::data::open_text_file;
 use crate::error::{EnvError, Result};
 
 const COLUMNS: [&str; 9] = [
-    "task_name", "instance_num", "job_name", "task_type", "status", "start_time", "end_time", "plan_cpu", "plan_mem",
+    "task_name",
+    "instance_num",
+    "job_name",
+    "task_type",
+    "status",
+    "start_time",
+    "end_time",
+    "plan_cpu",
+    "plan_mem",
 ];
 
 /// One task: `instances` copies each asking `plan_cpu` (100 = one core) and `plan_mem`
@@ -46,11 +54,21 @@ impl std::fmt::Display for TraceStats {
 }
 
 pub fn load_v2018_tasks(path: &Path) -> Result<(Vec<TraceTask>, TraceStats)> {
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(open_text_file(path)?);
-    let header = reader.headers().map_err(|e| EnvError::parse(path, 1, "header", e.to_string()))?.clone();
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(open_text_file(path)?);
+    let header = reader
+        .headers()
+        .map_err(|e| EnvError::parse(path, 1, "header", e.to_string()))?
+        .clone();
     let col = |name: &str| {
         header.iter().position(|h| h == name).ok_or_else(|| {
-            EnvError::parse(path, 1, name, format!("missing column; expected {COLUMNS:?}"))
+            EnvError::parse(
+                path,
+                1,
+                name,
+                format!("missing column; expected {COLUMNS:?}"),
+            )
         })
     };
     let idx: Vec<usize> = COLUMNS.iter().map(|c| col(c)).collect::<Result<_>>()?;
@@ -70,7 +88,14 @@ pub fn load_v2018_tasks(path: &Path) -> Result<(Vec<TraceTask>, TraceStats)> {
                 .ok()
                 .filter(|x| x.is_finite() && *x >= 0.0)
                 .map(Some)
-                .ok_or_else(|| EnvError::parse(path, line, COLUMNS[k], format!("`{v}` is not a non-negative number")))
+                .ok_or_else(|| {
+                    EnvError::parse(
+                        path,
+                        line,
+                        COLUMNS[k],
+                        format!("`{v}` is not a non-negative number"),
+                    )
+                })
         };
         let (start, end) = (number(5)?.unwrap_or(0.0), number(6)?.unwrap_or(0.0));
         let (instances, cpu, mem) = (number(1)?, number(7)?, number(8)?);
@@ -110,8 +135,14 @@ mod tests {
             .join("../data/traces/alibaba_v2018_batch_dag/batch_task_dags_arrival_day0-4.csv.gz");
         let (tasks, stats) = load_v2018_tasks(&path).unwrap();
         assert_eq!(stats.rows, 37_724, "SOURCES.md gives 37,724 rows");
-        assert_eq!(stats.never_started, 149, "SOURCES.md counts 149 waiting tasks");
-        assert_eq!(stats.used + stats.never_started + stats.end_before_start + stats.no_request, stats.rows);
+        assert_eq!(
+            stats.never_started, 149,
+            "SOURCES.md counts 149 waiting tasks"
+        );
+        assert_eq!(
+            stats.used + stats.never_started + stats.end_before_start + stats.no_request,
+            stats.rows
+        );
         assert_eq!(tasks.len(), stats.used);
         assert!(tasks.iter().all(|t| t.end >= t.start && t.plan_cpu >= 0.0));
     }
@@ -121,9 +152,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("schedlab-trace-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.csv");
-        std::fs::write(&path, "task_name,instance_num,job_name,task_type,status,start,end_time,plan_cpu,plan_mem\n").unwrap();
+        std::fs::write(
+            &path,
+            "task_name,instance_num,job_name,task_type,status,start,end_time,plan_cpu,plan_mem\n",
+        )
+        .unwrap();
         let err = load_v2018_tasks(&path).unwrap_err().to_string();
-        assert!(err.contains("start_time") && err.contains("t.csv:1"), "{err}");
+        assert!(
+            err.contains("start_time") && err.contains("t.csv:1"),
+            "{err}"
+        );
         std::fs::write(&path, "task_name,instance_num,job_name,task_type,status,start_time,end_time,plan_cpu,plan_mem\nM1,1,j,1,Terminated,5,9,abc,1\n").unwrap();
         let err = load_v2018_tasks(&path).unwrap_err().to_string();
         assert!(err.contains("t.csv:2") && err.contains("plan_cpu"), "{err}");

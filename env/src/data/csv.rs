@@ -43,11 +43,24 @@ pub fn load_csv(
         .map_err(|e| EnvError::parse(path, 1, "header", e.to_string()))?
         .clone();
     let label_col = header.iter().position(|h| h == label).ok_or_else(|| {
-        EnvError::parse(path, 1, label, format!("no label column `{label}`; columns are {:?}", header.iter().collect::<Vec<_>>()))
+        EnvError::parse(
+            path,
+            1,
+            label,
+            format!(
+                "no label column `{label}`; columns are {:?}",
+                header.iter().collect::<Vec<_>>()
+            ),
+        )
     })?;
     for d in drop_columns {
         if !header.iter().any(|h| h == d) {
-            return Err(EnvError::parse(path, 1, d, "drop_columns names a column that does not exist"));
+            return Err(EnvError::parse(
+                path,
+                1,
+                d,
+                "drop_columns names a column that does not exist",
+            ));
         }
     }
     let feature_cols: Vec<usize> = (0..header.len())
@@ -55,7 +68,11 @@ pub fn load_csv(
         .collect();
     let cols = feature_cols.len();
     let mut values = Vec::new();
-    let mut labels = RawLabels { path: path.to_owned(), values: Vec::new(), lines: Vec::new() };
+    let mut labels = RawLabels {
+        path: path.to_owned(),
+        values: Vec::new(),
+        lines: Vec::new(),
+    };
     let mut dropped = 0;
     let mut row_buf = Vec::with_capacity(cols);
     for (i, record) in reader.records().enumerate() {
@@ -83,7 +100,12 @@ pub fn load_csv(
                 EnvError::parse(path, line, &header[c], format!("`{field}` is not a number"))
             })?;
             if !v.is_finite() {
-                return Err(EnvError::parse(path, line, &header[c], format!("`{field}` is not finite")));
+                return Err(EnvError::parse(
+                    path,
+                    line,
+                    &header[c],
+                    format!("`{field}` is not finite"),
+                ));
             }
             row_buf.push(v);
         }
@@ -92,7 +114,11 @@ pub fn load_csv(
                 let col = if is_na(label_value) {
                     label_col
                 } else {
-                    feature_cols.iter().copied().find(|&c| is_na(&record[c])).unwrap_or(label_col)
+                    feature_cols
+                        .iter()
+                        .copied()
+                        .find(|&c| is_na(&record[c]))
+                        .unwrap_or(label_col)
                 };
                 return Err(EnvError::parse(
                     path,

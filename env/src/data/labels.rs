@@ -31,7 +31,11 @@ impl LabelEncoding {
         let distinct: BTreeSet<&str> = raw.values.iter().map(String::as_str).collect();
         let mut classes: Vec<String> = distinct.into_iter().map(str::to_owned).collect();
         if classes.iter().all(|c| c.parse::<f64>().is_ok()) {
-            classes.sort_by(|a, b| a.parse::<f64>().unwrap().total_cmp(&b.parse::<f64>().unwrap()));
+            classes.sort_by(|a, b| {
+                a.parse::<f64>()
+                    .unwrap()
+                    .total_cmp(&b.parse::<f64>().unwrap())
+            });
         }
         if classes.len() < 2 {
             return Err(EnvError::parse(
@@ -68,11 +72,13 @@ impl LabelEncoding {
                             format!("class `{v}` is not among the training classes {classes:?}"),
                         )
                     }),
-                LabelEncoding::Regression => {
-                    v.parse::<f32>().ok().filter(|x| x.is_finite()).ok_or_else(|| {
+                LabelEncoding::Regression => v
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| {
                         EnvError::parse(&raw.path, line, "label", format!("`{v}` is not a number"))
-                    })
-                }
+                    }),
             })
             .collect()
     }

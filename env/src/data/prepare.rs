@@ -35,7 +35,11 @@ pub fn prepare(
                     &v.1.path,
                     1,
                     "columns",
-                    format!("{} feature columns, the training file has {}", v.0.cols(), train.0.cols()),
+                    format!(
+                        "{} feature columns, the training file has {}",
+                        v.0.cols(),
+                        train.0.cols()
+                    ),
                 ));
             }
             (train, v)
@@ -43,8 +47,16 @@ pub fn prepare(
         None => split(train, validation_fraction, seed)?,
     };
     let encoding = LabelEncoding::fit(classification, &train_y)?;
-    let mut train = Dataset { labels: encoding.encode(&train_y)?, features: train_x, task: encoding.task() };
-    let mut validation = Dataset { labels: encoding.encode(&val_y)?, features: val_x, task: encoding.task() };
+    let mut train = Dataset {
+        labels: encoding.encode(&train_y)?,
+        features: train_x,
+        task: encoding.task(),
+    };
+    let mut validation = Dataset {
+        labels: encoding.encode(&val_y)?,
+        features: val_x,
+        task: encoding.task(),
+    };
     let scaling = Scaling::fit(&train.features);
     scaling.apply(&mut train.features);
     scaling.apply(&mut validation.features);
@@ -54,7 +66,11 @@ pub fn prepare(
             *y = ((*y as f64 - mean) / std) as f32;
         }
     }
-    Ok(Prepared { train, validation, encoding })
+    Ok(Prepared {
+        train,
+        validation,
+        encoding,
+    })
 }
 
 type Part = (Features, RawLabels);
@@ -68,7 +84,9 @@ fn split(all: Part, fraction: f64, seed: u64) -> Result<(Part, Part)> {
             &labels.path,
             1,
             "validation_fraction",
-            format!("a fraction of {fraction} of {n} rows leaves no training or no validation rows"),
+            format!(
+                "a fraction of {fraction} of {n} rows leaves no training or no validation rows"
+            ),
         ));
     }
     let mut order: Vec<usize> = (0..n).collect();
@@ -88,7 +106,9 @@ fn split(all: Part, fraction: f64, seed: u64) -> Result<(Part, Part)> {
 }
 
 fn mean_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
-    let (n, sum) = values.clone().fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
+    let (n, sum) = values
+        .clone()
+        .fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
     let mean = sum / n.max(1) as f64;
     let var = values.map(|v| (v - mean).powi(2)).sum::<f64>() / n.max(1) as f64;
     let std = var.sqrt();
@@ -107,14 +127,24 @@ impl Scaling {
             Features::Dense { cols, values } => {
                 let (shift, scale) = (0..*cols)
                     .map(|c| {
-                        let column = values.iter().skip(c).step_by(*cols).map(|&v| v as f64).filter(|v| !v.is_nan());
+                        let column = values
+                            .iter()
+                            .skip(c)
+                            .step_by(*cols)
+                            .map(|&v| v as f64)
+                            .filter(|v| !v.is_nan());
                         let (m, s) = mean_std(column);
                         (m as f32, s as f32)
                     })
                     .unzip();
                 Scaling { shift, scale }
             }
-            Features::Sparse { cols, indptr, indices, values } => {
+            Features::Sparse {
+                cols,
+                indptr,
+                indices,
+                values,
+            } => {
                 let rows = (indptr.len() - 1).max(1) as f64;
                 let mut sq = vec![0.0f64; *cols];
                 for (&j, &v) in indices.iter().zip(values) {
@@ -127,7 +157,10 @@ impl Scaling {
                         if rms > 1e-12 { rms as f32 } else { 1.0 }
                     })
                     .collect();
-                Scaling { shift: vec![0.0; *cols], scale }
+                Scaling {
+                    shift: vec![0.0; *cols],
+                    scale,
+                }
             }
         }
     }
@@ -137,10 +170,16 @@ impl Scaling {
             Features::Dense { cols, values } => {
                 for (k, v) in values.iter_mut().enumerate() {
                     let c = k % *cols;
-                    *v = if v.is_nan() { 0.0 } else { (*v - self.shift[c]) / self.scale[c] };
+                    *v = if v.is_nan() {
+                        0.0
+                    } else {
+                        (*v - self.shift[c]) / self.scale[c]
+                    };
                 }
             }
-            Features::Sparse { indices, values, .. } => {
+            Features::Sparse {
+                indices, values, ..
+            } => {
                 for (&j, v) in indices.iter().zip(values.iter_mut()) {
                     *v /= self.scale[j as usize];
                 }

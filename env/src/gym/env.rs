@@ -6,7 +6,10 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::metrics::{EpisodeMetrics, MetricSums};
-use super::spaces::{ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_FEATURES, Observation, ObservationSpace};
+use super::spaces::{
+    ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_FEATURES, Observation,
+    ObservationSpace,
+};
 use crate::cluster::{Amounts, Background, Resource};
 use crate::error::{EnvError, Result};
 use crate::scenario::Scenario;
@@ -72,9 +75,19 @@ impl ClusterEnv {
     pub fn new(scenario: Arc<Scenario>) -> Self {
         let nodes = scenario.nodes.len();
         let action_space = ActionSpace::new(nodes, &scenario.workload.containers);
-        let observation_space = ObservationSpace { nodes, node_features: NODE_FEATURES, job_features: JOB_FEATURES };
+        let observation_space = ObservationSpace {
+            nodes,
+            node_features: NODE_FEATURES,
+            job_features: JOB_FEATURES,
+        };
         let reference_rate = reference_rate(&scenario);
-        ClusterEnv { scenario, action_space, observation_space, reference_rate, episode: None }
+        ClusterEnv {
+            scenario,
+            action_space,
+            observation_space,
+            reference_rate,
+            episode: None,
+        }
     }
 
     pub fn scenario(&self) -> &Arc<Scenario> {
@@ -132,7 +145,11 @@ impl ClusterEnv {
         let episode = self.episode.as_ref().ok_or(EnvError::EpisodeOver)?;
         let space = &self.action_space;
         if action.len() != space.dims() {
-            return Err(EnvError::BadAction(format!("{} entries, the action space has {}", action.len(), space.dims())));
+            return Err(EnvError::BadAction(format!(
+                "{} entries, the action space has {}",
+                action.len(),
+                space.dims()
+            )));
         }
         let ladder = &self.scenario.workload.containers;
         let mut alloc = vec![[0.0; 3]; space.nodes];
@@ -179,7 +196,13 @@ impl ClusterEnv {
             if !episode.done {
                 self.prepare_round(&mut episode);
             }
-            Step { observation: self.observe(&episode), reward, terminated, truncated, info: self.info(&episode, metrics) }
+            Step {
+                observation: self.observe(&episode),
+                reward,
+                terminated,
+                truncated,
+                info: self.info(&episode, metrics),
+            }
         });
         if step.is_err() {
             episode.done = true;
@@ -196,9 +219,16 @@ impl ClusterEnv {
         let interference: Vec<f64> = nodes
             .iter()
             .zip(&episode.background.nodes)
-            .map(|(node, bg)| episode.sim.cost().interference(node, bg.mean_over(t0, t1).0))
+            .map(|(node, bg)| {
+                episode
+                    .sim
+                    .cost()
+                    .interference(node, bg.mean_over(t0, t1).0)
+            })
             .collect();
-        episode.sim.set_allocation(&alloc, &interference, self.reference_rate);
+        episode
+            .sim
+            .set_allocation(&alloc, &interference, self.reference_rate);
         let reached = episode.sim.run_until(t1)?;
         let t_end = reached.unwrap_or(t1);
         let (workers, reached) = episode.sim.close_round(t_end)?;
@@ -210,29 +240,46 @@ impl ClusterEnv {
         let mut round = MetricSums::default();
         for (n, node) in nodes.iter().enumerate() {
             let cap = node.capacity();
-            let used = [workers[n].cpu_used_s, workers[n].mem_used_gb_s, workers[n].gpu_used_s];
+            let used = [
+                workers[n].cpu_used_s,
+                workers[n].mem_used_gb_s,
+                workers[n].gpu_used_s,
+            ];
             for r in 0..3 {
                 round.allocated[r] += alloc[n][r] * dt;
                 round.used[r] += used[r];
                 round.capacity[r] += cap[r] * dt;
             }
             for (span, bg_cpu, bg_mem) in episode.background.nodes[n].segments(t0, t_end) {
-                let free = [cap[0] - bg_cpu - alloc[n][0], cap[1] - bg_mem - alloc[n][1], cap[2] - alloc[n][2]].map(|f| f.max(0.0));
-                let fits = free[0] >= smallest[0].unwrap_or(0.0) && free[1] >= smallest[1].unwrap_or(0.0);
+                let free = [
+                    cap[0] - bg_cpu - alloc[n][0],
+                    cap[1] - bg_mem - alloc[n][1],
+                    cap[2] - alloc[n][2],
+                ]
+                .map(|f| f.max(0.0));
+                let fits =
+                    free[0] >= smallest[0].unwrap_or(0.0) && free[1] >= smallest[1].unwrap_or(0.0);
                 let gpu_fits = fits && smallest[2].is_some_and(|s| free[2] >= s);
-                for r in 0..3 {
-                    round.free[r] += span * free[r];
+                for (r, amount) in free.iter().enumerate() {
+                    round.free[r] += span * amount;
                     let stranded = if r == 2 { !gpu_fits } else { !fits };
                     if stranded {
-                        round.stranded[r] += span * free[r];
+                        round.stranded[r] += span * amount;
                     }
                 }
             }
         }
-        let idle: f64 = (0..3).map(|r| prices[r] * (round.allocated[r] - round.used[r]).max(0.0)).sum();
+        let idle: f64 = (0..3)
+            .map(|r| prices[r] * (round.allocated[r] - round.used[r]).max(0.0))
+            .sum();
         let capacity_cost: f64 = (0..3).map(|r| prices[r] * round.capacity[r]).sum();
         let reward = -(w.reward.lambda_time * dt / w.episode.round_interval_s
-            + w.reward.lambda_idle * if capacity_cost > 0.0 { idle / capacity_cost } else { 0.0 });
+            + w.reward.lambda_idle
+                * if capacity_cost > 0.0 {
+                    idle / capacity_cost
+                } else {
+                    0.0
+                });
 
         let sums = &mut episode.sums;
         for r in 0..3 {
@@ -247,8 +294,18 @@ impl ClusterEnv {
 
         for (n, node) in nodes.iter().enumerate() {
             let cap = node.capacity();
-            let share = |v: f64, c: f64| if c > 0.0 && dt > 0.0 { (v / (c * dt)) as f32 } else { 0.0 };
-            let used = [workers[n].cpu_used_s, workers[n].mem_used_gb_s, workers[n].gpu_used_s];
+            let share = |v: f64, c: f64| {
+                if c > 0.0 && dt > 0.0 {
+                    (v / (c * dt)) as f32
+                } else {
+                    0.0
+                }
+            };
+            let used = [
+                workers[n].cpu_used_s,
+                workers[n].mem_used_gb_s,
+                workers[n].gpu_used_s,
+            ];
             let mut entry = [0.0f32; HISTORY_FEATURES];
             for r in 0..3 {
                 entry[r] = share(used[r], cap[r]);
@@ -258,13 +315,23 @@ impl ClusterEnv {
             episode.history[n].push_back(entry);
         }
         let pushes: u64 = workers.iter().map(|w| w.gradients).sum();
-        episode.train_loss = if pushes > 0 { workers.iter().map(|w| w.loss_sum).sum::<f64>() / pushes as f64 } else { f64::NAN };
+        episode.train_loss = if pushes > 0 {
+            workers.iter().map(|w| w.loss_sum).sum::<f64>() / pushes as f64
+        } else {
+            f64::NAN
+        };
         episode.last_workers = workers;
         episode.last_alloc = alloc;
-        episode.last_background_peak = episode.background.nodes.iter().map(|bg| bg.max_over(t0, t_end).into()).collect();
+        episode.last_background_peak = episode
+            .background
+            .nodes
+            .iter()
+            .map(|bg| bg.max_over(t0, t_end).into())
+            .collect();
         episode.round += 1;
         let terminated = reached.is_some();
-        let truncated = !terminated && (episode.round >= w.episode.max_rounds || t_end >= w.episode.max_time_s - 1e-9);
+        let truncated = !terminated
+            && (episode.round >= w.episode.max_rounds || t_end >= w.episode.max_time_s - 1e-9);
         Ok((reward, terminated, truncated))
     }
 
@@ -290,7 +357,8 @@ impl ClusterEnv {
             .iter()
             .flat_map(|free| {
                 Resource::ALL.into_iter().flat_map(move |r| {
-                    (0..ladder.levels(r)).map(move |level| ladder.amount(r, level) <= free[r as usize] + 1e-9)
+                    (0..ladder.levels(r))
+                        .map(move |level| ladder.amount(r, level) <= free[r as usize] + 1e-9)
                 })
             })
             .collect();
@@ -327,7 +395,11 @@ impl ClusterEnv {
         }
         let sim = &episode.sim;
         let (l0, l, target) = (sim.initial_loss(), sim.val_loss(), w.job.target_loss);
-        let progress = if l0 > target { ((l0 - l) / (l0 - target)).clamp(0.0, 1.0) } else { 1.0 };
+        let progress = if l0 > target {
+            ((l0 - l) / (l0 - target)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
         features.extend_from_slice(&[
             (l / l0.max(1e-12)) as f32,
             progress as f32,
@@ -335,7 +407,10 @@ impl ClusterEnv {
             (episode.round as f64 / w.episode.max_rounds as f64) as f32,
             sim.lr_factor() as f32,
         ]);
-        Observation { features, action_mask: episode.mask.clone() }
+        Observation {
+            features,
+            action_mask: episode.mask.clone(),
+        }
     }
 
     fn info(&self, episode: &Episode, metrics: Option<EpisodeMetrics>) -> Info {
@@ -383,7 +458,11 @@ fn reference_rate(scenario: &Scenario) -> f64 {
         .map(|node| {
             let cap = node.capacity();
             let alloc = Resource::ALL.map(|r| {
-                (0..=ladder.middle_level(r)).rev().map(|l| ladder.amount(r, l)).find(|&a| a <= cap[r as usize]).unwrap_or(0.0)
+                (0..=ladder.middle_level(r))
+                    .rev()
+                    .map(|l| ladder.amount(r, l))
+                    .find(|&a| a <= cap[r as usize])
+                    .unwrap_or(0.0)
             });
             cost.rate(node, &alloc, scenario.workload.job.base_batch, 1.0)
         })

@@ -60,12 +60,19 @@ impl MetricSums {
 
     pub fn occupancy(&self) -> f64 {
         let present: Vec<usize> = (0..3).filter(|&r| self.capacity[r] > 0.0).collect();
-        present.iter().map(|&r| self.allocated[r] / self.capacity[r]).sum::<f64>() / present.len().max(1) as f64
+        present
+            .iter()
+            .map(|&r| self.allocated[r] / self.capacity[r])
+            .sum::<f64>()
+            / present.len().max(1) as f64
     }
 
     pub fn fragmentation(&self) -> f64 {
         let normalised = |v: &[f64; 3]| -> f64 {
-            (0..3).filter(|&r| self.capacity[r] > 0.0).map(|r| v[r] / self.capacity[r]).sum()
+            (0..3)
+                .filter(|&r| self.capacity[r] > 0.0)
+                .map(|r| v[r] / self.capacity[r])
+                .sum()
         };
         Self::share(normalised(&self.stranded), normalised(&self.free))
     }
@@ -91,7 +98,11 @@ mod tests {
 
     #[test]
     fn utilisation_is_zero_without_allocation() {
-        let sums = MetricSums { used: [0.0; 3], allocated: [10.0, 0.0, 0.0], ..Default::default() };
+        let sums = MetricSums {
+            used: [0.0; 3],
+            allocated: [10.0, 0.0, 0.0],
+            ..Default::default()
+        };
         assert_eq!(sums.gpu_util(), 0.0);
         assert_eq!(sums.cpu_util(), 0.0);
     }

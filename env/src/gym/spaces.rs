@@ -45,7 +45,10 @@ pub struct ActionSpace {
 
 impl ActionSpace {
     pub fn new(nodes: usize, ladder: &Ladder) -> Self {
-        ActionSpace { nodes, levels: Resource::ALL.map(|r| ladder.levels(r)) }
+        ActionSpace {
+            nodes,
+            levels: Resource::ALL.map(|r| ladder.levels(r)),
+        }
     }
 
     /// Number of discrete dimensions (`nodes x 3`).
@@ -92,7 +95,10 @@ mod tests {
 
     #[test]
     fn mask_offsets_tile_the_mask_exactly() {
-        let space = ActionSpace { nodes: 3, levels: [5, 4, 2] };
+        let space = ActionSpace {
+            nodes: 3,
+            levels: [5, 4, 2],
+        };
         let mut next = 0;
         for d in 0..space.dims() {
             assert_eq!(space.mask_offset(d), next);

@@ -15,7 +15,10 @@ fn hb_asgd_gives_the_faster_node_the_larger_batch() {
     env.step(&action).unwrap();
     let step = env.step(&action).unwrap();
     let (fast, slow) = (step.info.workers[0].batch, step.info.workers[1].batch);
-    assert!(fast > slow, "fast node batch {fast}, slow node batch {slow}");
+    assert!(
+        fast > slow,
+        "fast node batch {fast}, slow node batch {slow}"
+    );
     // speed 2 vs 0.5: about 16 * 1.25 vs 16 * 0.3125 once the rule has settled
     assert!(fast >= 16 && slow <= 16, "fast {fast}, slow {slow}");
 }
@@ -26,7 +29,11 @@ fn fixed_batch_optimizers_keep_the_base_batch() {
         let mut env = ClusterEnv::new(scenario(&two_node_workload(optimizer, "")));
         env.reset(3).unwrap();
         let step = env.step(&uniform(2, [2, 2, 0])).unwrap();
-        assert!(step.info.workers.iter().all(|w| w.batch == 16), "{optimizer}: {:?}", step.info.workers);
+        assert!(
+            step.info.workers.iter().all(|w| w.batch == 16),
+            "{optimizer}: {:?}",
+            step.info.workers
+        );
         assert!(step.info.iterations > 0, "{optimizer} made progress");
     }
 }
@@ -59,7 +66,10 @@ fn infeasible_and_malformed_actions_are_refused_with_the_reason() {
     let space = env.action_space().clone();
     // the ladder has no GPU sizes: only level 0 exists
     assert_eq!(space.levels, [4, 3, 1]);
-    assert!(obs.mask_of(&space, 0).iter().all(|&ok| ok), "4 cores fit every CPU size");
+    assert!(
+        obs.mask_of(&space, 0).iter().all(|&ok| ok),
+        "4 cores fit every CPU size"
+    );
     match env.step(&[2, 2, 1, 2, 2, 0]) {
         Err(EnvError::BadAction(m)) => assert!(m.contains("node 0 gpu level 1"), "{m}"),
         other => panic!("expected a malformed action, got {other:?}"),
@@ -82,7 +92,14 @@ fn an_allocation_beyond_free_capacity_is_masked_and_rejected() {
     // 60% of 4 cores are taken: 1 core fits, 2 and 4 do not
     assert_eq!(obs.mask_of(&space, 0), &[true, true, false, false]);
     match env.step(&uniform(2, [2, 1, 0])) {
-        Err(EnvError::Infeasible { node: 0, resource: "cpu", level: 2, requested, free, .. }) => {
+        Err(EnvError::Infeasible {
+            node: 0,
+            resource: "cpu",
+            level: 2,
+            requested,
+            free,
+            ..
+        }) => {
             assert_eq!(requested, 2.0);
             assert!((free - 1.6).abs() < 1e-9, "free {free}");
         }
@@ -92,7 +109,9 @@ fn an_allocation_beyond_free_capacity_is_masked_and_rejected() {
 
 #[test]
 fn an_episode_ends_at_the_target_or_a_limit_and_then_refuses_steps() {
-    let mut env = ClusterEnv::new(scenario(&two_node_workload("hb_asgd", "").replace("target_loss = 0.05", "target_loss = 0.3")));
+    let mut env = ClusterEnv::new(scenario(
+        &two_node_workload("hb_asgd", "").replace("target_loss = 0.05", "target_loss = 0.3"),
+    ));
     env.reset(0).unwrap();
     let mut last = None;
     for _ in 0..8 {
@@ -104,11 +123,17 @@ fn an_episode_ends_at_the_target_or_a_limit_and_then_refuses_steps() {
         }
     }
     let step = last.unwrap();
-    assert!(step.terminated, "softmax on digits reaches loss 0.3 within 40 virtual seconds");
+    assert!(
+        step.terminated,
+        "softmax on digits reaches loss 0.3 within 40 virtual seconds"
+    );
     let m = step.info.metrics.unwrap();
     assert!(m.target_reached && m.final_loss <= 0.3);
     assert!(m.completion_time_s < 40.0 && m.completion_time_s > 0.0);
-    assert!(matches!(env.step(&uniform(2, [3, 2, 0])), Err(EnvError::EpisodeOver)));
+    assert!(matches!(
+        env.step(&uniform(2, [3, 2, 0])),
+        Err(EnvError::EpisodeOver)
+    ));
 }
 
 #[test]
@@ -116,7 +141,9 @@ fn divergence_is_reported_instead_of_propagating_nan() {
     let text = two_node_workload("async_sgd", "").replace("lr = 0.1", "lr = 1e30");
     let mut env = ClusterEnv::new(scenario(&text));
     env.reset(0).unwrap();
-    let err = (0..8).find_map(|_| env.step(&uniform(2, [2, 2, 0])).err()).expect("the run diverges");
+    let err = (0..8)
+        .find_map(|_| env.step(&uniform(2, [2, 2, 0])).err())
+        .expect("the run diverges");
     assert!(err.to_string().contains("non-finite"), "{err}");
 }
 
@@ -126,6 +153,10 @@ fn no_container_means_no_progress_and_a_full_time_penalty() {
     env.reset(0).unwrap();
     let step = env.step(&uniform(2, [0, 2, 0])).unwrap();
     assert_eq!(step.info.iterations, 0);
-    assert_eq!(step.info.allocation, vec![[0.0; 3]; 2], "CPU level 0 releases the whole container");
+    assert_eq!(
+        step.info.allocation,
+        vec![[0.0; 3]; 2],
+        "CPU level 0 releases the whole container"
+    );
     assert!((step.reward + 1.0).abs() < 1e-12, "reward {}", step.reward);
 }

@@ -46,7 +46,9 @@ pub struct VecEnv {
 impl VecEnv {
     pub fn new(scenario: &Arc<Scenario>, copies: usize, base_seed: u64) -> Self {
         VecEnv {
-            envs: (0..copies).map(|_| ClusterEnv::new(Arc::clone(scenario))).collect(),
+            envs: (0..copies)
+                .map(|_| ClusterEnv::new(Arc::clone(scenario)))
+                .collect(),
             episodes: vec![0; copies],
             base_seed,
         }
@@ -68,7 +70,10 @@ impl VecEnv {
         self.envs
             .par_iter_mut()
             .enumerate()
-            .map(|(i, env)| env.reset(episode_seed(base, i as u64, 0)).map(|(obs, _)| obs))
+            .map(|(i, env)| {
+                env.reset(episode_seed(base, i as u64, 0))
+                    .map(|(obs, _)| obs)
+            })
             .collect()
     }
 
@@ -87,7 +92,14 @@ impl VecEnv {
                 if step.terminated || step.truncated {
                     *episode += 1;
                     let (next, _) = env.reset(episode_seed(base, i as u64, *episode))?;
-                    Ok((next, Some(step.observation), step.reward, step.terminated, step.truncated, step.info))
+                    Ok((
+                        next,
+                        Some(step.observation),
+                        step.reward,
+                        step.terminated,
+                        step.truncated,
+                        step.info,
+                    ))
                 } else {
                     Ok((step.observation, None, step.reward, false, false, step.info))
                 }

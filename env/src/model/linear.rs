@@ -37,7 +37,12 @@ impl LinearModel {
             (LinearLoss::Squared, Task::Regression) => (1, "ridge"),
             _ => return None,
         };
-        Some(LinearModel { loss, cols, outputs, name: name.into() })
+        Some(LinearModel {
+            loss,
+            cols,
+            outputs,
+            name: name.into(),
+        })
     }
 
     /// Writes `dloss/dz` for one sample into `dz` and returns its loss.
@@ -103,7 +108,13 @@ impl Model for LinearModel {
         vec![0.0; self.num_params()]
     }
 
-    fn accumulate_grad(&self, params: &[f32], data: &Dataset, rows: &[usize], grad: &mut [f32]) -> f64 {
+    fn accumulate_grad(
+        &self,
+        params: &[f32],
+        data: &Dataset,
+        rows: &[usize],
+        grad: &mut [f32],
+    ) -> f64 {
         let mut z = vec![0.0f32; self.outputs];
         let mut loss = 0.0;
         let (weights, bias) = grad.split_at_mut(self.outputs * self.cols);
@@ -134,7 +145,10 @@ impl Model for LinearModel {
 
     fn add_l2(&self, params: &[f32], l2: f32, grad: &mut [f32]) {
         let w = self.outputs * self.cols;
-        grad[..w].iter_mut().zip(&params[..w]).for_each(|(g, p)| *g += l2 * p);
+        grad[..w]
+            .iter_mut()
+            .zip(&params[..w])
+            .for_each(|(g, p)| *g += l2 * p);
     }
 }
 
@@ -151,7 +165,13 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(seed);
         let (n, d) = (12, 7);
         let dense: Vec<f32> = (0..n * d)
-            .map(|_| if rng.random_bool(0.4) { rng.random_range(-2.0..2.0) } else { 0.0 })
+            .map(|_| {
+                if rng.random_bool(0.4) {
+                    rng.random_range(-2.0..2.0)
+                } else {
+                    0.0
+                }
+            })
             .collect();
         let labels = (0..n)
             .map(|_| match task {
@@ -171,11 +191,23 @@ mod tests {
                 }
                 indptr.push(indices.len());
             }
-            Features::Sparse { cols: d, indptr, indices, values }
+            Features::Sparse {
+                cols: d,
+                indptr,
+                indices,
+                values,
+            }
         } else {
-            Features::Dense { cols: d, values: dense }
+            Features::Dense {
+                cols: d,
+                values: dense,
+            }
         };
-        Dataset { features, labels, task }
+        Dataset {
+            features,
+            labels,
+            task,
+        }
     }
 
     fn random_params(n: usize, seed: u64) -> Vec<f32> {
@@ -221,8 +253,12 @@ mod tests {
 
     #[test]
     fn losses_that_do_not_fit_the_task_are_refused() {
-        assert!(LinearModel::new(LinearLoss::Hinge, 3, Task::Classification { classes: 10 }).is_none());
-        assert!(LinearModel::new(LinearLoss::Squared, 3, Task::Classification { classes: 2 }).is_none());
+        assert!(
+            LinearModel::new(LinearLoss::Hinge, 3, Task::Classification { classes: 10 }).is_none()
+        );
+        assert!(
+            LinearModel::new(LinearLoss::Squared, 3, Task::Classification { classes: 2 }).is_none()
+        );
         assert!(LinearModel::new(LinearLoss::Softmax, 3, Task::Regression).is_none());
     }
 }

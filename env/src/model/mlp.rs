@@ -27,19 +27,33 @@ impl Mlp {
             Task::Classification { classes } => classes,
             Task::Regression => 1,
         };
-        let widths = std::iter::once(cols).chain(hidden.iter().copied()).chain([out]).collect();
-        Mlp { widths, task, device }
+        let widths = std::iter::once(cols)
+            .chain(hidden.iter().copied())
+            .chain([out])
+            .collect();
+        Mlp {
+            widths,
+            task,
+            device,
+        }
     }
 
     fn layer_shapes(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.widths.windows(2).map(|w| (w[0], w[1]))
     }
 
-    fn batch_tensors(&self, data: &Dataset, rows: &[usize], device: &Device) -> (Tensor<2>, Tensor<2>) {
+    fn batch_tensors(
+        &self,
+        data: &Dataset,
+        rows: &[usize],
+        device: &Device,
+    ) -> (Tensor<2>, Tensor<2>) {
         let cols = self.widths[0];
         let mut x = vec![0.0f32; rows.len() * cols];
         for (k, &i) in rows.iter().enumerate() {
-            data.features.row(i).write_dense(&mut x[k * cols..(k + 1) * cols]);
+            data.features
+                .row(i)
+                .write_dense(&mut x[k * cols..(k + 1) * cols]);
         }
         let out = *self.widths.last().unwrap();
         let target: Vec<f32> = match self.task {
@@ -59,21 +73,41 @@ impl Mlp {
     }
 
     /// Parameter tensors for a device, tracked for gradients when `track` is set.
-    fn parameters(&self, params: &[f32], device: &Device, track: bool) -> Vec<(Tensor<2>, Tensor<2>)> {
+    fn parameters(
+        &self,
+        params: &[f32],
+        device: &Device,
+        track: bool,
+    ) -> Vec<(Tensor<2>, Tensor<2>)> {
         let mut offset = 0;
         self.layer_shapes()
             .map(|(i, o)| {
-                let w = Tensor::from_data(TensorData::new(params[offset..offset + i * o].to_vec(), [i, o]), device);
+                let w = Tensor::from_data(
+                    TensorData::new(params[offset..offset + i * o].to_vec(), [i, o]),
+                    device,
+                );
                 offset += i * o;
-                let b = Tensor::from_data(TensorData::new(params[offset..offset + o].to_vec(), [1, o]), device);
+                let b = Tensor::from_data(
+                    TensorData::new(params[offset..offset + o].to_vec(), [1, o]),
+                    device,
+                );
                 offset += o;
-                if track { (w.require_grad(), b.require_grad()) } else { (w, b) }
+                if track {
+                    (w.require_grad(), b.require_grad())
+                } else {
+                    (w, b)
+                }
             })
             .collect()
     }
 
     /// Summed loss of a batch.
-    fn forward_loss(&self, layers: &[(Tensor<2>, Tensor<2>)], x: Tensor<2>, target: Tensor<2>) -> Tensor<1> {
+    fn forward_loss(
+        &self,
+        layers: &[(Tensor<2>, Tensor<2>)],
+        x: Tensor<2>,
+        target: Tensor<2>,
+    ) -> Tensor<1> {
         let last = layers.len() - 1;
         let mut h = x;
         for (k, (w, b)) in layers.iter().enumerate() {
@@ -112,7 +146,13 @@ impl Model for Mlp {
         params
     }
 
-    fn accumulate_grad(&self, params: &[f32], data: &Dataset, rows: &[usize], grad: &mut [f32]) -> f64 {
+    fn accumulate_grad(
+        &self,
+        params: &[f32],
+        data: &Dataset,
+        rows: &[usize],
+        grad: &mut [f32],
+    ) -> f64 {
         let device = self.device.clone().autodiff();
         let layers = self.parameters(params, &device, true);
         let (x, target) = self.batch_tensors(data, rows, &device);
@@ -121,9 +161,15 @@ impl Model for Mlp {
         let mut offset = 0;
         for (w, b) in &layers {
             for t in [w, b] {
-                let g = t.grad(&grads).expect("every parameter takes part in the loss").into_data();
+                let g = t
+                    .grad(&grads)
+                    .expect("every parameter takes part in the loss")
+                    .into_data();
                 let g = g.as_slice::<f32>().expect("float gradients");
-                grad[offset..offset + g.len()].iter_mut().zip(g).for_each(|(a, v)| *a += v);
+                grad[offset..offset + g.len()]
+                    .iter_mut()
+                    .zip(g)
+                    .for_each(|(a, v)| *a += v);
                 offset += g.len();
             }
         }
@@ -148,7 +194,10 @@ impl Model for Mlp {
         let mut offset = 0;
         for (i, o) in self.layer_shapes() {
             let w = offset..offset + i * o;
-            grad[w.clone()].iter_mut().zip(&params[w]).for_each(|(g, p)| *g += l2 * p);
+            grad[w.clone()]
+                .iter_mut()
+                .zip(&params[w])
+                .for_each(|(g, p)| *g += l2 * p);
             offset += i * o + o;
         }
     }
@@ -174,7 +223,10 @@ mod tests {
                 values: dense,
             }
         } else {
-            Features::Dense { cols: d, values: dense }
+            Features::Dense {
+                cols: d,
+                values: dense,
+            }
         };
         let labels = (0..n)
             .map(|i| match task {
@@ -182,7 +234,11 @@ mod tests {
                 Task::Regression => rng.random_range(-1.0..1.0),
             })
             .collect();
-        Dataset { features, labels, task }
+        Dataset {
+            features,
+            labels,
+            task,
+        }
     }
 
     #[test]

@@ -33,7 +33,11 @@ impl CostModel {
     }
 
     pub fn effective_cores(&self, cores: f64) -> f64 {
-        if cores <= 1.0 { cores } else { cores / (1.0 + self.sim.cpu_serial_fraction * (cores - 1.0)) }
+        if cores <= 1.0 {
+            cores
+        } else {
+            cores / (1.0 + self.sim.cpu_serial_fraction * (cores - 1.0))
+        }
     }
 
     pub fn gpu_saturation(&self, batch: usize) -> f64 {
@@ -68,12 +72,20 @@ impl CostModel {
             alloc[1]
         };
         let room = batch_memory - self.model_gb;
-        if room < self.sample_gb { 0 } else { (room / self.sample_gb).floor() as usize }
+        if room < self.sample_gb {
+            0
+        } else {
+            (room / self.sample_gb).floor() as usize
+        }
     }
 
     /// Host memory the worker occupies with a given batch.
     pub fn host_memory_gb(&self, alloc: &Amounts, batch: usize) -> f64 {
-        let batch_part = if alloc[2] > 0.0 { 0.0 } else { batch as f64 * self.sample_gb };
+        let batch_part = if alloc[2] > 0.0 {
+            0.0
+        } else {
+            batch as f64 * self.sample_gb
+        };
         (self.model_gb + batch_part).min(alloc[1])
     }
 }

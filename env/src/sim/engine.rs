@@ -20,6 +20,9 @@ use crate::error::{EnvError, Result};
 use crate::scenario::Scenario;
 use crate::workload::OptimizerKind;
 
+/// Rows x parameters below which spreading gradients over threads costs more than it saves.
+const PARALLEL_WORK_THRESHOLD: usize = 2_000_000;
+
 #[derive(Debug, Clone, Copy)]
 struct Event {
     time: f64,
@@ -42,7 +45,9 @@ impl PartialOrd for Event {
 impl Ord for Event {
     /// Time first, then scheduling order: ties resolve the same way on every run.
     fn cmp(&self, other: &Self) -> Ordering {
-        self.time.total_cmp(&other.time).then(self.seq.cmp(&other.seq))
+        self.time
+            .total_cmp(&other.time)
+            .then(self.seq.cmp(&other.seq))
     }
 }
 
@@ -144,7 +149,11 @@ impl TrainingSim {
             let worker = &mut self.workers[w];
             worker.interference = interference[w];
             worker.round.out_of_memory = amounts[0] > 0.0 && amounts[1] > 0.0 && max_batch == 0;
-            let keeps_iteration = runs && worker.iteration.as_ref().is_some_and(|it| it.batch <= max_batch);
+            let keeps_iteration = runs
+                && worker
+                    .iteration
+                    .as_ref()
+                    .is_some_and(|it| it.batch <= max_batch);
             worker.alloc = *amounts;
             worker.max_batch = max_batch;
             if !keeps_iteration {
@@ -153,7 +162,9 @@ impl TrainingSim {
             let worker = &mut self.workers[w];
             worker.running = runs;
             if let Some(batch) = worker.iteration.as_ref().map(|it| it.batch) {
-                worker.rate = self.cost.rate(&nodes[w], amounts, batch, worker.interference);
+                worker.rate = self
+                    .cost
+                    .rate(&nodes[w], amounts, batch, worker.interference);
                 if worker.phase == Phase::Computing {
                     self.schedule_compute_end(w);
                 }
@@ -176,7 +187,14 @@ impl TrainingSim {
             .workers
             .iter()
             .filter(|w| w.running)
-            .map(|w| self.cost.rate(&self.scenario.nodes[w.node], &w.alloc, job.base_batch, w.interference))
+            .map(|w| {
+                self.cost.rate(
+                    &self.scenario.nodes[w.node],
+                    &w.alloc,
+                    job.base_batch,
+                    w.interference,
+                )
+            })
             .sum();
         let (lo, hi) = job.lr_factor_bounds;
         (rate / reference_rate.max(1e-12)).sqrt().clamp(lo, hi)
@@ -185,7 +203,10 @@ impl TrainingSim {
     fn drop_iteration(&mut self, w: usize) {
         let worker = &mut self.workers[w];
         worker.epoch += 1;
-        let was_member = matches!(worker.phase, Phase::Pulling | Phase::Computing | Phase::Pushing);
+        let was_member = matches!(
+            worker.phase,
+            Phase::Pulling | Phase::Computing | Phase::Pushing
+        );
         worker.iteration = None;
         worker.phase = Phase::Idle;
         if self.server_is_sync() && was_member {
@@ -246,7 +267,12 @@ impl TrainingSim {
         if job.optimizer == OptimizerKind::HbAsgd
             && let Some(own) = worker.last_base_time
         {
-            let known: Vec<f64> = self.workers.iter().filter(|o| o.running).filter_map(|o| o.last_base_time).collect();
+            let known: Vec<f64> = self
+                .workers
+                .iter()
+                .filter(|o| o.running)
+                .filter_map(|o| o.last_base_time)
+                .collect();
             let average = known.iter().sum::<f64>() / known.len() as f64;
             batch = (job.base_batch as f64 * average / own).floor() as usize;
         }
@@ -259,10 +285,17 @@ impl TrainingSim {
         let sim = &self.cost.sim;
         let node = &self.scenario.nodes[w];
         let worker = &mut self.workers[w];
-        let rows = (0..batch).map(|_| worker.rng.random_range(0..train_rows)).collect();
+        let rows = (0..batch)
+            .map(|_| worker.rng.random_range(0..train_rows))
+            .collect();
         let jitter: f64 = StandardNormal.sample(&mut worker.rng);
         let straggles = worker.rng.random_bool(sim.straggler_prob);
-        let noise = (sim.straggler_sigma * jitter).exp() * if straggles { sim.straggler_slowdown } else { 1.0 };
+        let noise = (sim.straggler_sigma * jitter).exp()
+            * if straggles {
+                sim.straggler_slowdown
+            } else {
+                1.0
+            };
         worker.iteration = Some(Iteration {
             snapshot: Arc::clone(&self.server.params),
             version: self.server.version,
@@ -274,7 +307,9 @@ impl TrainingSim {
             compute_time: 0.0,
             result: None,
         });
-        worker.rate = self.cost.rate(node, &worker.alloc, batch, worker.interference);
+        worker.rate = self
+            .cost
+            .rate(node, &worker.alloc, batch, worker.interference);
         worker.phase = Phase::Pulling;
         worker.round.batch = batch;
         let at = self.now + self.cost.transfer_time(node);
@@ -284,13 +319,21 @@ impl TrainingSim {
     fn schedule(&mut self, w: usize, time: f64) {
         self.seq += 1;
         let epoch = self.workers[w].epoch;
-        self.events.push(Reverse(Event { time, seq: self.seq, worker: w, epoch }));
+        self.events.push(Reverse(Event {
+            time,
+            seq: self.seq,
+            worker: w,
+            epoch,
+        }));
     }
 
     fn schedule_compute_end(&mut self, w: usize) {
         let worker = &mut self.workers[w];
         worker.epoch += 1;
-        let it = worker.iteration.as_mut().expect("computing worker has an iteration");
+        let it = worker
+            .iteration
+            .as_mut()
+            .expect("computing worker has an iteration");
         it.compute_started = self.now;
         let at = self.now + it.work_left.max(0.0) / worker.rate;
         self.schedule(w, at);
@@ -300,7 +343,9 @@ impl TrainingSim {
     fn account_compute(&mut self, w: usize, until: f64) {
         let cost = &self.cost;
         let worker = &mut self.workers[w];
-        let Some(it) = worker.iteration.as_mut() else { return };
+        let Some(it) = worker.iteration.as_mut() else {
+            return;
+        };
         let dt = until - it.compute_started;
         if dt <= 0.0 {
             return;
@@ -317,7 +362,9 @@ impl TrainingSim {
     /// if it was.
     pub fn run_until(&mut self, t_end: f64) -> Result<Option<f64>> {
         while self.completed_at.is_none() {
-            let Some(&Reverse(event)) = self.events.peek() else { break };
+            let Some(&Reverse(event)) = self.events.peek() else {
+                break;
+            };
             if event.time > t_end {
                 break;
             }
@@ -339,7 +386,9 @@ impl TrainingSim {
                     self.schedule(w, at);
                 }
                 Phase::Pushing => self.arrive(w)?,
-                Phase::Idle | Phase::AtBarrier => unreachable!("no events are scheduled for waiting workers"),
+                Phase::Idle | Phase::AtBarrier => {
+                    unreachable!("no events are scheduled for waiting workers")
+                }
             }
         }
         if self.completed_at.is_none() {
@@ -348,28 +397,52 @@ impl TrainingSim {
         Ok(self.completed_at)
     }
 
-    /// Computes every outstanding gradient, in parallel.
+    /// Computes every outstanding gradient, in parallel when there is enough work to pay for
+    /// the threads (either way each result depends only on its own inputs).
     fn compute_outstanding(&mut self) {
         let model = &*self.scenario.model;
         let data = &self.scenario.data.train;
         let l2 = self.scenario.workload.job.l2 as f32;
-        self.workers.par_iter_mut().for_each(|worker| {
-            if let Some(it) = worker.iteration.as_mut().filter(|it| it.result.is_none()) {
-                it.result = Some(compute_gradient(model, data, &it.snapshot, &it.rows, l2));
-            }
-        });
+        let mut outstanding: Vec<&mut Iteration> = self
+            .workers
+            .iter_mut()
+            .filter_map(|w| w.iteration.as_mut().filter(|it| it.result.is_none()))
+            .collect();
+        let work: usize = outstanding
+            .iter()
+            .map(|it| it.rows.len() * model.num_params())
+            .sum();
+        let compute = |it: &mut &mut Iteration| {
+            it.result = Some(compute_gradient(model, data, &it.snapshot, &it.rows, l2))
+        };
+        if outstanding.len() > 1 && work >= PARALLEL_WORK_THRESHOLD {
+            outstanding.par_iter_mut().for_each(compute);
+        } else {
+            outstanding.iter_mut().for_each(compute);
+        }
     }
 
     fn arrive(&mut self, w: usize) -> Result<()> {
-        if self.workers[w].iteration.as_ref().is_some_and(|it| it.result.is_none()) {
+        if self.workers[w]
+            .iteration
+            .as_ref()
+            .is_some_and(|it| it.result.is_none())
+        {
             self.compute_outstanding();
         }
         let base_batch = self.scenario.workload.job.base_batch as f64;
         let worker = &mut self.workers[w];
-        let it = worker.iteration.take().expect("a pushing worker has an iteration");
+        let it = worker
+            .iteration
+            .take()
+            .expect("a pushing worker has an iteration");
         let result = it.result.expect("computed above");
         if !result.loss.is_finite() || result.grad.iter().any(|g| !g.is_finite()) {
-            return Err(EnvError::NonFinite { what: "training gradient", time_s: self.now, iteration: self.server.version });
+            return Err(EnvError::NonFinite {
+                what: "training gradient",
+                time_s: self.now,
+                iteration: self.server.version,
+            });
         }
         let staleness = self.server.version - it.version;
         let round = &mut worker.round;
@@ -381,7 +454,10 @@ impl TrainingSim {
         round.staleness_sum += staleness;
         worker.last_base_time = Some(it.compute_time * base_batch / it.batch as f64);
         worker.phase = Phase::Idle;
-        match self.server.push(&result.grad, staleness, it.batch, self.lr_factor) {
+        match self
+            .server
+            .push(&result.grad, staleness, it.batch, self.lr_factor)
+        {
             Applied::Weighted(_) => self.maybe_evaluate()?,
             Applied::TooStale => self.workers[w].round.discarded += 1,
             Applied::Buffered => {
@@ -406,9 +482,16 @@ impl TrainingSim {
 
     fn evaluate(&mut self) -> Result<()> {
         self.evaluated_version = self.server.version;
-        self.val_loss = self.scenario.model.mean_loss(&self.server.params, &self.scenario.data.validation);
+        self.val_loss = self
+            .scenario
+            .model
+            .mean_loss(&self.server.params, &self.scenario.data.validation);
         if !self.val_loss.is_finite() {
-            return Err(EnvError::NonFinite { what: "validation loss", time_s: self.now, iteration: self.server.version });
+            return Err(EnvError::NonFinite {
+                what: "validation loss",
+                time_s: self.now,
+                iteration: self.server.version,
+            });
         }
         if self.val_loss <= self.scenario.workload.job.target_loss && self.completed_at.is_none() {
             self.completed_at = Some(self.now);
@@ -427,7 +510,8 @@ impl TrainingSim {
         let span = t - self.round_start;
         for worker in &mut self.workers {
             if worker.running {
-                worker.round.mem_used_gb_s += span * self.cost.host_memory_gb(&worker.alloc, worker.round.batch);
+                worker.round.mem_used_gb_s +=
+                    span * self.cost.host_memory_gb(&worker.alloc, worker.round.batch);
             }
         }
         if self.server.version != self.evaluated_version {

@@ -45,7 +45,11 @@ impl Server {
             beta: job.beta,
             tau: job.tau,
             adam: (job.optimizer == OptimizerKind::Adam).then(|| (vec![0.0; n], vec![0.0; n])),
-            sync_sum: if job.optimizer == OptimizerKind::SyncSgd { vec![0.0; n] } else { Vec::new() },
+            sync_sum: if job.optimizer == OptimizerKind::SyncSgd {
+                vec![0.0; n]
+            } else {
+                Vec::new()
+            },
             sync_weight: 0.0,
         }
     }
@@ -54,7 +58,9 @@ impl Server {
     /// `beta^k` inside the window `k <= tau`, nothing beyond it.
     pub fn staleness_weight(&self, staleness: u64) -> Option<f64> {
         match self.kind {
-            OptimizerKind::HbAsgd => (staleness <= self.tau).then(|| self.beta.powi(staleness as i32)),
+            OptimizerKind::HbAsgd => {
+                (staleness <= self.tau).then(|| self.beta.powi(staleness as i32))
+            }
             _ => Some(1.0),
         }
     }
@@ -65,7 +71,10 @@ impl Server {
         match self.kind {
             OptimizerKind::SyncSgd => {
                 let w = batch as f64;
-                self.sync_sum.iter_mut().zip(grad).for_each(|(s, g)| *s += w * *g as f64);
+                self.sync_sum
+                    .iter_mut()
+                    .zip(grad)
+                    .for_each(|(s, g)| *s += w * *g as f64);
                 self.sync_weight += w;
                 Applied::Buffered
             }
@@ -75,7 +84,12 @@ impl Server {
                 let (m, v) = self.adam.as_mut().expect("adam state");
                 let (c1, c2) = (1.0 - ADAM_BETA1.powi(t), 1.0 - ADAM_BETA2.powi(t));
                 let params = Arc::make_mut(&mut self.params);
-                for (((p, g), m), v) in params.iter_mut().zip(grad).zip(m.iter_mut()).zip(v.iter_mut()) {
+                for (((p, g), m), v) in params
+                    .iter_mut()
+                    .zip(grad)
+                    .zip(m.iter_mut())
+                    .zip(v.iter_mut())
+                {
                     let g = *g as f64;
                     *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * g;
                     *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * g * g;
@@ -89,7 +103,10 @@ impl Server {
                 };
                 let step = (self.lr * lr_factor * weight) as f32;
                 let params = Arc::make_mut(&mut self.params);
-                params.iter_mut().zip(grad).for_each(|(p, g)| *p -= step * g);
+                params
+                    .iter_mut()
+                    .zip(grad)
+                    .for_each(|(p, g)| *p -= step * g);
                 self.version += 1;
                 Applied::Weighted(weight)
             }
@@ -143,10 +160,17 @@ label = "y"
     fn stale_gradients_are_weighted_by_beta_to_the_staleness() {
         for k in 0..=3u64 {
             let mut server = Server::new(vec![0.0], &job(OptimizerKind::HbAsgd));
-            assert_eq!(server.push(&[1.0], k, 8, 1.0), Applied::Weighted(0.8f64.powi(k as i32)));
+            assert_eq!(
+                server.push(&[1.0], k, 8, 1.0),
+                Applied::Weighted(0.8f64.powi(k as i32))
+            );
             // the update moved the parameter by lr * beta^k * g
             let expected = -(0.5 * 0.8f64.powi(k as i32)) as f32;
-            assert!((server.params[0] - expected).abs() < 1e-6, "k={k}: {}", server.params[0]);
+            assert!(
+                (server.params[0] - expected).abs() < 1e-6,
+                "k={k}: {}",
+                server.params[0]
+            );
         }
     }
 

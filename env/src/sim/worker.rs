@@ -70,7 +70,11 @@ pub struct WorkerRound {
 
 impl WorkerRound {
     fn per_push(&self, sum: f64) -> f64 {
-        if self.gradients == 0 { 0.0 } else { sum / self.gradients as f64 }
+        if self.gradients == 0 {
+            0.0
+        } else {
+            sum / self.gradients as f64
+        }
     }
     pub fn mean_delay_s(&self) -> f64 {
         self.per_push(self.delay_sum_s)
@@ -106,7 +110,13 @@ pub(crate) struct Worker {
 
 /// One minibatch gradient on two half-batches: their mean is the gradient, their difference
 /// estimates the per-sample variance as `|g_a - g_b|^2 / (1/n_a + 1/n_b)`.
-pub(crate) fn compute_gradient(model: &dyn Model, data: &Dataset, params: &[f32], rows: &[usize], l2: f32) -> GradResult {
+pub(crate) fn compute_gradient(
+    model: &dyn Model,
+    data: &Dataset,
+    params: &[f32],
+    rows: &[usize],
+    l2: f32,
+) -> GradResult {
     let n = params.len();
     let half = rows.len() / 2;
     let (mut a, mut b) = (vec![0.0f32; n], vec![0.0f32; n]);
@@ -116,11 +126,19 @@ pub(crate) fn compute_gradient(model: &dyn Model, data: &Dataset, params: &[f32]
     let variance = if half == 0 {
         0.0
     } else {
-        let sq: f64 = a.iter().zip(&b).map(|(x, y)| (*x as f64 / na - *y as f64 / nb).powi(2)).sum();
+        let sq: f64 = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (*x as f64 / na - *y as f64 / nb).powi(2))
+            .sum();
         sq / (1.0 / na + 1.0 / nb)
     };
     let inv = 1.0 / rows.len() as f32;
     a.iter_mut().zip(&b).for_each(|(x, y)| *x = (*x + y) * inv);
     model.add_l2(params, l2, &mut a);
-    GradResult { grad: a, loss: loss / rows.len() as f64, variance }
+    GradResult {
+        grad: a,
+        loss: loss / rows.len() as f64,
+        variance,
+    }
 }

@@ -9,22 +9,29 @@ use crate::RunArgs;
 use crate::output::{metrics_table, write_atomic};
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let scenario = Scenario::load_with_overrides(&args.workload, &parse_overrides(&args.overrides)?)?;
+    let scenario =
+        Scenario::load_with_overrides(&args.workload, &parse_overrides(&args.overrides)?)?;
     let mut env = ClusterEnv::new(scenario.clone());
     let mut policy = by_name(&args.agent, PolicyContext::of(&env))?;
-    let bar = ProgressBar::new(args.episodes).with_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} episodes, {elapsed} elapsed, ~{eta} left")?,
-    );
+    let bar = ProgressBar::new(args.episodes).with_style(ProgressStyle::with_template(
+        "{msg} [{bar:30}] {pos}/{len} episodes, {elapsed} elapsed, ~{eta} left",
+    )?);
     bar.set_message(format!("{} on {}", policy.name(), scenario.workload.name));
     let mut rows = Vec::new();
     for k in 0..args.episodes {
         let seed = args.seed + k;
-        let metrics = run_episode(&mut env, policy.as_mut(), seed).with_context(|| format!("episode with seed {seed}"))?;
+        let metrics = run_episode(&mut env, policy.as_mut(), seed)
+            .with_context(|| format!("episode with seed {seed}"))?;
         rows.push((seed, metrics));
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!("{} on {} ({})", policy.name(), scenario.workload.name, scenario.path.display());
+    println!(
+        "{} on {} ({})",
+        policy.name(),
+        scenario.workload.name,
+        scenario.path.display()
+    );
     println!("{}", metrics_table(&rows));
     if let Some(path) = &args.json {
         let doc = json!({
