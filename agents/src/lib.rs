@@ -15,5 +15,5 @@ mod static_alloc;
 pub use policy::{Policy, PolicyContext};
 pub use random::RandomPolicy;
 pub use registry::{PolicyError, by_name, names};
-pub use rollout::run_episode;
+pub use rollout::{run_episode, run_episode_observed};
 pub use static_alloc::StaticPolicy;

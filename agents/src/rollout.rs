@@ -1,6 +1,6 @@
 //! Running a policy through whole episodes.
 
-use schedlab_env::{ClusterEnv, EpisodeMetrics, Result};
+use schedlab_env::{ClusterEnv, EpisodeMetrics, Result, Step};
 
 use crate::policy::Policy;
 
@@ -10,11 +10,22 @@ pub fn run_episode(
     policy: &mut dyn Policy,
     seed: u64,
 ) -> Result<EpisodeMetrics> {
+    run_episode_observed(env, policy, seed, |_| {})
+}
+
+/// [`run_episode`], handing every step to `observe` as it happens.
+pub fn run_episode_observed(
+    env: &mut ClusterEnv,
+    policy: &mut dyn Policy,
+    seed: u64,
+    mut observe: impl FnMut(&Step),
+) -> Result<EpisodeMetrics> {
     let (mut observation, _) = env.reset(seed)?;
     policy.reset(seed);
     loop {
         let action = policy.act(&observation);
         let step = env.step(&action)?;
+        observe(&step);
         if let Some(metrics) = step.info.metrics {
             return Ok(metrics);
         }

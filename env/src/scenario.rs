@@ -84,6 +84,7 @@ impl Scenario {
             classification,
             spec.validation_fraction,
             spec.split_seed,
+            spec.scaling,
         )?;
         let model = build_model(path, &workload, &data)?;
         let (trace, trace_stats) = match &workload.background {

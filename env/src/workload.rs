@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{BackgroundSpec, Ladder, NodeSpec, Resource};
-use crate::data::NaPolicy;
+use crate::data::{FeatureScaling, NaPolicy};
 use crate::error::{EnvError, Result};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -248,6 +248,9 @@ pub struct DatasetSpec {
     /// The split is part of the workload, not of the episode, so every episode validates alike.
     #[serde(default)]
     pub split_seed: u64,
+    /// Feature rescaling, fitted on the training part.
+    #[serde(default)]
+    pub scaling: FeatureScaling,
 }
 
 impl Workload {

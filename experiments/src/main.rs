@@ -61,6 +61,9 @@ pub struct RunArgs {
     /// Write `{"episodes": [metrics, ...]}` to this file (atomically).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Write one CSV row per round (time, loss, iterations, reward, ...) to this file (atomically).
+    #[arg(long)]
+    rounds_csv: Option<PathBuf>,
     /// Override a workload key, e.g. `--set job.optimizer=sync_sgd` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,

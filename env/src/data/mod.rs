@@ -11,7 +11,7 @@ mod prepare;
 pub use self::csv::{NaPolicy, load_csv};
 pub use labels::{LabelEncoding, RawLabels};
 pub use libsvm::load_libsvm;
-pub use prepare::{Prepared, prepare};
+pub use prepare::{FeatureScaling, Prepared, prepare};
 
 /// What the labels mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
 
 use super::{Dataset, Features, LabelEncoding, RawLabels};
 use crate::error::{EnvError, Result};
@@ -15,18 +16,17 @@ pub struct Prepared {
     pub encoding: LabelEncoding,
 }
 
-/// Splits (unless a separate validation file is given), encodes labels and standardises.
-///
-/// Dense columns are centred and scaled to unit variance; a missing value (NaN) becomes the
-/// training mean, i.e. 0 after centring. Sparse columns are only divided by their training
-/// root-mean-square, which keeps zeros zero. Regression targets are standardised too, so a
-/// target loss is in units of the target's standard deviation.
+/// Splits (unless a separate validation file is given), encodes labels and rescales features
+/// with statistics of the training part ([`FeatureScaling`]); a missing value (NaN) becomes
+/// the training mean. Regression targets are standardised, so a target loss is in units of
+/// the target's variance.
 pub fn prepare(
     train: (Features, RawLabels),
     validation: Option<(Features, RawLabels)>,
     classification: bool,
     validation_fraction: f64,
     seed: u64,
+    scaling: FeatureScaling,
 ) -> Result<Prepared> {
     let ((train_x, train_y), (val_x, val_y)) = match validation {
         Some(v) => {
@@ -57,7 +57,7 @@ pub fn prepare(
         features: val_x,
         task: encoding.task(),
     };
-    let scaling = Scaling::fit(&train.features);
+    let scaling = Scaling::fit(&train.features, scaling);
     scaling.apply(&mut train.features);
     scaling.apply(&mut validation.features);
     if !classification {
@@ -115,29 +115,64 @@ fn mean_std(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
     (mean, if std > 1e-12 { std } else { 1.0 })
 }
 
-/// Per-column shift and scale learned from training features.
+/// How feature columns are rescaled, with statistics from the training part only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FeatureScaling {
+    /// Dense: centre and divide by the standard deviation. Sparse: divide by the root mean
+    /// square (no centring, so zeros stay zero).
+    #[default]
+    Standard,
+    /// Dense: map the training range to [0, 1]. Sparse: divide by the largest magnitude. Suits
+    /// pixels, where a nearly constant border column would otherwise blow up.
+    MinMax,
+    /// Leave values as read.
+    None,
+}
+
+/// Per-column shift and scale, and the value a missing entry takes (the training mean,
+/// scaled).
 struct Scaling {
     shift: Vec<f32>,
     scale: Vec<f32>,
+    fill: Vec<f32>,
+}
+
+fn nonzero(v: f64) -> f64 {
+    if v.abs() > 1e-12 { v } else { 1.0 }
 }
 
 impl Scaling {
-    fn fit(features: &Features) -> Scaling {
+    fn fit(features: &Features, how: FeatureScaling) -> Scaling {
         match features {
             Features::Dense { cols, values } => {
-                let (shift, scale) = (0..*cols)
-                    .map(|c| {
-                        let column = values
-                            .iter()
-                            .skip(c)
-                            .step_by(*cols)
-                            .map(|&v| v as f64)
-                            .filter(|v| !v.is_nan());
-                        let (m, s) = mean_std(column);
-                        (m as f32, s as f32)
-                    })
-                    .unzip();
-                Scaling { shift, scale }
+                let mut s = Scaling {
+                    shift: vec![],
+                    scale: vec![],
+                    fill: vec![],
+                };
+                for c in 0..*cols {
+                    let column = values
+                        .iter()
+                        .skip(c)
+                        .step_by(*cols)
+                        .map(|&v| v as f64)
+                        .filter(|v| !v.is_nan());
+                    let (mean, std) = mean_std(column.clone());
+                    let (lo, hi) = column
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                            (lo.min(v), hi.max(v))
+                        });
+                    let (shift, scale) = match how {
+                        FeatureScaling::Standard => (mean, std),
+                        FeatureScaling::MinMax => (lo, nonzero(hi - lo)),
+                        FeatureScaling::None => (0.0, 1.0),
+                    };
+                    s.shift.push(shift as f32);
+                    s.scale.push(scale as f32);
+                    s.fill.push(((mean - shift) / scale) as f32);
+                }
+                s
             }
             Features::Sparse {
                 cols,
@@ -146,20 +181,22 @@ impl Scaling {
                 values,
             } => {
                 let rows = (indptr.len() - 1).max(1) as f64;
-                let mut sq = vec![0.0f64; *cols];
+                let (mut sq, mut max) = (vec![0.0f64; *cols], vec![0.0f64; *cols]);
                 for (&j, &v) in indices.iter().zip(values) {
                     sq[j as usize] += (v as f64).powi(2);
+                    max[j as usize] = max[j as usize].max((v as f64).abs());
                 }
-                let scale = sq
-                    .iter()
-                    .map(|&s| {
-                        let rms = (s / rows).sqrt();
-                        if rms > 1e-12 { rms as f32 } else { 1.0 }
+                let scale = (0..*cols)
+                    .map(|j| match how {
+                        FeatureScaling::Standard => nonzero((sq[j] / rows).sqrt()) as f32,
+                        FeatureScaling::MinMax => nonzero(max[j]) as f32,
+                        FeatureScaling::None => 1.0,
                     })
                     .collect();
                 Scaling {
                     shift: vec![0.0; *cols],
                     scale,
+                    fill: vec![0.0; *cols],
                 }
             }
         }
@@ -171,7 +208,7 @@ impl Scaling {
                 for (k, v) in values.iter_mut().enumerate() {
                     let c = k % *cols;
                     *v = if v.is_nan() {
-                        0.0
+                        self.fill[c]
                     } else {
                         (*v - self.shift[c]) / self.scale[c]
                     };

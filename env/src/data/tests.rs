@@ -150,9 +150,9 @@ fn split_is_seeded_and_scaling_uses_the_training_part_only() {
             labels.clone(),
         )
     };
-    let a = prepare(part(), None, true, 0.2, 7).unwrap();
-    let b = prepare(part(), None, true, 0.2, 7).unwrap();
-    let c = prepare(part(), None, true, 0.2, 8).unwrap();
+    let a = prepare(part(), None, true, 0.2, 7, FeatureScaling::Standard).unwrap();
+    let b = prepare(part(), None, true, 0.2, 7, FeatureScaling::Standard).unwrap();
+    let c = prepare(part(), None, true, 0.2, 8, FeatureScaling::Standard).unwrap();
     assert_eq!(a.train, b.train);
     assert_ne!(a.train, c.train);
     assert_eq!((a.train.len(), a.validation.len()), (40, 10));
@@ -196,7 +196,7 @@ fn validation_labels_unknown_to_training_are_refused() {
         },
         raw(&["c"]),
     );
-    let err = prepare(train, Some(val), true, 0.2, 0)
+    let err = prepare(train, Some(val), true, 0.2, 0, FeatureScaling::Standard)
         .unwrap_err()
         .to_string();
     assert!(err.contains("class `c`"), "{err}");
@@ -243,4 +243,42 @@ fn shipped_datasets_load_with_their_documented_row_counts() {
     let (x, y) = load_libsvm(&root.join("a9a/a9a.t.libsvm.gz"), Some(123)).unwrap();
     assert_eq!((x.rows(), x.cols()), (16281, 123));
     assert_eq!(y.values.iter().filter(|v| v.starts_with('+')).count(), 3846);
+}
+
+#[test]
+fn min_max_scaling_maps_the_training_range_to_the_unit_interval() {
+    let raw = |n: usize| RawLabels {
+        path: "p".into(),
+        values: (0..n).map(|i| (i % 2).to_string()).collect(),
+        lines: (2..n + 2).collect(),
+    };
+    // column 0 spans 0..=255 in training; column 1 is constant; the validation row lies outside
+    let train = (
+        Features::Dense {
+            cols: 2,
+            values: vec![0.0, 5.0, 255.0, 5.0, 51.0, 5.0, f32::NAN, 5.0],
+        },
+        raw(4),
+    );
+    let val = (
+        Features::Dense {
+            cols: 2,
+            values: vec![510.0, 7.0],
+        },
+        raw(1),
+    );
+    let p = prepare(train, Some(val), true, 0.2, 0, FeatureScaling::MinMax).unwrap();
+    let Features::Dense { values, .. } = &p.train.features else {
+        unreachable!()
+    };
+    assert_eq!(&values[..6], &[0.0, 0.0, 1.0, 0.0, 0.2, 0.0]);
+    assert!(
+        (values[6] - 0.4).abs() < 1e-6,
+        "a missing value becomes the training mean, scaled: {}",
+        values[6]
+    );
+    let Features::Dense { values, .. } = &p.validation.features else {
+        unreachable!()
+    };
+    assert_eq!(values, &vec![2.0, 2.0]);
 }

@@ -1,6 +1,6 @@
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use schedlab_agents::{PolicyContext, by_name, run_episode};
+use schedlab_agents::{PolicyContext, by_name, run_episode_observed};
 use schedlab_env::{ClusterEnv, Scenario};
 use serde_json::json;
 
@@ -18,10 +18,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     )?);
     bar.set_message(format!("{} on {}", policy.name(), scenario.workload.name));
     let mut rows = Vec::new();
+    let mut round_log =
+        String::from("seed,round,time_s,iterations,val_loss,train_loss,lr_factor,reward\n");
     for k in 0..args.episodes {
         let seed = args.seed + k;
-        let metrics = run_episode(&mut env, policy.as_mut(), seed)
-            .with_context(|| format!("episode with seed {seed}"))?;
+        let metrics = run_episode_observed(&mut env, policy.as_mut(), seed, |step| {
+            let i = &step.info;
+            round_log += &format!(
+                "{seed},{},{},{},{},{},{},{}\n",
+                i.round, i.time_s, i.iterations, i.val_loss, i.train_loss, i.lr_factor, step.reward
+            );
+        })
+        .with_context(|| format!("episode with seed {seed}"))?;
         rows.push((seed, metrics));
         bar.inc(1);
     }
@@ -33,6 +41,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         scenario.path.display()
     );
     println!("{}", metrics_table(&rows));
+    if let Some(path) = &args.rounds_csv {
+        write_atomic(path, round_log.as_bytes())?;
+        println!("wrote {}", path.display());
+    }
     if let Some(path) = &args.json {
         let doc = json!({
             "workload": scenario.workload.name,
