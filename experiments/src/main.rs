@@ -61,7 +61,8 @@ pub struct RunArgs {
     /// Write `{"episodes": [metrics, ...]}` to this file (atomically).
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Write one CSV row per round (time, loss, iterations, reward, ...) to this file (atomically).
+    /// Write one CSV row per round (time, loss, iterations, reward, the cluster's peak background
+    /// CPU share summed over nodes, ...) to this file (atomically).
     #[arg(long)]
     rounds_csv: Option<PathBuf>,
     /// Override a workload key, e.g. `--set job.optimizer=sync_sgd` (repeatable).

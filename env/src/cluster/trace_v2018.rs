@@ -18,12 +18,12 @@ const COLUMNS: [&str; 9] = [
     "plan_mem",
 ];
 
-/// One task: `instances` copies each asking `plan_cpu` (100 = one core) and `plan_mem`
-/// (percent of a machine) from `start` to `end` (trace seconds).
+/// One task asking `plan_cpu` (100 = one core) and `plan_mem` (percent of a machine) per
+/// instance from `start` to `end` (trace seconds).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceTask {
     pub job: String,
-    pub instances: f64,
+    pub name: String,
     pub start: f64,
     pub end: f64,
     pub plan_cpu: f64,
@@ -98,7 +98,8 @@ pub fn load_v2018_tasks(path: &Path) -> Result<(Vec<TraceTask>, TraceStats)> {
                 })
         };
         let (start, end) = (number(5)?.unwrap_or(0.0), number(6)?.unwrap_or(0.0));
-        let (instances, cpu, mem) = (number(1)?, number(7)?, number(8)?);
+        // instance counts are checked but not used (see `BackgroundSpec::Trace`)
+        let (_, cpu, mem) = (number(1)?, number(7)?, number(8)?);
         if start == 0.0 {
             stats.never_started += 1;
         } else if end < start {
@@ -107,7 +108,7 @@ pub fn load_v2018_tasks(path: &Path) -> Result<(Vec<TraceTask>, TraceStats)> {
             stats.used += 1;
             tasks.push(TraceTask {
                 job: field(2).to_owned(),
-                instances: instances.unwrap_or(1.0),
+                name: field(0).to_owned(),
                 start,
                 end,
                 plan_cpu: cpu,

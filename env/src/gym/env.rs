@@ -43,6 +43,9 @@ pub struct Info {
     pub workers: Vec<WorkerRound>,
     /// Peak background `[cpu, mem]` on each node during the last round.
     pub background_peak: Vec<[f64; 2]>,
+    /// Trace background load that did not fit under `max_share` in this episode, over all
+    /// nodes: `[core-seconds, GB-seconds]` (0 for other sources).
+    pub background_clipped: [f64; 2],
     /// Set when the episode ended.
     pub metrics: Option<EpisodeMetrics>,
 }
@@ -424,6 +427,7 @@ impl ClusterEnv {
             allocation: episode.last_alloc.clone(),
             workers: episode.last_workers.clone(),
             background_peak: episode.last_background_peak.clone(),
+            background_clipped: episode.background.clipped.into(),
             metrics,
         }
     }

@@ -17,16 +17,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "{msg} [{bar:30}] {pos}/{len} episodes, {elapsed} elapsed, ~{eta} left",
     )?);
     bar.set_message(format!("{} on {}", policy.name(), scenario.workload.name));
+    let total_cores: f64 = scenario.nodes.iter().map(|n| n.cpu_cores).sum();
     let mut rows = Vec::new();
-    let mut round_log =
-        String::from("seed,round,time_s,iterations,val_loss,train_loss,lr_factor,reward\n");
+    let mut round_log = String::from(
+        "seed,round,time_s,iterations,val_loss,train_loss,lr_factor,reward,background_cpu_peak\n",
+    );
     for k in 0..args.episodes {
         let seed = args.seed + k;
         let metrics = run_episode_observed(&mut env, policy.as_mut(), seed, |step| {
             let i = &step.info;
+            let background: f64 = i.background_peak.iter().map(|p| p[0]).sum();
             round_log += &format!(
-                "{seed},{},{},{},{},{},{},{}\n",
-                i.round, i.time_s, i.iterations, i.val_loss, i.train_loss, i.lr_factor, step.reward
+                "{seed},{},{},{},{},{},{},{},{}\n",
+                i.round,
+                i.time_s,
+                i.iterations,
+                i.val_loss,
+                i.train_loss,
+                i.lr_factor,
+                step.reward,
+                background / total_cores
             );
         })
         .with_context(|| format!("episode with seed {seed}"))?;
