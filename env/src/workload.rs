@@ -496,20 +496,22 @@ impl Workload {
     }
 }
 
-/// Sets `a.b.c = value` in a TOML table, creating nothing: the key's parent must exist.
+/// Sets `a.b.c = value` in a TOML table, creating missing tables (a section left to its
+/// defaults); a misspelt name then fails validation as an unknown field.
 fn set_key(table: &mut toml::Table, key: &str, value: &str) -> std::result::Result<(), String> {
     let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(value.to_owned()));
     let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().ok_or("empty key")?;
+    let last = parts.pop().filter(|p| !p.is_empty()).ok_or("empty key")?;
     let mut cursor = table;
     for part in parts {
         cursor = cursor
-            .get_mut(part)
-            .and_then(toml::Value::as_table_mut)
-            .ok_or_else(|| format!("no table `{part}` in the workload"))?;
+            .entry(part)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| format!("`{part}` is a value, not a table"))?;
     }
     cursor.insert(last.to_owned(), parsed);
     Ok(())
@@ -592,7 +594,10 @@ mod tests {
         let err = Workload::load_with_overrides(&path, &[("nope.lr".into(), "1".into())])
             .unwrap_err()
             .to_string();
-        assert!(err.contains("no table `nope`"), "{err}");
+        assert!(err.contains("unknown field `nope`"), "{err}");
+        let w = Workload::load_with_overrides(&path, &[("sim.latency_s".into(), "0.5".into())])
+            .unwrap();
+        assert_eq!(w.sim.latency_s, 0.5, "a defaulted section can be set");
     }
 
     #[test]

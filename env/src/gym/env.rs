@@ -33,6 +33,7 @@ pub struct Info {
     pub time_s: f64,
     pub round: usize,
     pub iterations: u64,
+    /// Validation loss at the latest check (every `eval_every` updates, and at the end).
     pub val_loss: f64,
     /// Mean minibatch loss of the gradients pushed in the last round.
     pub train_loss: f64,
@@ -234,7 +235,7 @@ impl ClusterEnv {
             .set_allocation(&alloc, &interference, self.reference_rate);
         let reached = episode.sim.run_until(t1)?;
         let t_end = reached.unwrap_or(t1);
-        let (workers, reached) = episode.sim.close_round(t_end)?;
+        let workers = episode.sim.close_round(t_end);
         let dt = t_end - t0;
 
         let prices = w.prices.per_second();
@@ -332,9 +333,10 @@ impl ClusterEnv {
             .map(|bg| bg.max_over(t0, t_end).into())
             .collect();
         episode.round += 1;
-        let terminated = reached.is_some();
-        let truncated = !terminated
-            && (episode.round >= w.episode.max_rounds || t_end >= w.episode.max_time_s - 1e-9);
+        let limit = episode.round >= w.episode.max_rounds || t_end >= w.episode.max_time_s - 1e-9;
+        // at a limit, validate the final parameters: they may have just reached the target
+        let terminated = reached.is_some() || (limit && episode.sim.validate()?.is_some());
+        let truncated = limit && !terminated;
         Ok((reward, terminated, truncated))
     }
 

@@ -499,9 +499,19 @@ impl TrainingSim {
         Ok(())
     }
 
-    /// Ends a round at `t`: books partial compute and memory, validates the model, and
-    /// returns what each worker did. Returns the completion time too if this check reached it.
-    pub fn close_round(&mut self, t: f64) -> Result<(Vec<WorkerRound>, Option<f64>)> {
+    /// Validates the current parameters unless they were already (the end of an episode
+    /// wants the final loss, not the last periodic check). Returns the completion time if the
+    /// target has been reached.
+    pub fn validate(&mut self) -> Result<Option<f64>> {
+        if self.server.version != self.evaluated_version {
+            self.evaluate()?;
+        }
+        Ok(self.completed_at)
+    }
+
+    /// Ends a round at `t`: books partial compute and memory and returns what each worker did.
+    /// The validation loss stays that of the last periodic check (every `eval_every` updates).
+    pub fn close_round(&mut self, t: f64) -> Vec<WorkerRound> {
         for w in 0..self.workers.len() {
             if self.workers[w].phase == Phase::Computing {
                 self.account_compute(w, t);
@@ -514,12 +524,8 @@ impl TrainingSim {
                     span * self.cost.host_memory_gb(&worker.alloc, worker.round.batch);
             }
         }
-        if self.server.version != self.evaluated_version {
-            self.evaluate()?;
-        }
         self.round_start = t;
-        let rounds = self
-            .workers
+        self.workers
             .iter_mut()
             .map(|w| {
                 let batch = w.round.batch;
@@ -527,7 +533,6 @@ impl TrainingSim {
                 w.round.batch = batch;
                 done
             })
-            .collect();
-        Ok((rounds, self.completed_at))
+            .collect()
     }
 }

@@ -18,7 +18,7 @@ pub struct BenchEnvArgs {
     #[arg(long)]
     workload: Option<PathBuf>,
     /// Episodes to time (seeds 0..episodes).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 100)]
     episodes: u64,
     /// Repetitions of each measurement; the fastest counts.
     #[arg(long, default_value_t = 5)]
@@ -40,46 +40,54 @@ pub fn shipped_workload(name: &str) -> PathBuf {
     }
 }
 
+/// One timed episode and the work it did.
 struct EnvRun {
     seconds: f64,
     rounds: u64,
-    gradients: u64,
     samples: u64,
+    /// Every gradient's batch size, as far as the per-round worker reports tell: a worker's
+    /// samples in a round spread evenly over its gradients of that round.
+    batches: Vec<usize>,
 }
 
-fn time_env(scenario: &std::sync::Arc<Scenario>, episodes: u64) -> anyhow::Result<EnvRun> {
-    let mut env = ClusterEnv::new(scenario.clone());
-    let mut policy = StaticPolicy::new(PolicyContext::of(&env));
+fn time_episode(
+    env: &mut ClusterEnv,
+    policy: &mut StaticPolicy,
+    seed: u64,
+) -> anyhow::Result<EnvRun> {
     let mut run = EnvRun {
         seconds: 0.0,
         rounds: 0,
-        gradients: 0,
         samples: 0,
+        batches: Vec::new(),
     };
+    let mut reports = Vec::new();
     let start = Instant::now();
-    for seed in 0..episodes {
-        let (mut obs, _) = env.reset(seed)?;
-        policy.reset(seed);
-        loop {
-            let step = env.step(&policy.act(&obs))?;
-            run.rounds += 1;
-            for w in &step.info.workers {
-                run.gradients += w.gradients;
-                run.samples += w.samples;
-            }
-            if step.terminated || step.truncated {
-                break;
-            }
-            obs = step.observation;
+    let (mut obs, _) = env.reset(seed)?;
+    policy.reset(seed);
+    loop {
+        let step = env.step(&policy.act(&obs))?;
+        run.rounds += 1;
+        reports.extend(step.info.workers.iter().map(|w| (w.gradients, w.samples)));
+        if step.terminated || step.truncated {
+            break;
         }
+        obs = step.observation;
     }
     run.seconds = start.elapsed().as_secs_f64();
+    for (gradients, samples) in reports {
+        run.samples += samples;
+        run.batches.extend(
+            (0..gradients)
+                .map(|k| (samples / gradients + u64::from(k < samples % gradients)) as usize),
+        );
+    }
     Ok(run)
 }
 
-/// The same count of minibatch gradients and samples, each followed by an SGD step, in a
-/// plain single-threaded loop.
-fn time_bare(scenario: &Scenario, gradients: u64, samples: u64) -> f64 {
+/// The same minibatch gradients (count and sizes) on the same data, each followed by an SGD
+/// step, in a plain single-threaded loop.
+fn time_bare(scenario: &Scenario, batches: &[usize]) -> f64 {
     let model = &*scenario.model;
     let data = &scenario.data.train;
     let job = &scenario.workload.job;
@@ -87,8 +95,7 @@ fn time_bare(scenario: &Scenario, gradients: u64, samples: u64) -> f64 {
     let mut params = model.init_params(&mut rng);
     let mut grad = vec![0.0f32; params.len()];
     let start = Instant::now();
-    for k in 0..gradients {
-        let batch = (samples / gradients + u64::from(k < samples % gradients)) as usize;
+    for &batch in batches {
         let rows: Vec<usize> = (0..batch)
             .map(|_| rng.random_range(0..data.len()))
             .collect();
@@ -123,43 +130,59 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
         args.episodes,
         args.repeats
     );
+    let mut env = ClusterEnv::new(scenario.clone());
+    let mut policy = StaticPolicy::new(PolicyContext::of(&env));
     // warm-up: page in data and code
-    time_env(&scenario, 1)?;
-    // the fastest of several alternating repetitions: timing noise only ever adds time
+    time_episode(&mut env, &mut policy, 0)?;
+    // Each episode is timed in the env and then as a bare loop right after it, so both see the
+    // same machine; of the repetitions the fastest counts (timing noise only ever adds time).
     let single = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
-    let fastest = |a: EnvRun, b: EnvRun| if b.seconds < a.seconds { b } else { a };
-    let mut one = single.install(|| time_env(&scenario, args.episodes))?;
-    let mut all = time_env(&scenario, args.episodes)?;
-    let mut bare = time_bare(&scenario, one.gradients, one.samples);
-    for _ in 1..args.repeats {
-        one = fastest(one, single.install(|| time_env(&scenario, args.episodes))?);
-        all = fastest(all, time_env(&scenario, args.episodes)?);
-        bare = bare.min(time_bare(&scenario, one.gradients, one.samples));
+    let (mut env_s, mut bare_s) = (
+        vec![f64::INFINITY; args.episodes as usize],
+        vec![f64::INFINITY; args.episodes as usize],
+    );
+    let (mut rounds, mut samples, mut gradients) = (0, 0, 0);
+    for repeat in 0..args.repeats {
+        for seed in 0..args.episodes {
+            let run = single.install(|| time_episode(&mut env, &mut policy, seed))?;
+            let k = seed as usize;
+            env_s[k] = env_s[k].min(run.seconds);
+            bare_s[k] = bare_s[k].min(time_bare(&scenario, &run.batches));
+            if repeat == 0 {
+                (rounds, samples, gradients) = (
+                    rounds + run.rounds,
+                    samples + run.samples,
+                    gradients + run.batches.len() as u64,
+                );
+            }
+        }
     }
+    let (one, bare): (f64, f64) = (env_s.iter().sum(), bare_s.iter().sum());
+    let start = Instant::now();
+    for seed in 0..args.episodes {
+        time_episode(&mut env, &mut policy, seed)?;
+    }
+    let all = start.elapsed().as_secs_f64();
     let per_s = |n: u64, s: f64| n as f64 / s;
     println!(
-        "env, 1 thread:   {:.0} rounds/s, {:.0} gradients/s, {:.0} gradient samples/s ({} rounds, {} gradients in {:.3}s)",
-        per_s(one.rounds, one.seconds),
-        per_s(one.gradients, one.seconds),
-        per_s(one.samples, one.seconds),
-        one.rounds,
-        one.gradients,
-        one.seconds
+        "env, 1 thread:   {:.0} rounds/s, {:.0} gradients/s, {:.0} gradient samples/s ({rounds} rounds, {gradients} gradients in {one:.3}s)",
+        per_s(rounds, one),
+        per_s(gradients, one),
+        per_s(samples, one),
     );
     println!(
         "env, {} threads: {:.0} rounds/s, {:.0} gradient samples/s",
         rayon::current_num_threads(),
-        per_s(all.rounds, all.seconds),
-        per_s(all.samples, all.seconds)
+        per_s(rounds, all),
+        per_s(samples, all)
     );
     println!(
-        "bare gradient loop, 1 thread: {:.0} gradient samples/s ({:.3}s)",
-        per_s(one.samples, bare),
-        bare
+        "bare gradient loop, 1 thread: {:.0} gradient samples/s ({bare:.3}s)",
+        per_s(samples, bare)
     );
     if let Some(mib) = peak_memory_mib() {
         println!("peak memory {mib:.1} MiB");
     }
-    println!("ratio {:.3}", bare / one.seconds);
+    println!("ratio {:.3}", bare / one);
     Ok(())
 }
