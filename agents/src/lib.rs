@@ -6,12 +6,16 @@
 //! It knows the environment's public API (spaces, observations, masks) and nothing of how the
 //! environment simulates, of training loops, logging or the command line.
 
+mod greedy;
+mod periodic;
 mod policy;
 mod random;
 pub mod registry;
 pub mod rollout;
 mod static_alloc;
 
+pub use greedy::GreedyPolicy;
+pub use periodic::PeriodicPolicy;
 pub use policy::{Policy, PolicyContext};
 pub use random::RandomPolicy;
 pub use registry::{PolicyError, by_name, names};

@@ -1,14 +1,17 @@
 //! The one interface every scheduler implements.
 
+use schedlab_env::gym::{HISTORY, HISTORY_FEATURES};
 use schedlab_env::{ActionSpace, Observation, ObservationSpace};
 
-/// What a policy may know about the environment it acts in: the declared spaces and the
-/// container ladder's size of each level (`sizes[r][level]`, level 0 = 0).
+/// What a policy may know about the environment it acts in: the declared spaces, the
+/// container ladder's size of each level (`level_sizes[r][level]`, level 0 = 0) and each
+/// node's capacity `[cpu, mem, gpu]`.
 #[derive(Debug, Clone)]
 pub struct PolicyContext {
     pub action_space: ActionSpace,
     pub observation_space: ObservationSpace,
     pub level_sizes: [Vec<f64>; 3],
+    pub node_capacity: Vec<[f64; 3]>,
     pub round_interval_s: f64,
 }
 
@@ -21,8 +24,53 @@ impl PolicyContext {
             action_space: env.action_space().clone(),
             observation_space: *env.observation_space(),
             level_sizes,
+            node_capacity: env.scenario().nodes.iter().map(|n| n.capacity()).collect(),
             round_interval_s: env.scenario().workload.episode.round_interval_s,
         }
+    }
+
+    /// Node `n`'s slice of the observation.
+    pub fn node_features<'a>(&self, observation: &'a Observation, n: usize) -> &'a [f32] {
+        let width = self.observation_space.node_features;
+        &observation.features[n * width..(n + 1) * width]
+    }
+
+    /// Node `n`'s last round: `[used cpu, mem, gpu, allocated cpu, mem, gpu]` in resource units.
+    pub fn last_round(&self, observation: &Observation, n: usize) -> [f64; 6] {
+        let entry = &self.node_features(observation, n)
+            [(HISTORY - 1) * HISTORY_FEATURES..HISTORY * HISTORY_FEATURES];
+        let cap = self.node_capacity[n];
+        std::array::from_fn(|k| entry[k] as f64 * cap[k % 3])
+    }
+
+    /// The middle level of dimension `dim`, or the largest feasible level below it.
+    pub fn middle_feasible(&self, observation: &Observation, dim: usize) -> usize {
+        let mask = observation.mask_of(&self.action_space, dim);
+        (0..=(mask.len() - 1).div_ceil(2))
+            .rev()
+            .find(|&l| mask[l])
+            .unwrap_or(0)
+    }
+
+    /// The smallest feasible non-zero level of dimension `dim` whose size is at least `amount`,
+    /// else the largest feasible level.
+    pub fn covering_level(&self, observation: &Observation, dim: usize, amount: f64) -> usize {
+        let mask = observation.mask_of(&self.action_space, dim);
+        let sizes = &self.level_sizes[dim % 3];
+        (1..mask.len())
+            .find(|&l| mask[l] && sizes[l] >= amount)
+            .or_else(|| (0..mask.len()).rev().find(|&l| mask[l]))
+            .unwrap_or(0)
+    }
+
+    /// The largest feasible level whose size does not exceed `amount` (0 if none).
+    pub fn level_within(&self, observation: &Observation, dim: usize, amount: f64) -> usize {
+        let mask = observation.mask_of(&self.action_space, dim);
+        let sizes = &self.level_sizes[dim % 3];
+        (0..mask.len())
+            .rev()
+            .find(|&l| mask[l] && sizes[l] <= amount + 1e-9)
+            .unwrap_or(0)
     }
 }
 
@@ -63,6 +111,7 @@ pub(crate) mod fixtures {
                 vec![0.0, 4.0, 8.0],
                 vec![0.0, 0.5, 1.0],
             ],
+            node_capacity: vec![[8.0, 8.0, 1.0], [2.0, 8.0, 0.0]],
             round_interval_s: 1.0,
         };
         (
@@ -72,5 +121,19 @@ pub(crate) mod fixtures {
                 action_mask: mask,
             },
         )
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod real {
+    use std::path::PathBuf;
+
+    use schedlab_env::{ClusterEnv, Scenario};
+
+    /// A fresh env on the shipped small-4node workload.
+    pub fn small_env() -> ClusterEnv {
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
+        ClusterEnv::new(Scenario::load(&path).unwrap())
     }
 }

@@ -16,11 +16,6 @@ impl StaticPolicy {
     }
 }
 
-/// The middle level of a resource with `levels` choices (counting 0).
-pub(crate) fn middle_level(levels: usize) -> usize {
-    (levels - 1).div_ceil(2)
-}
-
 impl Policy for StaticPolicy {
     fn name(&self) -> &str {
         "static"
@@ -29,15 +24,8 @@ impl Policy for StaticPolicy {
     fn reset(&mut self, _seed: u64) {}
 
     fn act(&mut self, observation: &Observation) -> Vec<usize> {
-        let space = &self.ctx.action_space;
-        (0..space.dims())
-            .map(|d| {
-                let mask = observation.mask_of(space, d);
-                (0..=middle_level(mask.len()))
-                    .rev()
-                    .find(|&l| mask[l])
-                    .unwrap_or(0)
-            })
+        (0..self.ctx.action_space.dims())
+            .map(|d| self.ctx.middle_feasible(observation, d))
             .collect()
     }
 }

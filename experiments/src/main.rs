@@ -34,6 +34,10 @@ enum Command {
     Workload(WorkloadCommand),
     /// Run episodes of a policy on a workload and print their metrics.
     Run(RunArgs),
+    /// Evaluate a policy on saved workloads over seeds, one row per episode.
+    Eval(commands::eval::EvalArgs),
+    /// Compare policies on a workload: mean ± std of every metric, best marked.
+    Compare(commands::compare::CompareArgs),
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -50,7 +54,7 @@ pub struct RunArgs {
     /// Workload file (TOML).
     #[arg(long)]
     workload: PathBuf,
-    /// Policy name (see `--agent help`).
+    /// Policy name: static, periodic, greedy, random.
     #[arg(long, default_value = "static")]
     agent: String,
     /// Seed of the first episode; episode k uses seed + k.
@@ -86,6 +90,8 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),
         Command::Run(args) => commands::run::run(args),
+        Command::Eval(args) => commands::eval::run(args),
+        Command::Compare(args) => commands::compare::run(args),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
     }
 }

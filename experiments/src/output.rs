@@ -1,4 +1,4 @@
-//! Writing results: atomic files and terminal tables.
+//! Writing results: atomic files, metric columns and terminal tables.
 
 use std::io::Write;
 use std::path::Path;
@@ -22,48 +22,107 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A metric's name and how to print it.
-type Column = (&'static str, fn(&EpisodeMetrics) -> String);
-
-/// The metric columns, in DESIGN order.
-fn columns() -> Vec<Column> {
-    vec![
-        ("completion_time_s", |m| {
-            format!("{:.1}", m.completion_time_s)
-        }),
-        ("rounds", |m| m.rounds.to_string()),
-        ("iterations", |m| m.iterations.to_string()),
-        ("final_loss", |m| format!("{:.4}", m.final_loss)),
-        ("target_reached", |m| m.target_reached.to_string()),
-        ("gpu_util", |m| format!("{:.3}", m.gpu_util)),
-        ("cpu_util", |m| format!("{:.3}", m.cpu_util)),
-        ("occupancy", |m| format!("{:.3}", m.occupancy)),
-        ("fragmentation", |m| format!("{:.3}", m.fragmentation)),
-        ("idle_cost", |m| format!("{:.4}", m.idle_cost)),
-        ("episode_return", |m| format!("{:.3}", m.episode_return)),
-    ]
+/// Which way a metric is better, for marking the best policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+    /// Neither direction is better in itself (occupancy).
+    Neither,
 }
 
-/// One row per episode (labelled by seed), aligned.
-pub fn metrics_table(rows: &[(u64, EpisodeMetrics)]) -> String {
-    let cols = columns();
-    let mut cells: Vec<Vec<String>> = vec![
-        std::iter::once("seed".to_owned())
-            .chain(cols.iter().map(|c| c.0.to_owned()))
-            .collect(),
-    ];
-    for (seed, m) in rows {
-        cells.push(
-            std::iter::once(seed.to_string())
-                .chain(cols.iter().map(|c| (c.1)(m)))
-                .collect(),
-        );
-    }
-    let widths: Vec<usize> = (0..cells[0].len())
-        .map(|j| cells.iter().map(|r| r[j].len()).max().unwrap_or(0))
+/// A metric column: its DESIGN name, its value as a number (booleans as 0/1), how many
+/// decimals to print, and which way is better.
+pub struct Metric {
+    pub name: &'static str,
+    pub value: fn(&EpisodeMetrics) -> f64,
+    pub decimals: usize,
+    pub better: Better,
+}
+
+/// Every metric, in DESIGN order.
+pub const METRICS: [Metric; 11] = [
+    Metric {
+        name: "completion_time_s",
+        value: |m| m.completion_time_s,
+        decimals: 1,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "rounds",
+        value: |m| m.rounds as f64,
+        decimals: 0,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "iterations",
+        value: |m| m.iterations as f64,
+        decimals: 0,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "final_loss",
+        value: |m| m.final_loss,
+        decimals: 4,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "target_reached",
+        value: |m| f64::from(u8::from(m.target_reached)),
+        decimals: 2,
+        better: Better::Higher,
+    },
+    Metric {
+        name: "gpu_util",
+        value: |m| m.gpu_util,
+        decimals: 3,
+        better: Better::Higher,
+    },
+    Metric {
+        name: "cpu_util",
+        value: |m| m.cpu_util,
+        decimals: 3,
+        better: Better::Higher,
+    },
+    Metric {
+        name: "occupancy",
+        value: |m| m.occupancy,
+        decimals: 3,
+        better: Better::Neither,
+    },
+    Metric {
+        name: "fragmentation",
+        value: |m| m.fragmentation,
+        decimals: 3,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "idle_cost",
+        value: |m| m.idle_cost,
+        decimals: 4,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "episode_return",
+        value: |m| m.episode_return,
+        decimals: 3,
+        better: Better::Higher,
+    },
+];
+
+/// Right-aligns rows of cells into columns.
+pub fn align(rows: &[Vec<String>]) -> String {
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..width)
+        .map(|j| {
+            rows.iter()
+                .filter_map(|r| r.get(j))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
-    cells
-        .iter()
+    rows.iter()
         .map(|row| {
             row.iter()
                 .zip(&widths)
@@ -73,4 +132,27 @@ pub fn metrics_table(rows: &[(u64, EpisodeMetrics)]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// One row per episode: the labels given, then every metric.
+pub fn metrics_table(label_names: &[&str], rows: &[(Vec<String>, EpisodeMetrics)]) -> String {
+    let header = label_names
+        .iter()
+        .map(|s| s.to_string())
+        .chain(METRICS.iter().map(|m| m.name.to_owned()))
+        .collect();
+    let body = rows.iter().map(|(labels, m)| {
+        labels
+            .iter()
+            .cloned()
+            .chain(METRICS.iter().map(|c| {
+                if c.name == "target_reached" {
+                    m.target_reached.to_string()
+                } else {
+                    format!("{:.*}", c.decimals, (c.value)(m))
+                }
+            }))
+            .collect()
+    });
+    align(&std::iter::once(header).chain(body).collect::<Vec<_>>())
 }

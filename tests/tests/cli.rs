@@ -182,3 +182,62 @@ fn bench_env_reports_throughput_and_the_ratio() {
         "{out}"
     );
 }
+
+#[test]
+fn eval_writes_one_row_per_episode_and_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, json) = (dir.path().join("eval.csv"), dir.path().join("eval.json"));
+    let small = workload("small-4node.toml");
+    let svm = workload("a9a-svm.toml");
+    run_ok(&[
+        "eval",
+        "--policy",
+        "greedy",
+        "--workload",
+        arg(&small),
+        arg(&svm),
+        "--seeds",
+        "0..2",
+        "--csv",
+        arg(&csv),
+        "--json",
+        arg(&json),
+    ]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("policy,workload,seed,completion_time_s,"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines.len(), 1 + 2 * 3);
+    assert!(
+        lines[1].starts_with("greedy,small-4node,0,") && lines[6].starts_with("greedy,a9a-svm,2,"),
+        "{text}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn compare_tabulates_every_policy_and_marks_the_best() {
+    let out = run_ok(&[
+        "compare",
+        "--policies",
+        "static,greedy,periodic",
+        "--workload",
+        arg(&workload("small-4node.toml")),
+        "--seeds",
+        "0..1",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[1].contains("completion_time_s") && lines[1].contains("episode_return"),
+        "{out}"
+    );
+    for (line, policy) in lines[2..].iter().zip(["static", "greedy", "periodic"]) {
+        assert!(line.trim_start().starts_with(policy), "{out}");
+    }
+    assert!(out.contains('*') && out.contains('±'), "{out}");
+}

@@ -59,6 +59,7 @@ struct Episode {
     last_workers: Vec<WorkerRound>,
     last_alloc: Vec<Amounts>,
     last_background_peak: Vec<[f64; 2]>,
+    last_round_s: f64,
     train_loss: f64,
     sums: MetricSums,
     done: bool,
@@ -126,6 +127,7 @@ impl ClusterEnv {
             last_workers: vec![WorkerRound::default(); nodes],
             last_alloc: vec![[0.0; 3]; nodes],
             last_background_peak: vec![[0.0; 2]; nodes],
+            last_round_s: 0.0,
             train_loss: f64::NAN,
             sums: MetricSums::default(),
             done: false,
@@ -326,6 +328,7 @@ impl ClusterEnv {
         };
         episode.last_workers = workers;
         episode.last_alloc = alloc;
+        episode.last_round_s = dt;
         episode.last_background_peak = episode
             .background
             .nodes
@@ -390,6 +393,7 @@ impl ClusterEnv {
                 (worker.mean_delay_s() / w.episode.round_interval_s) as f32,
                 (worker.batch as f64 / w.job.base_batch as f64) as f32,
                 (worker.mean_staleness() / (w.job.tau + 1) as f64) as f32,
+                (worker.samples as f64 / episode.last_round_s.max(1e-12)).ln_1p() as f32,
                 rel(cap[0] - free[0], cap[0]),
                 rel(cap[1] - free[1], cap[1]),
                 node.speed as f32,

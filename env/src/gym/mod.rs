@@ -9,8 +9,8 @@ mod vec_env;
 pub use env::{ClusterEnv, Info, Step};
 pub use metrics::EpisodeMetrics;
 pub use spaces::{
-    ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_FEATURES, Observation,
-    ObservationSpace,
+    ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_BATCH, NODE_DELAY, NODE_FEATURES,
+    NODE_STALENESS, NODE_THROUGHPUT, NODE_VARIANCE, Observation, ObservationSpace,
 };
 pub use vec_env::{VecEnv, VecStep};
 

@@ -1,4 +1,7 @@
 pub mod bench;
+pub mod compare;
+pub mod eval;
+pub mod evaluate;
 pub mod run;
 pub mod validate;
 

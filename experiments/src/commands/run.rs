@@ -1,30 +1,25 @@
-use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
-use schedlab_agents::{PolicyContext, by_name, run_episode_observed};
-use schedlab_env::{ClusterEnv, Scenario};
 use serde_json::json;
 
+use super::evaluate::{episode_bar, play};
 use super::parse_overrides;
 use crate::RunArgs;
 use crate::output::{metrics_table, write_atomic};
+use schedlab_env::Scenario;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let scenario =
         Scenario::load_with_overrides(&args.workload, &parse_overrides(&args.overrides)?)?;
-    let mut env = ClusterEnv::new(scenario.clone());
-    let mut policy = by_name(&args.agent, PolicyContext::of(&env))?;
-    let bar = ProgressBar::new(args.episodes).with_style(ProgressStyle::with_template(
-        "{msg} [{bar:30}] {pos}/{len} episodes, {elapsed} elapsed, ~{eta} left",
-    )?);
-    bar.set_message(format!("{} on {}", policy.name(), scenario.workload.name));
+    let bar = episode_bar(
+        args.episodes,
+        format!("{} on {}", args.agent, scenario.workload.name),
+    )?;
     let total_cores: f64 = scenario.nodes.iter().map(|n| n.cpu_cores).sum();
     let mut rows = Vec::new();
     let mut round_log = String::from(
         "seed,round,time_s,iterations,val_loss,train_loss,lr_factor,reward,background_cpu_peak\n",
     );
-    for k in 0..args.episodes {
-        let seed = args.seed + k;
-        let metrics = run_episode_observed(&mut env, policy.as_mut(), seed, |step| {
+    for seed in args.seed..args.seed + args.episodes {
+        let metrics = play(&scenario, &args.agent, seed, |step| {
             let i = &step.info;
             let background: f64 = i.background_peak.iter().map(|p| p[0]).sum();
             round_log += &format!(
@@ -38,19 +33,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 step.reward,
                 background / total_cores
             );
-        })
-        .with_context(|| format!("episode with seed {seed}"))?;
-        rows.push((seed, metrics));
+        })?;
+        rows.push((vec![seed.to_string()], metrics));
         bar.inc(1);
     }
     bar.finish_and_clear();
     println!(
         "{} on {} ({})",
-        policy.name(),
+        args.agent,
         scenario.workload.name,
         scenario.path.display()
     );
-    println!("{}", metrics_table(&rows));
+    println!("{}", metrics_table(&["seed"], &rows));
     if let Some(path) = &args.rounds_csv {
         write_atomic(path, round_log.as_bytes())?;
         println!("wrote {}", path.display());
@@ -58,8 +52,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.json {
         let doc = json!({
             "workload": scenario.workload.name,
-            "agent": policy.name(),
-            "seeds": rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            "agent": args.agent,
+            "seeds": (args.seed..args.seed + args.episodes).collect::<Vec<_>>(),
             "episodes": rows.iter().map(|r| &r.1).collect::<Vec<_>>(),
         });
         write_atomic(path, serde_json::to_string_pretty(&doc)?.as_bytes())?;

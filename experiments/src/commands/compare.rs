@@ -1,0 +1,142 @@
+//! `schedlab compare`: several policies on one workload over the same seeds, as a table of
+//! mean ± standard deviation per metric with the best policy of each column marked `*`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use schedlab_env::{EpisodeMetrics, Scenario};
+
+use super::evaluate::{episode_bar, parse_seeds, play_seeds};
+use super::parse_overrides;
+use crate::output::{Better, METRICS, align};
+
+#[derive(Args)]
+pub struct CompareArgs {
+    /// Comma-separated policy names.
+    #[arg(long, value_delimiter = ',', required = true)]
+    policies: Vec<String>,
+    #[arg(long)]
+    workload: PathBuf,
+    /// Seeds: `0..4` (inclusive), `7` or `1,5,9`.
+    #[arg(long, default_value = "0..4")]
+    seeds: String,
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
+
+/// Mean and sample standard deviation.
+fn mean_std(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = if values.len() > 1 {
+        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (mean, var.sqrt())
+}
+
+/// The table: one row per policy, `mean ± std` per metric, `*` on each column's best mean.
+pub fn compare_table(results: &[(String, Vec<EpisodeMetrics>)]) -> String {
+    let stats: Vec<Vec<(f64, f64)>> = results
+        .iter()
+        .map(|(_, episodes)| {
+            METRICS
+                .iter()
+                .map(|m| mean_std(&episodes.iter().map(m.value).collect::<Vec<_>>()))
+                .collect()
+        })
+        .collect();
+    let best: Vec<Option<f64>> = METRICS
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let means = stats.iter().map(|s| s[j].0);
+            match m.better {
+                Better::Lower => means.reduce(f64::min),
+                Better::Higher => means.reduce(f64::max),
+                Better::Neither => None,
+            }
+        })
+        .collect();
+    let header = std::iter::once("policy".to_owned())
+        .chain(METRICS.iter().map(|m| m.name.to_owned()))
+        .collect();
+    let body = results.iter().zip(&stats).map(|((name, _), s)| {
+        std::iter::once(name.clone())
+            .chain(METRICS.iter().enumerate().map(|(j, m)| {
+                let mark = if results.len() > 1 && best[j] == Some(s[j].0) {
+                    "*"
+                } else {
+                    " "
+                };
+                format!(
+                    "{:.*} ± {:.*}{mark}",
+                    m.decimals, s[j].0, m.decimals, s[j].1
+                )
+            }))
+            .collect()
+    });
+    align(&std::iter::once(header).chain(body).collect::<Vec<_>>())
+}
+
+pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    let seeds = parse_seeds(&args.seeds)?;
+    let scenario =
+        Scenario::load_with_overrides(&args.workload, &parse_overrides(&args.overrides)?)?;
+    let bar = episode_bar(
+        (seeds.len() * args.policies.len()) as u64,
+        format!("compare on {}", scenario.workload.name),
+    )?;
+    let results = args
+        .policies
+        .iter()
+        .map(|p| Ok((p.clone(), play_seeds(&scenario, p, &seeds, &bar)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    bar.finish_and_clear();
+    println!(
+        "{} ({}), seeds {}, mean ± std, * best",
+        scenario.workload.name,
+        scenario.path.display(),
+        args.seeds
+    );
+    println!("{}", compare_table(&results));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metrics(time: f64, util: f64) -> EpisodeMetrics {
+        EpisodeMetrics {
+            completion_time_s: time,
+            rounds: 1,
+            iterations: 10,
+            final_loss: 0.1,
+            target_reached: true,
+            gpu_util: util,
+            cpu_util: util,
+            occupancy: 0.5,
+            fragmentation: 0.1,
+            idle_cost: 1.0,
+            episode_return: -1.0,
+        }
+    }
+
+    #[test]
+    fn the_best_mean_of_each_column_is_marked_in_its_direction() {
+        let results = vec![
+            ("a".to_owned(), vec![metrics(10.0, 0.2), metrics(20.0, 0.4)]),
+            ("b".to_owned(), vec![metrics(30.0, 0.9), metrics(30.0, 0.7)]),
+        ];
+        let table = compare_table(&results);
+        let lines: Vec<&str> = table.lines().collect();
+        // a: time 15.0 ± 7.1 is best (lower); b: gpu_util 0.800 is best (higher)
+        assert!(lines[1].contains("15.0 ± 7.1*"), "{table}");
+        assert!(lines[2].contains("0.800 ± 0.141*"), "{table}");
+        assert!(!lines[1].contains("0.300 ± 0.141*"), "{table}");
+        // occupancy has no better direction: never marked
+        assert!(!table.contains("0.500 ± 0.000*"), "{table}");
+    }
+}

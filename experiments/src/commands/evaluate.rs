@@ -1,0 +1,82 @@
+//! Playing policies over seeds: what `run`, `eval` and `compare` share.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use schedlab_agents::{PolicyContext, by_name, run_episode_observed};
+use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario, Step};
+
+/// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`.
+pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u64>()
+            .with_context(|| format!("seeds `{text}`: `{s}` is not a seed"))
+    };
+    if let Some((a, b)) = text.split_once("..") {
+        let (a, b) = (number(a)?, number(b)?);
+        anyhow::ensure!(a <= b, "seeds `{text}`: the range is empty");
+        return Ok((a..=b).collect());
+    }
+    text.split(',').map(number).collect()
+}
+
+/// A progress bar over episodes.
+pub fn episode_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
+    let bar = ProgressBar::new(total).with_style(ProgressStyle::with_template(
+        "{msg} [{bar:30}] {pos}/{len} episodes, {elapsed} elapsed, ~{eta} left",
+    )?);
+    bar.set_message(message);
+    Ok(bar)
+}
+
+/// Plays one episode of the named policy with a fresh env, handing each step to `observe`.
+pub fn play(
+    scenario: &Arc<Scenario>,
+    policy: &str,
+    seed: u64,
+    observe: impl FnMut(&Step),
+) -> anyhow::Result<EpisodeMetrics> {
+    let mut env = ClusterEnv::new(scenario.clone());
+    let mut policy = by_name(policy, PolicyContext::of(&env))?;
+    run_episode_observed(&mut env, policy.as_mut(), seed, observe).with_context(|| {
+        format!(
+            "{} on {}, seed {seed}",
+            policy.name(),
+            scenario.workload.name
+        )
+    })
+}
+
+/// Every seed's episode, in parallel (one env each); results in seed order.
+pub fn play_seeds(
+    scenario: &Arc<Scenario>,
+    policy: &str,
+    seeds: &[u64],
+    bar: &ProgressBar,
+) -> anyhow::Result<Vec<EpisodeMetrics>> {
+    seeds
+        .par_iter()
+        .map(|&seed| {
+            let metrics = play(scenario, policy, seed, |_| {});
+            bar.inc(1);
+            metrics
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_parse_as_inclusive_ranges_lists_or_single_values() {
+        assert_eq!(parse_seeds("0..4").unwrap(), vec![0, 1, 2, 3, 4]);
+        assert_eq!(parse_seeds("7").unwrap(), vec![7]);
+        assert_eq!(parse_seeds("1, 5,9").unwrap(), vec![1, 5, 9]);
+        assert!(parse_seeds("4..1").is_err());
+        assert!(parse_seeds("a..3").unwrap_err().to_string().contains("`a`"));
+    }
+}
