@@ -7,6 +7,7 @@
 //! environment simulates, of training loops, logging or the command line.
 
 mod greedy;
+pub mod learned;
 mod periodic;
 mod policy;
 mod random;
