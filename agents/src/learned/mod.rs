@@ -1,5 +1,6 @@
-//! Building blocks the learned schedulers share: masked factorised categorical heads and
-//! generalised advantage estimation.
+//! Building blocks the learned schedulers share: masked factorised categorical heads,
+//! generalised advantage estimation, and the actor-critic network with the PPO objective.
 
+pub mod actor_critic;
 pub mod gae;
 pub mod masked;
