@@ -10,6 +10,7 @@ mod greedy;
 pub mod learned;
 mod periodic;
 mod policy;
+pub mod ppo;
 mod random;
 pub mod registry;
 pub mod rollout;

@@ -1,0 +1,169 @@
+//! `ppo`: proximal policy optimisation over factorised, masked categorical heads (one per
+//! node and resource). This file holds the agent, how it acts; the training loop that
+//! updates it lives in `schedlab-trainer`.
+
+use burn::module::Module;
+use burn::tensor::{Device, Tensor, TensorData};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use schedlab_env::{ActionSpace, Observation};
+
+use crate::learned::actor_critic::ActorCritic;
+use crate::learned::masked::{argmax, masked_log_probs, sample};
+use crate::policy::{Policy, PolicyContext};
+
+/// What acting on a batch of observations yields, per row.
+pub struct Acted {
+    pub actions: Vec<Vec<usize>>,
+    /// Joint log-probability of each action (summed over dimensions).
+    pub log_probs: Vec<f32>,
+    pub values: Vec<f32>,
+}
+
+pub struct PpoAgent {
+    /// The network on the training device (autodiff).
+    pub net: ActorCritic,
+    space: ActionSpace,
+    rng: StdRng,
+    /// Evaluation mode: the most probable allowed level instead of a sample.
+    pub deterministic: bool,
+}
+
+impl PpoAgent {
+    pub fn new(net: ActorCritic, ctx: &PolicyContext, seed: u64) -> Self {
+        PpoAgent {
+            net,
+            space: ctx.action_space.clone(),
+            rng: StdRng::seed_from_u64(seed),
+            deterministic: false,
+        }
+    }
+
+    fn device(&self) -> Device {
+        self.net
+            .devices()
+            .first()
+            .cloned()
+            .unwrap_or_else(Device::flex)
+            .without_autodiff()
+    }
+
+    /// Masked log-probabilities `[rows x mask_len]` and values, without autodiff.
+    fn evaluate(&self, observations: &[&Observation]) -> (Vec<f32>, Vec<f32>) {
+        let device = self.device();
+        let rows = observations.len();
+        let width = observations[0].features.len();
+        let features: Vec<f32> = observations
+            .iter()
+            .flat_map(|o| o.features.iter().copied())
+            .collect();
+        let masks: Vec<f32> = observations
+            .iter()
+            .flat_map(|o| o.action_mask.iter().map(|&m| f32::from(u8::from(m))))
+            .collect();
+        let net = self.net.valid();
+        let (logits, values) = net.forward(Tensor::from_data(
+            TensorData::new(features, [rows, width]),
+            &device,
+        ));
+        let mask = Tensor::from_data(
+            TensorData::new(masks, [rows, self.space.mask_len()]),
+            &device,
+        );
+        let log_probs = masked_log_probs(&self.space, logits, mask);
+        (
+            log_probs
+                .into_data()
+                .try_to_vec::<f32>()
+                .expect("f32 log-probabilities"),
+            values.into_data().try_to_vec::<f32>().expect("f32 values"),
+        )
+    }
+
+    /// Samples (or, deterministic, picks) an action for each observation.
+    pub fn act_batch(&mut self, observations: &[&Observation]) -> Acted {
+        let (log_probs, values) = self.evaluate(observations);
+        let width = self.space.mask_len();
+        let mut acted = Acted {
+            actions: Vec::new(),
+            log_probs: Vec::new(),
+            values,
+        };
+        for (row, obs) in observations.iter().enumerate() {
+            let lp = &log_probs[row * width..(row + 1) * width];
+            let action = if self.deterministic {
+                argmax(&self.space, lp, &obs.action_mask)
+            } else {
+                sample(&self.space, lp, &obs.action_mask, &mut self.rng)
+            };
+            let joint = action
+                .iter()
+                .enumerate()
+                .map(|(d, &l)| lp[self.space.mask_offset(d) + l])
+                .sum();
+            acted.actions.push(action);
+            acted.log_probs.push(joint);
+        }
+        acted
+    }
+
+    /// `V(s)` for each observation.
+    pub fn values(&self, observations: &[&Observation]) -> Vec<f32> {
+        self.evaluate(observations).1
+    }
+}
+
+impl Policy for PpoAgent {
+    fn name(&self) -> &str {
+        "ppo"
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.rng = StdRng::seed_from_u64(seed ^ 0x9e0);
+    }
+
+    fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        self.act_batch(&[observation]).actions.remove(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learned::actor_critic::ActorCriticConfig;
+    use crate::policy::real::small_env;
+
+    #[test]
+    fn ppo_acts_only_within_the_mask_sampling_or_deterministic() {
+        let mut env = small_env();
+        let ctx = PolicyContext::of(&env);
+        let device = Device::flex().autodiff();
+        let net = ActorCriticConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
+            .init(&device);
+        let mut agent = PpoAgent::new(net, &ctx, 1);
+        let (obs, _) = env.reset(0).unwrap();
+        for deterministic in [false, true] {
+            agent.deterministic = deterministic;
+            for _ in 0..50 {
+                let acted = agent.act_batch(&[&obs, &obs]);
+                for action in &acted.actions {
+                    for (d, &l) in action.iter().enumerate() {
+                        assert!(
+                            obs.mask_of(&ctx.action_space, d)[l],
+                            "dimension {d} level {l} is masked"
+                        );
+                    }
+                }
+                assert!(
+                    acted
+                        .log_probs
+                        .iter()
+                        .all(|lp| lp.is_finite() && *lp <= 0.0)
+                );
+                assert_eq!(acted.values.len(), 2);
+            }
+        }
+        // deterministic acting is a function of the observation
+        assert_eq!(agent.act(&obs), agent.act(&obs));
+    }
+}
