@@ -1,7 +1,7 @@
 //! # schedlab-trainer
 //!
-//! Will own the training of learned schedulers: rollouts over vectorised environments,
-//! replay buffers, optimisation loops, checkpoints and TensorBoard logging (DESIGN §5).
-//! It uses the environment and the agents; it must know nothing of the command line.
-//!
-//! Empty until the learned-agents issue lands.
+//! Trains learned schedulers: rollouts over vectorised environments and the optimisation
+//! loops (PPO so far), later checkpoints and TensorBoard logging (DESIGN §5). It uses the
+//! environment and the agents; it must know nothing of the command line.
+
+pub mod ppo;
