@@ -157,8 +157,8 @@ impl PpoTrainer {
                 self.agent.values(&truncated_finals)
             }
             .into_iter();
-            for i in 0..copies {
-                records[i].push(Record {
+            for (i, trajectory) in records.iter_mut().enumerate() {
+                trajectory.push(Record {
                     observation: std::mem::replace(
                         &mut self.observations[i],
                         step.observations[i].clone(),
