@@ -1,7 +1,12 @@
 //! # schedlab-trainer
 //!
 //! Trains learned schedulers: rollouts over vectorised environments and the optimisation
-//! loops (PPO so far), later checkpoints and TensorBoard logging (DESIGN §5). It uses the
-//! environment and the agents; it must know nothing of the command line.
+//! loops (PPO so far), run folders with TensorBoard event files, hyperparameters and
+//! checkpoints (DESIGN §5). It uses the environment and the agents; it must know nothing of
+//! the command line.
 
+pub mod files;
 pub mod ppo;
+pub mod run;
+pub mod tensorboard;
+pub mod train;

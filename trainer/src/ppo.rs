@@ -60,6 +60,8 @@ pub struct UpdateStats {
     pub policy_loss: f32,
     pub value_loss: f32,
     pub entropy: f32,
+    /// Mean training-job minibatch loss over the rollout's rounds (the `env/train_loss` curve).
+    pub train_loss: f64,
     /// Episodes that ended during this update's rollout.
     pub finished: Vec<EpisodeMetrics>,
 }
@@ -123,22 +125,24 @@ impl PpoTrainer {
 
     /// One rollout and one optimisation phase.
     pub fn update(&mut self) -> schedlab_env::Result<UpdateStats> {
-        let (records, finished) = self.rollout()?;
+        let (records, finished, train_loss) = self.rollout()?;
         let (policy_loss, value_loss, entropy) = self.optimise(&records);
         Ok(UpdateStats {
             env_steps: self.env_steps,
             policy_loss,
             value_loss,
             entropy,
+            train_loss,
             finished,
         })
     }
 
-    /// `records[copy][t]`, and the metrics of episodes that ended.
-    fn rollout(&mut self) -> schedlab_env::Result<(Vec<Vec<Record>>, Vec<EpisodeMetrics>)> {
+    /// `records[copy][t]`, the metrics of episodes that ended, and the mean job training loss.
+    fn rollout(&mut self) -> schedlab_env::Result<(Vec<Vec<Record>>, Vec<EpisodeMetrics>, f64)> {
         let copies = self.envs.len();
         let mut records: Vec<Vec<Record>> = (0..copies).map(|_| Vec::new()).collect();
         let mut finished = Vec::new();
+        let (mut loss_sum, mut loss_count) = (0.0, 0usize);
         for _ in 0..self.config.rollout_steps {
             let acted = self
                 .agent
@@ -178,9 +182,13 @@ impl PpoTrainer {
                 if let Some(m) = &step.infos[i].metrics {
                     finished.push(m.clone());
                 }
+                if step.infos[i].train_loss.is_finite() {
+                    loss_sum += step.infos[i].train_loss;
+                    loss_count += 1;
+                }
             }
         }
-        Ok((records, finished))
+        Ok((records, finished, loss_sum / loss_count.max(1) as f64))
     }
 
     fn optimise(&mut self, records: &[Vec<Record>]) -> (f32, f32, f32) {
