@@ -34,6 +34,8 @@ enum Command {
     Workload(WorkloadCommand),
     /// Run episodes of a policy on a workload and print their metrics.
     Run(RunArgs),
+    /// Train a learned scheduler (TensorBoard curves and checkpoints in a run folder).
+    Train(commands::train::TrainArgs),
     /// Evaluate a policy on saved workloads over seeds, one row per episode.
     Eval(commands::eval::EvalArgs),
     /// Compare policies on a workload: mean ± std of every metric, best marked.
@@ -91,6 +93,7 @@ fn main() -> anyhow::Result<()> {
         Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),
         Command::Run(args) => commands::run::run(args),
         Command::Eval(args) => commands::eval::run(args),
+        Command::Train(args) => commands::train::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
     }

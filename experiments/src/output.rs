@@ -1,25 +1,14 @@
 //! Writing results: atomic files, metric columns and terminal tables.
 
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
 use schedlab_env::EpisodeMetrics;
 
-/// Writes `bytes` to a temporary file beside `path`, syncs it, then renames it over `path`,
-/// so a crash leaves either the old file or the new one, never half of one.
+/// [`schedlab_trainer::files::write_atomic`], with the path in the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-    let mut file =
-        std::fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
+    schedlab_trainer::files::write_atomic(path, bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Which way a metric is better, for marking the best policy.

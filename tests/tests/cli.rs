@@ -241,3 +241,88 @@ fn compare_tabulates_every_policy_and_marks_the_best() {
     }
     assert!(out.contains('*') && out.contains('±'), "{out}");
 }
+
+/// Reads a run folder with real TensorBoard and prints `tag count` per scalar tag, then the
+/// text tags. Fails (no silent skip) when TensorBoard cannot be imported.
+const READ_EVENTS: &str = r#"
+import sys
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+ea = EventAccumulator(sys.argv[1], size_guidance={"scalars": 0, "tensors": 0})
+ea.Reload()
+for tag in ea.Tags()["scalars"]:
+    print(tag, len(ea.Scalars(tag)))
+for tag in ea.Tags()["tensors"]:
+    print("text", tag)
+"#;
+
+#[test]
+fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
+    let out = tempfile::tempdir().unwrap();
+    let stdout = run_ok(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&workload("small-4node.toml")),
+        "--seed",
+        "3",
+        "--steps",
+        "64",
+        "--out",
+        arg(out.path()),
+        "--set",
+        "envs=2",
+        "--set",
+        "rollout_steps=8",
+        "--set",
+        "hidden=16",
+    ]);
+    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
+    let runs: Vec<_> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1);
+    let run = &runs[0];
+    for file in ["config.json", "manifest.json", "model-64.bpk"] {
+        assert!(
+            run.join(file).is_file(),
+            "{file} missing in {}",
+            run.display()
+        );
+    }
+    let read = Command::new("python3")
+        .args(["-c", READ_EVENTS, arg(run)])
+        .output()
+        .unwrap();
+    assert!(
+        read.status.success(),
+        "TensorBoard could not read the run:\n{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let listing = String::from_utf8(read.stdout).unwrap();
+    let count = |tag: &str| -> usize {
+        listing
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{tag} ")))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    // 64 rounds = 4 updates of 2 copies x 8 rounds: one point per update for these tags
+    for tag in [
+        "charts/SPS",
+        "losses/policy_loss",
+        "losses/value_loss",
+        "losses/entropy",
+        "env/train_loss",
+    ] {
+        assert_eq!(count(tag), 4, "{tag} in {listing}");
+    }
+    // one point per finished episode (small-4node episodes last 7-60 rounds)
+    assert!(
+        count("charts/episodic_return") >= 1
+            && count("charts/episodic_return") == count("charts/completion_time_s"),
+        "{listing}"
+    );
+    assert!(listing.contains("text hyperparameters"), "{listing}");
+}

@@ -32,6 +32,15 @@ pub fn episode_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
     Ok(bar)
 }
 
+/// A progress bar over env rounds, with a message for rates and returns.
+pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
+    let bar = ProgressBar::new(total).with_style(ProgressStyle::with_template(
+        "{msg} [{bar:30}] {pos}/{len} rounds, {elapsed} elapsed, ~{eta} left",
+    )?);
+    bar.set_message(message);
+    Ok(bar)
+}
+
 /// Plays one episode of the named policy with a fresh env, handing each step to `observe`.
 pub fn play(
     scenario: &Arc<Scenario>,

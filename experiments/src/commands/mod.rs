@@ -3,6 +3,7 @@ pub mod compare;
 pub mod eval;
 pub mod evaluate;
 pub mod run;
+pub mod train;
 pub mod validate;
 
 /// Parses `KEY=VALUE` overrides.

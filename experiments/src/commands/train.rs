@@ -1,0 +1,125 @@
+//! `schedlab train`: trains a learned scheduler into a run folder.
+
+use std::path::PathBuf;
+
+use burn::tensor::Device;
+use clap::Args;
+use schedlab_env::Scenario;
+use schedlab_trainer::ppo::PpoConfig;
+use schedlab_trainer::train::{TrainSpec, train_ppo};
+
+use super::evaluate::step_bar;
+use super::parse_overrides;
+
+#[derive(Args)]
+pub struct TrainArgs {
+    /// Learned agent: ppo.
+    #[arg(long)]
+    agent: String,
+    #[arg(long)]
+    workload: PathBuf,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Env rounds to train for, over all env copies.
+    #[arg(long, default_value_t = 20_000)]
+    steps: u64,
+    /// Folder for run folders (TensorBoard: `tensorboard --logdir runs`).
+    #[arg(long, default_value = "runs")]
+    out: PathBuf,
+    /// Env rounds between checkpoints (default: a tenth of the run).
+    #[arg(long)]
+    checkpoint_every: Option<u64>,
+    /// Set a hyperparameter, e.g. `--set lr=0.001` (repeatable; see config.json for names).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    hyperparameters: Vec<String>,
+}
+
+/// Applies `key=value` pairs to a config through its JSON form, refusing unknown keys.
+fn configure<C: serde::Serialize + serde::de::DeserializeOwned>(
+    config: C,
+    pairs: &[(String, String)],
+) -> anyhow::Result<C> {
+    let mut value = serde_json::to_value(config)?;
+    let map = value.as_object_mut().expect("configs are JSON objects");
+    for (key, raw) in pairs {
+        anyhow::ensure!(
+            map.contains_key(key),
+            "unknown hyperparameter `{key}`; known: {}",
+            map.keys().cloned().collect::<Vec<_>>().join(", ")
+        );
+        let parsed =
+            serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.clone()));
+        map.insert(key.clone(), parsed);
+    }
+    Ok(serde_json::from_value(value)?)
+}
+
+pub fn run(args: TrainArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.agent == "ppo",
+        "unknown learned agent `{}`; available: ppo",
+        args.agent
+    );
+    let scenario = Scenario::load(&args.workload)?;
+    let config = configure(PpoConfig::new(), &parse_overrides(&args.hyperparameters)?)?;
+    let spec = TrainSpec {
+        workload_path: &args.workload,
+        out: &args.out,
+        seed: args.seed,
+        steps: args.steps,
+        checkpoint_every: args.checkpoint_every.unwrap_or((args.steps / 10).max(1)),
+    };
+    let bar = step_bar(args.steps, format!("ppo on {}", scenario.workload.name))?;
+    let mut last_return = f64::NAN;
+    let run = train_ppo(
+        &scenario,
+        config,
+        &spec,
+        Device::flex().autodiff(),
+        &mut |stats, sps| {
+            if let Some(m) = stats.finished.last() {
+                last_return = m.episode_return;
+            }
+            bar.set_position(stats.env_steps.min(args.steps));
+            bar.set_message(format!(
+                "ppo on {}: {sps:.0} steps/s, return {last_return:.2}",
+                scenario.workload.name
+            ));
+        },
+    )?;
+    bar.finish_and_clear();
+    println!(
+        "trained {} rounds of ppo on {} into {}",
+        args.steps,
+        scenario.workload.name,
+        run.path.display()
+    );
+    println!(
+        "view the curves: tensorboard --logdir {}",
+        args.out.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hyperparameters_are_set_by_name_and_unknown_ones_refused() {
+        let config = configure(
+            PpoConfig::new(),
+            &[("lr".into(), "0.01".into()), ("envs".into(), "2".into())],
+        )
+        .unwrap();
+        assert_eq!((config.lr, config.envs), (0.01, 2));
+        let err = configure(PpoConfig::new(), &[("learning_rate".into(), "1".into())])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown hyperparameter `learning_rate`") && err.contains("lr"),
+            "{err}"
+        );
+        assert!(configure(PpoConfig::new(), &[("envs".into(), "many".into())]).is_err());
+    }
+}
