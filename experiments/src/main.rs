@@ -34,6 +34,8 @@ enum Command {
     Workload(WorkloadCommand),
     /// Run episodes of a policy on a workload and print their metrics.
     Run(RunArgs),
+    /// Train PPO briefly on small-4node, compare it with the baselines, show where the curves are.
+    Quickstart(commands::quickstart::QuickstartArgs),
     /// Train a learned scheduler (TensorBoard curves and checkpoints in a run folder).
     Train(commands::train::TrainArgs),
     /// Evaluate a policy on saved workloads over seeds, one row per episode.
@@ -94,6 +96,7 @@ fn main() -> anyhow::Result<()> {
         Command::Run(args) => commands::run::run(args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Train(args) => commands::train::run(args),
+        Command::Quickstart(args) => commands::quickstart::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
     }

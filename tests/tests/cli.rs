@@ -326,3 +326,83 @@ fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
     );
     assert!(listing.contains("text hyperparameters"), "{listing}");
 }
+
+#[test]
+fn a_trained_run_is_evaluated_like_a_baseline_and_refused_on_another_shape() {
+    let out = tempfile::tempdir().unwrap();
+    let small = workload("small-4node.toml");
+    run_ok(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "32",
+        "--out",
+        arg(out.path()),
+        "--set",
+        "envs=2",
+        "--set",
+        "rollout_steps=8",
+        "--set",
+        "hidden=16",
+    ]);
+    let run = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let csv = out.path().join("eval.csv");
+    run_ok(&[
+        "eval",
+        "--policy",
+        arg(&run),
+        "--workload",
+        arg(&small),
+        "--seeds",
+        "0..1",
+        "--csv",
+        arg(&csv),
+    ]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    // deterministic acting: the same episode twice gives the same row
+    let again = out.path().join("again.csv");
+    run_ok(&[
+        "eval",
+        "--policy",
+        arg(&run),
+        "--workload",
+        arg(&small),
+        "--seeds",
+        "0..1",
+        "--csv",
+        arg(&again),
+    ]);
+    assert_eq!(text, std::fs::read_to_string(&again).unwrap());
+    let err = run_err(&[
+        "eval",
+        "--policy",
+        arg(&run),
+        "--workload",
+        arg(&workload("a9a-svm.toml")),
+        "--seeds",
+        "0",
+    ]);
+    assert!(err.contains("trained for observations of"), "{err}");
+}
+
+#[test]
+fn quickstart_trains_compares_and_points_at_tensorboard() {
+    let out = tempfile::tempdir().unwrap();
+    let stdout = run_ok(&["quickstart", "--steps", "64", "--out", arg(out.path())]);
+    for policy in ["static", "periodic", "greedy", "random", "ppo"] {
+        assert!(
+            stdout.lines().any(|l| l.trim_start().starts_with(policy)),
+            "{policy} missing:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
+}

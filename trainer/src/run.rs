@@ -24,6 +24,19 @@ pub struct Manifest {
     pub schedlab_version: String,
     /// The burn record file, in the run folder.
     pub model: String,
+    /// Observation length and action-mask length the network was built for.
+    pub observation_len: usize,
+    pub mask_len: usize,
+}
+
+impl Manifest {
+    /// Reads `manifest.json` of a run folder.
+    pub fn read(run: &Path) -> std::io::Result<Manifest> {
+        let path = run.join("manifest.json");
+        let text = std::fs::read_to_string(&path)?;
+        serde_json::from_str(&text)
+            .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -70,4 +83,45 @@ impl RunDir {
         }
         Ok(())
     }
+}
+
+/// Loads the PPO agent a run folder's manifest names, for acting in `ctx`'s environment;
+/// refuses a run whose network was built for other observation or action shapes.
+pub fn load_ppo_agent(
+    run: &Path,
+    ctx: &schedlab_agents::PolicyContext,
+    device: &burn::tensor::Device,
+) -> std::io::Result<schedlab_agents::ppo::PpoAgent> {
+    use schedlab_agents::learned::actor_critic::ActorCriticConfig;
+    let manifest = Manifest::read(run)?;
+    let invalid = |m: String| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{}: {m}", run.display()),
+        )
+    };
+    if manifest.agent != "ppo" {
+        return Err(invalid(format!("agent `{}` is not ppo", manifest.agent)));
+    }
+    let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
+    if (manifest.observation_len, manifest.mask_len) != (obs, mask) {
+        return Err(invalid(format!(
+            "trained for observations of {} and actions of {} levels; this workload has {obs} and {mask}",
+            manifest.observation_len, manifest.mask_len
+        )));
+    }
+    let hidden = manifest
+        .config
+        .get("hidden")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| invalid("config has no `hidden`".into()))?;
+    let net = ActorCriticConfig::new(obs, mask)
+        .with_hidden(hidden as usize)
+        .init(device);
+    let net = net
+        .try_load_file(run.join(&manifest.model))
+        .map_err(|e| invalid(format!("{}: {e}", manifest.model)))?;
+    let mut agent = schedlab_agents::ppo::PpoAgent::new(net, ctx, manifest.seed);
+    agent.deterministic = true;
+    Ok(agent)
 }

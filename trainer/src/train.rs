@@ -72,6 +72,9 @@ pub fn train_ppo(
     let mut board = TensorBoard::create(&run.path);
     board.text("hyperparameters", &markdown_table(&config_json), 0);
     let mut trainer = PpoTrainer::new(scenario, config, spec.seed, device)?;
+    let env = schedlab_env::ClusterEnv::new(scenario.clone());
+    let (observation_len, mask_len) =
+        (env.observation_space().len(), env.action_space().mask_len());
     let start = Instant::now();
     let mut next_checkpoint = spec.checkpoint_every.max(1);
     let manifest = |step: u64| Manifest {
@@ -83,6 +86,8 @@ pub fn train_ppo(
         seed: spec.seed,
         schedlab_version: env!("CARGO_PKG_VERSION").into(),
         model: format!("model-{step}.bpk"),
+        observation_len,
+        mask_len,
     };
     loop {
         let stats = trainer.update()?;

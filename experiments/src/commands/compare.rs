@@ -12,7 +12,7 @@ use crate::output::{Better, METRICS, align};
 
 #[derive(Args)]
 pub struct CompareArgs {
-    /// Comma-separated policy names.
+    /// Comma-separated policy names or training run folders.
     #[arg(long, value_delimiter = ',', required = true)]
     policies: Vec<String>,
     #[arg(long)]

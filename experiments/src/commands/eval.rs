@@ -11,7 +11,7 @@ use crate::output::{METRICS, metrics_table, write_atomic};
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Policy name (static, periodic, greedy, random).
+    /// Policy name (static, periodic, greedy, random) or a training run folder.
     #[arg(long)]
     policy: String,
     /// Workload files (repeat the flag or list several).

@@ -1,12 +1,15 @@
 //! Playing policies over seeds: what `run`, `eval` and `compare` share.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
+use burn::tensor::Device;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use schedlab_agents::{PolicyContext, by_name, run_episode_observed};
+use schedlab_agents::{Policy, PolicyContext, by_name, run_episode_observed};
 use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario, Step};
+use schedlab_trainer::run::load_ppo_agent;
 
 /// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`.
 pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
@@ -41,7 +44,21 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
     Ok(bar)
 }
 
-/// Plays one episode of the named policy with a fresh env, handing each step to `observe`.
+/// A baseline by name, or the trained agent of a run folder (acting deterministically).
+pub fn make_policy(spec: &str, ctx: PolicyContext) -> anyhow::Result<Box<dyn Policy>> {
+    let run = Path::new(spec);
+    if run.join("manifest.json").is_file() {
+        return Ok(Box::new(load_ppo_agent(
+            run,
+            &ctx,
+            &Device::flex().autodiff(),
+        )?));
+    }
+    Ok(by_name(spec, ctx)?)
+}
+
+/// Plays one episode of a policy (see [`make_policy`]) with a fresh env, handing each step to
+/// `observe`.
 pub fn play(
     scenario: &Arc<Scenario>,
     policy: &str,
@@ -49,7 +66,7 @@ pub fn play(
     observe: impl FnMut(&Step),
 ) -> anyhow::Result<EpisodeMetrics> {
     let mut env = ClusterEnv::new(scenario.clone());
-    let mut policy = by_name(policy, PolicyContext::of(&env))?;
+    let mut policy = make_policy(policy, PolicyContext::of(&env))?;
     run_episode_observed(&mut env, policy.as_mut(), seed, observe).with_context(|| {
         format!(
             "{} on {}, seed {seed}",

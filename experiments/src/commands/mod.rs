@@ -2,6 +2,7 @@ pub mod bench;
 pub mod compare;
 pub mod eval;
 pub mod evaluate;
+pub mod quickstart;
 pub mod run;
 pub mod train;
 pub mod validate;

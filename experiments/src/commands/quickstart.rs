@@ -1,0 +1,86 @@
+//! `schedlab quickstart`: the README's main command. Trains PPO briefly on the shipped
+//! small-4node workload, compares it with the baselines and says how to view the curves.
+
+use std::path::PathBuf;
+
+use burn::tensor::Device;
+use clap::Args;
+use schedlab_env::Scenario;
+use schedlab_trainer::ppo::PpoConfig;
+use schedlab_trainer::train::{TrainSpec, train_ppo};
+
+use super::bench::shipped_workload;
+use super::compare::compare_table;
+use super::evaluate::{episode_bar, parse_seeds, play_seeds, step_bar};
+
+#[derive(Args)]
+pub struct QuickstartArgs {
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Env rounds of PPO training.
+    #[arg(long, default_value_t = 20_000)]
+    steps: u64,
+    #[arg(long, default_value = "runs")]
+    out: PathBuf,
+}
+
+pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
+    let workload = shipped_workload("small-4node.toml");
+    let scenario = Scenario::load(&workload)?;
+    println!(
+        "1/2 training PPO on {} for {} rounds",
+        scenario.workload.name, args.steps
+    );
+    let spec = TrainSpec {
+        workload_path: &workload,
+        out: &args.out,
+        seed: args.seed,
+        steps: args.steps,
+        checkpoint_every: (args.steps / 10).max(1),
+    };
+    let bar = step_bar(args.steps, "ppo".into())?;
+    let mut last_return = f64::NAN;
+    let run = train_ppo(
+        &scenario,
+        PpoConfig::new(),
+        &spec,
+        Device::flex().autodiff(),
+        &mut |stats, sps| {
+            if let Some(m) = stats.finished.last() {
+                last_return = m.episode_return;
+            }
+            bar.set_position(stats.env_steps.min(args.steps));
+            bar.set_message(format!("ppo: {sps:.0} steps/s, return {last_return:.2}"));
+        },
+    )?;
+    bar.finish_and_clear();
+    println!("   run folder: {}", run.path.display());
+    let seeds = parse_seeds("0..4")?;
+    let trained = run.path.display().to_string();
+    let policies = ["static", "periodic", "greedy", "random", trained.as_str()];
+    println!("2/2 comparing with the baselines on seeds 0..4 (ppo acts deterministically)");
+    let bar = episode_bar((policies.len() * seeds.len()) as u64, "compare".into())?;
+    let results = policies
+        .iter()
+        .map(|p| {
+            let name = if *p == trained {
+                "ppo".to_owned()
+            } else {
+                p.to_string()
+            };
+            Ok((name, play_seeds(&scenario, p, &seeds, &bar)?))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    bar.finish_and_clear();
+    println!(
+        "{} ({}), seeds 0..4, mean ± std, * best",
+        scenario.workload.name,
+        workload.display()
+    );
+    println!("{}", compare_table(&results));
+    println!(
+        "view the training curves: tensorboard --logdir {}",
+        args.out.display()
+    );
+    Ok(())
+}
