@@ -406,3 +406,134 @@ fn quickstart_trains_compares_and_points_at_tensorboard() {
     }
     assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
 }
+
+#[test]
+fn train_resume_and_evaluate_through_the_binary() {
+    let out = tempfile::tempdir().unwrap();
+    let small = workload("small-4node.toml");
+    let tiny = [
+        "--set",
+        "envs=2",
+        "--set",
+        "rollout_steps=8",
+        "--set",
+        "hidden=16",
+    ];
+    let mut args = vec![
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "32",
+        "--out",
+        arg(out.path()),
+    ];
+    args.extend(tiny);
+    run_ok(&args);
+    let run = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let stdout = run_ok(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "64",
+        "--resume",
+        arg(&run),
+    ]);
+    assert!(stdout.contains("trained 64 rounds"), "{stdout}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["step"], 64);
+    assert!(run.join("model-64.bpk").is_file() && !run.join("model-32.bpk").exists());
+    let table = run_ok(&[
+        "eval",
+        "--policy",
+        arg(&run),
+        "--workload",
+        arg(&small),
+        "--seeds",
+        "0",
+    ]);
+    assert!(table.lines().count() == 2, "{table}");
+    let err = run_err(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "96",
+        "--resume",
+        arg(&run),
+        "--set",
+        "lr=1",
+    ]);
+    assert!(err.contains("keeps the hyperparameters"), "{err}");
+}
+
+#[test]
+fn ctrl_c_saves_a_checkpoint_and_exits_cleanly() {
+    let out = tempfile::tempdir().unwrap();
+    let mut child = schedlab()
+        .args([
+            "train",
+            "--agent",
+            "ppo",
+            "--workload",
+            arg(&workload("small-4node.toml")),
+            "--steps",
+            "1000000",
+            "--out",
+            arg(out.path()),
+        ])
+        .args([
+            "--set",
+            "envs=2",
+            "--set",
+            "rollout_steps=8",
+            "--set",
+            "hidden=16",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wait until training has produced its first checkpoint interval's worth of events
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_dir(out.path()).unwrap().next().is_none()
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("interrupted: checkpoint at"), "{stdout}");
+    let run = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    let step = manifest["step"].as_u64().unwrap();
+    assert!(
+        step > 0 && step < 1_000_000 && run.join(format!("model-{step}.bpk")).is_file(),
+        "{manifest}"
+    );
+}

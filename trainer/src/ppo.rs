@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use schedlab_agents::PolicyContext;
 use schedlab_agents::learned::actor_critic::{
-    ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
+    ActorCritic, ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
 };
 use schedlab_agents::learned::gae::{Transition, gae};
 use schedlab_agents::ppo::PpoAgent;
@@ -121,6 +121,23 @@ impl PpoTrainer {
 
     pub fn agent(&self) -> &PpoAgent {
         &self.agent
+    }
+
+    /// Env rounds trained so far, over all copies.
+    pub fn env_steps(&self) -> u64 {
+        self.env_steps
+    }
+
+    pub fn optimizer(&self) -> &ModuleOptimizer {
+        &self.optim
+    }
+
+    /// Continues from a checkpoint: its network, its optimiser state and the env rounds it
+    /// had trained.
+    pub fn restore(&mut self, net: ActorCritic, optim: ModuleOptimizer, env_steps: u64) {
+        self.agent.net = net;
+        self.optim = optim;
+        self.env_steps = env_steps;
     }
 
     /// One rollout and one optimisation phase.

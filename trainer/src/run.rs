@@ -22,8 +22,9 @@ pub struct Manifest {
     pub step: u64,
     pub seed: u64,
     pub schedlab_version: String,
-    /// The burn record file, in the run folder.
+    /// The burn record files of the network and of the optimiser state, in the run folder.
     pub model: String,
+    pub optimizer: String,
     /// Observation length and action-mask length the network was built for.
     pub observation_len: usize,
     pub mask_len: usize,
@@ -60,24 +61,35 @@ impl RunDir {
         write_atomic(&self.path.join(name), text.as_bytes())
     }
 
-    /// Saves the model as `model-{step}.bpk`, then points `manifest.json` at it, then removes
-    /// older models: a crash at any point leaves a manifest naming a complete model.
+    /// Saves the network and the optimiser state under the manifest's names, then points
+    /// `manifest.json` at them, then removes older ones: a crash at any point leaves a
+    /// manifest naming complete files.
     pub fn save_checkpoint<M: Module + Clone>(
         &self,
         model: &M,
+        optimizer: &burn::optim::ModuleOptimizer,
         manifest: &Manifest,
     ) -> std::io::Result<()> {
-        let file = self.path.join(&manifest.model);
-        let tmp = crate::files::temporary_beside(&file);
+        let record_error = |path: &Path, e: burn::store::RecordError| {
+            std::io::Error::other(format!("{}: {e}", path.display()))
+        };
+        let model_file = self.path.join(&manifest.model);
+        let tmp = crate::files::temporary_beside(&model_file);
         model
             .clone()
             .save_file(&tmp)
-            .map_err(|e| std::io::Error::other(format!("{}: {e}", tmp.display())))?;
-        std::fs::rename(&tmp, &file)?;
+            .map_err(|e| record_error(&tmp, e))?;
+        std::fs::rename(&tmp, &model_file)?;
+        let optim_file = self.path.join(&manifest.optimizer);
+        let tmp = crate::files::temporary_beside(&optim_file);
+        optimizer.save(&tmp).map_err(|e| record_error(&tmp, e))?;
+        std::fs::rename(&tmp, &optim_file)?;
         self.write_json("manifest.json", manifest)?;
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if name.starts_with("model-") && name.ends_with(".bpk") && name != manifest.model {
+            let checkpoint = (name.starts_with("model-") || name.starts_with("optim-"))
+                && name.ends_with(".bpk");
+            if checkpoint && name != manifest.model && name != manifest.optimizer {
                 std::fs::remove_file(self.path.join(name))?;
             }
         }

@@ -2,6 +2,7 @@
 //! unimplemented (built from its protobuf types as TensorBoard's text plugin expects).
 
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use protobuf::RepeatedField;
 use tensorboard_proto::summary::{
@@ -21,6 +22,7 @@ pub struct TensorBoard {
 
 impl TensorBoard {
     pub fn create(dir: &Path) -> Self {
+        wait_for_a_fresh_file_name(dir);
         TensorBoard {
             writer: FileWriter::new(dir),
         }
@@ -55,5 +57,34 @@ impl TensorBoard {
 
     pub fn flush(&mut self) {
         self.writer.flush();
+    }
+}
+
+/// tensorboard-rs names its file after the second, host and process and truncates an existing
+/// one: a second writer of this process in the same second (a resume right after a run) would
+/// erase the first's events, so wait for the next second then.
+fn wait_for_a_fresh_file_name(dir: &Path) {
+    let taken = |second: u64| {
+        let (stamp, pid) = (
+            format!("events.out.tfevents.{second:010}."),
+            format!(".{}.", std::process::id()),
+        );
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with(&stamp) && name.contains(&pid)
+            })
+    };
+    let now = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_default()
+    };
+    while taken(now()) {
+        std::thread::sleep(Duration::from_millis(50));
     }
 }

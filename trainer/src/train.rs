@@ -8,15 +8,20 @@ use std::time::Instant;
 use burn::tensor::Device;
 use schedlab_env::{EnvError, Scenario};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::files::sha256_file;
 use crate::ppo::{PpoConfig, PpoTrainer, UpdateStats};
-use crate::run::{Manifest, RunDir};
+use crate::run::{Manifest, RunDir, load_ppo_agent};
 use crate::tensorboard::TensorBoard;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
     #[error(transparent)]
     Env(#[from] EnvError),
+    /// A checkpoint that cannot be resumed: corrupt, of another agent or another workload.
+    #[error("cannot resume {run}: {message}")]
+    Checkpoint { run: PathBuf, message: String },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -37,16 +42,29 @@ pub struct TrainSpec<'a> {
     pub workload_path: &'a Path,
     pub out: &'a Path,
     pub seed: u64,
-    /// Env rounds to train for, over all env copies.
+    /// Env rounds to train for in all, over all env copies.
     pub steps: u64,
     /// Env rounds between checkpoints (one is always written at the end).
     pub checkpoint_every: u64,
+    /// Continue this run folder from its last checkpoint instead of starting a new one.
+    pub resume: Option<&'a Path>,
+    /// Set from outside (Ctrl-C) to stop after the current update with a checkpoint.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// Progress after each update: the stats and env rounds per second so far.
 pub type OnUpdate<'a> = dyn FnMut(&UpdateStats, f64) + 'a;
 
-/// Trains PPO from scratch and returns the run folder.
+fn invalid(run: &Path, message: String) -> TrainError {
+    TrainError::Checkpoint {
+        run: run.to_owned(),
+        message,
+    }
+}
+
+/// Trains PPO, from scratch or from a run's last checkpoint, and returns the run folder.
+/// A resumed run keeps its hyperparameters (`config`'s are ignored) and must be on the same
+/// workload file (by SHA-256); its env copies start fresh episodes.
 pub fn train_ppo(
     scenario: &Arc<Scenario>,
     config: PpoConfig,
@@ -54,29 +72,81 @@ pub fn train_ppo(
     device: Device,
     on_update: &mut OnUpdate,
 ) -> Result<RunDir, TrainError> {
-    let run = RunDir::create(spec.out, &scenario.workload.name, "ppo", spec.seed)
-        .map_err(io(spec.out))?;
-    let config_json = serde_json::to_value(&config).expect("configs serialise");
-    run.write_json(
-        "config.json",
-        &serde_json::json!({
-            "agent": "ppo",
-            "config": config_json,
-            "workload": spec.workload_path,
-            "seed": spec.seed,
-            "steps": spec.steps,
-        }),
-    )
-    .map_err(io(&run.path))?;
     let workload_sha256 = sha256_file(spec.workload_path).map_err(io(spec.workload_path))?;
+    let (run, config, start) = match spec.resume {
+        Some(path) => {
+            let manifest = Manifest::read(path).map_err(io(path))?;
+            if manifest.agent != "ppo" {
+                return Err(invalid(
+                    path,
+                    format!("agent `{}` is not ppo", manifest.agent),
+                ));
+            }
+            if manifest.workload_sha256 != workload_sha256 {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "trained on {} (a different file than {})",
+                        manifest.workload,
+                        spec.workload_path.display()
+                    ),
+                ));
+            }
+            let config: PpoConfig = serde_json::from_value(manifest.config.clone())
+                .map_err(|e| invalid(path, format!("config: {e}")))?;
+            (
+                RunDir {
+                    path: path.to_owned(),
+                },
+                config,
+                Some(manifest),
+            )
+        }
+        None => (
+            RunDir::create(spec.out, &scenario.workload.name, "ppo", spec.seed)
+                .map_err(io(spec.out))?,
+            config,
+            None,
+        ),
+    };
+    let config_json = serde_json::to_value(&config).expect("configs serialise");
     let mut board = TensorBoard::create(&run.path);
-    board.text("hyperparameters", &markdown_table(&config_json), 0);
-    let mut trainer = PpoTrainer::new(scenario, config, spec.seed, device)?;
+    let step_at_start = start.as_ref().map_or(0, |m| m.step);
+    // a resumed run draws new episodes rather than replaying the first ones
+    let mut trainer = PpoTrainer::new(scenario, config, spec.seed ^ step_at_start, device.clone())?;
     let env = schedlab_env::ClusterEnv::new(scenario.clone());
     let (observation_len, mask_len) =
         (env.observation_space().len(), env.action_space().mask_len());
-    let start = Instant::now();
-    let mut next_checkpoint = spec.checkpoint_every.max(1);
+    match &start {
+        Some(manifest) => {
+            let agent = load_ppo_agent(
+                &run.path,
+                &schedlab_agents::PolicyContext::of(&env),
+                &device,
+            )
+            .map_err(io(&run.path))?;
+            let optim = trainer
+                .optimizer()
+                .clone()
+                .load(run.path.join(&manifest.optimizer))
+                .map_err(|e| invalid(&run.path, format!("{}: {e}", manifest.optimizer)))?;
+            trainer.restore(agent.net, optim, manifest.step);
+        }
+        None => {
+            run.write_json(
+                "config.json",
+                &serde_json::json!({
+                    "agent": "ppo",
+                    "config": config_json,
+                    "workload": spec.workload_path,
+                    "seed": spec.seed,
+                    "steps": spec.steps,
+                }),
+            )
+            .map_err(io(&run.path))?;
+            board.text("hyperparameters", &markdown_table(&config_json), 0);
+        }
+    }
     let manifest = |step: u64| Manifest {
         agent: "ppo".into(),
         config: config_json.clone(),
@@ -86,13 +156,16 @@ pub fn train_ppo(
         seed: spec.seed,
         schedlab_version: env!("CARGO_PKG_VERSION").into(),
         model: format!("model-{step}.bpk"),
+        optimizer: format!("optim-{step}.bpk"),
         observation_len,
         mask_len,
     };
-    loop {
+    let start_time = Instant::now();
+    let mut next_checkpoint = step_at_start + spec.checkpoint_every.max(1);
+    while trainer.env_steps() < spec.steps {
         let stats = trainer.update()?;
         let step = stats.env_steps;
-        let sps = step as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        let sps = (step - step_at_start) as f64 / start_time.elapsed().as_secs_f64().max(1e-9);
         for m in &stats.finished {
             board.scalar("charts/episodic_return", m.episode_return as f32, step);
             board.scalar("charts/completion_time_s", m.completion_time_s as f32, step);
@@ -105,13 +178,13 @@ pub fn train_ppo(
         board.scalar("losses/entropy", stats.entropy, step);
         board.scalar("env/train_loss", stats.train_loss as f32, step);
         on_update(&stats, sps);
-        let done = step >= spec.steps;
-        if done || step >= next_checkpoint {
-            run.save_checkpoint(&trainer.agent().net, &manifest(step))
+        let stopping = step >= spec.steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        if stopping || step >= next_checkpoint {
+            run.save_checkpoint(&trainer.agent().net, trainer.optimizer(), &manifest(step))
                 .map_err(io(&run.path))?;
             next_checkpoint = step + spec.checkpoint_every.max(1);
         }
-        if done {
+        if stopping {
             break;
         }
     }
@@ -134,85 +207,163 @@ fn markdown_table(config: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use burn::module::Module;
-    use burn::tensor::{Tensor, TensorData};
     use schedlab_agents::learned::actor_critic::ActorCriticConfig;
 
     use super::*;
 
-    #[test]
-    fn a_run_folder_holds_events_hyperparameters_and_a_loadable_checkpoint() {
+    fn small() -> (PathBuf, Arc<Scenario>) {
         let workload =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
         let scenario = Scenario::load(&workload).unwrap();
-        let out = tempfile::tempdir().unwrap();
-        let spec = TrainSpec {
-            workload_path: &workload,
-            out: out.path(),
-            seed: 2,
-            steps: 32,
-            checkpoint_every: 16,
-        };
-        let config = PpoConfig::new()
+        (workload, scenario)
+    }
+
+    fn tiny() -> PpoConfig {
+        PpoConfig::new()
             .with_envs(2)
             .with_rollout_steps(8)
-            .with_hidden(16);
+            .with_hidden(16)
+    }
+
+    fn spec<'a>(
+        workload: &'a Path,
+        out: &'a Path,
+        steps: u64,
+        resume: Option<&'a Path>,
+    ) -> TrainSpec<'a> {
+        TrainSpec {
+            workload_path: workload,
+            out,
+            seed: 2,
+            steps,
+            checkpoint_every: 16,
+            resume,
+            stop: None,
+        }
+    }
+
+    fn files(run: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(run)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_run_folder_holds_events_hyperparameters_and_a_loadable_checkpoint() {
+        let (workload, scenario) = small();
+        let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
         let mut updates = 0;
-        let run = train_ppo(&scenario, config, &spec, device.clone(), &mut |_, sps| {
-            assert!(sps > 0.0);
-            updates += 1;
-        })
+        let run = train_ppo(
+            &scenario,
+            tiny(),
+            &spec(&workload, out.path(), 32, None),
+            device.clone(),
+            &mut |_, sps| {
+                assert!(sps > 0.0);
+                updates += 1;
+            },
+        )
         .unwrap();
         assert_eq!(updates, 2, "32 steps of 2 copies x 8 rounds");
         let name = run.path.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with("small-4node__ppo__2__"), "{name}");
-        let files: Vec<String> = std::fs::read_dir(&run.path)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
+        let names = files(&run.path);
         assert!(
-            files.iter().any(|f| f.starts_with("events.out.tfevents")),
-            "{files:?}"
+            names.iter().any(|f| f.starts_with("events.out.tfevents")),
+            "{names:?}"
         );
-        assert!(
-            files.contains(&"config.json".to_owned())
-                && files.contains(&"manifest.json".to_owned()),
-            "{files:?}"
-        );
+        for f in [
+            "config.json",
+            "manifest.json",
+            "model-32.bpk",
+            "optim-32.bpk",
+        ] {
+            assert!(names.contains(&f.to_owned()), "{f} missing: {names:?}");
+        }
         assert_eq!(
-            files.iter().filter(|f| f.ends_with(".bpk")).count(),
-            1,
-            "older checkpoints are removed: {files:?}"
+            names.iter().filter(|f| f.ends_with(".bpk")).count(),
+            2,
+            "older checkpoints are removed: {names:?}"
         );
-        let manifest: Manifest =
-            serde_json::from_str(&std::fs::read_to_string(run.path.join("manifest.json")).unwrap())
-                .unwrap();
+        let manifest = Manifest::read(&run.path).unwrap();
         assert_eq!(
             (manifest.step, manifest.seed, manifest.agent.as_str()),
             (32, 2, "ppo")
         );
-        assert_eq!(
-            manifest.workload_sha256,
-            crate::files::sha256_file(&workload).unwrap()
-        );
-        // the checkpoint loads into a fresh network of the same shape
-        let fresh = ActorCriticConfig::new(
-            scenario.nodes.len() * schedlab_env::gym::NODE_FEATURES
-                + schedlab_env::gym::JOB_FEATURES,
-            4 * (5 + 5 + 3),
+        assert_eq!(manifest.workload_sha256, sha256_file(&workload).unwrap());
+        let fresh = ActorCriticConfig::new(manifest.observation_len, manifest.mask_len)
+            .with_hidden(16)
+            .init(&device);
+        assert!(fresh.try_load_file(run.path.join(&manifest.model)).is_ok());
+    }
+
+    #[test]
+    fn a_run_resumes_from_its_last_checkpoint_and_refuses_bad_ones() {
+        let (workload, scenario) = small();
+        let out = tempfile::tempdir().unwrap();
+        let device = Device::flex().autodiff();
+        let run = train_ppo(
+            &scenario,
+            tiny(),
+            &spec(&workload, out.path(), 16, None),
+            device.clone(),
+            &mut |_, _| {},
         )
-        .with_hidden(16)
-        .init(&device);
-        let loaded = fresh.try_load_file(run.path.join(&manifest.model)).unwrap();
-        let input = Tensor::<2>::from_data(TensorData::new(vec![0.1f32; 289], [1, 289]), &device);
-        let (logits, _) = loaded.forward(input);
-        assert!(
-            logits
-                .into_data()
-                .try_to_vec::<f32>()
-                .unwrap()
+        .unwrap();
+        let mut steps = Vec::new();
+        // the resumed run keeps its own hyperparameters whatever is passed
+        let resumed = train_ppo(
+            &scenario,
+            PpoConfig::new(),
+            &spec(&workload, out.path(), 48, Some(&run.path)),
+            device.clone(),
+            &mut |s, _| steps.push(s.env_steps),
+        )
+        .unwrap();
+        assert_eq!(resumed.path, run.path);
+        assert_eq!(steps, vec![32, 48], "continues from step 16");
+        assert_eq!(Manifest::read(&run.path).unwrap().step, 48);
+        assert_eq!(
+            files(&run.path)
                 .iter()
-                .all(|v| v.is_finite())
+                .filter(|f| f.starts_with("events.out.tfevents"))
+                .count(),
+            2,
+            "one event file per process"
         );
+
+        // another workload file is refused
+        let svm = workload.with_file_name("a9a-svm.toml");
+        let err = train_ppo(
+            &Scenario::load(&svm).unwrap(),
+            tiny(),
+            &spec(&svm, out.path(), 64, Some(&run.path)),
+            device.clone(),
+            &mut |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("cannot resume") && err.contains("different file"),
+            "{err}"
+        );
+
+        // a corrupt model is refused, not trained on
+        let manifest = Manifest::read(&run.path).unwrap();
+        std::fs::write(run.path.join(&manifest.model), b"not a burn record").unwrap();
+        let err = train_ppo(
+            &scenario,
+            tiny(),
+            &spec(&workload, out.path(), 64, Some(&run.path)),
+            device,
+            &mut |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("model-48.bpk"), "{err}");
     }
 }

@@ -37,6 +37,8 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         seed: args.seed,
         steps: args.steps,
         checkpoint_every: (args.steps / 10).max(1),
+        resume: None,
+        stop: None,
     };
     let bar = step_bar(args.steps, "ppo".into())?;
     let mut last_return = f64::NAN;

@@ -1,6 +1,8 @@
 //! `schedlab train`: trains a learned scheduler into a run folder.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use burn::tensor::Device;
 use clap::Args;
@@ -29,6 +31,10 @@ pub struct TrainArgs {
     /// Env rounds between checkpoints (default: a tenth of the run).
     #[arg(long)]
     checkpoint_every: Option<u64>,
+    /// Continue this run folder from its last checkpoint (same workload file; its own
+    /// hyperparameters) up to `--steps`.
+    #[arg(long)]
+    resume: Option<PathBuf>,
     /// Set a hyperparameter, e.g. `--set lr=0.001` (repeatable; see config.json for names).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     hyperparameters: Vec<String>,
@@ -60,7 +66,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         "unknown learned agent `{}`; available: ppo",
         args.agent
     );
+    anyhow::ensure!(
+        args.resume.is_none() || args.hyperparameters.is_empty(),
+        "a resumed run keeps the hyperparameters of its config.json; drop --set"
+    );
     let scenario = Scenario::load(&args.workload)?;
+    // Ctrl-C: finish the current update, write a checkpoint, exit cleanly
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
     let config = configure(PpoConfig::new(), &parse_overrides(&args.hyperparameters)?)?;
     let spec = TrainSpec {
         workload_path: &args.workload,
@@ -68,6 +82,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         seed: args.seed,
         steps: args.steps,
         checkpoint_every: args.checkpoint_every.unwrap_or((args.steps / 10).max(1)),
+        resume: args.resume.as_deref(),
+        stop: Some(&stop),
     };
     let bar = step_bar(args.steps, format!("ppo on {}", scenario.workload.name))?;
     let mut last_return = f64::NAN;
@@ -88,12 +104,19 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         },
     )?;
     bar.finish_and_clear();
-    println!(
-        "trained {} rounds of ppo on {} into {}",
-        args.steps,
-        scenario.workload.name,
-        run.path.display()
-    );
+    let step = schedlab_trainer::run::Manifest::read(&run.path)?.step;
+    if stop.load(Ordering::Relaxed) {
+        println!(
+            "interrupted: checkpoint at {step} rounds; continue with --resume {}",
+            run.path.display()
+        );
+    } else {
+        println!(
+            "trained {step} rounds of ppo on {} into {}",
+            scenario.workload.name,
+            run.path.display()
+        );
+    }
     println!(
         "view the curves: tensorboard --logdir {}",
         args.out.display()
