@@ -483,7 +483,7 @@ fn train_resume_and_evaluate_through_the_binary() {
 #[test]
 fn ctrl_c_saves_a_checkpoint_and_exits_cleanly() {
     let out = tempfile::tempdir().unwrap();
-    let mut child = schedlab()
+    let child = schedlab()
         .args([
             "train",
             "--agent",
