@@ -50,6 +50,50 @@ pub struct PpoConfig {
     pub max_grad_norm: f32,
     #[config(default = 128)]
     pub hidden: usize,
+    /// Standardise advantages within each minibatch.
+    #[config(default = true)]
+    pub normalize_advantages: bool,
+}
+
+/// Which actor-critic method a run trains; both share the network and this loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActorCriticKind {
+    Ppo,
+    /// Advantage actor-critic: one gradient step per rollout on the whole batch. That is this
+    /// loop with one epoch and one minibatch: the PPO ratio is then exactly 1, where the clip
+    /// is inactive and its gradient is the policy gradient `A grad log pi` (tested in
+    /// `schedlab-agents`).
+    A2c,
+}
+
+impl ActorCriticKind {
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "ppo" => Some(ActorCriticKind::Ppo),
+            "a2c" => Some(ActorCriticKind::A2c),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ActorCriticKind::Ppo => "ppo",
+            ActorCriticKind::A2c => "a2c",
+        }
+    }
+
+    /// Defaults: CleanRL's and Stable-Baselines3's usual values, scaled to short episodes.
+    pub fn default_config(self) -> PpoConfig {
+        match self {
+            ActorCriticKind::Ppo => PpoConfig::new(),
+            ActorCriticKind::A2c => PpoConfig::new()
+                .with_rollout_steps(5)
+                .with_epochs(1)
+                .with_minibatches(1)
+                .with_lr(7e-4)
+                .with_normalize_advantages(false),
+        }
+    }
 }
 
 /// What one update did.
@@ -250,7 +294,7 @@ impl PpoTrainer {
         for _ in 0..self.config.epochs {
             order.shuffle(&mut self.rng);
             for chunk in order.chunks(per_batch) {
-                let batch = minibatch(&rows, chunk);
+                let batch = minibatch(&rows, chunk, self.config.normalize_advantages);
                 let loss = ppo_loss(&self.agent.net, &space, &batch, &loss_config, &self.device);
                 sums.0 += loss.policy.clone().into_scalar::<f32>();
                 sums.1 += loss.value.clone().into_scalar::<f32>();
@@ -265,13 +309,17 @@ impl PpoTrainer {
     }
 }
 
-/// Gathers rows into a batch, normalising the advantages within it.
-fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize]) -> PpoBatch {
+/// Gathers rows into a batch, standardising the advantages within it if asked.
+fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize], normalize: bool) -> PpoBatch {
     let advantages: Vec<f32> = chunk.iter().map(|&k| rows[k].1).collect();
-    let mean = advantages.iter().sum::<f32>() / advantages.len() as f32;
-    let std = (advantages.iter().map(|a| (a - mean).powi(2)).sum::<f32>()
-        / advantages.len() as f32)
-        .sqrt();
+    let (mean, std) = if normalize {
+        let mean = advantages.iter().sum::<f32>() / advantages.len() as f32;
+        let var =
+            advantages.iter().map(|a| (a - mean).powi(2)).sum::<f32>() / advantages.len() as f32;
+        (mean, var.sqrt() + 1e-8)
+    } else {
+        (0.0, 1.0)
+    };
     PpoBatch {
         observations: chunk
             .iter()
@@ -293,10 +341,7 @@ fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize]) -> PpoBatch {
             .flat_map(|&k| rows[k].0.action.iter().copied())
             .collect(),
         old_log_probs: chunk.iter().map(|&k| rows[k].0.log_prob).collect(),
-        advantages: advantages
-            .iter()
-            .map(|a| (a - mean) / (std + 1e-8))
-            .collect(),
+        advantages: advantages.iter().map(|a| (a - mean) / std).collect(),
         returns: chunk.iter().map(|&k| rows[k].2).collect(),
     }
 }

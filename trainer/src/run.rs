@@ -97,9 +97,9 @@ impl RunDir {
     }
 }
 
-/// Loads the PPO agent a run folder's manifest names, for acting in `ctx`'s environment;
+/// Loads the actor-critic (PPO or A2C) agent a run folder's manifest names, for acting in `ctx`'s environment;
 /// refuses a run whose network was built for other observation or action shapes.
-pub fn load_ppo_agent(
+pub fn load_actor_critic_agent(
     run: &Path,
     ctx: &schedlab_agents::PolicyContext,
     device: &burn::tensor::Device,
@@ -112,8 +112,11 @@ pub fn load_ppo_agent(
             format!("{}: {m}", run.display()),
         )
     };
-    if manifest.agent != "ppo" {
-        return Err(invalid(format!("agent `{}` is not ppo", manifest.agent)));
+    if crate::ppo::ActorCriticKind::from_name(&manifest.agent).is_none() {
+        return Err(invalid(format!(
+            "agent `{}` is not an actor-critic (ppo, a2c)",
+            manifest.agent
+        )));
     }
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
     if (manifest.observation_len, manifest.mask_len) != (obs, mask) {

@@ -11,8 +11,8 @@ use schedlab_env::{EnvError, Scenario};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::files::sha256_file;
-use crate::ppo::{PpoConfig, PpoTrainer, UpdateStats};
-use crate::run::{Manifest, RunDir, load_ppo_agent};
+use crate::ppo::{ActorCriticKind, PpoConfig, PpoTrainer, UpdateStats};
+use crate::run::{Manifest, RunDir, load_actor_critic_agent};
 use crate::tensorboard::TensorBoard;
 
 #[derive(Debug, thiserror::Error)]
@@ -62,10 +62,12 @@ fn invalid(run: &Path, message: String) -> TrainError {
     }
 }
 
-/// Trains PPO, from scratch or from a run's last checkpoint, and returns the run folder.
+/// Trains an actor-critic scheduler (PPO or A2C), from scratch or from a run's last
+/// checkpoint, and returns the run folder.
 /// A resumed run keeps its hyperparameters (`config`'s are ignored) and must be on the same
 /// workload file (by SHA-256); its env copies start fresh episodes.
-pub fn train_ppo(
+pub fn train_actor_critic(
+    kind: ActorCriticKind,
     scenario: &Arc<Scenario>,
     config: PpoConfig,
     spec: &TrainSpec,
@@ -76,10 +78,10 @@ pub fn train_ppo(
     let (run, config, start) = match spec.resume {
         Some(path) => {
             let manifest = Manifest::read(path).map_err(io(path))?;
-            if manifest.agent != "ppo" {
+            if manifest.agent != kind.name() {
                 return Err(invalid(
                     path,
-                    format!("agent `{}` is not ppo", manifest.agent),
+                    format!("agent `{}` is not {}", manifest.agent, kind.name()),
                 ));
             }
             if manifest.workload_sha256 != workload_sha256 {
@@ -103,7 +105,7 @@ pub fn train_ppo(
             )
         }
         None => (
-            RunDir::create(spec.out, &scenario.workload.name, "ppo", spec.seed)
+            RunDir::create(spec.out, &scenario.workload.name, kind.name(), spec.seed)
                 .map_err(io(spec.out))?,
             config,
             None,
@@ -119,7 +121,7 @@ pub fn train_ppo(
         (env.observation_space().len(), env.action_space().mask_len());
     match &start {
         Some(manifest) => {
-            let agent = load_ppo_agent(
+            let agent = load_actor_critic_agent(
                 &run.path,
                 &schedlab_agents::PolicyContext::of(&env),
                 &device,
@@ -136,7 +138,7 @@ pub fn train_ppo(
             run.write_json(
                 "config.json",
                 &serde_json::json!({
-                    "agent": "ppo",
+                    "agent": kind.name(),
                     "config": config_json,
                     "workload": spec.workload_path,
                     "seed": spec.seed,
@@ -148,7 +150,7 @@ pub fn train_ppo(
         }
     }
     let manifest = |step: u64| Manifest {
-        agent: "ppo".into(),
+        agent: kind.name().into(),
         config: config_json.clone(),
         workload: spec.workload_path.display().to_string(),
         workload_sha256: workload_sha256.clone(),
@@ -257,7 +259,8 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
         let mut updates = 0;
-        let run = train_ppo(
+        let run = train_actor_critic(
+            ActorCriticKind::Ppo,
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 32, None),
@@ -306,7 +309,8 @@ mod tests {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
-        let run = train_ppo(
+        let run = train_actor_critic(
+            ActorCriticKind::Ppo,
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 16, None),
@@ -316,7 +320,8 @@ mod tests {
         .unwrap();
         let mut steps = Vec::new();
         // the resumed run keeps its own hyperparameters whatever is passed
-        let resumed = train_ppo(
+        let resumed = train_actor_critic(
+            ActorCriticKind::Ppo,
             &scenario,
             PpoConfig::new(),
             &spec(&workload, out.path(), 48, Some(&run.path)),
@@ -338,7 +343,8 @@ mod tests {
 
         // another workload file is refused
         let svm = workload.with_file_name("a9a-svm.toml");
-        let err = train_ppo(
+        let err = train_actor_critic(
+            ActorCriticKind::Ppo,
             &Scenario::load(&svm).unwrap(),
             tiny(),
             &spec(&svm, out.path(), 64, Some(&run.path)),
@@ -355,7 +361,8 @@ mod tests {
         // a corrupt model is refused, not trained on
         let manifest = Manifest::read(&run.path).unwrap();
         std::fs::write(run.path.join(&manifest.model), b"not a burn record").unwrap();
-        let err = train_ppo(
+        let err = train_actor_critic(
+            ActorCriticKind::Ppo,
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 64, Some(&run.path)),
@@ -365,5 +372,52 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("model-48.bpk"), "{err}");
+    }
+
+    #[test]
+    fn a2c_trains_one_step_per_rollout_into_its_own_run_and_is_not_resumed_as_ppo() {
+        let (workload, scenario) = small();
+        let out = tempfile::tempdir().unwrap();
+        let config = ActorCriticKind::A2c
+            .default_config()
+            .with_envs(2)
+            .with_hidden(16);
+        assert_eq!(
+            (
+                config.epochs,
+                config.minibatches,
+                config.normalize_advantages
+            ),
+            (1, 1, false)
+        );
+        let run = train_actor_critic(
+            ActorCriticKind::A2c,
+            &scenario,
+            config,
+            &spec(&workload, out.path(), 20, None),
+            Device::flex().autodiff(),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert!(
+            run.path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .contains("__a2c__")
+        );
+        let manifest = Manifest::read(&run.path).unwrap();
+        assert_eq!((manifest.agent.as_str(), manifest.step), ("a2c", 20));
+        let err = train_actor_critic(
+            ActorCriticKind::Ppo,
+            &scenario,
+            tiny(),
+            &spec(&workload, out.path(), 40, Some(&run.path)),
+            Device::flex().autodiff(),
+            &mut |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("agent `a2c` is not ppo"), "{err}");
     }
 }

@@ -206,4 +206,76 @@ mod tests {
         let allowed: Vec<bool> = mask.iter().map(|&m| m > 0.0).collect();
         assert_ne!(argmax(&space, &after, &allowed)[0], 1);
     }
+
+    /// A2C is the PPO loop with one epoch and one minibatch: at ratio 1 the clipped objective's
+    /// gradient must be the plain policy gradient `-mean(A grad log pi(a))`.
+    #[test]
+    fn at_ratio_one_the_clipped_objective_has_the_policy_gradient() {
+        let device = Device::flex().autodiff();
+        device.seed(5);
+        let space = ActionSpace {
+            nodes: 2,
+            levels: [3, 2, 2],
+        };
+        let net = ActorCriticConfig::new(3, space.mask_len())
+            .with_hidden(8)
+            .init(&device);
+        let observations = vec![0.3, -0.1, 0.7, -0.5, 0.2, 0.1];
+        let masks = vec![1.0; 2 * space.mask_len()];
+        let actions = vec![2, 1, 0, 0, 0, 1];
+        let advantages = vec![1.5, -0.5];
+        let chosen_log_probs = || {
+            let (logits, _) = net.forward(Tensor::from_data(
+                TensorData::new(observations.clone(), [2, 3]),
+                &device,
+            ));
+            let lp = masked_log_probs(
+                &space,
+                logits,
+                Tensor::from_data(TensorData::new(masks.clone(), [2, 14]), &device),
+            );
+            let mut pick = vec![0.0f32; 2 * 14];
+            for (row, a) in actions.chunks(6).enumerate() {
+                for (d, &l) in a.iter().enumerate() {
+                    pick[row * 14 + space.mask_offset(d) + l] = 1.0;
+                }
+            }
+            (lp * Tensor::<2>::from_data(TensorData::new(pick, [2, 14]), &device))
+                .sum_dim(1)
+                .squeeze_dim::<1>(1)
+        };
+        let old: Vec<f32> = chosen_log_probs().into_data().try_to_vec::<f32>().unwrap();
+        let batch = PpoBatch {
+            observations: observations.clone(),
+            masks: masks.clone(),
+            actions: actions.clone(),
+            old_log_probs: old,
+            advantages: advantages.clone(),
+            returns: vec![0.0, 0.0],
+        };
+        let ppo = ppo_loss(&net, &space, &batch, &PpoLossConfig::new(), &device).policy;
+        let pg = (chosen_log_probs()
+            * Tensor::<1>::from_data(TensorData::new(advantages.clone(), [2]), &device))
+        .mean()
+        .neg();
+        let grad = |loss: Tensor<1>| -> Vec<f32> {
+            let grads = loss.backward();
+            net.policy
+                .weight
+                .val()
+                .grad(&grads)
+                .unwrap()
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap()
+        };
+        let (a, b) = (grad(ppo), grad(pg));
+        assert!(
+            a.iter().any(|v| v.abs() > 1e-4),
+            "the gradient is not trivially zero"
+        );
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() < 1e-5, "{x} vs {y}");
+        }
+    }
 }

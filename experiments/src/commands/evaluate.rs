@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use schedlab_agents::{Policy, PolicyContext, by_name, run_episode_observed};
 use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario, Step};
-use schedlab_trainer::run::load_ppo_agent;
+use schedlab_trainer::run::load_actor_critic_agent;
 
 /// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`.
 pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
@@ -48,7 +48,7 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
 pub fn make_policy(spec: &str, ctx: PolicyContext) -> anyhow::Result<Box<dyn Policy>> {
     let run = Path::new(spec);
     if run.join("manifest.json").is_file() {
-        return Ok(Box::new(load_ppo_agent(
+        return Ok(Box::new(load_actor_critic_agent(
             run,
             &ctx,
             &Device::flex().autodiff(),

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use burn::tensor::Device;
 use clap::Args;
 use schedlab_env::Scenario;
-use schedlab_trainer::ppo::PpoConfig;
-use schedlab_trainer::train::{TrainSpec, train_ppo};
+use schedlab_trainer::ppo::ActorCriticKind;
+use schedlab_trainer::train::{TrainSpec, train_actor_critic};
 
 use super::bench::shipped_workload;
 use super::compare::compare_table;
@@ -42,9 +42,10 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     };
     let bar = step_bar(args.steps, "ppo".into())?;
     let mut last_return = f64::NAN;
-    let run = train_ppo(
+    let run = train_actor_critic(
+        ActorCriticKind::Ppo,
         &scenario,
-        PpoConfig::new(),
+        ActorCriticKind::Ppo.default_config(),
         &spec,
         Device::flex().autodiff(),
         &mut |stats, sps| {

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use burn::tensor::Device;
 use clap::Args;
 use schedlab_env::Scenario;
-use schedlab_trainer::ppo::PpoConfig;
-use schedlab_trainer::train::{TrainSpec, train_ppo};
+use schedlab_trainer::ppo::ActorCriticKind;
+use schedlab_trainer::train::{TrainSpec, train_actor_critic};
 
 use super::evaluate::step_bar;
 use super::parse_overrides;
@@ -61,11 +61,12 @@ fn configure<C: serde::Serialize + serde::de::DeserializeOwned>(
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.agent == "ppo",
-        "unknown learned agent `{}`; available: ppo",
-        args.agent
-    );
+    let kind = ActorCriticKind::from_name(&args.agent).ok_or_else(|| {
+        anyhow::anyhow!(
+            "unknown learned agent `{}`; available: ppo, a2c",
+            args.agent
+        )
+    })?;
     anyhow::ensure!(
         args.resume.is_none() || args.hyperparameters.is_empty(),
         "a resumed run keeps the hyperparameters of its config.json; drop --set"
@@ -75,7 +76,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
-    let config = configure(PpoConfig::new(), &parse_overrides(&args.hyperparameters)?)?;
+    let config = configure(
+        kind.default_config(),
+        &parse_overrides(&args.hyperparameters)?,
+    )?;
     let spec = TrainSpec {
         workload_path: &args.workload,
         out: &args.out,
@@ -85,9 +89,13 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         resume: args.resume.as_deref(),
         stop: Some(&stop),
     };
-    let bar = step_bar(args.steps, format!("ppo on {}", scenario.workload.name))?;
+    let bar = step_bar(
+        args.steps,
+        format!("{} on {}", kind.name(), scenario.workload.name),
+    )?;
     let mut last_return = f64::NAN;
-    let run = train_ppo(
+    let run = train_actor_critic(
+        kind,
         &scenario,
         config,
         &spec,
@@ -98,7 +106,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             }
             bar.set_position(stats.env_steps.min(args.steps));
             bar.set_message(format!(
-                "ppo on {}: {sps:.0} steps/s, return {last_return:.2}",
+                "{} on {}: {sps:.0} steps/s, return {last_return:.2}",
+                kind.name(),
                 scenario.workload.name
             ));
         },
@@ -112,7 +121,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         );
     } else {
         println!(
-            "trained {step} rounds of ppo on {} into {}",
+            "trained {step} rounds of {} on {} into {}",
+            kind.name(),
             scenario.workload.name,
             run.path.display()
         );
@@ -131,18 +141,27 @@ mod tests {
     #[test]
     fn hyperparameters_are_set_by_name_and_unknown_ones_refused() {
         let config = configure(
-            PpoConfig::new(),
+            ActorCriticKind::Ppo.default_config(),
             &[("lr".into(), "0.01".into()), ("envs".into(), "2".into())],
         )
         .unwrap();
         assert_eq!((config.lr, config.envs), (0.01, 2));
-        let err = configure(PpoConfig::new(), &[("learning_rate".into(), "1".into())])
-            .unwrap_err()
-            .to_string();
+        let err = configure(
+            ActorCriticKind::Ppo.default_config(),
+            &[("learning_rate".into(), "1".into())],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains("unknown hyperparameter `learning_rate`") && err.contains("lr"),
             "{err}"
         );
-        assert!(configure(PpoConfig::new(), &[("envs".into(), "many".into())]).is_err());
+        assert!(
+            configure(
+                ActorCriticKind::Ppo.default_config(),
+                &[("envs".into(), "many".into())]
+            )
+            .is_err()
+        );
     }
 }
