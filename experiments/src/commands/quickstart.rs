@@ -3,15 +3,15 @@
 
 use std::path::PathBuf;
 
-use burn::tensor::Device;
 use clap::Args;
 use schedlab_env::Scenario;
 use schedlab_trainer::ppo::ActorCriticKind;
-use schedlab_trainer::train::{TrainSpec, train_actor_critic};
+use schedlab_trainer::train::TrainSpec;
 
 use super::bench::shipped_workload;
 use super::compare::compare_table;
-use super::evaluate::{episode_bar, parse_seeds, play_seeds, step_bar};
+use super::evaluate::{episode_bar, parse_seeds, play_seeds};
+use super::train::train_with_progress;
 
 #[derive(Args)]
 pub struct QuickstartArgs {
@@ -40,23 +40,12 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         resume: None,
         stop: None,
     };
-    let bar = step_bar(args.steps, "ppo".into())?;
-    let mut last_return = f64::NAN;
-    let run = train_actor_critic(
+    let run = train_with_progress(
         ActorCriticKind::Ppo,
         &scenario,
         ActorCriticKind::Ppo.default_config(),
         &spec,
-        Device::flex().autodiff(),
-        &mut |stats, sps| {
-            if let Some(m) = stats.finished.last() {
-                last_return = m.episode_return;
-            }
-            bar.set_position(stats.env_steps.min(args.steps));
-            bar.set_message(format!("ppo: {sps:.0} steps/s, return {last_return:.2}"));
-        },
     )?;
-    bar.finish_and_clear();
     println!("   run folder: {}", run.path.display());
     let seeds = parse_seeds("0..4")?;
     let trained = run.path.display().to_string();

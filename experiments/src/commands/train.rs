@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use burn::tensor::Device;
 use clap::Args;
 use schedlab_env::Scenario;
-use schedlab_trainer::ppo::ActorCriticKind;
+use schedlab_trainer::ppo::{ActorCriticKind, PpoConfig};
+use schedlab_trainer::run::RunDir;
 use schedlab_trainer::train::{TrainSpec, train_actor_critic};
 
 use super::evaluate::step_bar;
@@ -60,6 +61,36 @@ fn configure<C: serde::Serialize + serde::de::DeserializeOwned>(
     Ok(serde_json::from_value(value)?)
 }
 
+/// Trains with a progress bar showing env rounds per second and the latest episode return.
+pub fn train_with_progress(
+    kind: ActorCriticKind,
+    scenario: &Arc<Scenario>,
+    config: PpoConfig,
+    spec: &TrainSpec,
+) -> anyhow::Result<RunDir> {
+    let label = format!("{} on {}", kind.name(), scenario.workload.name);
+    let bar = step_bar(spec.steps, label.clone())?;
+    let mut last_return = f64::NAN;
+    let run = train_actor_critic(
+        kind,
+        scenario,
+        config,
+        spec,
+        Device::flex().autodiff(),
+        &mut |stats, sps| {
+            if let Some(m) = stats.finished.last() {
+                last_return = m.episode_return;
+            }
+            bar.set_position(stats.env_steps.min(spec.steps));
+            bar.set_message(format!(
+                "{label}: {sps:.0} steps/s, return {last_return:.2}"
+            ));
+        },
+    )?;
+    bar.finish_and_clear();
+    Ok(run)
+}
+
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let kind = ActorCriticKind::from_name(&args.agent).ok_or_else(|| {
         anyhow::anyhow!(
@@ -89,30 +120,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         resume: args.resume.as_deref(),
         stop: Some(&stop),
     };
-    let bar = step_bar(
-        args.steps,
-        format!("{} on {}", kind.name(), scenario.workload.name),
-    )?;
-    let mut last_return = f64::NAN;
-    let run = train_actor_critic(
-        kind,
-        &scenario,
-        config,
-        &spec,
-        Device::flex().autodiff(),
-        &mut |stats, sps| {
-            if let Some(m) = stats.finished.last() {
-                last_return = m.episode_return;
-            }
-            bar.set_position(stats.env_steps.min(args.steps));
-            bar.set_message(format!(
-                "{} on {}: {sps:.0} steps/s, return {last_return:.2}",
-                kind.name(),
-                scenario.workload.name
-            ));
-        },
-    )?;
-    bar.finish_and_clear();
+    let run = train_with_progress(kind, &scenario, config, &spec)?;
     let step = schedlab_trainer::run::Manifest::read(&run.path)?.step;
     if stop.load(Ordering::Relaxed) {
         println!(
