@@ -6,6 +6,7 @@
 //! It knows the environment's public API (spaces, observations, masks) and nothing of how the
 //! environment simulates, of training loops, logging or the command line.
 
+pub mod dqn;
 mod greedy;
 pub mod learned;
 mod periodic;
