@@ -7,11 +7,13 @@ use burn::config::Config;
 use burn::module::Module;
 use burn::nn::{Linear, LinearConfig};
 use burn::tensor::activation::relu;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Device, Tensor};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use schedlab_env::{ActionSpace, Observation};
 
+use crate::learned::batch::{features, inference_device};
+use crate::learned::masked::argmax;
 use crate::policy::{Policy, PolicyContext};
 
 #[derive(Config, Debug)]
@@ -50,19 +52,6 @@ impl BranchingQ {
     }
 }
 
-/// The allowed level with the largest Q value in each dimension of one row.
-pub fn greedy_levels(space: &ActionSpace, q: &[f32], mask: &[bool]) -> Vec<usize> {
-    (0..space.dims())
-        .map(|d| {
-            let start = space.mask_offset(d);
-            (0..space.levels[d % 3])
-                .filter(|&l| mask[start + l])
-                .max_by(|&a, &b| q[start + a].total_cmp(&q[start + b]))
-                .expect("level 0 is always allowed")
-        })
-        .collect()
-}
-
 /// Double-DQN targets per dimension for one transition: the next action is chosen by the
 /// online network among the next state's allowed levels, and valued by the target network:
 /// `y_d = r + gamma * (1 - terminal) * Q_target(s', argmax_{allowed l} Q_online(s', l))_d`.
@@ -79,7 +68,7 @@ pub fn double_dqn_targets(
     if terminal {
         return vec![reward; space.dims()];
     }
-    greedy_levels(space, online_next, next_mask)
+    argmax(space, online_next, next_mask)
         .iter()
         .enumerate()
         .map(|(d, &l)| reward + gamma * target_next[space.mask_offset(d) + l])
@@ -124,25 +113,10 @@ impl DqnAgent {
 
     /// Q values of each observation, without autodiff.
     pub fn q_values(&self, observations: &[&Observation]) -> Vec<f32> {
-        let device = self
-            .net
-            .devices()
-            .first()
-            .cloned()
-            .unwrap_or_else(Device::flex)
-            .without_autodiff();
-        let width = observations[0].features.len();
-        let features: Vec<f32> = observations
-            .iter()
-            .flat_map(|o| o.features.iter().copied())
-            .collect();
-        let input = Tensor::from_data(
-            TensorData::new(features, [observations.len(), width]),
-            &device,
-        );
+        let device = inference_device(&self.net);
         self.net
             .valid()
-            .forward(input)
+            .forward(features(observations, &device))
             .into_data()
             .try_to_vec::<f32>()
             .expect("f32 Q values")
@@ -155,7 +129,7 @@ impl DqnAgent {
             .iter()
             .enumerate()
             .map(|(row, obs)| {
-                let greedy = greedy_levels(
+                let greedy = argmax(
                     &self.space,
                     &q[row * width..(row + 1) * width],
                     &obs.action_mask,
@@ -165,13 +139,7 @@ impl DqnAgent {
                     .enumerate()
                     .map(|(d, level)| {
                         if self.rng.random_bool(self.epsilon.clamp(0.0, 1.0)) {
-                            let allowed: Vec<usize> = obs
-                                .mask_of(&self.space, d)
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, ok)| **ok)
-                                .map(|(l, _)| l)
-                                .collect();
+                            let allowed = obs.allowed(&self.space, d);
                             allowed[self.rng.random_range(0..allowed.len())]
                         } else {
                             level
@@ -214,7 +182,7 @@ mod tests {
         let space = space();
         let q = [0.0, 9.0, 1.0, 0.5, 0.1, 7.0, 0.2];
         let mask = [true, false, true, true, true, false, true];
-        assert_eq!(greedy_levels(&space, &q, &mask), vec![2, 0, 1]);
+        assert_eq!(argmax(&space, &q, &mask), vec![2, 0, 1]);
     }
 
     #[test]

@@ -3,12 +3,13 @@
 //! updates it lives in `schedlab-trainer`.
 
 use burn::module::Module;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Tensor, TensorData};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use schedlab_env::{ActionSpace, Observation};
 
 use crate::learned::actor_critic::ActorCritic;
+use crate::learned::batch::{features, inference_device, mask_values};
 use crate::learned::masked::{argmax, masked_log_probs, sample};
 use crate::policy::{Policy, PolicyContext};
 
@@ -39,33 +40,15 @@ impl PpoAgent {
         }
     }
 
-    fn device(&self) -> Device {
-        self.net
-            .devices()
-            .first()
-            .cloned()
-            .unwrap_or_else(Device::flex)
-            .without_autodiff()
-    }
-
     /// Masked log-probabilities `[rows x mask_len]` and values, without autodiff.
     fn evaluate(&self, observations: &[&Observation]) -> (Vec<f32>, Vec<f32>) {
-        let device = self.device();
+        let device = inference_device(&self.net);
         let rows = observations.len();
-        let width = observations[0].features.len();
-        let features: Vec<f32> = observations
-            .iter()
-            .flat_map(|o| o.features.iter().copied())
-            .collect();
         let masks: Vec<f32> = observations
             .iter()
-            .flat_map(|o| o.action_mask.iter().map(|&m| f32::from(u8::from(m))))
+            .flat_map(|o| mask_values(&o.action_mask))
             .collect();
-        let net = self.net.valid();
-        let (logits, values) = net.forward(Tensor::from_data(
-            TensorData::new(features, [rows, width]),
-            &device,
-        ));
+        let (logits, values) = self.net.valid().forward(features(observations, &device));
         let mask = Tensor::from_data(
             TensorData::new(masks, [rows, self.space.mask_len()]),
             &device,
@@ -129,6 +112,8 @@ impl Policy for PpoAgent {
 
 #[cfg(test)]
 mod tests {
+    use burn::tensor::Device;
+
     use super::*;
     use crate::learned::actor_critic::ActorCriticConfig;
     use crate::policy::real::small_env;

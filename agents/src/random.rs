@@ -34,14 +34,8 @@ impl Policy for RandomPolicy {
         let space = &self.ctx.action_space;
         (0..space.dims())
             .map(|d| {
-                let feasible: Vec<usize> = observation
-                    .mask_of(space, d)
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, ok)| **ok)
-                    .map(|(l, _)| l)
-                    .collect();
-                *feasible
+                *observation
+                    .allowed(space, d)
                     .choose(&mut self.rng)
                     .expect("level 0 is always feasible")
             })

@@ -15,6 +15,7 @@ use schedlab_agents::PolicyContext;
 use schedlab_agents::learned::actor_critic::{
     ActorCritic, ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
 };
+use schedlab_agents::learned::batch::mask_values;
 use schedlab_agents::learned::gae::{Transition, gae};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_env::{EpisodeMetrics, Observation, Scenario, VecEnv};
@@ -327,14 +328,7 @@ fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize], normalize: bool) -> 
             .collect(),
         masks: chunk
             .iter()
-            .flat_map(|&k| {
-                rows[k]
-                    .0
-                    .observation
-                    .action_mask
-                    .iter()
-                    .map(|&m| f32::from(u8::from(m)))
-            })
+            .flat_map(|&k| mask_values(&rows[k].0.observation.action_mask))
             .collect(),
         actions: chunk
             .iter()

@@ -59,7 +59,7 @@ pub fn sample(
         .collect()
 }
 
-/// The most probable allowed level per dimension (deterministic evaluation).
+/// The allowed level with the largest score (log-probability, Q value) per dimension.
 pub fn argmax(space: &ActionSpace, log_probs: &[f32], mask: &[bool]) -> Vec<usize> {
     (0..space.dims())
         .map(|d| {
@@ -97,7 +97,7 @@ mod tests {
         let log_probs = masked_log_probs(
             &space,
             as_tensor(logits),
-            as_tensor(mask.iter().map(|&m| f32::from(u8::from(m))).collect()),
+            as_tensor(crate::learned::batch::mask_values(&mask).collect()),
         );
         let log_probs: Vec<f32> = log_probs.into_data().try_to_vec::<f32>().unwrap();
         assert_eq!(log_probs[1].exp(), 0.0);

@@ -2,5 +2,6 @@
 //! generalised advantage estimation, and the actor-critic network with the PPO objective.
 
 pub mod actor_critic;
+pub mod batch;
 pub mod gae;
 pub mod masked;

@@ -94,6 +94,12 @@ impl Observation {
         let start = space.mask_offset(dim);
         &self.action_mask[start..start + space.levels[dim % 3]]
     }
+
+    /// The allowed levels of one dimension (never empty: level 0 always fits).
+    pub fn allowed(&self, space: &ActionSpace, dim: usize) -> Vec<usize> {
+        let mask = self.mask_of(space, dim);
+        (0..mask.len()).filter(|&l| mask[l]).collect()
+    }
 }
 
 #[cfg(test)]
