@@ -1,6 +1,6 @@
 //! The `schedlab` binary, driven the way a user drives it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use schedlab_tests::workload;
@@ -255,35 +255,48 @@ for tag in ea.Tags()["tensors"]:
     print("text", tag)
 "#;
 
-#[test]
-fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
-    let out = tempfile::tempdir().unwrap();
-    let stdout = run_ok(&[
+/// PPO hyperparameters small enough to train in a test.
+const TINY_PPO: [&str; 6] = [
+    "--set",
+    "envs=2",
+    "--set",
+    "rollout_steps=8",
+    "--set",
+    "hidden=16",
+];
+
+/// `schedlab train --agent ppo` on small-4node into the empty folder `out` with [`TINY_PPO`]
+/// (and `extra` arguments); returns what it printed and the run folder it made.
+fn train_tiny(out: &Path, steps: &str, extra: &[&str]) -> (String, PathBuf) {
+    let small = workload("small-4node.toml");
+    let mut args = vec![
         "train",
         "--agent",
         "ppo",
         "--workload",
-        arg(&workload("small-4node.toml")),
-        "--seed",
-        "3",
+        arg(&small),
         "--steps",
-        "64",
+        steps,
         "--out",
-        arg(out.path()),
-        "--set",
-        "envs=2",
-        "--set",
-        "rollout_steps=8",
-        "--set",
-        "hidden=16",
-    ]);
-    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
-    let runs: Vec<_> = std::fs::read_dir(out.path())
+        arg(out),
+    ];
+    args.extend(TINY_PPO);
+    args.extend(extra);
+    let stdout = run_ok(&args);
+    let runs: Vec<PathBuf> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(runs.len(), 1);
-    let run = &runs[0];
+    assert_eq!(runs.len(), 1, "one run folder in {}", out.display());
+    (stdout, runs[0].clone())
+}
+
+#[test]
+fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
+    let out = tempfile::tempdir().unwrap();
+    let (stdout, run) = train_tiny(out.path(), "64", &["--seed", "3"]);
+    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
+    let run = &run;
     for file in ["config.json", "manifest.json", "model-64.bpk"] {
         assert!(
             run.join(file).is_file(),
@@ -331,29 +344,8 @@ fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
 fn a_trained_run_is_evaluated_like_a_baseline_and_refused_on_another_shape() {
     let out = tempfile::tempdir().unwrap();
     let small = workload("small-4node.toml");
-    run_ok(&[
-        "train",
-        "--agent",
-        "ppo",
-        "--workload",
-        arg(&small),
-        "--steps",
-        "32",
-        "--out",
-        arg(out.path()),
-        "--set",
-        "envs=2",
-        "--set",
-        "rollout_steps=8",
-        "--set",
-        "hidden=16",
-    ]);
-    let run = std::fs::read_dir(out.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let runs = tempfile::tempdir().unwrap();
+    let (_, run) = train_tiny(runs.path(), "32", &[]);
     let csv = out.path().join("eval.csv");
     run_ok(&[
         "eval",
@@ -411,33 +403,7 @@ fn quickstart_trains_compares_and_points_at_tensorboard() {
 fn train_resume_and_evaluate_through_the_binary() {
     let out = tempfile::tempdir().unwrap();
     let small = workload("small-4node.toml");
-    let tiny = [
-        "--set",
-        "envs=2",
-        "--set",
-        "rollout_steps=8",
-        "--set",
-        "hidden=16",
-    ];
-    let mut args = vec![
-        "train",
-        "--agent",
-        "ppo",
-        "--workload",
-        arg(&small),
-        "--steps",
-        "32",
-        "--out",
-        arg(out.path()),
-    ];
-    args.extend(tiny);
-    run_ok(&args);
-    let run = std::fs::read_dir(out.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let (_, run) = train_tiny(out.path(), "32", &[]);
     let stdout = run_ok(&[
         "train",
         "--agent",
@@ -495,14 +461,7 @@ fn ctrl_c_saves_a_checkpoint_and_exits_cleanly() {
             "--out",
             arg(out.path()),
         ])
-        .args([
-            "--set",
-            "envs=2",
-            "--set",
-            "rollout_steps=8",
-            "--set",
-            "hidden=16",
-        ])
+        .args(TINY_PPO)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
