@@ -5,14 +5,15 @@
 
 use burn::config::Config;
 use burn::module::Module;
+use burn::nn::loss::HuberLossConfig;
 use burn::nn::{Linear, LinearConfig};
 use burn::tensor::activation::relu;
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Tensor, TensorData};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use schedlab_env::{ActionSpace, Observation};
 
-use crate::learned::batch::{features, inference_device};
+use crate::learned::batch::{chosen_one_hot, inference_device};
 use crate::learned::masked::argmax;
 use crate::policy::{Policy, PolicyContext};
 
@@ -75,21 +76,119 @@ pub fn double_dqn_targets(
         .collect()
 }
 
-/// Linear exploration schedule: `start` to `end` over the first `fraction` of `total` steps.
+/// Linear exploration schedule: `start` to `end` over the first `steps` env rounds, then
+/// `end`. Counted in absolute rounds so that a resumed run continues the same schedule.
 #[derive(Debug, Clone, Copy)]
 pub struct EpsilonSchedule {
     pub start: f64,
     pub end: f64,
-    pub fraction: f64,
-    pub total: u64,
+    pub steps: u64,
 }
 
 impl EpsilonSchedule {
     pub fn at(&self, step: u64) -> f64 {
-        let span = (self.fraction * self.total as f64).max(1.0);
-        let t = (step as f64 / span).min(1.0);
+        let t = (step as f64 / self.steps.max(1) as f64).min(1.0);
         self.start + t * (self.end - self.start)
     }
+}
+
+/// A replayed minibatch for the TD update, flat row-major host data.
+#[derive(Debug, Clone)]
+pub struct DqnBatch {
+    pub observations: Vec<f32>,
+    /// The chosen level per dimension, `[rows, dims]`.
+    pub actions: Vec<usize>,
+    /// The Double-DQN target per dimension, `[rows, dims]`.
+    pub targets: Vec<f32>,
+}
+
+/// The TD loss and, for logging, the mean Q value of the chosen levels.
+pub struct TdLoss {
+    pub loss: Tensor<1>,
+    pub chosen_q: Tensor<1>,
+}
+
+/// Huber loss (threshold `delta`) between each dimension's Q value of the chosen level and
+/// its target, averaged over rows and dimensions. Only chosen levels receive gradient.
+pub fn td_loss(
+    net: &BranchingQ,
+    space: &ActionSpace,
+    batch: &DqnBatch,
+    delta: f32,
+    device: &Device,
+) -> TdLoss {
+    let rows = batch.actions.len() / space.dims();
+    let width = space.mask_len();
+    let q = net.forward(Tensor::from_data(
+        TensorData::new(
+            batch.observations.clone(),
+            [rows, batch.observations.len() / rows],
+        ),
+        device,
+    ));
+    let chosen = chosen_one_hot(space, &batch.actions);
+    let mut spread_targets = vec![0.0f32; rows * width];
+    for (row, action) in batch.actions.chunks(space.dims()).enumerate() {
+        for (d, &level) in action.iter().enumerate() {
+            spread_targets[row * width + space.mask_offset(d) + level] =
+                batch.targets[row * space.dims() + d];
+        }
+    }
+    let chosen = Tensor::<2>::from_data(TensorData::new(chosen, [rows, width]), device);
+    let spread_targets =
+        Tensor::<2>::from_data(TensorData::new(spread_targets, [rows, width]), device);
+    let chosen_q = q.clone() * chosen.clone();
+    // residuals are 0 off the chosen levels, where the Huber loss is 0 too
+    let residuals = spread_targets - chosen_q.clone();
+    let count = (rows * space.dims()) as f32;
+    TdLoss {
+        loss: HuberLossConfig::new(delta)
+            .init()
+            .forward_residuals(residuals)
+            .sum()
+            .div_scalar(count),
+        chosen_q: chosen_q.sum().div_scalar(count),
+    }
+}
+
+/// Q values `[rows, mask_len]` of flat features `[rows, observation length]`, without autodiff.
+pub fn q_values_of(net: &BranchingQ, features: Vec<f32>, rows: usize) -> Vec<f32> {
+    let device = inference_device(net);
+    let width = features.len() / rows;
+    net.valid()
+        .forward(Tensor::from_data(
+            TensorData::new(features, [rows, width]),
+            &device,
+        ))
+        .into_data()
+        .try_to_vec::<f32>()
+        .expect("f32 Q values")
+}
+
+impl BranchingQ {
+    /// Polyak averaging toward `online`: `self <- tau * online + (1 - tau) * self`, so
+    /// `tau = 1` is the periodic hard copy and a small `tau` the soft update.
+    pub fn blended_toward(self, online: &BranchingQ, tau: f32) -> BranchingQ {
+        BranchingQ {
+            torso_in: blend(self.torso_in, &online.torso_in, tau),
+            torso_out: blend(self.torso_out, &online.torso_out, tau),
+            q: blend(self.q, &online.q, tau),
+        }
+    }
+}
+
+fn blend(target: Linear, online: &Linear, tau: f32) -> Linear {
+    Linear {
+        weight: target.weight.map(|w| mix(w, online.weight.val(), tau)),
+        bias: match (target.bias, &online.bias) {
+            (Some(b), Some(o)) => Some(b.map(|b| mix(b, o.val(), tau))),
+            (b, _) => b,
+        },
+    }
+}
+
+fn mix<const D: usize>(target: Tensor<D>, online: Tensor<D>, tau: f32) -> Tensor<D> {
+    target.mul_scalar(1.0 - tau) + online.mul_scalar(tau)
 }
 
 /// The DQN agent: epsilon-greedy over allowed levels (greedy when evaluating).
@@ -113,13 +212,12 @@ impl DqnAgent {
 
     /// Q values of each observation, without autodiff.
     pub fn q_values(&self, observations: &[&Observation]) -> Vec<f32> {
-        let device = inference_device(&self.net);
-        self.net
-            .valid()
-            .forward(features(observations, &device))
-            .into_data()
-            .try_to_vec::<f32>()
-            .expect("f32 Q values")
+        let rows = observations.len();
+        let flat = observations
+            .iter()
+            .flat_map(|o| o.features.iter().copied())
+            .collect();
+        q_values_of(&self.net, flat, rows)
     }
 
     pub fn act_batch(&mut self, observations: &[&Observation]) -> Vec<Vec<usize>> {
@@ -206,12 +304,82 @@ mod tests {
         let s = EpsilonSchedule {
             start: 1.0,
             end: 0.05,
-            fraction: 0.5,
-            total: 1000,
+            steps: 500,
         };
         assert_eq!(s.at(0), 1.0);
         assert!((s.at(250) - 0.525).abs() < 1e-12);
         assert!((s.at(500) - 0.05).abs() < 1e-12 && (s.at(900) - 0.05).abs() < 1e-12);
+    }
+
+    fn tiny_net(device: &Device, seed: u64) -> BranchingQ {
+        device.seed(seed);
+        BranchingQConfig::new(2, space().mask_len())
+            .with_hidden(8)
+            .init(device)
+    }
+
+    #[test]
+    fn the_td_loss_is_the_mean_huber_of_the_chosen_levels_only() {
+        let space = space();
+        let device = Device::flex().autodiff();
+        let net = tiny_net(&device, 1);
+        let observations = vec![0.4, -0.3, 1.0, 0.2];
+        let q = q_values_of(&net, observations.clone(), 2);
+        let actions = vec![2, 0, 1, 0, 1, 0];
+        // one residual inside the quadratic zone, the others far in the linear zone
+        let targets = vec![q[2] + 0.5, q[3] - 4.0, q[6] + 3.0, 10.0, -10.0, 10.0];
+        let batch = DqnBatch {
+            observations,
+            actions: actions.clone(),
+            targets: targets.clone(),
+        };
+        let loss = td_loss(&net, &space, &batch, 1.0, &device);
+        let huber = |r: f32| {
+            if r.abs() <= 1.0 {
+                0.5 * r * r
+            } else {
+                r.abs() - 0.5
+            }
+        };
+        let mut expected = 0.0;
+        let mut chosen = 0.0;
+        for (k, (&level, &target)) in actions.iter().zip(&targets).enumerate() {
+            let (row, d) = (k / 3, k % 3);
+            let value = q[row * 7 + space.mask_offset(d) + level];
+            expected += huber(target - value) / 6.0;
+            chosen += value / 6.0;
+        }
+        let grads = loss.loss.clone().backward();
+        assert!((loss.loss.into_scalar::<f32>() - expected).abs() < 1e-5);
+        assert!((loss.chosen_q.into_scalar::<f32>() - chosen).abs() < 1e-5);
+        // the head's bias gradient is zero exactly at the levels no row chose
+        let bias = net.q.bias.as_ref().unwrap().val().grad(&grads).unwrap();
+        let bias: Vec<f32> = bias.into_data().try_to_vec().unwrap();
+        let picked = [0, 2, 3, 4, 5, 6];
+        for (level, g) in bias.iter().enumerate() {
+            assert_eq!(*g != 0.0, picked.contains(&level), "level {level}: {g}");
+        }
+    }
+
+    #[test]
+    fn blending_with_tau_one_copies_and_with_a_half_averages() {
+        let device = Device::flex();
+        let (online, target) = (tiny_net(&device, 1), tiny_net(&device, 2));
+        let x = vec![0.3, -0.7];
+        let q = |net: &BranchingQ| q_values_of(net, x.clone(), 1);
+        assert_ne!(q(&online), q(&target));
+        assert_eq!(q(&target.clone().blended_toward(&online, 1.0)), q(&online));
+        let weights = |net: &BranchingQ| -> Vec<f32> {
+            net.torso_in.weight.val().into_data().try_to_vec().unwrap()
+        };
+        let half = target.clone().blended_toward(&online, 0.5);
+        for ((h, o), t) in weights(&half)
+            .iter()
+            .zip(weights(&online))
+            .zip(weights(&target))
+        {
+            assert!((h - (o + t) / 2.0).abs() < 1e-6);
+        }
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod testkit;
 pub use error::{EnvError, Result};
 pub use gym::{
     ActionSpace, ClusterEnv, EpisodeMetrics, Info, Observation, ObservationSpace, Step, VecEnv,
+    VecStep,
 };
 pub use scenario::Scenario;
 pub use workload::Workload;

@@ -6,6 +6,7 @@
 //! the library crates, never here.
 
 mod commands;
+mod device;
 mod output;
 
 use std::path::PathBuf;
@@ -23,6 +24,10 @@ struct Cli {
     /// Results are identical whatever the count.
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Where learned agents' networks train and act: flex (pure Rust CPU), ndarray, or with
+    /// the `tch` cargo feature libtorch and libtorch-cuda[:N].
+    #[arg(long, global = true, default_value = "flex")]
+    device: String,
     #[command(subcommand)]
     command: Command,
 }
@@ -91,6 +96,7 @@ fn main() -> anyhow::Result<()> {
             .num_threads(threads)
             .build_global()?;
     }
+    device::choose(device::parse(&cli.device)?);
     match cli.command {
         Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),
         Command::Run(args) => commands::run::run(args),

@@ -1,12 +1,15 @@
 //! # schedlab-trainer
 //!
 //! Trains learned schedulers: rollouts over vectorised environments and the optimisation
-//! loops (PPO so far), run folders with TensorBoard event files, hyperparameters and
+//! loops (PPO, A2C, DQN with replay), run folders with TensorBoard event files, hyperparameters and
 //! checkpoints (DESIGN §5). It uses the environment and the agents; it must know nothing of
 //! the command line.
 
+pub mod dqn;
 pub mod files;
+pub mod learner;
 pub mod ppo;
+pub mod replay;
 pub mod run;
 pub mod tensorboard;
 pub mod train;

@@ -2,9 +2,11 @@
 //! with GAE, then optimise the clipped objective for `epochs` passes over shuffled
 //! minibatches.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use burn::config::Config;
+use burn::module::Module;
 use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::Device;
@@ -13,12 +15,15 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use schedlab_agents::PolicyContext;
 use schedlab_agents::learned::actor_critic::{
-    ActorCritic, ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
+    ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
 };
 use schedlab_agents::learned::batch::mask_values;
 use schedlab_agents::learned::gae::{Transition, gae};
 use schedlab_agents::ppo::PpoAgent;
-use schedlab_env::{EpisodeMetrics, Observation, Scenario, VecEnv};
+use schedlab_env::{Observation, Scenario, VecEnv};
+
+use crate::learner::{EpisodeTally, Learner, UpdateStats, require};
+use crate::run::{Manifest, RunDir};
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
 /// rounds): small rollouts, many updates.
@@ -56,59 +61,37 @@ pub struct PpoConfig {
     pub normalize_advantages: bool,
 }
 
-/// Which actor-critic method a run trains; both share the network and this loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ActorCriticKind {
-    Ppo,
-    /// Advantage actor-critic: one gradient step per rollout on the whole batch. That is this
-    /// loop with one epoch and one minibatch: the PPO ratio is then exactly 1, where the clip
-    /// is inactive and its gradient is the policy gradient `A grad log pi` (tested in
-    /// `schedlab-agents`).
-    A2c,
-}
-
-impl ActorCriticKind {
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "ppo" => Some(ActorCriticKind::Ppo),
-            "a2c" => Some(ActorCriticKind::A2c),
-            _ => None,
-        }
+impl PpoConfig {
+    /// Refuses values the loop cannot run with, naming the first.
+    pub fn check(&self) -> Result<(), String> {
+        let c = self;
+        require(&[
+            ("envs >= 1", c.envs >= 1),
+            ("rollout_steps >= 1", c.rollout_steps >= 1),
+            ("epochs >= 1", c.epochs >= 1),
+            (
+                "1 <= minibatches <= envs * rollout_steps",
+                c.minibatches >= 1 && c.minibatches <= c.envs * c.rollout_steps,
+            ),
+            ("lr > 0", c.lr > 0.0),
+            ("0 <= gamma <= 1", (0.0..=1.0).contains(&c.gamma)),
+            ("0 <= gae_lambda <= 1", (0.0..=1.0).contains(&c.gae_lambda)),
+            ("clip > 0", c.clip > 0.0),
+            ("max_grad_norm > 0", c.max_grad_norm > 0.0),
+            ("hidden >= 1", c.hidden >= 1),
+        ])
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            ActorCriticKind::Ppo => "ppo",
-            ActorCriticKind::A2c => "a2c",
-        }
+    /// A2C's defaults (Stable-Baselines3's, scaled to short episodes): short rollouts, one
+    /// epoch, one minibatch, raw advantages.
+    pub fn a2c() -> Self {
+        PpoConfig::new()
+            .with_rollout_steps(5)
+            .with_epochs(1)
+            .with_minibatches(1)
+            .with_lr(7e-4)
+            .with_normalize_advantages(false)
     }
-
-    /// Defaults: CleanRL's and Stable-Baselines3's usual values, scaled to short episodes.
-    pub fn default_config(self) -> PpoConfig {
-        match self {
-            ActorCriticKind::Ppo => PpoConfig::new(),
-            ActorCriticKind::A2c => PpoConfig::new()
-                .with_rollout_steps(5)
-                .with_epochs(1)
-                .with_minibatches(1)
-                .with_lr(7e-4)
-                .with_normalize_advantages(false),
-        }
-    }
-}
-
-/// What one update did.
-#[derive(Debug, Clone)]
-pub struct UpdateStats {
-    /// Env rounds stepped so far, over all copies.
-    pub env_steps: u64,
-    pub policy_loss: f32,
-    pub value_loss: f32,
-    pub entropy: f32,
-    /// Mean training-job minibatch loss over the rollout's rounds (the `env/train_loss` curve).
-    pub train_loss: f64,
-    /// Episodes that ended during this update's rollout.
-    pub finished: Vec<EpisodeMetrics>,
 }
 
 /// One stored round of one env copy.
@@ -133,6 +116,50 @@ pub struct PpoTrainer {
     device: Device,
     rng: StdRng,
     env_steps: u64,
+}
+
+impl Learner for PpoTrainer {
+    /// One rollout and one optimisation phase.
+    fn update(&mut self) -> schedlab_env::Result<UpdateStats> {
+        let (records, tally) = self.rollout()?;
+        let (policy_loss, value_loss, entropy) = self.optimise(&records);
+        let (finished, train_loss) = tally.finish();
+        Ok(UpdateStats {
+            env_steps: self.env_steps,
+            scalars: vec![
+                ("losses/policy_loss", policy_loss),
+                ("losses/value_loss", value_loss),
+                ("losses/entropy", entropy),
+            ],
+            train_loss,
+            finished,
+        })
+    }
+
+    fn env_steps(&self) -> u64 {
+        self.env_steps
+    }
+
+    fn save(&self, run: &RunDir, manifest: &Manifest) -> std::io::Result<()> {
+        run.save_record(&manifest.model, &self.agent.net)?;
+        run.save_optimizer(&manifest.optimizer, &self.optim)
+    }
+
+    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String> {
+        self.agent.net = self
+            .agent
+            .net
+            .clone()
+            .try_load_file(run.join(&manifest.model))
+            .map_err(|e| format!("{}: {e}", manifest.model))?;
+        self.optim = self
+            .optim
+            .clone()
+            .load(run.join(&manifest.optimizer))
+            .map_err(|e| format!("{}: {e}", manifest.optimizer))?;
+        self.env_steps = manifest.step;
+        Ok(())
+    }
 }
 
 impl PpoTrainer {
@@ -168,43 +195,11 @@ impl PpoTrainer {
         &self.agent
     }
 
-    /// Env rounds trained so far, over all copies.
-    pub fn env_steps(&self) -> u64 {
-        self.env_steps
-    }
-
-    pub fn optimizer(&self) -> &ModuleOptimizer {
-        &self.optim
-    }
-
-    /// Continues from a checkpoint: its network, its optimiser state and the env rounds it
-    /// had trained.
-    pub fn restore(&mut self, net: ActorCritic, optim: ModuleOptimizer, env_steps: u64) {
-        self.agent.net = net;
-        self.optim = optim;
-        self.env_steps = env_steps;
-    }
-
-    /// One rollout and one optimisation phase.
-    pub fn update(&mut self) -> schedlab_env::Result<UpdateStats> {
-        let (records, finished, train_loss) = self.rollout()?;
-        let (policy_loss, value_loss, entropy) = self.optimise(&records);
-        Ok(UpdateStats {
-            env_steps: self.env_steps,
-            policy_loss,
-            value_loss,
-            entropy,
-            train_loss,
-            finished,
-        })
-    }
-
-    /// `records[copy][t]`, the metrics of episodes that ended, and the mean job training loss.
-    fn rollout(&mut self) -> schedlab_env::Result<(Vec<Vec<Record>>, Vec<EpisodeMetrics>, f64)> {
+    /// `records[copy][t]` and the tally of episodes that ended.
+    fn rollout(&mut self) -> schedlab_env::Result<(Vec<Vec<Record>>, EpisodeTally)> {
         let copies = self.envs.len();
         let mut records: Vec<Vec<Record>> = (0..copies).map(|_| Vec::new()).collect();
-        let mut finished = Vec::new();
-        let (mut loss_sum, mut loss_count) = (0.0, 0usize);
+        let mut tally = EpisodeTally::default();
         for _ in 0..self.config.rollout_steps {
             let acted = self
                 .agent
@@ -241,16 +236,10 @@ impl PpoTrainer {
                         None
                     },
                 });
-                if let Some(m) = &step.infos[i].metrics {
-                    finished.push(m.clone());
-                }
-                if step.infos[i].train_loss.is_finite() {
-                    loss_sum += step.infos[i].train_loss;
-                    loss_count += 1;
-                }
             }
+            tally.record(&step);
         }
-        Ok((records, finished, loss_sum / loss_count.max(1) as f64))
+        Ok((records, tally))
     }
 
     fn optimise(&mut self, records: &[Vec<Record>]) -> (f32, f32, f32) {
@@ -362,11 +351,16 @@ mod tests {
         (0..3)
             .map(|_| {
                 let s = t.update().unwrap();
+                let tags: Vec<&str> = s.scalars.iter().map(|(tag, _)| *tag).collect();
+                assert_eq!(
+                    tags,
+                    ["losses/policy_loss", "losses/value_loss", "losses/entropy"]
+                );
                 (
                     s.env_steps,
-                    s.policy_loss,
-                    s.value_loss,
-                    s.entropy,
+                    s.scalars[0].1,
+                    s.scalars[1].1,
+                    s.scalars[2].1,
                     s.finished.len(),
                 )
             })

@@ -25,6 +25,9 @@ pub struct Manifest {
     /// The burn record files of the network and of the optimiser state, in the run folder.
     pub model: String,
     pub optimizer: String,
+    /// The target network's record file, for agents that have one (DQN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// Observation length and action-mask length the network was built for.
     pub observation_len: usize,
     pub mask_len: usize,
@@ -61,35 +64,44 @@ impl RunDir {
         write_atomic(&self.path.join(name), text.as_bytes())
     }
 
-    /// Saves the network and the optimiser state under the manifest's names, then points
-    /// `manifest.json` at them, then removes older ones: a crash at any point leaves a
-    /// manifest naming complete files.
-    pub fn save_checkpoint<M: Module + Clone>(
-        &self,
-        model: &M,
-        optimizer: &burn::optim::ModuleOptimizer,
-        manifest: &Manifest,
-    ) -> std::io::Result<()> {
-        let record_error = |path: &Path, e: burn::store::RecordError| {
-            std::io::Error::other(format!("{}: {e}", path.display()))
-        };
-        let model_file = self.path.join(&manifest.model);
-        let tmp = crate::files::temporary_beside(&model_file);
-        model
+    /// Writes a module's burn record atomically (a temporary file renamed into place).
+    pub fn save_record<M: Module + Clone>(&self, name: &str, module: &M) -> std::io::Result<()> {
+        let file = self.path.join(name);
+        let tmp = crate::files::temporary_beside(&file);
+        module
             .clone()
             .save_file(&tmp)
             .map_err(|e| record_error(&tmp, e))?;
-        std::fs::rename(&tmp, &model_file)?;
-        let optim_file = self.path.join(&manifest.optimizer);
-        let tmp = crate::files::temporary_beside(&optim_file);
+        std::fs::rename(&tmp, &file)
+    }
+
+    /// Writes an optimiser's state atomically.
+    pub fn save_optimizer(
+        &self,
+        name: &str,
+        optimizer: &burn::optim::ModuleOptimizer,
+    ) -> std::io::Result<()> {
+        let file = self.path.join(name);
+        let tmp = crate::files::temporary_beside(&file);
         optimizer.save(&tmp).map_err(|e| record_error(&tmp, e))?;
-        std::fs::rename(&tmp, &optim_file)?;
+        std::fs::rename(&tmp, &file)
+    }
+
+    /// Makes a checkpoint current once its record files are written: points `manifest.json`
+    /// at them, then removes older records. A crash at any point leaves a manifest naming
+    /// complete files.
+    pub fn commit_checkpoint(&self, manifest: &Manifest) -> std::io::Result<()> {
         self.write_json("manifest.json", manifest)?;
+        let current = [
+            Some(&manifest.model),
+            Some(&manifest.optimizer),
+            manifest.target.as_ref(),
+        ];
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            let checkpoint = (name.starts_with("model-") || name.starts_with("optim-"))
-                && name.ends_with(".bpk");
-            if checkpoint && name != manifest.model && name != manifest.optimizer {
+            let record =
+                CHECKPOINT_PREFIXES.iter().any(|p| name.starts_with(p)) && name.ends_with(".bpk");
+            if record && !current.contains(&Some(&name)) {
                 std::fs::remove_file(self.path.join(name))?;
             }
         }
@@ -97,14 +109,35 @@ impl RunDir {
     }
 }
 
-/// Loads the actor-critic (PPO or A2C) agent a run folder's manifest names, for acting in `ctx`'s environment;
-/// refuses a run whose network was built for other observation or action shapes.
-pub fn load_actor_critic_agent(
+/// Record files of a checkpoint are named `{prefix}{step}.bpk`.
+const CHECKPOINT_PREFIXES: [&str; 3] = ["model-", "optim-", "target-"];
+
+impl Manifest {
+    /// The record file names of the checkpoint at `step`.
+    pub fn record_names(step: u64, with_target: bool) -> (String, String, Option<String>) {
+        (
+            format!("model-{step}.bpk"),
+            format!("optim-{step}.bpk"),
+            with_target.then(|| format!("target-{step}.bpk")),
+        )
+    }
+}
+
+fn record_error(path: &Path, e: burn::store::RecordError) -> std::io::Error {
+    std::io::Error::other(format!("{}: {e}", path.display()))
+}
+
+/// The trained agent a run folder's manifest names, acting greedily (PPO and A2C: the most
+/// probable allowed level; DQN: the highest Q), for acting in `ctx`'s environment. A run
+/// whose network was built for other observation or action shapes is refused.
+pub fn load_agent(
     run: &Path,
     ctx: &schedlab_agents::PolicyContext,
     device: &burn::tensor::Device,
-) -> std::io::Result<schedlab_agents::ppo::PpoAgent> {
+) -> std::io::Result<Box<dyn schedlab_agents::Policy>> {
+    use schedlab_agents::dqn::{BranchingQConfig, DqnAgent};
     use schedlab_agents::learned::actor_critic::ActorCriticConfig;
+    use schedlab_agents::ppo::PpoAgent;
     let manifest = Manifest::read(run)?;
     let invalid = |m: String| {
         std::io::Error::new(
@@ -112,12 +145,13 @@ pub fn load_actor_critic_agent(
             format!("{}: {m}", run.display()),
         )
     };
-    if crate::ppo::ActorCriticKind::from_name(&manifest.agent).is_none() {
-        return Err(invalid(format!(
-            "agent `{}` is not an actor-critic (ppo, a2c)",
-            manifest.agent
-        )));
-    }
+    let kind = crate::learner::AgentKind::from_name(&manifest.agent).ok_or_else(|| {
+        invalid(format!(
+            "agent `{}` is not one of {}",
+            manifest.agent,
+            crate::learner::AgentKind::NAMES.join(", ")
+        ))
+    })?;
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
     if (manifest.observation_len, manifest.mask_len) != (obs, mask) {
         return Err(invalid(format!(
@@ -129,14 +163,28 @@ pub fn load_actor_critic_agent(
         .config
         .get("hidden")
         .and_then(serde_json::Value::as_u64)
-        .ok_or_else(|| invalid("config has no `hidden`".into()))?;
-    let net = ActorCriticConfig::new(obs, mask)
-        .with_hidden(hidden as usize)
-        .init(device);
-    let net = net
-        .try_load_file(run.join(&manifest.model))
-        .map_err(|e| invalid(format!("{}: {e}", manifest.model)))?;
-    let mut agent = schedlab_agents::ppo::PpoAgent::new(net, ctx, manifest.seed);
-    agent.deterministic = true;
-    Ok(agent)
+        .ok_or_else(|| invalid("config has no `hidden`".into()))? as usize;
+    let model = run.join(&manifest.model);
+    let unreadable = |e: burn::store::RecordError| invalid(format!("{}: {e}", manifest.model));
+    Ok(match kind {
+        crate::learner::AgentKind::Dqn => {
+            let net = BranchingQConfig::new(obs, mask)
+                .with_hidden(hidden)
+                .init(device)
+                .try_load_file(model)
+                .map_err(unreadable)?;
+            // epsilon starts at 0: greedy
+            Box::new(DqnAgent::new(net, ctx, manifest.seed))
+        }
+        crate::learner::AgentKind::Ppo | crate::learner::AgentKind::A2c => {
+            let net = ActorCriticConfig::new(obs, mask)
+                .with_hidden(hidden)
+                .init(device)
+                .try_load_file(model)
+                .map_err(unreadable)?;
+            let mut agent = PpoAgent::new(net, ctx, manifest.seed);
+            agent.deterministic = true;
+            Box::new(agent)
+        }
+    })
 }

@@ -1,4 +1,4 @@
-//! Training a PPO scheduler into a run folder: TensorBoard curves with DESIGN §5's tags,
+//! Training a learned scheduler into a run folder: TensorBoard curves with DESIGN §5's tags,
 //! the hyperparameters once at the start, and periodic checkpoints.
 
 use std::path::{Path, PathBuf};
@@ -11,8 +11,8 @@ use schedlab_env::{EnvError, Scenario};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::files::sha256_file;
-use crate::ppo::{ActorCriticKind, PpoConfig, PpoTrainer, UpdateStats};
-use crate::run::{Manifest, RunDir, load_actor_critic_agent};
+use crate::learner::{AgentKind, LearnerError, UpdateStats};
+use crate::run::{Manifest, RunDir};
 use crate::tensorboard::TensorBoard;
 
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +22,11 @@ pub enum TrainError {
     /// A checkpoint that cannot be resumed: corrupt, of another agent or another workload.
     #[error("cannot resume {run}: {message}")]
     Checkpoint { run: PathBuf, message: String },
+    #[error("{agent} hyperparameters: {message}")]
+    Config {
+        agent: &'static str,
+        message: String,
+    },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -62,20 +67,20 @@ fn invalid(run: &Path, message: String) -> TrainError {
     }
 }
 
-/// Trains an actor-critic scheduler (PPO or A2C), from scratch or from a run's last
-/// checkpoint, and returns the run folder.
-/// A resumed run keeps its hyperparameters (`config`'s are ignored) and must be on the same
-/// workload file (by SHA-256); its env copies start fresh episodes.
-pub fn train_actor_critic(
-    kind: ActorCriticKind,
+/// Trains a learned scheduler, from scratch or from a run's last checkpoint, and returns the
+/// run folder. A resumed run keeps its hyperparameters (`config` is ignored) and must be of
+/// the same agent on the same workload file (by SHA-256); its env copies start fresh
+/// episodes.
+pub fn train(
+    kind: AgentKind,
     scenario: &Arc<Scenario>,
-    config: PpoConfig,
+    config: serde_json::Value,
     spec: &TrainSpec,
     device: Device,
     on_update: &mut OnUpdate,
 ) -> Result<RunDir, TrainError> {
     let workload_sha256 = sha256_file(spec.workload_path).map_err(io(spec.workload_path))?;
-    let (run, config, start) = match spec.resume {
+    let start = match spec.resume {
         Some(path) => {
             let manifest = Manifest::read(path).map_err(io(path))?;
             if manifest.agent != kind.name() {
@@ -94,78 +99,83 @@ pub fn train_actor_critic(
                     ),
                 ));
             }
-            let config: PpoConfig = serde_json::from_value(manifest.config.clone())
-                .map_err(|e| invalid(path, format!("config: {e}")))?;
-            (
-                RunDir {
-                    path: path.to_owned(),
-                },
-                config,
-                Some(manifest),
-            )
+            Some(manifest)
         }
-        None => (
-            RunDir::create(spec.out, &scenario.workload.name, kind.name(), spec.seed)
-                .map_err(io(spec.out))?,
-            config,
-            None,
-        ),
+        None => None,
     };
-    let config_json = serde_json::to_value(&config).expect("configs serialise");
-    let mut board = TensorBoard::create(&run.path);
+    let config = start.as_ref().map_or(config, |m| m.config.clone());
     let step_at_start = start.as_ref().map_or(0, |m| m.step);
     // a resumed run draws new episodes rather than replaying the first ones
-    let mut trainer = PpoTrainer::new(scenario, config, spec.seed ^ step_at_start, device.clone())?;
+    let mut learner = kind
+        .learner(scenario, &config, spec.seed ^ step_at_start, device)
+        .map_err(|e| match (e, spec.resume) {
+            (LearnerError::Env(e), _) => TrainError::Env(e),
+            (LearnerError::Config(message), Some(path)) => invalid(path, message),
+            (LearnerError::Config(message), None) => TrainError::Config {
+                agent: kind.name(),
+                message,
+            },
+        })?;
+    // the folder is made only once the hyperparameters are known to be sound
+    let run = match spec.resume {
+        Some(path) => RunDir {
+            path: path.to_owned(),
+        },
+        None => RunDir::create(spec.out, &scenario.workload.name, kind.name(), spec.seed)
+            .map_err(io(spec.out))?,
+    };
+    let mut board = TensorBoard::create(&run.path);
     let env = schedlab_env::ClusterEnv::new(scenario.clone());
     let (observation_len, mask_len) =
         (env.observation_space().len(), env.action_space().mask_len());
     match &start {
         Some(manifest) => {
-            let agent = load_actor_critic_agent(
-                &run.path,
-                &schedlab_agents::PolicyContext::of(&env),
-                &device,
-            )
-            .map_err(io(&run.path))?;
-            let optim = trainer
-                .optimizer()
-                .clone()
-                .load(run.path.join(&manifest.optimizer))
-                .map_err(|e| invalid(&run.path, format!("{}: {e}", manifest.optimizer)))?;
-            trainer.restore(agent.net, optim, manifest.step);
+            if (manifest.observation_len, manifest.mask_len) != (observation_len, mask_len) {
+                return Err(invalid(
+                    &run.path,
+                    "network shapes differ from the workload's".into(),
+                ));
+            }
+            learner
+                .restore(&run.path, manifest)
+                .map_err(|message| invalid(&run.path, message))?;
         }
         None => {
             run.write_json(
                 "config.json",
                 &serde_json::json!({
                     "agent": kind.name(),
-                    "config": config_json,
+                    "config": config,
                     "workload": spec.workload_path,
                     "seed": spec.seed,
                     "steps": spec.steps,
                 }),
             )
             .map_err(io(&run.path))?;
-            board.text("hyperparameters", &markdown_table(&config_json), 0);
+            board.text("hyperparameters", &markdown_table(&config), 0);
         }
     }
-    let manifest = |step: u64| Manifest {
-        agent: kind.name().into(),
-        config: config_json.clone(),
-        workload: spec.workload_path.display().to_string(),
-        workload_sha256: workload_sha256.clone(),
-        step,
-        seed: spec.seed,
-        schedlab_version: env!("CARGO_PKG_VERSION").into(),
-        model: format!("model-{step}.bpk"),
-        optimizer: format!("optim-{step}.bpk"),
-        observation_len,
-        mask_len,
+    let manifest = |step: u64| {
+        let (model, optimizer, target) = Manifest::record_names(step, kind.has_target_network());
+        Manifest {
+            agent: kind.name().into(),
+            config: config.clone(),
+            workload: spec.workload_path.display().to_string(),
+            workload_sha256: workload_sha256.clone(),
+            step,
+            seed: spec.seed,
+            schedlab_version: env!("CARGO_PKG_VERSION").into(),
+            model,
+            optimizer,
+            target,
+            observation_len,
+            mask_len,
+        }
     };
     let start_time = Instant::now();
     let mut next_checkpoint = step_at_start + spec.checkpoint_every.max(1);
-    while trainer.env_steps() < spec.steps {
-        let stats = trainer.update()?;
+    while learner.env_steps() < spec.steps {
+        let stats = learner.update()?;
         let step = stats.env_steps;
         let sps = (step - step_at_start) as f64 / start_time.elapsed().as_secs_f64().max(1e-9);
         for m in &stats.finished {
@@ -175,14 +185,17 @@ pub fn train_actor_critic(
             board.scalar("charts/gpu_util", m.gpu_util as f32, step);
         }
         board.scalar("charts/SPS", sps as f32, step);
-        board.scalar("losses/policy_loss", stats.policy_loss, step);
-        board.scalar("losses/value_loss", stats.value_loss, step);
-        board.scalar("losses/entropy", stats.entropy, step);
+        for &(tag, value) in &stats.scalars {
+            board.scalar(tag, value, step);
+        }
         board.scalar("env/train_loss", stats.train_loss as f32, step);
         on_update(&stats, sps);
         let stopping = step >= spec.steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         if stopping || step >= next_checkpoint {
-            run.save_checkpoint(&trainer.agent().net, trainer.optimizer(), &manifest(step))
+            let manifest = manifest(step);
+            learner
+                .save(&run, &manifest)
+                .and_then(|()| run.commit_checkpoint(&manifest))
                 .map_err(io(&run.path))?;
             next_checkpoint = step + spec.checkpoint_every.max(1);
         }
@@ -212,6 +225,7 @@ mod tests {
     use schedlab_agents::learned::actor_critic::ActorCriticConfig;
 
     use super::*;
+    use crate::ppo::PpoConfig;
 
     fn small() -> (PathBuf, Arc<Scenario>) {
         let workload =
@@ -220,11 +234,12 @@ mod tests {
         (workload, scenario)
     }
 
-    fn tiny() -> PpoConfig {
-        PpoConfig::new()
+    fn tiny() -> serde_json::Value {
+        let config = PpoConfig::new()
             .with_envs(2)
             .with_rollout_steps(8)
-            .with_hidden(16)
+            .with_hidden(16);
+        serde_json::to_value(config).unwrap()
     }
 
     fn spec<'a>(
@@ -259,8 +274,8 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
         let mut updates = 0;
-        let run = train_actor_critic(
-            ActorCriticKind::Ppo,
+        let run = train(
+            AgentKind::Ppo,
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 32, None),
@@ -309,8 +324,8 @@ mod tests {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
-        let run = train_actor_critic(
-            ActorCriticKind::Ppo,
+        let run = train(
+            AgentKind::Ppo,
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 16, None),
@@ -320,10 +335,10 @@ mod tests {
         .unwrap();
         let mut steps = Vec::new();
         // the resumed run keeps its own hyperparameters whatever is passed
-        let resumed = train_actor_critic(
-            ActorCriticKind::Ppo,
+        let resumed = train(
+            AgentKind::Ppo,
             &scenario,
-            PpoConfig::new(),
+            AgentKind::Ppo.default_config(),
             &spec(&workload, out.path(), 48, Some(&run.path)),
             device.clone(),
             &mut |s, _| steps.push(s.env_steps),
@@ -343,8 +358,8 @@ mod tests {
 
         // another workload file is refused
         let svm = workload.with_file_name("a9a-svm.toml");
-        let err = train_actor_critic(
-            ActorCriticKind::Ppo,
+        let err = train(
+            AgentKind::Ppo,
             &Scenario::load(&svm).unwrap(),
             tiny(),
             &spec(&svm, out.path(), 64, Some(&run.path)),
@@ -361,8 +376,8 @@ mod tests {
         // a corrupt model is refused, not trained on
         let manifest = Manifest::read(&run.path).unwrap();
         std::fs::write(run.path.join(&manifest.model), b"not a burn record").unwrap();
-        let err = train_actor_critic(
-            ActorCriticKind::Ppo,
+        let err = train(
+            AgentKind::Ppo,
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 64, Some(&run.path)),
@@ -375,13 +390,110 @@ mod tests {
     }
 
     #[test]
+    fn dqn_checkpoints_hold_its_target_network_resume_and_load_as_a_greedy_policy() {
+        let (workload, scenario) = small();
+        let out = tempfile::tempdir().unwrap();
+        let device = Device::flex().autodiff();
+        let config = crate::dqn::DqnConfig::new()
+            .with_envs(2)
+            .with_steps_per_update(4)
+            .with_learning_starts(8)
+            .with_batch_size(8)
+            .with_hidden(16);
+        let config = serde_json::to_value(config).unwrap();
+        let run = train(
+            AgentKind::Dqn,
+            &scenario,
+            config,
+            &spec(&workload, out.path(), 16, None),
+            device.clone(),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        let manifest = Manifest::read(&run.path).unwrap();
+        assert_eq!(manifest.target.as_deref(), Some("target-16.bpk"));
+        let mut steps = Vec::new();
+        let mut tags = Vec::new();
+        train(
+            AgentKind::Dqn,
+            &scenario,
+            AgentKind::Dqn.default_config(),
+            &spec(&workload, out.path(), 32, Some(&run.path)),
+            device.clone(),
+            &mut |s, _| {
+                steps.push(s.env_steps);
+                tags.extend(s.scalars.iter().map(|(t, _)| *t));
+            },
+        )
+        .unwrap();
+        assert_eq!(steps, vec![24, 32], "continues from step 16");
+        assert!(
+            tags.contains(&"losses/td_loss"),
+            "a resumed run trains again once its replay holds learning_starts: {tags:?}"
+        );
+        let names = files(&run.path);
+        for f in ["model-32.bpk", "optim-32.bpk", "target-32.bpk"] {
+            assert!(names.contains(&f.to_owned()), "{f} missing: {names:?}");
+        }
+        assert_eq!(names.iter().filter(|f| f.ends_with(".bpk")).count(), 3);
+
+        let mut env = schedlab_env::ClusterEnv::new(scenario.clone());
+        let ctx = schedlab_agents::PolicyContext::of(&env);
+        let mut policy = crate::run::load_agent(&run.path, &ctx, &device).unwrap();
+        assert_eq!(policy.name(), "dqn");
+        let (obs, _) = env.reset(0).unwrap();
+        let first = policy.act(&obs);
+        assert_eq!(first, policy.act(&obs), "greedy: no exploration left");
+        for (d, &level) in first.iter().enumerate() {
+            assert!(obs.mask_of(&ctx.action_space, d)[level]);
+        }
+
+        // a missing target network is refused
+        std::fs::remove_file(run.path.join("target-32.bpk")).unwrap();
+        let err = train(
+            AgentKind::Dqn,
+            &scenario,
+            AgentKind::Dqn.default_config(),
+            &spec(&workload, out.path(), 48, Some(&run.path)),
+            device,
+            &mut |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("cannot resume") && err.contains("target-32.bpk"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_hyperparameters_are_refused_before_a_run_folder_is_made() {
+        let (workload, scenario) = small();
+        let out = tempfile::tempdir().unwrap();
+        let mut config = AgentKind::Dqn.default_config();
+        config["batch_size"] = serde_json::json!(0);
+        let err = train(
+            AgentKind::Dqn,
+            &scenario,
+            config,
+            &spec(&workload, out.path(), 16, None),
+            Device::flex().autodiff(),
+            &mut |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("dqn hyperparameters: need batch_size >= 1"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
+    }
+
+    #[test]
     fn a2c_trains_one_step_per_rollout_into_its_own_run_and_is_not_resumed_as_ppo() {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
-        let config = ActorCriticKind::A2c
-            .default_config()
-            .with_envs(2)
-            .with_hidden(16);
+        let config = PpoConfig::a2c().with_envs(2).with_hidden(16);
         assert_eq!(
             (
                 config.epochs,
@@ -390,10 +502,10 @@ mod tests {
             ),
             (1, 1, false)
         );
-        let run = train_actor_critic(
-            ActorCriticKind::A2c,
+        let run = train(
+            AgentKind::A2c,
             &scenario,
-            config,
+            serde_json::to_value(config).unwrap(),
             &spec(&workload, out.path(), 20, None),
             Device::flex().autodiff(),
             &mut |_, _| {},
@@ -408,8 +520,8 @@ mod tests {
         );
         let manifest = Manifest::read(&run.path).unwrap();
         assert_eq!((manifest.agent.as_str(), manifest.step), ("a2c", 20));
-        let err = train_actor_critic(
-            ActorCriticKind::Ppo,
+        let err = train(
+            AgentKind::Ppo,
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 40, Some(&run.path)),

@@ -9,6 +9,7 @@ use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor, TensorData};
 use schedlab_env::ActionSpace;
 
+use super::batch::chosen_one_hot;
 use super::masked::masked_log_probs;
 
 #[derive(Config, Debug)]
@@ -106,12 +107,7 @@ pub fn ppo_loss(
         batch.observations.len() / rows,
     ));
     let log_probs = masked_log_probs(space, logits, tensor2(batch.masks.clone(), width));
-    let mut chosen = vec![0.0f32; rows * width];
-    for (row, action) in batch.actions.chunks(space.dims()).enumerate() {
-        for (d, &level) in action.iter().enumerate() {
-            chosen[row * width + space.mask_offset(d) + level] = 1.0;
-        }
-    }
+    let chosen = chosen_one_hot(space, &batch.actions);
     let new_log_prob: Tensor<1> = (log_probs.clone() * tensor2(chosen, width))
         .sum_dim(1)
         .squeeze_dim(1);
@@ -222,7 +218,7 @@ mod tests {
             .init(&device);
         let observations = vec![0.3, -0.1, 0.7, -0.5, 0.2, 0.1];
         let masks = vec![1.0; 2 * space.mask_len()];
-        let actions = vec![2, 1, 0, 0, 0, 1];
+        let actions = vec![2, 1, 0, 0, 0, 1, 1, 0, 1, 2, 1, 0];
         let advantages = vec![1.5, -0.5];
         let chosen_log_probs = || {
             let (logits, _) = net.forward(Tensor::from_data(
@@ -234,12 +230,7 @@ mod tests {
                 logits,
                 Tensor::from_data(TensorData::new(masks.clone(), [2, 14]), &device),
             );
-            let mut pick = vec![0.0f32; 2 * 14];
-            for (row, a) in actions.chunks(6).enumerate() {
-                for (d, &l) in a.iter().enumerate() {
-                    pick[row * 14 + space.mask_offset(d) + l] = 1.0;
-                }
-            }
+            let pick = chosen_one_hot(&space, &actions);
             (lp * Tensor::<2>::from_data(TensorData::new(pick, [2, 14]), &device))
                 .sum_dim(1)
                 .squeeze_dim::<1>(1)

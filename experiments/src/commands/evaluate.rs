@@ -4,12 +4,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
-use burn::tensor::Device;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use schedlab_agents::{Policy, PolicyContext, by_name, run_episode_observed};
 use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario, Step};
-use schedlab_trainer::run::load_actor_critic_agent;
+use schedlab_trainer::run::load_agent;
 
 /// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`.
 pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
@@ -48,11 +47,7 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
 pub fn make_policy(spec: &str, ctx: PolicyContext) -> anyhow::Result<Box<dyn Policy>> {
     let run = Path::new(spec);
     if run.join("manifest.json").is_file() {
-        return Ok(Box::new(load_actor_critic_agent(
-            run,
-            &ctx,
-            &Device::flex().autodiff(),
-        )?));
+        return Ok(load_agent(run, &ctx, &crate::device::agents())?);
     }
     Ok(by_name(spec, ctx)?)
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use schedlab_env::Scenario;
-use schedlab_trainer::ppo::ActorCriticKind;
+use schedlab_trainer::learner::AgentKind;
 use schedlab_trainer::train::TrainSpec;
 
 use super::bench::shipped_workload;
@@ -41,9 +41,9 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         stop: None,
     };
     let run = train_with_progress(
-        ActorCriticKind::Ppo,
+        AgentKind::Ppo,
         &scenario,
-        ActorCriticKind::Ppo.default_config(),
+        AgentKind::Ppo.default_config(),
         &spec,
     )?;
     println!("   run folder: {}", run.path.display());

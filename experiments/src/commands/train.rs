@@ -4,19 +4,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use burn::tensor::Device;
 use clap::Args;
 use schedlab_env::Scenario;
-use schedlab_trainer::ppo::{ActorCriticKind, PpoConfig};
+use schedlab_trainer::learner::AgentKind;
 use schedlab_trainer::run::RunDir;
-use schedlab_trainer::train::{TrainSpec, train_actor_critic};
+use schedlab_trainer::train::{TrainSpec, train};
 
 use super::evaluate::step_bar;
 use super::parse_overrides;
 
 #[derive(Args)]
 pub struct TrainArgs {
-    /// Learned agent: ppo.
+    /// Learned agent: ppo, a2c or dqn.
     #[arg(long)]
     agent: String,
     #[arg(long)]
@@ -41,13 +40,13 @@ pub struct TrainArgs {
     hyperparameters: Vec<String>,
 }
 
-/// Applies `key=value` pairs to a config through its JSON form, refusing unknown keys.
-fn configure<C: serde::Serialize + serde::de::DeserializeOwned>(
-    config: C,
+/// Applies `key=value` pairs to a JSON config, refusing unknown keys (values are checked
+/// when the learner is built).
+fn configure(
+    mut config: serde_json::Value,
     pairs: &[(String, String)],
-) -> anyhow::Result<C> {
-    let mut value = serde_json::to_value(config)?;
-    let map = value.as_object_mut().expect("configs are JSON objects");
+) -> anyhow::Result<serde_json::Value> {
+    let map = config.as_object_mut().expect("configs are JSON objects");
     for (key, raw) in pairs {
         anyhow::ensure!(
             map.contains_key(key),
@@ -58,25 +57,25 @@ fn configure<C: serde::Serialize + serde::de::DeserializeOwned>(
             serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.clone()));
         map.insert(key.clone(), parsed);
     }
-    Ok(serde_json::from_value(value)?)
+    Ok(config)
 }
 
 /// Trains with a progress bar showing env rounds per second and the latest episode return.
 pub fn train_with_progress(
-    kind: ActorCriticKind,
+    kind: AgentKind,
     scenario: &Arc<Scenario>,
-    config: PpoConfig,
+    config: serde_json::Value,
     spec: &TrainSpec,
 ) -> anyhow::Result<RunDir> {
     let label = format!("{} on {}", kind.name(), scenario.workload.name);
     let bar = step_bar(spec.steps, label.clone())?;
     let mut last_return = f64::NAN;
-    let run = train_actor_critic(
+    let run = train(
         kind,
         scenario,
         config,
         spec,
-        Device::flex().autodiff(),
+        crate::device::agents(),
         &mut |stats, sps| {
             if let Some(m) = stats.finished.last() {
                 last_return = m.episode_return;
@@ -92,10 +91,11 @@ pub fn train_with_progress(
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    let kind = ActorCriticKind::from_name(&args.agent).ok_or_else(|| {
+    let kind = AgentKind::from_name(&args.agent).ok_or_else(|| {
         anyhow::anyhow!(
-            "unknown learned agent `{}`; available: ppo, a2c",
-            args.agent
+            "unknown learned agent `{}`; available: {}",
+            args.agent,
+            AgentKind::NAMES.join(", ")
         )
     })?;
     anyhow::ensure!(
@@ -149,13 +149,16 @@ mod tests {
     #[test]
     fn hyperparameters_are_set_by_name_and_unknown_ones_refused() {
         let config = configure(
-            ActorCriticKind::Ppo.default_config(),
+            AgentKind::Dqn.default_config(),
             &[("lr".into(), "0.01".into()), ("envs".into(), "2".into())],
         )
         .unwrap();
-        assert_eq!((config.lr, config.envs), (0.01, 2));
+        assert_eq!(
+            (config["lr"].as_f64(), config["envs"].as_u64()),
+            (Some(0.01), Some(2))
+        );
         let err = configure(
-            ActorCriticKind::Ppo.default_config(),
+            AgentKind::Ppo.default_config(),
             &[("learning_rate".into(), "1".into())],
         )
         .unwrap_err()
@@ -164,12 +167,29 @@ mod tests {
             err.contains("unknown hyperparameter `learning_rate`") && err.contains("lr"),
             "{err}"
         );
-        assert!(
-            configure(
-                ActorCriticKind::Ppo.default_config(),
-                &[("envs".into(), "many".into())]
-            )
-            .is_err()
-        );
+        // a value of the wrong type is refused when the learner is built, naming the key
+        let config = configure(
+            AgentKind::Ppo.default_config(),
+            &[("envs".into(), "many".into())],
+        )
+        .unwrap();
+        let scenario = Scenario::load(&schedlab_tests::workload("small-4node.toml")).unwrap();
+        let err = AgentKind::Ppo
+            .learner(&scenario, &config, 0, burn::tensor::Device::flex())
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("many"), "{err}");
+        let config = configure(
+            AgentKind::Dqn.default_config(),
+            &[("tau".into(), "0".into())],
+        )
+        .unwrap();
+        let err = AgentKind::Dqn
+            .learner(&scenario, &config, 0, burn::tensor::Device::flex())
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("0 < tau <= 1"), "{err}");
     }
 }

@@ -1,0 +1,396 @@
+//! The DQN loop: step every env copy epsilon-greedily, store the transitions, and after
+//! `learning_starts` rounds take gradient steps on replayed minibatches against Double-DQN
+//! targets; the target network follows the online one every `target_update_every` rounds
+//! (hard copy at `tau = 1`, Polyak averaging below).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::optim::grad_clipping::GradientClippingConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::Device;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use schedlab_agents::PolicyContext;
+use schedlab_agents::dqn::{
+    BranchingQ, BranchingQConfig, DqnAgent, DqnBatch, EpsilonSchedule, double_dqn_targets,
+    q_values_of, td_loss,
+};
+use schedlab_env::{ActionSpace, Observation, Scenario, VecEnv};
+
+use crate::learner::{EpisodeTally, Learner, UpdateStats, require};
+use crate::replay::{ReplayBuffer, Replayed};
+use crate::run::{Manifest, RunDir};
+
+/// DQN hyperparameters. The defaults follow CleanRL's and Stable-Baselines3's DQN, scaled to
+/// the shipped workloads' short episodes (tens of rounds) and a few thousand training rounds.
+#[derive(Config, Debug)]
+pub struct DqnConfig {
+    /// Env copies stepped in parallel.
+    #[config(default = 4)]
+    pub envs: usize,
+    /// Parallel steps of all copies per update (one progress and logging tick).
+    #[config(default = 8)]
+    pub steps_per_update: usize,
+    /// Transitions kept for replay.
+    #[config(default = 20_000)]
+    pub buffer_size: usize,
+    #[config(default = 64)]
+    pub batch_size: usize,
+    /// Env rounds collected before the first gradient step.
+    #[config(default = 500)]
+    pub learning_starts: u64,
+    /// Gradient steps after each parallel step of the copies.
+    #[config(default = 1)]
+    pub gradient_steps: usize,
+    #[config(default = 5e-4)]
+    pub lr: f64,
+    #[config(default = 0.99)]
+    pub gamma: f32,
+    /// Env rounds between target-network updates.
+    #[config(default = 500)]
+    pub target_update_every: u64,
+    /// Target update weight: 1 copies the online network, less averages (soft update).
+    #[config(default = 1.0)]
+    pub tau: f32,
+    #[config(default = 1.0)]
+    pub epsilon_start: f64,
+    #[config(default = 0.05)]
+    pub epsilon_end: f64,
+    /// Env rounds over which epsilon falls linearly from start to end.
+    #[config(default = 10_000)]
+    pub exploration_steps: u64,
+    /// Huber threshold of the TD loss.
+    #[config(default = 1.0)]
+    pub huber_delta: f32,
+    /// Gradient norm clip.
+    #[config(default = 10.0)]
+    pub max_grad_norm: f32,
+    #[config(default = 128)]
+    pub hidden: usize,
+}
+
+impl DqnConfig {
+    /// Refuses values the loop cannot run with, naming the first.
+    pub fn check(&self) -> Result<(), String> {
+        let c = self;
+        require(&[
+            ("envs >= 1", c.envs >= 1),
+            ("steps_per_update >= 1", c.steps_per_update >= 1),
+            ("batch_size >= 1", c.batch_size >= 1),
+            ("buffer_size >= batch_size", c.buffer_size >= c.batch_size),
+            ("lr > 0", c.lr > 0.0),
+            ("0 <= gamma <= 1", (0.0..=1.0).contains(&c.gamma)),
+            ("0 < tau <= 1", c.tau > 0.0 && c.tau <= 1.0),
+            (
+                "0 <= epsilon_start <= 1",
+                (0.0..=1.0).contains(&c.epsilon_start),
+            ),
+            (
+                "0 <= epsilon_end <= 1",
+                (0.0..=1.0).contains(&c.epsilon_end),
+            ),
+            ("huber_delta > 0", c.huber_delta > 0.0),
+            ("max_grad_norm > 0", c.max_grad_norm > 0.0),
+            ("hidden >= 1", c.hidden >= 1),
+        ])
+    }
+}
+
+pub struct DqnTrainer {
+    config: DqnConfig,
+    envs: VecEnv,
+    space: ActionSpace,
+    agent: DqnAgent,
+    /// The target network, without autodiff.
+    target: BranchingQ,
+    optim: ModuleOptimizer,
+    replay: ReplayBuffer,
+    observations: Vec<Observation>,
+    device: Device,
+    rng: StdRng,
+    env_steps: u64,
+    last_target_update: u64,
+}
+
+impl DqnTrainer {
+    pub fn new(
+        scenario: &Arc<Scenario>,
+        config: DqnConfig,
+        seed: u64,
+        device: Device,
+    ) -> schedlab_env::Result<Self> {
+        device.seed(seed);
+        let mut envs = VecEnv::new(scenario, config.envs, seed);
+        let observations = envs.reset()?;
+        let ctx = PolicyContext::of(&envs.envs()[0]);
+        let space = ctx.action_space.clone();
+        let net = BranchingQConfig::new(ctx.observation_space.len(), space.mask_len())
+            .with_hidden(config.hidden)
+            .init(&device);
+        let optim = AdamConfig::new()
+            .with_grad_clipping(Some(GradientClippingConfig::Norm(config.max_grad_norm)))
+            .init();
+        let replay = ReplayBuffer::new(
+            config.buffer_size,
+            ctx.observation_space.len(),
+            space.dims(),
+            space.mask_len(),
+        );
+        Ok(DqnTrainer {
+            target: net.valid(),
+            agent: DqnAgent::new(net, &ctx, seed),
+            optim,
+            replay,
+            observations,
+            rng: StdRng::seed_from_u64(seed ^ 0xd9_d9),
+            env_steps: 0,
+            last_target_update: 0,
+            space,
+            config,
+            envs,
+            device,
+        })
+    }
+
+    pub fn agent(&self) -> &DqnAgent {
+        &self.agent
+    }
+
+    fn epsilon(&self) -> f64 {
+        EpsilonSchedule {
+            start: self.config.epsilon_start,
+            end: self.config.epsilon_end,
+            steps: self.config.exploration_steps,
+        }
+        .at(self.env_steps)
+    }
+
+    /// Transitions stored before gradient steps start (also after a resume).
+    fn warm_replay(&self) -> usize {
+        (self.config.learning_starts as usize)
+            .min(self.config.buffer_size)
+            .max(self.config.batch_size)
+    }
+
+    /// One gradient step on a replayed minibatch: the TD loss and the mean chosen Q value.
+    fn train_step(&mut self) -> (f32, f32) {
+        let rows = self.config.batch_size;
+        let picked: Vec<Replayed> = self
+            .replay
+            .sample(rows, &mut self.rng)
+            .into_iter()
+            .map(|k| self.replay.get(k))
+            .collect();
+        let next: Vec<f32> = picked
+            .iter()
+            .flat_map(|t| t.next_observation.iter().copied())
+            .collect();
+        let online_next = q_values_of(&self.agent.net, next.clone(), rows);
+        let target_next = q_values_of(&self.target, next, rows);
+        let width = self.space.mask_len();
+        let targets = picked
+            .iter()
+            .enumerate()
+            .flat_map(|(row, t)| {
+                double_dqn_targets(
+                    &self.space,
+                    t.reward,
+                    t.terminal,
+                    self.config.gamma,
+                    &online_next[row * width..(row + 1) * width],
+                    &target_next[row * width..(row + 1) * width],
+                    t.next_mask,
+                )
+            })
+            .collect();
+        let batch = DqnBatch {
+            observations: picked
+                .iter()
+                .flat_map(|t| t.observation.iter().copied())
+                .collect(),
+            actions: picked
+                .iter()
+                .flat_map(|t| t.action.iter().copied())
+                .collect(),
+            targets,
+        };
+        let loss = td_loss(
+            &self.agent.net,
+            &self.space,
+            &batch,
+            self.config.huber_delta,
+            &self.device,
+        );
+        let values = (
+            loss.loss.clone().into_scalar::<f32>(),
+            loss.chosen_q.into_scalar::<f32>(),
+        );
+        let grads = GradientsParams::from_grads(loss.loss.backward(), &self.agent.net);
+        let net = self.agent.net.clone();
+        self.agent.net = self.optim.step(self.config.lr, net, grads);
+        values
+    }
+}
+
+impl Learner for DqnTrainer {
+    fn update(&mut self) -> schedlab_env::Result<UpdateStats> {
+        let copies = self.envs.len() as u64;
+        let mut tally = EpisodeTally::default();
+        let (mut loss_sum, mut q_sum, mut gradient_steps) = (0.0, 0.0, 0usize);
+        let mut epsilon = self.epsilon();
+        for _ in 0..self.config.steps_per_update {
+            epsilon = self.epsilon();
+            self.agent.epsilon = epsilon;
+            let actions = self
+                .agent
+                .act_batch(&self.observations.iter().collect::<Vec<_>>());
+            let step = self.envs.step(&actions)?;
+            self.env_steps += copies;
+            for (i, action) in actions.iter().enumerate() {
+                // an episode that ended continues from a fresh observation; its transition
+                // ends in the episode's own final observation
+                let next = step.final_observations[i]
+                    .as_ref()
+                    .unwrap_or(&step.observations[i]);
+                self.replay.push(Replayed {
+                    observation: &self.observations[i].features,
+                    action,
+                    reward: step.rewards[i] as f32,
+                    next_observation: &next.features,
+                    next_mask: &next.action_mask,
+                    terminal: step.terminated[i],
+                });
+            }
+            tally.record(&step);
+            self.observations = step.observations;
+            if self.replay.len() >= self.warm_replay() {
+                for _ in 0..self.config.gradient_steps {
+                    let (loss, q) = self.train_step();
+                    loss_sum += loss;
+                    q_sum += q;
+                    gradient_steps += 1;
+                }
+            }
+            if self.env_steps - self.last_target_update >= self.config.target_update_every {
+                let online = self.agent.net.valid();
+                self.target = self.target.clone().blended_toward(&online, self.config.tau);
+                self.last_target_update = self.env_steps;
+            }
+        }
+        let (finished, train_loss) = tally.finish();
+        let mut scalars = vec![("charts/epsilon", epsilon as f32)];
+        if gradient_steps > 0 {
+            let n = gradient_steps as f32;
+            scalars.push(("losses/td_loss", loss_sum / n));
+            scalars.push(("losses/q_values", q_sum / n));
+        }
+        Ok(UpdateStats {
+            env_steps: self.env_steps,
+            scalars,
+            train_loss,
+            finished,
+        })
+    }
+
+    fn env_steps(&self) -> u64 {
+        self.env_steps
+    }
+
+    fn save(&self, run: &RunDir, manifest: &Manifest) -> std::io::Result<()> {
+        run.save_record(&manifest.model, &self.agent.net)?;
+        let target = manifest
+            .target
+            .as_ref()
+            .ok_or_else(|| std::io::Error::other("a DQN manifest names its target network"))?;
+        run.save_record(target, &self.target)?;
+        run.save_optimizer(&manifest.optimizer, &self.optim)
+    }
+
+    /// The replay buffer is not checkpointed (it would dwarf the networks): a resumed run
+    /// refills `learning_starts` transitions with its restored network before it trains on.
+    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String> {
+        let target = manifest
+            .target
+            .as_ref()
+            .ok_or("the manifest names no target network")?;
+        let load = |net: BranchingQ, name: &str| {
+            net.try_load_file(run.join(name))
+                .map_err(|e| format!("{name}: {e}"))
+        };
+        self.agent.net = load(self.agent.net.clone(), &manifest.model)?;
+        self.target = load(self.target.clone(), target)?;
+        self.optim = self
+            .optim
+            .clone()
+            .load(run.join(&manifest.optimizer))
+            .map_err(|e| format!("{}: {e}", manifest.optimizer))?;
+        self.env_steps = manifest.step;
+        self.last_target_update = manifest.step;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn trainer(seed: u64) -> DqnTrainer {
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
+        let config = DqnConfig::new()
+            .with_envs(2)
+            .with_steps_per_update(4)
+            .with_learning_starts(16)
+            .with_batch_size(8)
+            .with_exploration_steps(40)
+            .with_target_update_every(8)
+            .with_hidden(16);
+        DqnTrainer::new(
+            &Scenario::load(&path).unwrap(),
+            config,
+            seed,
+            Device::flex().autodiff(),
+        )
+        .unwrap()
+    }
+
+    fn run(seed: u64) -> Vec<UpdateStats> {
+        let mut t = trainer(seed);
+        (0..5).map(|_| t.update().unwrap()).collect()
+    }
+
+    fn scalar(stats: &UpdateStats, tag: &str) -> Option<f32> {
+        stats.scalars.iter().find(|(t, _)| *t == tag).map(|s| s.1)
+    }
+
+    #[test]
+    fn exploration_falls_learning_starts_after_warm_up_and_the_seed_repeats_the_run() {
+        let first = run(7);
+        let steps: Vec<u64> = first.iter().map(|s| s.env_steps).collect();
+        assert_eq!(steps, vec![8, 16, 24, 32, 40]);
+        let epsilons: Vec<f32> = first
+            .iter()
+            .map(|s| scalar(s, "charts/epsilon").unwrap())
+            .collect();
+        assert!(
+            epsilons.windows(2).all(|w| w[1] < w[0]) && epsilons[4] >= 0.05,
+            "{epsilons:?}"
+        );
+        assert_eq!(scalar(&first[0], "losses/td_loss"), None, "8 < 16 stored");
+        for s in &first[2..] {
+            let loss = scalar(s, "losses/td_loss").unwrap();
+            assert!(loss.is_finite() && loss >= 0.0, "{loss}");
+            assert!(scalar(s, "losses/q_values").unwrap().is_finite());
+        }
+        let again = run(7);
+        for (a, b) in first.iter().zip(&again) {
+            assert_eq!(a.scalars, b.scalars, "the same seed trains identically");
+        }
+        assert_ne!(first[4].scalars, run(8)[4].scalars);
+    }
+}
