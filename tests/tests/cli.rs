@@ -265,14 +265,29 @@ const TINY_PPO: [&str; 6] = [
     "hidden=16",
 ];
 
-/// `schedlab train --agent ppo` on small-4node into the empty folder `out` with [`TINY_PPO`]
-/// (and `extra` arguments); returns what it printed and the run folder it made.
-fn train_tiny(out: &Path, steps: &str, extra: &[&str]) -> (String, PathBuf) {
+/// DQN hyperparameters small enough to train in a test: updates of 2 copies x 4 rounds.
+const TINY_DQN: [&str; 10] = [
+    "--set",
+    "envs=2",
+    "--set",
+    "steps_per_update=4",
+    "--set",
+    "learning_starts=16",
+    "--set",
+    "batch_size=8",
+    "--set",
+    "hidden=16",
+];
+
+/// `schedlab train --agent AGENT` (ppo or dqn) on small-4node into the empty folder `out`
+/// with [`TINY_PPO`] or [`TINY_DQN`] (and `extra` arguments); returns what it printed and
+/// the run folder it made.
+fn train_tiny(agent: &str, out: &Path, steps: &str, extra: &[&str]) -> (String, PathBuf) {
     let small = workload("small-4node.toml");
     let mut args = vec![
         "train",
         "--agent",
-        "ppo",
+        agent,
         "--workload",
         arg(&small),
         "--steps",
@@ -280,7 +295,11 @@ fn train_tiny(out: &Path, steps: &str, extra: &[&str]) -> (String, PathBuf) {
         "--out",
         arg(out),
     ];
-    args.extend(TINY_PPO);
+    args.extend(if agent == "dqn" {
+        &TINY_DQN[..]
+    } else {
+        &TINY_PPO[..]
+    });
     args.extend(extra);
     let stdout = run_ok(&args);
     let runs: Vec<PathBuf> = std::fs::read_dir(out)
@@ -291,19 +310,8 @@ fn train_tiny(out: &Path, steps: &str, extra: &[&str]) -> (String, PathBuf) {
     (stdout, runs[0].clone())
 }
 
-#[test]
-fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
-    let out = tempfile::tempdir().unwrap();
-    let (stdout, run) = train_tiny(out.path(), "64", &["--seed", "3"]);
-    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
-    let run = &run;
-    for file in ["config.json", "manifest.json", "model-64.bpk"] {
-        assert!(
-            run.join(file).is_file(),
-            "{file} missing in {}",
-            run.display()
-        );
-    }
+/// What real TensorBoard reads from a run folder: `tag count` lines (see [`READ_EVENTS`]).
+fn tensorboard_listing(run: &Path) -> String {
     let read = Command::new("python3")
         .args(["-c", READ_EVENTS, arg(run)])
         .output()
@@ -313,14 +321,33 @@ fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
         "TensorBoard could not read the run:\n{}",
         String::from_utf8_lossy(&read.stderr)
     );
-    let listing = String::from_utf8(read.stdout).unwrap();
-    let count = |tag: &str| -> usize {
-        listing
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{tag} ")))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0)
-    };
+    String::from_utf8(read.stdout).unwrap()
+}
+
+/// Points of `tag` in a [`tensorboard_listing`], 0 if absent.
+fn tag_count(listing: &str, tag: &str) -> usize {
+    listing
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{tag} ")))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
+    let out = tempfile::tempdir().unwrap();
+    let (stdout, run) = train_tiny("ppo", out.path(), "64", &["--seed", "3"]);
+    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
+    let run = &run;
+    for file in ["config.json", "manifest.json", "model-64.bpk"] {
+        assert!(
+            run.join(file).is_file(),
+            "{file} missing in {}",
+            run.display()
+        );
+    }
+    let listing = tensorboard_listing(run);
+    let count = |tag: &str| tag_count(&listing, tag);
     // 64 rounds = 4 updates of 2 copies x 8 rounds: one point per update for these tags
     for tag in [
         "charts/SPS",
@@ -345,7 +372,7 @@ fn a_trained_run_is_evaluated_like_a_baseline_and_refused_on_another_shape() {
     let out = tempfile::tempdir().unwrap();
     let small = workload("small-4node.toml");
     let runs = tempfile::tempdir().unwrap();
-    let (_, run) = train_tiny(runs.path(), "32", &[]);
+    let (_, run) = train_tiny("ppo", runs.path(), "32", &[]);
     let csv = out.path().join("eval.csv");
     run_ok(&[
         "eval",
@@ -403,7 +430,7 @@ fn quickstart_trains_compares_and_points_at_tensorboard() {
 fn train_resume_and_evaluate_through_the_binary() {
     let out = tempfile::tempdir().unwrap();
     let small = workload("small-4node.toml");
-    let (_, run) = train_tiny(out.path(), "32", &[]);
+    let (_, run) = train_tiny("ppo", out.path(), "32", &[]);
     let stdout = run_ok(&[
         "train",
         "--agent",
@@ -444,6 +471,51 @@ fn train_resume_and_evaluate_through_the_binary() {
         "lr=1",
     ]);
     assert!(err.contains("keeps the hyperparameters"), "{err}");
+}
+
+#[test]
+fn dqn_trains_on_the_ndarray_device_resumes_and_is_evaluated() {
+    let out = tempfile::tempdir().unwrap();
+    let small = workload("small-4node.toml");
+    let (_, run) = train_tiny("dqn", out.path(), "32", &["--device", "ndarray"]);
+    let listing = tensorboard_listing(&run);
+    // 32 rounds = 4 updates of 2 x 4 rounds; the TD loss from the update that reaches 16 stored
+    assert_eq!(tag_count(&listing, "charts/epsilon"), 4, "{listing}");
+    assert_eq!(tag_count(&listing, "losses/td_loss"), 3, "{listing}");
+    assert!(run.join("target-32.bpk").is_file());
+    let stdout = run_ok(&[
+        "train",
+        "--agent",
+        "dqn",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "48",
+        "--resume",
+        arg(&run),
+    ]);
+    assert!(stdout.contains("trained 48 rounds of dqn"), "{stdout}");
+    assert!(run.join("target-48.bpk").is_file() && !run.join("target-32.bpk").exists());
+    let table = run_ok(&[
+        "compare",
+        "--policies",
+        &format!("static,{}", arg(&run)),
+        "--workload",
+        arg(&small),
+        "--seeds",
+        "0..1",
+    ]);
+    assert!(table.lines().any(|l| l.contains("dqn")), "{table}");
+    let err = run_err(&[
+        "--device",
+        "tpu",
+        "eval",
+        "--policy",
+        "static",
+        "--workload",
+        arg(&small),
+    ]);
+    assert!(err.contains("unknown device `tpu`"), "{err}");
 }
 
 #[test]
