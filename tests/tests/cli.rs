@@ -355,6 +355,9 @@ fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
         "losses/value_loss",
         "losses/entropy",
         "env/train_loss",
+        // evaluation every tenth of the run (6 rounds): after every update
+        "eval/episodic_return",
+        "eval/completion_time_s",
     ] {
         assert_eq!(count(tag), 4, "{tag} in {listing}");
     }

@@ -13,12 +13,12 @@ use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use schedlab_agents::PolicyContext;
 use schedlab_agents::dqn::{
     BranchingQ, BranchingQConfig, DqnAgent, DqnBatch, EpsilonSchedule, double_dqn_targets,
     q_values_of, td_loss,
 };
-use schedlab_env::{ActionSpace, Observation, Scenario, VecEnv};
+use schedlab_agents::{Policy, PolicyContext};
+use schedlab_env::{Observation, Scenario, VecEnv};
 
 use crate::learner::{EpisodeTally, Learner, UpdateStats, require};
 use crate::replay::{ReplayBuffer, Replayed};
@@ -102,7 +102,7 @@ impl DqnConfig {
 pub struct DqnTrainer {
     config: DqnConfig,
     envs: VecEnv,
-    space: ActionSpace,
+    context: PolicyContext,
     agent: DqnAgent,
     /// The target network, without autodiff.
     target: BranchingQ,
@@ -126,7 +126,7 @@ impl DqnTrainer {
         let mut envs = VecEnv::new(scenario, config.envs, seed);
         let observations = envs.reset()?;
         let ctx = PolicyContext::of(&envs.envs()[0]);
-        let space = ctx.action_space.clone();
+        let space = &ctx.action_space;
         let net = BranchingQConfig::new(ctx.observation_space.len(), space.mask_len())
             .with_hidden(config.hidden)
             .init(&device);
@@ -148,7 +148,7 @@ impl DqnTrainer {
             rng: StdRng::seed_from_u64(seed ^ 0xd9_d9),
             env_steps: 0,
             last_target_update: 0,
-            space,
+            context: ctx,
             config,
             envs,
             device,
@@ -190,13 +190,13 @@ impl DqnTrainer {
             .collect();
         let online_next = q_values_of(&self.agent.net, next.clone(), rows);
         let target_next = q_values_of(&self.target, next, rows);
-        let width = self.space.mask_len();
+        let width = self.context.action_space.mask_len();
         let targets = picked
             .iter()
             .enumerate()
             .flat_map(|(row, t)| {
                 double_dqn_targets(
-                    &self.space,
+                    &self.context.action_space,
                     t.reward,
                     t.terminal,
                     self.config.gamma,
@@ -219,7 +219,7 @@ impl DqnTrainer {
         };
         let loss = td_loss(
             &self.agent.net,
-            &self.space,
+            &self.context.action_space,
             &batch,
             self.config.huber_delta,
             &self.device,
@@ -330,6 +330,11 @@ impl Learner for DqnTrainer {
         self.env_steps = manifest.step;
         self.last_target_update = manifest.step;
         Ok(())
+    }
+
+    fn greedy_policy(&self) -> Box<dyn Policy> {
+        // a new agent explores with epsilon 0
+        Box::new(DqnAgent::new(self.agent.net.clone(), &self.context, 0))
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use burn::tensor::Device;
+use schedlab_agents::Policy;
 use schedlab_env::{EpisodeMetrics, Scenario, VecStep};
 
 use crate::dqn::{DqnConfig, DqnTrainer};
@@ -34,6 +35,8 @@ pub trait Learner {
     fn save(&self, run: &RunDir, manifest: &Manifest) -> std::io::Result<()>;
     /// Continues from the record files `manifest` names: networks, optimiser state, steps.
     fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String>;
+    /// The current agent acting greedily, for evaluation episodes.
+    fn greedy_policy(&self) -> Box<dyn Policy>;
 }
 
 /// The learned agents `schedlab train` knows.

@@ -6,6 +6,7 @@
 //! the command line.
 
 pub mod dqn;
+pub mod evaluation;
 pub mod files;
 pub mod learner;
 pub mod ppo;

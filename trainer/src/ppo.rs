@@ -13,13 +13,13 @@ use burn::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use schedlab_agents::PolicyContext;
 use schedlab_agents::learned::actor_critic::{
     ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
 };
 use schedlab_agents::learned::batch::mask_values;
 use schedlab_agents::learned::gae::{Transition, gae};
 use schedlab_agents::ppo::PpoAgent;
+use schedlab_agents::{Policy, PolicyContext};
 use schedlab_env::{Observation, Scenario, VecEnv};
 
 use crate::learner::{EpisodeTally, Learner, UpdateStats, require};
@@ -110,6 +110,7 @@ struct Record {
 pub struct PpoTrainer {
     config: PpoConfig,
     envs: VecEnv,
+    context: PolicyContext,
     agent: PpoAgent,
     optim: ModuleOptimizer,
     observations: Vec<Observation>,
@@ -160,6 +161,12 @@ impl Learner for PpoTrainer {
         self.env_steps = manifest.step;
         Ok(())
     }
+
+    fn greedy_policy(&self) -> Box<dyn Policy> {
+        let mut agent = PpoAgent::new(self.agent.net.clone(), &self.context, 0);
+        agent.deterministic = true;
+        Box::new(agent)
+    }
 }
 
 impl PpoTrainer {
@@ -181,6 +188,7 @@ impl PpoTrainer {
             .init();
         Ok(PpoTrainer {
             agent: PpoAgent::new(net, &ctx, seed),
+            context: ctx,
             optim,
             observations,
             rng: StdRng::seed_from_u64(seed ^ 0x7070),
@@ -277,7 +285,6 @@ impl PpoTrainer {
             .with_clip(self.config.clip)
             .with_value_coef(self.config.value_coef)
             .with_entropy_coef(self.config.entropy_coef);
-        let space = self.envs.envs()[0].action_space().clone();
         let per_batch = rows.len().div_ceil(self.config.minibatches.max(1));
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let (mut sums, mut count) = ((0.0, 0.0, 0.0), 0.0);
@@ -285,7 +292,13 @@ impl PpoTrainer {
             order.shuffle(&mut self.rng);
             for chunk in order.chunks(per_batch) {
                 let batch = minibatch(&rows, chunk, self.config.normalize_advantages);
-                let loss = ppo_loss(&self.agent.net, &space, &batch, &loss_config, &self.device);
+                let loss = ppo_loss(
+                    &self.agent.net,
+                    &self.context.action_space,
+                    &batch,
+                    &loss_config,
+                    &self.device,
+                );
                 sums.0 += loss.policy.clone().into_scalar::<f32>();
                 sums.1 += loss.value.clone().into_scalar::<f32>();
                 sums.2 += loss.entropy.clone().into_scalar::<f32>();

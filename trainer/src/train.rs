@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use burn::tensor::Device;
-use schedlab_env::{EnvError, Scenario};
+use schedlab_env::{EnvError, EpisodeMetrics, Scenario};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::evaluation::{eval_scalars, evaluate};
 use crate::files::sha256_file;
 use crate::learner::{AgentKind, LearnerError, UpdateStats};
 use crate::run::{Manifest, RunDir};
@@ -51,14 +52,26 @@ pub struct TrainSpec<'a> {
     pub steps: u64,
     /// Env rounds between checkpoints (one is always written at the end).
     pub checkpoint_every: u64,
+    /// Env rounds between evaluations (one is always run at the end): `eval_episodes` greedy
+    /// episodes on seeds `0..eval_episodes`, logged as `eval/*`; 0 episodes turns them off.
+    pub eval_every: u64,
+    pub eval_episodes: usize,
     /// Continue this run folder from its last checkpoint instead of starting a new one.
     pub resume: Option<&'a Path>,
     /// Set from outside (Ctrl-C) to stop after the current update with a checkpoint.
     pub stop: Option<&'a AtomicBool>,
 }
 
-/// Progress after each update: the stats and env rounds per second so far.
-pub type OnUpdate<'a> = dyn FnMut(&UpdateStats, f64) + 'a;
+/// What the driver reports after each update.
+pub struct Progress<'a> {
+    pub stats: &'a UpdateStats,
+    /// Env rounds per second since this process started training.
+    pub sps: f64,
+    /// The evaluation episodes played after this update, if it was time for them.
+    pub evaluation: Option<&'a [EpisodeMetrics]>,
+}
+
+pub type OnUpdate<'a> = dyn FnMut(&Progress) + 'a;
 
 fn invalid(run: &Path, message: String) -> TrainError {
     TrainError::Checkpoint {
@@ -174,6 +187,8 @@ pub fn train(
     };
     let start_time = Instant::now();
     let mut next_checkpoint = step_at_start + spec.checkpoint_every.max(1);
+    let mut next_eval = step_at_start + spec.eval_every.max(1);
+    let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
     while learner.env_steps() < spec.steps {
         let stats = learner.update()?;
         let step = stats.env_steps;
@@ -189,8 +204,23 @@ pub fn train(
             board.scalar(tag, value, step);
         }
         board.scalar("env/train_loss", stats.train_loss as f32, step);
-        on_update(&stats, sps);
         let stopping = step >= spec.steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        let evaluation = if spec.eval_episodes > 0 && (stopping || step >= next_eval) {
+            next_eval = step + spec.eval_every.max(1);
+            let policies = eval_seeds.iter().map(|_| learner.greedy_policy()).collect();
+            let metrics = evaluate(scenario, policies, &eval_seeds)?;
+            for (tag, value) in eval_scalars(&metrics) {
+                board.scalar(tag, value, step);
+            }
+            Some(metrics)
+        } else {
+            None
+        };
+        on_update(&Progress {
+            stats: &stats,
+            sps,
+            evaluation: evaluation.as_deref(),
+        });
         if stopping || step >= next_checkpoint {
             let manifest = manifest(step);
             learner
@@ -254,6 +284,8 @@ mod tests {
             seed: 2,
             steps,
             checkpoint_every: 16,
+            eval_every: 16,
+            eval_episodes: 0,
             resume,
             stop: None,
         }
@@ -274,19 +306,37 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
         let mut updates = 0;
+        let mut evaluations = Vec::new();
         let run = train(
             AgentKind::Ppo,
             &scenario,
             tiny(),
-            &spec(&workload, out.path(), 32, None),
+            &TrainSpec {
+                eval_episodes: 3,
+                ..spec(&workload, out.path(), 32, None)
+            },
             device.clone(),
-            &mut |_, sps| {
-                assert!(sps > 0.0);
+            &mut |p| {
+                assert!(p.sps > 0.0);
                 updates += 1;
+                if let Some(episodes) = p.evaluation {
+                    evaluations.push((p.stats.env_steps, episodes.to_vec()));
+                }
             },
         )
         .unwrap();
         assert_eq!(updates, 2, "32 steps of 2 copies x 8 rounds");
+        assert_eq!(
+            evaluations
+                .iter()
+                .map(|e| (e.0, e.1.len()))
+                .collect::<Vec<_>>(),
+            vec![(16, 3), (32, 3)],
+            "3 greedy episodes every 16 rounds"
+        );
+        for (_, episodes) in &evaluations {
+            assert!(episodes.iter().all(|m| m.completion_time_s > 0.0));
+        }
         let name = run.path.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with("small-4node__ppo__2__"), "{name}");
         let names = files(&run.path);
@@ -330,7 +380,7 @@ mod tests {
             tiny(),
             &spec(&workload, out.path(), 16, None),
             device.clone(),
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap();
         let mut steps = Vec::new();
@@ -341,7 +391,7 @@ mod tests {
             AgentKind::Ppo.default_config(),
             &spec(&workload, out.path(), 48, Some(&run.path)),
             device.clone(),
-            &mut |s, _| steps.push(s.env_steps),
+            &mut |p| steps.push(p.stats.env_steps),
         )
         .unwrap();
         assert_eq!(resumed.path, run.path);
@@ -364,7 +414,7 @@ mod tests {
             tiny(),
             &spec(&svm, out.path(), 64, Some(&run.path)),
             device.clone(),
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap_err()
         .to_string();
@@ -382,7 +432,7 @@ mod tests {
             tiny(),
             &spec(&workload, out.path(), 64, Some(&run.path)),
             device,
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap_err()
         .to_string();
@@ -407,7 +457,7 @@ mod tests {
             config,
             &spec(&workload, out.path(), 16, None),
             device.clone(),
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap();
         let manifest = Manifest::read(&run.path).unwrap();
@@ -420,9 +470,9 @@ mod tests {
             AgentKind::Dqn.default_config(),
             &spec(&workload, out.path(), 32, Some(&run.path)),
             device.clone(),
-            &mut |s, _| {
-                steps.push(s.env_steps);
-                tags.extend(s.scalars.iter().map(|(t, _)| *t));
+            &mut |p| {
+                steps.push(p.stats.env_steps);
+                tags.extend(p.stats.scalars.iter().map(|(t, _)| *t));
             },
         )
         .unwrap();
@@ -456,7 +506,7 @@ mod tests {
             AgentKind::Dqn.default_config(),
             &spec(&workload, out.path(), 48, Some(&run.path)),
             device,
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap_err()
         .to_string();
@@ -478,7 +528,7 @@ mod tests {
             config,
             &spec(&workload, out.path(), 16, None),
             Device::flex().autodiff(),
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap_err()
         .to_string();
@@ -508,7 +558,7 @@ mod tests {
             serde_json::to_value(config).unwrap(),
             &spec(&workload, out.path(), 20, None),
             Device::flex().autodiff(),
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap();
         assert!(
@@ -526,7 +576,7 @@ mod tests {
             tiny(),
             &spec(&workload, out.path(), 40, Some(&run.path)),
             Device::flex().autodiff(),
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap_err()
         .to_string();

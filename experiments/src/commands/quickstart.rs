@@ -37,6 +37,8 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         seed: args.seed,
         steps: args.steps,
         checkpoint_every: (args.steps / 10).max(1),
+        eval_every: (args.steps / 10).max(1),
+        eval_episodes: 5,
         resume: None,
         stop: None,
     };

@@ -31,6 +31,12 @@ pub struct TrainArgs {
     /// Env rounds between checkpoints (default: a tenth of the run).
     #[arg(long)]
     checkpoint_every: Option<u64>,
+    /// Env rounds between evaluations of the greedy agent (default: a tenth of the run).
+    #[arg(long)]
+    eval_every: Option<u64>,
+    /// Greedy episodes per evaluation, on seeds 0..K (curves `eval/*`); 0 turns them off.
+    #[arg(long, default_value_t = 5)]
+    eval_episodes: usize,
     /// Continue this run folder from its last checkpoint (same workload file; its own
     /// hyperparameters) up to `--steps`.
     #[arg(long)]
@@ -70,19 +76,26 @@ pub fn train_with_progress(
     let label = format!("{} on {}", kind.name(), scenario.workload.name);
     let bar = step_bar(spec.steps, label.clone())?;
     let mut last_return = f64::NAN;
+    let mut last_eval = String::new();
     let run = train(
         kind,
         scenario,
         config,
         spec,
         crate::device::agents(),
-        &mut |stats, sps| {
-            if let Some(m) = stats.finished.last() {
+        &mut |progress| {
+            if let Some(m) = progress.stats.finished.last() {
                 last_return = m.episode_return;
             }
-            bar.set_position(stats.env_steps.min(spec.steps));
+            if let Some(episodes) = progress.evaluation {
+                let mean = episodes.iter().map(|m| m.completion_time_s).sum::<f64>()
+                    / episodes.len() as f64;
+                last_eval = format!(", greedy eval {mean:.1} s");
+            }
+            bar.set_position(progress.stats.env_steps.min(spec.steps));
             bar.set_message(format!(
-                "{label}: {sps:.0} steps/s, return {last_return:.2}"
+                "{label}: {:.0} steps/s, return {last_return:.2}{last_eval}",
+                progress.sps
             ));
         },
     )?;
@@ -117,6 +130,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         seed: args.seed,
         steps: args.steps,
         checkpoint_every: args.checkpoint_every.unwrap_or((args.steps / 10).max(1)),
+        eval_every: args.eval_every.unwrap_or((args.steps / 10).max(1)),
+        eval_episodes: args.eval_episodes,
         resume: args.resume.as_deref(),
         stop: Some(&stop),
     };
