@@ -48,13 +48,13 @@ pub struct DqnConfig {
     #[config(default = 5e-4)]
     pub lr: f64,
     #[config(default = 0.99)]
-    pub gamma: f32,
+    pub gamma: f64,
     /// Env rounds between target-network updates.
     #[config(default = 500)]
     pub target_update_every: u64,
     /// Target update weight: 1 copies the online network, less averages (soft update).
     #[config(default = 1.0)]
-    pub tau: f32,
+    pub tau: f64,
     #[config(default = 1.0)]
     pub epsilon_start: f64,
     #[config(default = 0.05)]
@@ -64,10 +64,10 @@ pub struct DqnConfig {
     pub exploration_steps: u64,
     /// Huber threshold of the TD loss.
     #[config(default = 1.0)]
-    pub huber_delta: f32,
+    pub huber_delta: f64,
     /// Gradient norm clip.
     #[config(default = 10.0)]
-    pub max_grad_norm: f32,
+    pub max_grad_norm: f64,
     #[config(default = 128)]
     pub hidden: usize,
 }
@@ -131,7 +131,9 @@ impl DqnTrainer {
             .with_hidden(config.hidden)
             .init(&device);
         let optim = AdamConfig::new()
-            .with_grad_clipping(Some(GradientClippingConfig::Norm(config.max_grad_norm)))
+            .with_grad_clipping(Some(GradientClippingConfig::Norm(
+                config.max_grad_norm as f32,
+            )))
             .init();
         let replay = ReplayBuffer::new(
             config.buffer_size,
@@ -199,7 +201,7 @@ impl DqnTrainer {
                     &self.context.action_space,
                     t.reward,
                     t.terminal,
-                    self.config.gamma,
+                    self.config.gamma as f32,
                     &online_next[row * width..(row + 1) * width],
                     &target_next[row * width..(row + 1) * width],
                     t.next_mask,
@@ -221,7 +223,7 @@ impl DqnTrainer {
             &self.agent.net,
             &self.context.action_space,
             &batch,
-            self.config.huber_delta,
+            self.config.huber_delta as f32,
             &self.device,
         );
         let values = (
@@ -276,7 +278,10 @@ impl Learner for DqnTrainer {
             }
             if self.env_steps - self.last_target_update >= self.config.target_update_every {
                 let online = self.agent.net.valid();
-                self.target = self.target.clone().blended_toward(&online, self.config.tau);
+                self.target = self
+                    .target
+                    .clone()
+                    .blended_toward(&online, self.config.tau as f32);
                 self.last_target_update = self.env_steps;
             }
         }

@@ -42,18 +42,18 @@ pub struct PpoConfig {
     #[config(default = 3e-4)]
     pub lr: f64,
     #[config(default = 0.99)]
-    pub gamma: f32,
+    pub gamma: f64,
     #[config(default = 0.95)]
-    pub gae_lambda: f32,
+    pub gae_lambda: f64,
     #[config(default = 0.2)]
-    pub clip: f32,
+    pub clip: f64,
     #[config(default = 0.5)]
-    pub value_coef: f32,
+    pub value_coef: f64,
     #[config(default = 0.01)]
-    pub entropy_coef: f32,
+    pub entropy_coef: f64,
     /// Gradient norm clip.
     #[config(default = 0.5)]
-    pub max_grad_norm: f32,
+    pub max_grad_norm: f64,
     #[config(default = 128)]
     pub hidden: usize,
     /// Standardise advantages within each minibatch.
@@ -184,7 +184,9 @@ impl PpoTrainer {
             .with_hidden(config.hidden)
             .init(&device);
         let optim = AdamConfig::new()
-            .with_grad_clipping(Some(GradientClippingConfig::Norm(config.max_grad_norm)))
+            .with_grad_clipping(Some(GradientClippingConfig::Norm(
+                config.max_grad_norm as f32,
+            )))
             .init();
         Ok(PpoTrainer {
             agent: PpoAgent::new(net, &ctx, seed),
@@ -271,8 +273,11 @@ impl PpoTrainer {
                     truncated: r.truncated,
                 })
                 .collect();
-            let (advantages, returns) =
-                gae(&transitions, self.config.gamma, self.config.gae_lambda);
+            let (advantages, returns) = gae(
+                &transitions,
+                self.config.gamma as f32,
+                self.config.gae_lambda as f32,
+            );
             rows.extend(
                 trajectory
                     .iter()
@@ -282,9 +287,9 @@ impl PpoTrainer {
             );
         }
         let loss_config = PpoLossConfig::new()
-            .with_clip(self.config.clip)
-            .with_value_coef(self.config.value_coef)
-            .with_entropy_coef(self.config.entropy_coef);
+            .with_clip(self.config.clip as f32)
+            .with_value_coef(self.config.value_coef as f32)
+            .with_entropy_coef(self.config.entropy_coef as f32);
         let per_batch = rows.len().div_ceil(self.config.minibatches.max(1));
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let (mut sums, mut count) = ((0.0, 0.0, 0.0), 0.0);

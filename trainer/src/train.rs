@@ -28,6 +28,15 @@ pub enum TrainError {
         agent: &'static str,
         message: String,
     },
+    /// A loss became NaN or infinite: training cannot go on from here.
+    #[error(
+        "training diverged at step {step}: {tag} is {value}; the last checkpoint is kept (try a lower lr or max_grad_norm)"
+    )]
+    Diverged {
+        step: u64,
+        tag: &'static str,
+        value: f32,
+    },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -192,6 +201,9 @@ pub fn train(
     while learner.env_steps() < spec.steps {
         let stats = learner.update()?;
         let step = stats.env_steps;
+        if let Some(&(tag, value)) = stats.scalars.iter().find(|(_, v)| !v.is_finite()) {
+            return Err(TrainError::Diverged { step, tag, value });
+        }
         let sps = (step - step_at_start) as f64 / start_time.elapsed().as_secs_f64().max(1e-9);
         for m in &stats.finished {
             board.scalar("charts/episodic_return", m.episode_return as f32, step);
@@ -512,6 +524,32 @@ mod tests {
         .to_string();
         assert!(
             err.contains("cannot resume") && err.contains("target-32.bpk"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_diverging_loss_stops_training_with_the_step_and_tag() {
+        let (workload, scenario) = small();
+        let out = tempfile::tempdir().unwrap();
+        let config = crate::dqn::DqnConfig::new()
+            .with_envs(2)
+            .with_steps_per_update(4)
+            .with_learning_starts(8)
+            .with_batch_size(8)
+            .with_hidden(16)
+            .with_lr(1e30);
+        let err = train(
+            AgentKind::Dqn,
+            &scenario,
+            serde_json::to_value(config).unwrap(),
+            &spec(&workload, out.path(), 400, None),
+            Device::flex().autodiff(),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, TrainError::Diverged { tag, .. } if tag.starts_with("losses/")),
             "{err}"
         );
     }
