@@ -20,9 +20,9 @@ use schedlab_agents::dqn::{
 use schedlab_agents::{Policy, PolicyContext};
 use schedlab_env::{Observation, Scenario, VecEnv};
 
-use crate::learner::{EpisodeTally, Learner, UpdateStats, require};
+use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::replay::{ReplayBuffer, Replayed};
-use crate::run::{Manifest, RunDir};
+use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 
 /// DQN hyperparameters. The defaults follow CleanRL's and Stable-Baselines3's DQN, scaled to
 /// the shipped workloads' short episodes (tens of rounds) and a few thousand training rounds.
@@ -77,12 +77,9 @@ impl DqnConfig {
     pub fn check(&self) -> Result<(), String> {
         let c = self;
         require(&[
-            ("envs >= 1", c.envs >= 1),
             ("steps_per_update >= 1", c.steps_per_update >= 1),
             ("batch_size >= 1", c.batch_size >= 1),
             ("buffer_size >= batch_size", c.buffer_size >= c.batch_size),
-            ("lr > 0", c.lr > 0.0),
-            ("0 <= gamma <= 1", (0.0..=1.0).contains(&c.gamma)),
             ("0 < tau <= 1", c.tau > 0.0 && c.tau <= 1.0),
             (
                 "0 <= epsilon_start <= 1",
@@ -93,9 +90,14 @@ impl DqnConfig {
                 (0.0..=1.0).contains(&c.epsilon_end),
             ),
             ("huber_delta > 0", c.huber_delta > 0.0),
-            ("max_grad_norm > 0", c.max_grad_norm > 0.0),
-            ("hidden >= 1", c.hidden >= 1),
         ])
+        .and(check_common(
+            c.envs,
+            c.lr,
+            c.gamma,
+            c.max_grad_norm,
+            c.hidden,
+        ))
     }
 }
 
@@ -321,17 +323,9 @@ impl Learner for DqnTrainer {
             .target
             .as_ref()
             .ok_or("the manifest names no target network")?;
-        let load = |net: BranchingQ, name: &str| {
-            net.try_load_file(run.join(name))
-                .map_err(|e| format!("{name}: {e}"))
-        };
-        self.agent.net = load(self.agent.net.clone(), &manifest.model)?;
-        self.target = load(self.target.clone(), target)?;
-        self.optim = self
-            .optim
-            .clone()
-            .load(run.join(&manifest.optimizer))
-            .map_err(|e| format!("{}: {e}", manifest.optimizer))?;
+        self.agent.net = load_record(self.agent.net.clone(), run, &manifest.model)?;
+        self.target = load_record(self.target.clone(), run, target)?;
+        self.optim = load_optimizer(&self.optim, run, &manifest.optimizer)?;
         self.env_steps = manifest.step;
         self.last_target_update = manifest.step;
         Ok(())

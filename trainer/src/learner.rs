@@ -121,6 +121,23 @@ pub(crate) fn require(conditions: &[(&str, bool)]) -> Result<(), String> {
     }
 }
 
+/// The conditions every learner's hyperparameters share.
+pub(crate) fn check_common(
+    envs: usize,
+    lr: f64,
+    gamma: f64,
+    max_grad_norm: f64,
+    hidden: usize,
+) -> Result<(), String> {
+    require(&[
+        ("envs >= 1", envs >= 1),
+        ("lr > 0", lr > 0.0),
+        ("0 <= gamma <= 1", (0.0..=1.0).contains(&gamma)),
+        ("max_grad_norm > 0", max_grad_norm > 0.0),
+        ("hidden >= 1", hidden >= 1),
+    ])
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum LearnerError {
     #[error("hyperparameters: {0}")]

@@ -6,7 +6,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use burn::config::Config;
-use burn::module::Module;
 use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::Device;
@@ -22,8 +21,8 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext};
 use schedlab_env::{Observation, Scenario, VecEnv};
 
-use crate::learner::{EpisodeTally, Learner, UpdateStats, require};
-use crate::run::{Manifest, RunDir};
+use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
+use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
 /// rounds): small rollouts, many updates.
@@ -66,20 +65,22 @@ impl PpoConfig {
     pub fn check(&self) -> Result<(), String> {
         let c = self;
         require(&[
-            ("envs >= 1", c.envs >= 1),
             ("rollout_steps >= 1", c.rollout_steps >= 1),
             ("epochs >= 1", c.epochs >= 1),
             (
                 "1 <= minibatches <= envs * rollout_steps",
                 c.minibatches >= 1 && c.minibatches <= c.envs * c.rollout_steps,
             ),
-            ("lr > 0", c.lr > 0.0),
-            ("0 <= gamma <= 1", (0.0..=1.0).contains(&c.gamma)),
             ("0 <= gae_lambda <= 1", (0.0..=1.0).contains(&c.gae_lambda)),
             ("clip > 0", c.clip > 0.0),
-            ("max_grad_norm > 0", c.max_grad_norm > 0.0),
-            ("hidden >= 1", c.hidden >= 1),
         ])
+        .and(check_common(
+            c.envs,
+            c.lr,
+            c.gamma,
+            c.max_grad_norm,
+            c.hidden,
+        ))
     }
 
     /// A2C's defaults (Stable-Baselines3's, scaled to short episodes): short rollouts, one
@@ -147,17 +148,8 @@ impl Learner for PpoTrainer {
     }
 
     fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String> {
-        self.agent.net = self
-            .agent
-            .net
-            .clone()
-            .try_load_file(run.join(&manifest.model))
-            .map_err(|e| format!("{}: {e}", manifest.model))?;
-        self.optim = self
-            .optim
-            .clone()
-            .load(run.join(&manifest.optimizer))
-            .map_err(|e| format!("{}: {e}", manifest.optimizer))?;
+        self.agent.net = load_record(self.agent.net.clone(), run, &manifest.model)?;
+        self.optim = load_optimizer(&self.optim, run, &manifest.optimizer)?;
         self.env_steps = manifest.step;
         Ok(())
     }

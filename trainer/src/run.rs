@@ -109,6 +109,26 @@ impl RunDir {
     }
 }
 
+/// Loads a burn record of the run into `module` (which fixes the architecture); the error
+/// names the file.
+pub fn load_record<M: Module>(module: M, run: &Path, name: &str) -> Result<M, String> {
+    module
+        .try_load_file(run.join(name))
+        .map_err(|e| format!("{name}: {e}"))
+}
+
+/// Loads an optimiser state of the run; the error names the file.
+pub fn load_optimizer(
+    optimizer: &burn::optim::ModuleOptimizer,
+    run: &Path,
+    name: &str,
+) -> Result<burn::optim::ModuleOptimizer, String> {
+    optimizer
+        .clone()
+        .load(run.join(name))
+        .map_err(|e| format!("{name}: {e}"))
+}
+
 /// Record files of a checkpoint are named `{prefix}{step}.bpk`.
 const CHECKPOINT_PREFIXES: [&str; 3] = ["model-", "optim-", "target-"];
 
