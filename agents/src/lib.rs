@@ -12,6 +12,7 @@ pub mod learned;
 mod periodic;
 mod policy;
 pub mod ppo;
+pub mod raes;
 mod random;
 pub mod registry;
 pub mod rollout;

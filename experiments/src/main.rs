@@ -87,6 +87,8 @@ pub struct RunArgs {
 enum BenchCommand {
     /// Env throughput against a bare gradient loop on the same data.
     Env(commands::bench::BenchEnvArgs),
+    /// RAES's allocation solvers: exact (MIP) and heuristic, times and optimality gap.
+    Solvers(commands::bench_solvers::BenchSolversArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -105,5 +107,6 @@ fn main() -> anyhow::Result<()> {
         Command::Quickstart(args) => commands::quickstart::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
+        Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),
     }
 }

@@ -1,7 +1,39 @@
 //! # schedlab-predictors
 //!
-//! Will own demand predictors behind one trait (LSTM, EWMA, AR, last value), fitted on usage
-//! sequences (DESIGN §3). It must know nothing of schedulers, environments' internals,
-//! training loops or the command line.
+//! Demand predictors behind one [`Predictor`] trait: fitted on usage series, they predict each
+//! series' next step from its recent history (DESIGN §3). `lstm` (burn), and the baselines
+//! `last`, `ewma` and `ar`; [`score`] compares them on held-out tails.
 //!
-//! Empty until the RAES issue lands.
+//! It knows only numeric series: nothing of environments, schedulers, training loops or the
+//! command line. Where series come from (env rollouts, traces) is the caller's business.
+
+mod ar;
+mod error;
+mod ewma;
+mod last;
+mod lstm;
+mod registry;
+mod score;
+mod series;
+
+pub use ar::ArPredictor;
+pub use error::{PredictorError, Result};
+pub use ewma::EwmaPredictor;
+pub use last::LastPredictor;
+pub use lstm::{LstmConfig, LstmPredictor};
+pub use registry::{NAMES, load, untrained};
+pub use score::{Scores, head_len, heads, score};
+pub use series::{Series, WINDOW};
+
+use std::path::Path;
+
+pub trait Predictor: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// Fits on whole series (all of each is training data).
+    fn fit(&mut self, series: &[Series]) -> Result<()>;
+    /// The next step of a series from its history: time-ordered rows of `features` values,
+    /// at least one row; only the last [`WINDOW`] rows are used.
+    fn predict(&self, history: &[f32], features: usize) -> Vec<f32>;
+    /// Writes what `load` needs into `dir` (files named after the predictor).
+    fn save(&self, dir: &Path) -> Result<()>;
+}

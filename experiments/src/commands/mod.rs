@@ -1,4 +1,5 @@
 pub mod bench;
+pub mod bench_solvers;
 pub mod compare;
 pub mod eval;
 pub mod evaluate;

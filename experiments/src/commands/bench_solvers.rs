@@ -1,0 +1,90 @@
+//! `schedlab bench solvers`: RAES's allocation problem at growing sizes, solved exactly (MIP)
+//! and heuristically: the solve times and the heuristic's gap to the optimum where the exact
+//! solver finishes within its time limit.
+
+use std::time::Instant;
+
+use clap::Args;
+use schedlab_agents::raes::exact::{ExactError, solve_exact};
+use schedlab_agents::raes::heuristic::solve_heuristic;
+use schedlab_agents::raes::problem::random_problem;
+
+use crate::output::align;
+
+#[derive(Args)]
+pub struct BenchSolversArgs {
+    /// Worker counts to solve.
+    #[arg(long, value_delimiter = ',', default_value = "10,50,200,1000")]
+    workers: Vec<usize>,
+    /// Workers sharing a node (they compete for its capacity).
+    #[arg(long, default_value_t = 4)]
+    per_node: usize,
+    /// Instances per size (seeds 0..N); times are medians, gaps means.
+    #[arg(long, default_value_t = 3)]
+    instances: u64,
+    /// Seconds the exact solver may take per instance.
+    #[arg(long, default_value_t = 20.0)]
+    time_limit: f64,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+pub fn run(args: BenchSolversArgs) -> anyhow::Result<()> {
+    let mut rows = vec![vec![
+        "workers".to_owned(),
+        "options".to_owned(),
+        "heuristic ms".to_owned(),
+        "exact ms".to_owned(),
+        "gap %".to_owned(),
+        "exact solved".to_owned(),
+    ]];
+    for &workers in &args.workers {
+        let (mut heuristic_ms, mut exact_ms, mut gaps) = (Vec::new(), Vec::new(), Vec::new());
+        let mut options = 0;
+        for seed in 0..args.instances {
+            let problem = random_problem(workers, args.per_node, seed);
+            options = problem.workers.iter().map(|w| w.options.len()).sum();
+            let start = Instant::now();
+            let heuristic = solve_heuristic(&problem)
+                .ok_or_else(|| anyhow::anyhow!("instance {seed}: the heuristic found nothing"))?;
+            heuristic_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            let start = Instant::now();
+            match solve_exact(&problem, Some(args.time_limit)) {
+                Ok(exact) => {
+                    exact_ms.push(start.elapsed().as_secs_f64() * 1e3);
+                    gaps.push(
+                        100.0 * (heuristic.objective - exact.objective)
+                            / exact.objective.abs().max(1e-12),
+                    );
+                }
+                Err(ExactError::TimeLimit(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        rows.push(vec![
+            workers.to_string(),
+            options.to_string(),
+            format!("{:.2}", median(heuristic_ms)),
+            if exact_ms.is_empty() {
+                format!("> {:.0} s", args.time_limit)
+            } else {
+                format!("{:.1}", median(exact_ms.clone()))
+            },
+            if gaps.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.3}", gaps.iter().sum::<f64>() / gaps.len() as f64)
+            },
+            format!("{}/{}", exact_ms.len(), args.instances),
+        ]);
+    }
+    println!(
+        "RAES allocation: {} workers per node, generated instances (seeds 0..{}), exact = good_lp + microlp (limit {} s)",
+        args.per_node, args.instances, args.time_limit
+    );
+    println!("{}", align(&rows));
+    Ok(())
+}
