@@ -47,6 +47,9 @@ enum Command {
     Eval(commands::eval::EvalArgs),
     /// Compare policies on a workload: mean ± std of every metric, best marked.
     Compare(commands::compare::CompareArgs),
+    /// Demand predictors: fit them on usage series, score them on held-out tails.
+    #[command(subcommand)]
+    Predictors(commands::predictors::PredictorsCommand),
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -106,6 +109,7 @@ fn main() -> anyhow::Result<()> {
         Command::Train(args) => commands::train::run(args),
         Command::Quickstart(args) => commands::quickstart::run(args),
         Command::Compare(args) => commands::compare::run(args),
+        Command::Predictors(command) => commands::predictors::run(command),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
         Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),
     }

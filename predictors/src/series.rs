@@ -15,7 +15,10 @@ pub struct Series {
 
 impl Series {
     pub fn new(name: impl Into<String>, features: usize, values: Vec<f32>) -> Self {
-        assert!(features > 0 && values.len().is_multiple_of(features), "whole rows");
+        assert!(
+            features > 0 && values.len().is_multiple_of(features),
+            "whole rows"
+        );
         Series {
             name: name.into(),
             features,

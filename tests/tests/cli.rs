@@ -571,3 +571,46 @@ fn ctrl_c_saves_a_checkpoint_and_exits_cleanly() {
         "{manifest}"
     );
 }
+
+#[test]
+fn predictors_fit_on_env_rollouts_and_are_scored_side_by_side() {
+    let out = tempfile::tempdir().unwrap();
+    let source = format!("env:{}", arg(&workload("small-4node.toml")));
+    let fitted = run_ok(&[
+        "predictors",
+        "fit",
+        "--source",
+        &source,
+        "--episodes",
+        "3",
+        "--out",
+        arg(out.path()),
+    ]);
+    assert!(fitted.contains("fitted lstm"), "{fitted}");
+    for file in ["last.json", "ewma.json", "ar.json", "lstm.json", "lstm.bpk"] {
+        assert!(out.path().join(file).is_file(), "{file} missing");
+    }
+    let table = run_ok(&[
+        "predictors",
+        "eval",
+        arg(out.path()),
+        "--source",
+        &source,
+        "--episodes",
+        "3",
+    ]);
+    for name in ["last", "ewma", "ar", "lstm"] {
+        assert!(
+            table.lines().any(|l| l.trim_start().starts_with(name)),
+            "{name}:\n{table}"
+        );
+    }
+    let err = run_err(&[
+        "predictors",
+        "eval",
+        arg(out.path()),
+        "--source",
+        "s3:bucket",
+    ]);
+    assert!(err.contains("expected env:WORKLOAD.toml"), "{err}");
+}

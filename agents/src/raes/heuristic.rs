@@ -55,7 +55,11 @@ pub fn solve_heuristic(problem: &AllocationProblem) -> Option<Allocation> {
             .find(|&o| fits(&free[node], &problem.workers[i].options[o].request))
             .unwrap_or_else(|| smallest(problem, i));
         choice[i] = pick;
-        shift(&mut free[node], &problem.workers[i].options[pick].request, -1.0);
+        shift(
+            &mut free[node],
+            &problem.workers[i].options[pick].request,
+            -1.0,
+        );
     }
     if !problem.feasible(&choice) {
         return None;

@@ -3,6 +3,7 @@ pub mod bench_solvers;
 pub mod compare;
 pub mod eval;
 pub mod evaluate;
+pub mod predictors;
 pub mod quickstart;
 pub mod run;
 pub mod train;
