@@ -204,7 +204,7 @@ impl Background {
 }
 
 /// A stable, seeded node choice for a task (FNV-1a over its names, mixed with the salt).
-fn hash_task(job: &str, task: &str, salt: u64) -> u64 {
+pub fn hash_task(job: &str, task: &str, salt: u64) -> u64 {
     let mut h = 0xcbf29ce484222325u64 ^ salt;
     for b in job.bytes().chain([b'/']).chain(task.bytes()) {
         h = (h ^ b as u64).wrapping_mul(0x100000001b3);

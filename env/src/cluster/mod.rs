@@ -4,7 +4,7 @@
 mod background;
 mod trace_v2018;
 
-pub use background::{Background, BackgroundSpec, LoadSeries};
+pub use background::{Background, BackgroundSpec, LoadSeries, hash_task};
 pub use trace_v2018::{TraceStats, TraceTask, load_v2018_tasks};
 
 use serde::{Deserialize, Serialize};

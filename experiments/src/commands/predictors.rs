@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use schedlab_agents::PolicyContext;
 use schedlab_env::Scenario;
-use schedlab_env::cluster::load_v2018_tasks;
+use schedlab_env::cluster::{hash_task, load_v2018_tasks};
 use schedlab_env::gym::{HISTORY, HISTORY_FEATURES};
 use schedlab_predictors::{NAMES, Series, heads, load, score, untrained};
 
@@ -99,7 +99,7 @@ fn trace_series(path: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> {
     let steps = ((end - start) / args.period).ceil() as usize;
     let mut load = vec![vec![[0.0f32; 2]; steps]; args.machines];
     for task in &tasks {
-        let machine = machine_of(&task.job, &task.name, args.machines);
+        let machine = (hash_task(&task.job, &task.name, 0) % args.machines as u64) as usize;
         let first = ((task.start - start) / args.period).floor() as usize;
         let last = (((task.end - start) / args.period).ceil() as usize).min(steps);
         for step in &mut load[machine][first..last.max(first)] {
@@ -112,15 +112,6 @@ fn trace_series(path: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> {
         .enumerate()
         .map(|(m, steps)| Series::new(format!("machine {m}"), 2, steps.concat()))
         .collect())
-}
-
-/// A stable machine for a task (FNV-1a over its names).
-fn machine_of(job: &str, task: &str, machines: usize) -> usize {
-    let mut h = 0xcbf29ce484222325u64;
-    for b in job.bytes().chain([b'/']).chain(task.bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
-    }
-    (h % machines as u64) as usize
 }
 
 fn series_of(args: &SourceArgs) -> anyhow::Result<Vec<Series>> {
