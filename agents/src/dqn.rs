@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use schedlab_env::{ActionSpace, Observation};
 
-use crate::learned::batch::{chosen_one_hot, inference_device};
+use crate::learned::batch::{at_chosen, chosen_one_hot, inference_device};
 use crate::learned::masked::argmax;
 use crate::policy::{Policy, PolicyContext};
 
@@ -126,18 +126,9 @@ pub fn td_loss(
         ),
         device,
     ));
-    let chosen = chosen_one_hot(space, &batch.actions);
-    let mut spread_targets = vec![0.0f32; rows * width];
-    for (row, action) in batch.actions.chunks(space.dims()).enumerate() {
-        for (d, &level) in action.iter().enumerate() {
-            spread_targets[row * width + space.mask_offset(d) + level] =
-                batch.targets[row * space.dims() + d];
-        }
-    }
-    let chosen = Tensor::<2>::from_data(TensorData::new(chosen, [rows, width]), device);
-    let spread_targets =
-        Tensor::<2>::from_data(TensorData::new(spread_targets, [rows, width]), device);
-    let chosen_q = q.clone() * chosen.clone();
+    let levels = |v: Vec<f32>| Tensor::<2>::from_data(TensorData::new(v, [rows, width]), device);
+    let chosen_q = q * levels(chosen_one_hot(space, &batch.actions));
+    let spread_targets = levels(at_chosen(space, &batch.actions, |k| batch.targets[k]));
     // residuals are 0 off the chosen levels, where the Huber loss is 0 too
     let residuals = spread_targets - chosen_q.clone();
     let count = (rows * space.dims()) as f32;

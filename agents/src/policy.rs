@@ -35,10 +35,16 @@ impl PolicyContext {
         &observation.features[n * width..(n + 1) * width]
     }
 
+    /// Node `n`'s last round as shares of its capacity: `[used cpu, mem, gpu, allocated
+    /// cpu, mem, gpu]`.
+    pub fn last_round_shares<'a>(&self, observation: &'a Observation, n: usize) -> &'a [f32] {
+        &self.node_features(observation, n)
+            [(HISTORY - 1) * HISTORY_FEATURES..HISTORY * HISTORY_FEATURES]
+    }
+
     /// Node `n`'s last round: `[used cpu, mem, gpu, allocated cpu, mem, gpu]` in resource units.
     pub fn last_round(&self, observation: &Observation, n: usize) -> [f64; 6] {
-        let entry = &self.node_features(observation, n)
-            [(HISTORY - 1) * HISTORY_FEATURES..HISTORY * HISTORY_FEATURES];
+        let entry = self.last_round_shares(observation, n);
         let cap = self.node_capacity[n];
         std::array::from_fn(|k| entry[k] as f64 * cap[k % 3])
     }

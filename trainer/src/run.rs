@@ -184,24 +184,20 @@ pub fn load_agent(
         .get("hidden")
         .and_then(serde_json::Value::as_u64)
         .ok_or_else(|| invalid("config has no `hidden`".into()))? as usize;
-    let model = run.join(&manifest.model);
-    let unreadable = |e: burn::store::RecordError| invalid(format!("{}: {e}", manifest.model));
     Ok(match kind {
         crate::learner::AgentKind::Dqn => {
             let net = BranchingQConfig::new(obs, mask)
                 .with_hidden(hidden)
-                .init(device)
-                .try_load_file(model)
-                .map_err(unreadable)?;
+                .init(device);
+            let net = load_record(net, run, &manifest.model).map_err(invalid)?;
             // epsilon starts at 0: greedy
             Box::new(DqnAgent::new(net, ctx, manifest.seed))
         }
         crate::learner::AgentKind::Ppo | crate::learner::AgentKind::A2c => {
             let net = ActorCriticConfig::new(obs, mask)
                 .with_hidden(hidden)
-                .init(device)
-                .try_load_file(model)
-                .map_err(unreadable)?;
+                .init(device);
+            let net = load_record(net, run, &manifest.model).map_err(invalid)?;
             let mut agent = PpoAgent::new(net, ctx, manifest.seed);
             agent.deterministic = true;
             Box::new(agent)

@@ -284,6 +284,16 @@ mod tests {
         serde_json::to_value(config).unwrap()
     }
 
+    /// DQN updates of 2 copies x 4 rounds, learning from 8 stored transitions.
+    fn tiny_dqn() -> crate::dqn::DqnConfig {
+        crate::dqn::DqnConfig::new()
+            .with_envs(2)
+            .with_steps_per_update(4)
+            .with_learning_starts(8)
+            .with_batch_size(8)
+            .with_hidden(16)
+    }
+
     fn spec<'a>(
         workload: &'a Path,
         out: &'a Path,
@@ -456,17 +466,10 @@ mod tests {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
-        let config = crate::dqn::DqnConfig::new()
-            .with_envs(2)
-            .with_steps_per_update(4)
-            .with_learning_starts(8)
-            .with_batch_size(8)
-            .with_hidden(16);
-        let config = serde_json::to_value(config).unwrap();
         let run = train(
             AgentKind::Dqn,
             &scenario,
-            config,
+            serde_json::to_value(tiny_dqn()).unwrap(),
             &spec(&workload, out.path(), 16, None),
             device.clone(),
             &mut |_| {},
@@ -532,17 +535,10 @@ mod tests {
     fn a_diverging_loss_stops_training_with_the_step_and_tag() {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
-        let config = crate::dqn::DqnConfig::new()
-            .with_envs(2)
-            .with_steps_per_update(4)
-            .with_learning_starts(8)
-            .with_batch_size(8)
-            .with_hidden(16)
-            .with_lr(1e30);
         let err = train(
             AgentKind::Dqn,
             &scenario,
-            serde_json::to_value(config).unwrap(),
+            serde_json::to_value(tiny_dqn().with_lr(1e30)).unwrap(),
             &spec(&workload, out.path(), 400, None),
             Device::flex().autodiff(),
             &mut |_| {},

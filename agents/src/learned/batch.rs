@@ -29,16 +29,24 @@ pub fn mask_values(mask: &[bool]) -> impl Iterator<Item = f32> + '_ {
     mask.iter().map(|&m| f32::from(u8::from(m)))
 }
 
-/// 1 at each row's chosen level of every dimension, 0 elsewhere, `[rows, mask_len]`: picks
-/// the chosen entries out of per-level outputs (log-probabilities, Q values).
-pub fn chosen_one_hot(space: &ActionSpace, actions: &[usize]) -> Vec<f32> {
+/// `values[k]` at the chosen level of row `k / dims`, dimension `k % dims`, and 0 elsewhere,
+/// `[rows, mask_len]`: places per-choice values (1 for a selector, TD targets) where the
+/// per-level outputs (log-probabilities, Q values) of the chosen levels are.
+pub fn at_chosen(
+    space: &ActionSpace,
+    actions: &[usize],
+    values: impl Fn(usize) -> f32,
+) -> Vec<f32> {
     let width = space.mask_len();
-    let rows = actions.len() / space.dims();
-    let mut chosen = vec![0.0f32; rows * width];
-    for (row, action) in actions.chunks(space.dims()).enumerate() {
-        for (d, &level) in action.iter().enumerate() {
-            chosen[row * width + space.mask_offset(d) + level] = 1.0;
-        }
+    let dims = space.dims();
+    let mut placed = vec![0.0f32; actions.len() / dims * width];
+    for (k, &level) in actions.iter().enumerate() {
+        placed[k / dims * width + space.mask_offset(k % dims) + level] = values(k);
     }
-    chosen
+    placed
+}
+
+/// 1 at each row's chosen level of every dimension, 0 elsewhere, `[rows, mask_len]`.
+pub fn chosen_one_hot(space: &ActionSpace, actions: &[usize]) -> Vec<f32> {
+    at_chosen(space, actions, |_| 1.0)
 }

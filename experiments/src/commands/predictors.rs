@@ -9,7 +9,6 @@ use clap::{Args, Subcommand};
 use schedlab_agents::PolicyContext;
 use schedlab_env::Scenario;
 use schedlab_env::cluster::{hash_task, load_v2018_tasks};
-use schedlab_env::gym::{HISTORY, HISTORY_FEATURES};
 use schedlab_predictors::{NAMES, Series, heads, load, score, untrained};
 
 use super::evaluate::play;
@@ -70,9 +69,7 @@ fn env_series(workload: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> 
         let mut rows: Vec<Vec<f32>> = vec![Vec::new(); ctx.action_space.nodes];
         play(&scenario, &args.policy, seed, |step| {
             for (n, row) in rows.iter_mut().enumerate() {
-                let last = &ctx.node_features(&step.observation, n)
-                    [(HISTORY - 1) * HISTORY_FEATURES..(HISTORY - 1) * HISTORY_FEATURES + 3];
-                row.extend_from_slice(last);
+                row.extend_from_slice(&ctx.last_round_shares(&step.observation, n)[..3]);
             }
         })?;
         series.extend(
