@@ -1,11 +1,13 @@
 //! The one interface every scheduler implements.
 
 use schedlab_env::gym::{HISTORY, HISTORY_FEATURES};
+use schedlab_env::workload::RewardSpec;
 use schedlab_env::{ActionSpace, Observation, ObservationSpace};
 
 /// What a policy may know about the environment it acts in: the declared spaces, the
 /// container ladder's size of each level (`level_sizes[r][level]`, level 0 = 0) and each
-/// node's capacity `[cpu, mem, gpu]`.
+/// node's capacity `[cpu, mem, gpu]`, and the objective the reward scores (its weights and
+/// the resource prices per second).
 #[derive(Debug, Clone)]
 pub struct PolicyContext {
     pub action_space: ActionSpace,
@@ -13,6 +15,8 @@ pub struct PolicyContext {
     pub level_sizes: [Vec<f64>; 3],
     pub node_capacity: Vec<[f64; 3]>,
     pub round_interval_s: f64,
+    pub reward: RewardSpec,
+    pub prices_per_s: [f64; 3],
 }
 
 impl PolicyContext {
@@ -26,6 +30,8 @@ impl PolicyContext {
             level_sizes,
             node_capacity: env.scenario().nodes.iter().map(|n| n.capacity()).collect(),
             round_interval_s: env.scenario().workload.episode.round_interval_s,
+            reward: env.scenario().workload.reward.clone(),
+            prices_per_s: env.scenario().workload.prices.per_second(),
         }
     }
 
@@ -119,6 +125,8 @@ pub(crate) mod fixtures {
             ],
             node_capacity: vec![[8.0, 8.0, 1.0], [2.0, 8.0, 0.0]],
             round_interval_s: 1.0,
+            reward: RewardSpec::default(),
+            prices_per_s: [1.0, 0.1, 10.0],
         };
         (
             ctx,

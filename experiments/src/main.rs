@@ -66,7 +66,8 @@ pub struct RunArgs {
     /// Workload file (TOML).
     #[arg(long)]
     workload: PathBuf,
-    /// Policy name: static, periodic, greedy, random.
+    /// Policy: static, periodic, greedy, random, raes (options inline as
+    /// `raes:solver=heuristic` or by `--set`), or a training run folder.
     #[arg(long, default_value = "static")]
     agent: String,
     /// Seed of the first episode; episode k uses seed + k.
@@ -81,7 +82,8 @@ pub struct RunArgs {
     /// CPU share summed over nodes, ...) to this file (atomically).
     #[arg(long)]
     rounds_csv: Option<PathBuf>,
-    /// Override a workload key, e.g. `--set job.optimizer=sync_sgd` (repeatable).
+    /// `KEY=VALUE`, repeatable: dotted keys override the workload (`job.optimizer=sync_sgd`),
+    /// plain keys are policy options (`solver=heuristic` for raes).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
 }

@@ -614,3 +614,62 @@ fn predictors_fit_on_env_rollouts_and_are_scored_side_by_side() {
     ]);
     assert!(err.contains("expected env:WORKLOAD.toml"), "{err}");
 }
+
+/// `raes` plays like any policy with the shipped fitted predictors (the default LSTM, and
+/// others by option, inline or by `--set`); bad options are refused by name.
+#[test]
+fn raes_is_compared_with_its_options_and_bad_ones_are_refused() {
+    let small = workload("small-4node.toml");
+    let out = run_ok(&[
+        "compare",
+        "--policies",
+        "static,raes,raes:solver=heuristic:predictor=ewma",
+        "--set",
+        "budget=static",
+        "--workload",
+        arg(&small),
+        "--seeds",
+        "0..1",
+    ]);
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(
+        rows[2].trim_start().starts_with("raes:solver=heuristic"),
+        "{out}"
+    );
+    let err = run_err(&[
+        "run",
+        "--workload",
+        arg(&small),
+        "--agent",
+        "raes:solver=cplex",
+    ]);
+    assert!(
+        err.contains("solver=cplex") && err.contains("exact, heuristic"),
+        "{err}"
+    );
+    let err = run_err(&[
+        "compare",
+        "--policies",
+        "static,greedy",
+        "--workload",
+        arg(&small),
+        "--set",
+        "predictor=lstm",
+    ]);
+    assert!(
+        err.contains("no chosen policy") && err.contains("predictor"),
+        "{err}"
+    );
+    let missing = tempfile::tempdir().unwrap();
+    let err = run_err(&[
+        "run",
+        "--workload",
+        arg(&small),
+        "--agent",
+        "raes",
+        "--set",
+        &format!("predictor_dir={}", arg(missing.path())),
+    ]);
+    assert!(err.contains("lstm.json"), "{err}");
+}

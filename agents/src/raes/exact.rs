@@ -1,6 +1,6 @@
 //! The exact solver: the problem as a 0-1 program (one binary per worker and option,
-//! exactly one per worker, requests within each node's capacity) solved by good_lp with
-//! microlp, a pure-Rust branch and bound.
+//! exactly one per worker, requests within each node's capacity and the budget) solved by
+//! good_lp with microlp, a pure-Rust branch and bound.
 
 use good_lp::{
     Expression, ProblemVariables, Solution, SolutionStatus, SolverModel, Variable, WithTimeLimit,
@@ -55,6 +55,22 @@ pub fn solve_exact(
                 .iter()
                 .zip(&x)
                 .filter(|(w, _)| w.node == node)
+                .flat_map(|(w, xs)| {
+                    w.options
+                        .iter()
+                        .zip(xs)
+                        .map(move |(o, &v)| o.request[r] * v)
+                })
+                .sum();
+            model = model.with(used.leq(cap));
+        }
+    }
+    if let Some(budget) = problem.budget {
+        for (r, &cap) in budget.iter().enumerate() {
+            let used: Expression = problem
+                .workers
+                .iter()
+                .zip(&x)
                 .flat_map(|(w, xs)| {
                     w.options
                         .iter()

@@ -1,17 +1,55 @@
 //! Heuristic search for large clusters: greedy construction (workers with the most to lose
-//! first, each taking its cheapest option that still fits), then local search (single-worker
-//! moves and same-node pair moves) until no move improves.
+//! first, each taking its cheapest option that still fits; if that breaks a budget, the
+//! smallest options everywhere), then local search (single-worker
+//! moves and pair moves) until no move improves. Pairs are the workers of one node, or with
+//! a budget every pair, since the budget couples all nodes (quadratic per pass).
 
 use super::problem::{Allocation, AllocationProblem, CAPACITY_TOLERANCE, RESOURCES};
 
-fn fits(free: &[f64; RESOURCES], request: &[f64; RESOURCES]) -> bool {
-    (0..RESOURCES).all(|r| request[r] <= free[r] + CAPACITY_TOLERANCE)
+/// What is left on every node and in the budget (infinite without one).
+struct Room<'a> {
+    problem: &'a AllocationProblem,
+    free: Vec<[f64; RESOURCES]>,
+    pool: [f64; RESOURCES],
 }
 
-/// `free += sign * request`, per resource.
-fn shift(free: &mut [f64; RESOURCES], request: &[f64; RESOURCES], sign: f64) {
-    for (f, q) in free.iter_mut().zip(request) {
-        *f += sign * q;
+impl<'a> Room<'a> {
+    fn new(problem: &'a AllocationProblem) -> Self {
+        Room {
+            problem,
+            free: problem.capacity.clone(),
+            pool: problem.budget.unwrap_or([f64::INFINITY; RESOURCES]),
+        }
+    }
+
+    fn request(&self, worker: usize, option: usize) -> &'a [f64; RESOURCES] {
+        &self.problem.workers[worker].options[option].request
+    }
+
+    fn fits(&self, worker: usize, option: usize) -> bool {
+        let request = self.request(worker, option);
+        let node = &self.free[self.problem.workers[worker].node];
+        (0..RESOURCES).all(|r| {
+            request[r] <= node[r] + CAPACITY_TOLERANCE
+                && request[r] <= self.pool[r] + CAPACITY_TOLERANCE
+        })
+    }
+
+    fn take(&mut self, worker: usize, option: usize) {
+        self.shift(worker, option, -1.0);
+    }
+
+    fn release(&mut self, worker: usize, option: usize) {
+        self.shift(worker, option, 1.0);
+    }
+
+    fn shift(&mut self, worker: usize, option: usize, sign: f64) {
+        let request = self.request(worker, option);
+        let node = &mut self.free[self.problem.workers[worker].node];
+        for r in 0..RESOURCES {
+            node[r] += sign * request[r];
+            self.pool[r] += sign * request[r];
+        }
     }
 }
 
@@ -36,8 +74,30 @@ fn smallest(problem: &AllocationProblem, worker: usize) -> usize {
 
 /// A good allocation, or `None` when even the smallest options do not fit.
 pub fn solve_heuristic(problem: &AllocationProblem) -> Option<Allocation> {
+    let mut room = Room::new(problem);
+    let mut choice = greedy(&mut room);
+    if !problem.feasible(&choice) {
+        // greedy spent a shared budget early: start small everywhere and let the search grow
+        choice = (0..problem.workers.len())
+            .map(|i| smallest(problem, i))
+            .collect();
+        if !problem.feasible(&choice) {
+            return None;
+        }
+        room = Room::new(problem);
+        for (i, &o) in choice.iter().enumerate() {
+            room.take(i, o);
+        }
+    }
+    improve(&mut room, &mut choice);
+    Some(problem.allocation(choice))
+}
+
+/// Workers with the most to lose first, each its cheapest option that still fits (else its
+/// smallest, which may not fit).
+fn greedy(room: &mut Room) -> Vec<usize> {
+    let problem = room.problem;
     let n = problem.workers.len();
-    let mut free = problem.capacity.clone();
     let orders: Vec<Vec<usize>> = (0..n).map(|i| by_cost(problem, i)).collect();
     // regret: how much worse the worst option is than the best one
     let regret = |i: usize| {
@@ -48,97 +108,92 @@ pub fn solve_heuristic(problem: &AllocationProblem) -> Option<Allocation> {
     sequence.sort_by(|&a, &b| regret(b).total_cmp(&regret(a)));
     let mut choice = vec![0; n];
     for &i in &sequence {
-        let node = problem.workers[i].node;
         let pick = orders[i]
             .iter()
             .copied()
-            .find(|&o| fits(&free[node], &problem.workers[i].options[o].request))
+            .find(|&o| room.fits(i, o))
             .unwrap_or_else(|| smallest(problem, i));
         choice[i] = pick;
-        shift(
-            &mut free[node],
-            &problem.workers[i].options[pick].request,
-            -1.0,
-        );
+        room.take(i, pick);
     }
-    if !problem.feasible(&choice) {
-        return None;
-    }
-    improve(problem, &mut choice, &mut free);
-    Some(problem.allocation(choice))
+    choice
 }
 
-/// Local search: take any improving move (one worker changes option, or two workers of one
-/// node change together) until none is left.
-fn improve(problem: &AllocationProblem, choice: &mut [usize], free: &mut [[f64; RESOURCES]]) {
-    let workers = &problem.workers;
+/// Groups of workers that compete for the same room: one per node, or all of them when a
+/// budget couples the nodes.
+fn rivals(problem: &AllocationProblem) -> Vec<Vec<usize>> {
+    if problem.budget.is_some() {
+        return vec![(0..problem.workers.len()).collect()];
+    }
     let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); problem.capacity.len()];
-    for (i, w) in workers.iter().enumerate() {
+    for (i, w) in problem.workers.iter().enumerate() {
         by_node[w.node].push(i);
     }
-    let released = |free: &[f64; RESOURCES], i: usize, o: usize| {
-        let mut f = *free;
-        shift(&mut f, &workers[i].options[o].request, 1.0);
-        f
-    };
-    let take = |free: &mut [f64; RESOURCES], i: usize, o: usize| {
-        shift(free, &workers[i].options[o].request, -1.0);
-    };
+    by_node
+}
+
+/// Local search: take any improving move (one worker changes option, or two rival workers
+/// change together) until none is left.
+fn improve(room: &mut Room, choice: &mut [usize]) {
+    let problem = room.problem;
+    let cost = |i: usize, o: usize| problem.workers[i].options[o].cost;
+    let groups = rivals(problem);
     let mut improved = true;
     while improved {
         improved = false;
-        for i in 0..workers.len() {
-            let node = workers[i].node;
-            let room = released(&free[node], i, choice[i]);
-            let current = workers[i].options[choice[i]].cost;
-            let better = (0..workers[i].options.len())
-                .filter(|&o| fits(&room, &workers[i].options[o].request))
-                .min_by(|&a, &b| {
-                    workers[i].options[a]
-                        .cost
-                        .total_cmp(&workers[i].options[b].cost)
-                })
-                .filter(|&o| workers[i].options[o].cost < current - 1e-12);
-            if let Some(o) = better {
-                free[node] = room;
-                take(&mut free[node], i, o);
-                choice[i] = o;
+        for (i, chosen) in choice.iter_mut().enumerate() {
+            room.release(i, *chosen);
+            let best = (0..problem.workers[i].options.len())
+                .filter(|&o| room.fits(i, o))
+                .min_by(|&a, &b| cost(i, a).total_cmp(&cost(i, b)))
+                .filter(|&o| cost(i, o) < cost(i, *chosen) - 1e-12);
+            if let Some(o) = best {
+                *chosen = o;
                 improved = true;
             }
+            room.take(i, *chosen);
         }
         if improved {
             continue;
         }
-        // pair moves: free room on a node by shrinking one worker to grow another
-        'nodes: for members in &by_node {
+        // pair moves: shrink one worker to grow a rival
+        for members in &groups {
             for (a_pos, &a) in members.iter().enumerate() {
                 for &b in &members[a_pos + 1..] {
-                    let node = workers[a].node;
-                    let room = released(&released(&free[node], a, choice[a]), b, choice[b]);
-                    let current =
-                        workers[a].options[choice[a]].cost + workers[b].options[choice[b]].cost;
-                    for oa in 0..workers[a].options.len() {
-                        if !fits(&room, &workers[a].options[oa].request) {
-                            continue;
-                        }
-                        let mut after_a = room;
-                        take(&mut after_a, a, oa);
-                        for ob in 0..workers[b].options.len() {
-                            let cost = workers[a].options[oa].cost + workers[b].options[ob].cost;
-                            if cost < current - 1e-12
-                                && fits(&after_a, &workers[b].options[ob].request)
-                            {
-                                free[node] = after_a;
-                                take(&mut free[node], b, ob);
-                                choice[a] = oa;
-                                choice[b] = ob;
-                                improved = true;
-                                continue 'nodes;
-                            }
-                        }
+                    if pair_move(room, choice, a, b) {
+                        improved = true;
                     }
                 }
             }
         }
     }
+}
+
+/// Moves workers `a` and `b` to the cheapest-found pair of options that beats their current
+/// pair and fits; reports whether it moved them.
+fn pair_move(room: &mut Room, choice: &mut [usize], a: usize, b: usize) -> bool {
+    let workers = &room.problem.workers;
+    let current = workers[a].options[choice[a]].cost + workers[b].options[choice[b]].cost;
+    room.release(a, choice[a]);
+    room.release(b, choice[b]);
+    for oa in 0..workers[a].options.len() {
+        if !room.fits(a, oa) {
+            continue;
+        }
+        room.take(a, oa);
+        let better = (0..workers[b].options.len()).find(|&ob| {
+            workers[a].options[oa].cost + workers[b].options[ob].cost < current - 1e-12
+                && room.fits(b, ob)
+        });
+        if let Some(ob) = better {
+            room.take(b, ob);
+            choice[a] = oa;
+            choice[b] = ob;
+            return true;
+        }
+        room.release(a, oa);
+    }
+    room.take(a, choice[a]);
+    room.take(b, choice[b]);
+    false
 }

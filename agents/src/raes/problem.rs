@@ -1,8 +1,9 @@
 //! The allocation problem RAES solves each round (the paper's MIP):
 //! `min sum_i cost_i(option_i)` with `cost_i = lambda1 T_i + lambda2 sum_r price_r u_{i,r}`,
-//! one container option per worker (integer levels per resource), and on every node the
-//! options' requests within its capacity. Costs are precomputed per option, so the solvers
-//! only see a multiple-choice packing problem.
+//! one container option per worker (integer levels per resource), on every node the
+//! options' requests within its capacity and, optionally, all requests within a cluster-wide
+//! budget (a tenant's quota). Costs are precomputed per option, so the solvers only see a
+//! multiple-choice packing problem.
 
 /// Resources in ladder order: CPU cores, memory GB, GPUs.
 pub const RESOURCES: usize = 3;
@@ -29,6 +30,8 @@ pub struct AllocationProblem {
     /// Free capacity per node and resource.
     pub capacity: Vec<[f64; RESOURCES]>,
     pub workers: Vec<Worker>,
+    /// Cap on the sum of all workers' requests per resource, if any.
+    pub budget: Option<[f64; RESOURCES]>,
 }
 
 /// An option index per worker and the objective it reaches.
@@ -54,12 +57,17 @@ impl AllocationProblem {
     }
 
     pub fn feasible(&self, choice: &[usize]) -> bool {
+        let within = |l: &[f64; RESOURCES], c: &[f64; RESOURCES]| {
+            (0..RESOURCES).all(|r| l[r] <= c[r] + CAPACITY_TOLERANCE)
+        };
+        let load = self.load(choice);
+        let total = load.iter().fold([0.0; RESOURCES], |mut t, l| {
+            (0..RESOURCES).for_each(|r| t[r] += l[r]);
+            t
+        });
         choice.len() == self.workers.len()
-            && self
-                .load(choice)
-                .iter()
-                .zip(&self.capacity)
-                .all(|(l, c)| (0..RESOURCES).all(|r| l[r] <= c[r] + CAPACITY_TOLERANCE))
+            && load.iter().zip(&self.capacity).all(|(l, c)| within(l, c))
+            && self.budget.is_none_or(|b| within(&total, &b))
     }
 
     pub fn objective(&self, choice: &[usize]) -> f64 {
@@ -157,5 +165,9 @@ pub fn random_problem(workers: usize, per_node: usize, seed: u64) -> AllocationP
             }
         })
         .collect();
-    AllocationProblem { capacity, workers }
+    AllocationProblem {
+        capacity,
+        workers,
+        budget: None,
+    }
 }

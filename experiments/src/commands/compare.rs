@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use clap::Args;
 use schedlab_env::{EpisodeMetrics, Scenario};
 
+use super::Settings;
 use super::evaluate::{episode_bar, parse_seeds, play_seeds};
-use super::parse_overrides;
 use crate::output::{Better, METRICS, align};
 
 #[derive(Args)]
 pub struct CompareArgs {
-    /// Comma-separated policy names or training run folders.
+    /// Comma-separated policies (`raes:predictor=ewma` for options) or training run folders.
     #[arg(long, value_delimiter = ',', required = true)]
     policies: Vec<String>,
     #[arg(long)]
@@ -20,6 +20,8 @@ pub struct CompareArgs {
     /// Seeds: `0..4` (inclusive), `7` or `1,5,9`.
     #[arg(long, default_value = "0..4")]
     seeds: String,
+    /// `KEY=VALUE`, repeatable: dotted keys override the workload (`job.optimizer=sync_sgd`),
+    /// plain keys are policy options (`solver=heuristic` for raes).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
 }
@@ -82,8 +84,8 @@ pub fn compare_table(results: &[(String, Vec<EpisodeMetrics>)]) -> String {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let seeds = parse_seeds(&args.seeds)?;
-    let scenario =
-        Scenario::load_with_overrides(&args.workload, &parse_overrides(&args.overrides)?)?;
+    let settings = Settings::parse(&args.overrides, &args.policies)?;
+    let scenario = Scenario::load_with_overrides(&args.workload, &settings.workload)?;
     let bar = episode_bar(
         (seeds.len() * args.policies.len()) as u64,
         format!("compare on {}", scenario.workload.name),
@@ -91,7 +93,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let results = args
         .policies
         .iter()
-        .map(|p| Ok((p.clone(), play_seeds(&scenario, p, &seeds, &bar)?)))
+        .map(|p| {
+            Ok((
+                p.clone(),
+                play_seeds(&scenario, p, &settings.policy, &seeds, &bar)?,
+            ))
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     bar.finish_and_clear();
     println!(

@@ -5,13 +5,14 @@ use std::path::PathBuf;
 use clap::Args;
 use schedlab_env::Scenario;
 
+use super::Settings;
 use super::evaluate::{episode_bar, parse_seeds, play_seeds};
-use super::parse_overrides;
 use crate::output::{METRICS, metrics_table, write_atomic};
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Policy name (static, periodic, greedy, random) or a training run folder.
+    /// Policy name (static, periodic, greedy, random, raes[:KEY=VALUE...]) or a training run
+    /// folder.
     #[arg(long)]
     policy: String,
     /// Workload files (repeat the flag or list several).
@@ -26,17 +27,19 @@ pub struct EvalArgs {
     /// Write the rows as CSV (atomically).
     #[arg(long)]
     csv: Option<PathBuf>,
+    /// `KEY=VALUE`, repeatable: dotted keys override the workload (`job.optimizer=sync_sgd`),
+    /// plain keys are policy options (`solver=heuristic` for raes).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let seeds = parse_seeds(&args.seeds)?;
-    let overrides = parse_overrides(&args.overrides)?;
+    let settings = Settings::parse(&args.overrides, std::slice::from_ref(&args.policy))?;
     let scenarios = args
         .workload
         .iter()
-        .map(|p| Scenario::load_with_overrides(p, &overrides))
+        .map(|p| Scenario::load_with_overrides(p, &settings.workload))
         .collect::<Result<Vec<_>, _>>()?;
     let bar = episode_bar(
         (seeds.len() * scenarios.len()) as u64,
@@ -44,7 +47,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     )?;
     let mut rows = Vec::new();
     for scenario in &scenarios {
-        let metrics = play_seeds(scenario, &args.policy, &seeds, &bar)?;
+        let metrics = play_seeds(scenario, &args.policy, &settings.policy, &seeds, &bar)?;
         for (seed, m) in seeds.iter().zip(metrics) {
             rows.push((
                 vec![

@@ -43,13 +43,23 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
     Ok(bar)
 }
 
-/// A baseline by name, or the trained agent of a run folder (acting deterministically).
-pub fn make_policy(spec: &str, ctx: PolicyContext) -> anyhow::Result<Box<dyn Policy>> {
+/// Where `raes` finds fitted predictors unless told: the ones shipped in the repository.
+const SHIPPED_PREDICTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/predictors");
+
+/// A policy by name (with `options` it accepts), or the trained agent of a run folder (acting
+/// deterministically).
+pub fn make_policy(
+    spec: &str,
+    ctx: PolicyContext,
+    options: &[(String, String)],
+) -> anyhow::Result<Box<dyn Policy>> {
     let run = Path::new(spec);
     if run.join("manifest.json").is_file() {
         return Ok(load_agent(run, &ctx, &crate::device::agents())?);
     }
-    Ok(by_name(spec, ctx)?)
+    let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
+    let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
+    Ok(by_name(spec, ctx, &options)?)
 }
 
 /// Plays one episode of a policy (see [`make_policy`]) with a fresh env, handing each step to
@@ -57,11 +67,12 @@ pub fn make_policy(spec: &str, ctx: PolicyContext) -> anyhow::Result<Box<dyn Pol
 pub fn play(
     scenario: &Arc<Scenario>,
     policy: &str,
+    options: &[(String, String)],
     seed: u64,
     observe: impl FnMut(&Step),
 ) -> anyhow::Result<EpisodeMetrics> {
     let mut env = ClusterEnv::new(scenario.clone());
-    let mut policy = make_policy(policy, PolicyContext::of(&env))?;
+    let mut policy = make_policy(policy, PolicyContext::of(&env), options)?;
     run_episode_observed(&mut env, policy.as_mut(), seed, observe).with_context(|| {
         format!(
             "{} on {}, seed {seed}",
@@ -75,13 +86,14 @@ pub fn play(
 pub fn play_seeds(
     scenario: &Arc<Scenario>,
     policy: &str,
+    options: &[(String, String)],
     seeds: &[u64],
     bar: &ProgressBar,
 ) -> anyhow::Result<Vec<EpisodeMetrics>> {
     seeds
         .par_iter()
         .map(|&seed| {
-            let metrics = play(scenario, policy, seed, |_| {});
+            let metrics = play(scenario, policy, options, seed, |_| {});
             bar.inc(1);
             metrics
         })

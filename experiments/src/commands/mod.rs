@@ -19,3 +19,32 @@ pub fn parse_overrides(raw: &[String]) -> anyhow::Result<Vec<(String, String)>> 
         })
         .collect()
 }
+
+/// `--set` pairs for commands that play policies on workloads: dotted keys (`job.lr`) override
+/// the workload, plain keys (`solver`) are options of the policies that accept them.
+pub struct Settings {
+    pub workload: Vec<(String, String)>,
+    pub policy: Vec<(String, String)>,
+}
+
+impl Settings {
+    /// Refuses a policy option that none of `policies` accepts.
+    pub fn parse(raw: &[String], policies: &[String]) -> anyhow::Result<Self> {
+        let (workload, policy): (Vec<_>, Vec<_>) = parse_overrides(raw)?
+            .into_iter()
+            .partition(|(k, _)| k.contains('.'));
+        for (key, value) in &policy {
+            let accepted = policies.iter().any(|spec| {
+                schedlab_agents::registry::parse_spec(spec).is_ok_and(|(name, _)| {
+                    schedlab_agents::registry::accepted_options(name).contains(&key.as_str())
+                })
+            });
+            anyhow::ensure!(
+                accepted,
+                "`--set {key}={value}`: no chosen policy ({}) takes the option `{key}`; workload keys have a dot, as in `job.lr`",
+                policies.join(", ")
+            );
+        }
+        Ok(Settings { workload, policy })
+    }
+}

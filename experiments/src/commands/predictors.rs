@@ -6,12 +6,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use rayon::prelude::*;
 use schedlab_agents::PolicyContext;
 use schedlab_env::Scenario;
 use schedlab_env::cluster::{hash_task, load_v2018_tasks};
 use schedlab_predictors::{NAMES, Series, heads, load, score, untrained};
 
-use super::evaluate::play;
+use super::evaluate::{episode_bar, play};
 use crate::output::align;
 
 #[derive(Subcommand)]
@@ -43,6 +44,9 @@ pub struct SourceArgs {
     /// trace: seconds of trace time per step.
     #[arg(long, default_value_t = 300.0)]
     period: f64,
+    /// env: override a workload key, e.g. `--set episode.max_rounds=60` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
 }
 
 #[derive(Args)]
@@ -60,25 +64,34 @@ pub struct EvalArgs {
     source: SourceArgs,
 }
 
-/// Per node and episode: the used CPU, memory and GPU shares of each round.
+/// Per node and episode: the used CPU, memory and GPU shares of each round (episodes in
+/// parallel, series in seed order).
 fn env_series(workload: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> {
-    let scenario = Scenario::load(std::path::Path::new(workload))?;
+    let scenario = Scenario::load_with_overrides(
+        std::path::Path::new(workload),
+        &super::parse_overrides(&args.overrides)?,
+    )?;
     let ctx = PolicyContext::of(&schedlab_env::ClusterEnv::new(scenario.clone()));
-    let mut series = Vec::new();
-    for seed in 0..args.episodes {
-        let mut rows: Vec<Vec<f32>> = vec![Vec::new(); ctx.action_space.nodes];
-        play(&scenario, &args.policy, seed, |step| {
-            for (n, row) in rows.iter_mut().enumerate() {
-                row.extend_from_slice(&ctx.last_round_shares(&step.observation, n)[..3]);
-            }
-        })?;
-        series.extend(
-            rows.into_iter()
+    let bar = episode_bar(args.episodes, format!("{} rollouts", args.policy))?;
+    let episodes = (0..args.episodes)
+        .into_par_iter()
+        .map(|seed| {
+            let mut rows: Vec<Vec<f32>> = vec![Vec::new(); ctx.action_space.nodes];
+            play(&scenario, &args.policy, &[], seed, |step| {
+                for (n, row) in rows.iter_mut().enumerate() {
+                    row.extend_from_slice(&ctx.last_round_shares(&step.observation, n)[..3]);
+                }
+            })?;
+            bar.inc(1);
+            Ok(rows
+                .into_iter()
                 .enumerate()
-                .map(|(n, values)| Series::new(format!("episode {seed} node {n}"), 3, values)),
-        );
-    }
-    Ok(series)
+                .map(|(n, values)| Series::new(format!("episode {seed} node {n}"), 3, values))
+                .collect::<Vec<_>>())
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    bar.finish_and_clear();
+    Ok(episodes.concat())
 }
 
 /// Per machine: planned cores and memory (percent of a machine) of the tasks running at

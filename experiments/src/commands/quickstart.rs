@@ -62,7 +62,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
             } else {
                 p.to_string()
             };
-            Ok((name, play_seeds(&scenario, p, &seeds, &bar)?))
+            Ok((name, play_seeds(&scenario, p, &[], &seeds, &bar)?))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     bar.finish_and_clear();

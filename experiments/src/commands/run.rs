@@ -1,14 +1,14 @@
 use serde_json::json;
 
+use super::Settings;
 use super::evaluate::{episode_bar, play};
-use super::parse_overrides;
 use crate::RunArgs;
 use crate::output::{metrics_table, write_atomic};
 use schedlab_env::Scenario;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let scenario =
-        Scenario::load_with_overrides(&args.workload, &parse_overrides(&args.overrides)?)?;
+    let settings = Settings::parse(&args.overrides, std::slice::from_ref(&args.agent))?;
+    let scenario = Scenario::load_with_overrides(&args.workload, &settings.workload)?;
     let bar = episode_bar(
         args.episodes,
         format!("{} on {}", args.agent, scenario.workload.name),
@@ -19,7 +19,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "seed,round,time_s,iterations,val_loss,train_loss,lr_factor,reward,background_cpu_peak\n",
     );
     for seed in args.seed..args.seed + args.episodes {
-        let metrics = play(&scenario, &args.agent, seed, |step| {
+        let metrics = play(&scenario, &args.agent, &settings.policy, seed, |step| {
             let i = &step.info;
             let background: f64 = i.background_peak.iter().map(|p| p[0]).sum();
             round_log += &format!(
