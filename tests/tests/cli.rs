@@ -420,7 +420,7 @@ fn a_trained_run_is_evaluated_like_a_baseline_and_refused_on_another_shape() {
 fn quickstart_trains_compares_and_points_at_tensorboard() {
     let out = tempfile::tempdir().unwrap();
     let stdout = run_ok(&["quickstart", "--steps", "64", "--out", arg(out.path())]);
-    for policy in ["static", "periodic", "greedy", "random", "ppo"] {
+    for policy in ["static", "periodic", "greedy", "random", "raes", "ppo"] {
         assert!(
             stdout.lines().any(|l| l.trim_start().starts_with(policy)),
             "{policy} missing:\n{stdout}"

@@ -137,7 +137,6 @@ pub struct RaesPolicy {
     options: RaesOptions,
     predictor: Box<dyn Predictor>,
     rounds_seen: usize,
-    fallbacks: usize,
 }
 
 impl RaesPolicy {
@@ -162,13 +161,7 @@ impl RaesPolicy {
             options,
             predictor,
             rounds_seen: 0,
-            fallbacks: 0,
         })
-    }
-
-    /// Rounds in which the exact solver ran out of time and the heuristic decided.
-    pub fn fallbacks(&self) -> usize {
-        self.fallbacks
     }
 
     fn static_levels(&self, observation: &Observation, node: usize) -> [usize; RESOURCES] {
@@ -348,7 +341,6 @@ impl Policy for RaesPolicy {
                 Solver::Exact => match solve_exact(&problem, Some(self.options.time_limit_s)) {
                     Ok(allocation) => Some(allocation),
                     Err(ExactError::TimeLimit(_) | ExactError::Solver(_)) => {
-                        self.fallbacks += 1;
                         solve_heuristic(&problem)
                     }
                     Err(ExactError::Infeasible) => None,

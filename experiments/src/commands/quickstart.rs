@@ -51,8 +51,17 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     println!("   run folder: {}", run.path.display());
     let seeds = parse_seeds("0..4")?;
     let trained = run.path.display().to_string();
-    let policies = ["static", "periodic", "greedy", "random", trained.as_str()];
-    println!("2/2 comparing with the baselines on seeds 0..4 (ppo acts deterministically)");
+    let policies = [
+        "static",
+        "periodic",
+        "greedy",
+        "random",
+        "raes",
+        trained.as_str(),
+    ];
+    println!(
+        "2/2 comparing with the baselines and raes on seeds 0..4 (ppo acts deterministically)"
+    );
     let bar = episode_bar((policies.len() * seeds.len()) as u64, "compare".into())?;
     let results = policies
         .iter()
