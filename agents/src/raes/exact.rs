@@ -7,7 +7,7 @@ use good_lp::{
     microlp, variable,
 };
 
-use super::problem::{Allocation, AllocationProblem, RESOURCES};
+use super::problem::{Allocation, AllocationProblem, RESOURCES, Worker};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExactError {
@@ -48,37 +48,24 @@ pub fn solve_exact(
     for xs in &x {
         model = model.with(xs.iter().copied().sum::<Expression>().eq(1.0));
     }
+    // resource `r` requested by the workers `on` selects
+    let requested = |r: usize, on: &dyn Fn(&Worker) -> bool| -> Expression {
+        problem
+            .workers
+            .iter()
+            .zip(&x)
+            .filter(|(w, _)| on(w))
+            .flat_map(|(w, xs)| w.options.iter().zip(xs).map(|(o, &v)| o.request[r] * v))
+            .sum()
+    };
     for (node, capacity) in problem.capacity.iter().enumerate() {
         for (r, &cap) in capacity.iter().enumerate().take(RESOURCES) {
-            let used: Expression = problem
-                .workers
-                .iter()
-                .zip(&x)
-                .filter(|(w, _)| w.node == node)
-                .flat_map(|(w, xs)| {
-                    w.options
-                        .iter()
-                        .zip(xs)
-                        .map(move |(o, &v)| o.request[r] * v)
-                })
-                .sum();
-            model = model.with(used.leq(cap));
+            model = model.with(requested(r, &|w| w.node == node).leq(cap));
         }
     }
     if let Some(budget) = problem.budget {
         for (r, &cap) in budget.iter().enumerate() {
-            let used: Expression = problem
-                .workers
-                .iter()
-                .zip(&x)
-                .flat_map(|(w, xs)| {
-                    w.options
-                        .iter()
-                        .zip(xs)
-                        .map(move |(o, &v)| o.request[r] * v)
-                })
-                .sum();
-            model = model.with(used.leq(cap));
+            model = model.with(requested(r, &|_| true).leq(cap));
         }
     }
     let solution = model.solve().map_err(|e| match e {
