@@ -257,14 +257,8 @@ impl Policy for DqnAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::fixtures::one_node_space as space;
     use crate::policy::real::small_env;
-
-    fn space() -> ActionSpace {
-        ActionSpace {
-            nodes: 1,
-            levels: [3, 2, 2],
-        }
-    }
 
     #[test]
     fn masked_levels_are_never_chosen_even_with_the_largest_q() {

@@ -98,6 +98,14 @@ pub trait Policy: Send {
 pub(crate) mod fixtures {
     use super::*;
 
+    /// One node with levels `[3, 2, 2]`: the smallest space with every kind of head.
+    pub fn one_node_space() -> ActionSpace {
+        ActionSpace {
+            nodes: 1,
+            levels: [3, 2, 2],
+        }
+    }
+
     /// Two nodes, levels `[5, 3, 3]`; node 1 cannot take CPU levels above 2 nor any GPU.
     pub fn context_and_observation() -> (PolicyContext, Observation) {
         let action_space = ActionSpace {

@@ -78,13 +78,7 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-
-    fn space() -> ActionSpace {
-        ActionSpace {
-            nodes: 1,
-            levels: [3, 2, 2],
-        }
-    }
+    use crate::policy::fixtures::one_node_space as space;
 
     #[test]
     fn masked_levels_get_no_probability_and_are_never_chosen() {
