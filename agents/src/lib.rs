@@ -8,6 +8,7 @@
 
 pub mod dqn;
 mod greedy;
+pub mod jobs;
 pub mod learned;
 mod periodic;
 mod policy;

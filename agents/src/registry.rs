@@ -19,6 +19,8 @@ pub enum PolicyError {
         value: String,
         expected: String,
     },
+    #[error("unknown policy `{name}` for a jobs workload; available: {}", crate::jobs::registry::names().join(", "))]
+    UnknownForJobs { name: String },
     #[error("policy `raes`: {0}")]
     Predictor(String),
 }

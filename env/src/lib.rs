@@ -13,6 +13,7 @@ pub mod cluster;
 pub mod data;
 pub mod error;
 pub mod gym;
+pub mod jobs;
 pub mod model;
 pub mod scenario;
 pub mod sim;

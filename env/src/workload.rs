@@ -95,7 +95,7 @@ pub struct SimSpec {
     /// How much background CPU load slows a node: speed x (1 - interference x share).
     pub interference: f64,
     /// Amdahl serial fraction of a worker's CPU compute.
-    pub cpu_serial_fraction: f64,
+    pub cpu_contention: f64,
     /// Batch size at which a GPU reaches half its throughput.
     pub gpu_half_batch: f64,
     /// Log-normal jitter of every compute time (standard deviation of the log).
@@ -111,7 +111,7 @@ impl Default for SimSpec {
         SimSpec {
             latency_s: 0.002,
             interference: 0.5,
-            cpu_serial_fraction: 0.05,
+            cpu_contention: 0.05,
             gpu_half_batch: 16.0,
             straggler_sigma: 0.1,
             straggler_prob: 0.02,

@@ -7,7 +7,9 @@
 
 mod commands;
 mod device;
+mod jobs;
 mod output;
+mod traces;
 
 use std::path::PathBuf;
 
@@ -50,6 +52,9 @@ enum Command {
     /// Demand predictors: fit them on usage series, score them on held-out tails.
     #[command(subcommand)]
     Predictors(commands::predictors::PredictorsCommand),
+    /// Model templates for the jobs cluster's surrogate: fit them from real runs.
+    #[command(subcommand)]
+    Templates(commands::templates::TemplatesCommand),
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -59,6 +64,8 @@ enum Command {
 enum WorkloadCommand {
     /// Load and validate a workload (data, trace and all); print a one-line summary.
     Validate { path: PathBuf },
+    /// Turn a real trace into a jobs workload (TOML + Parquet job table).
+    Import(commands::import::ImportArgs),
 }
 
 #[derive(Args)]
@@ -94,6 +101,8 @@ enum BenchCommand {
     Env(commands::bench::BenchEnvArgs),
     /// RAES's allocation solvers: exact (MIP) and heuristic, times and optimality gap.
     Solvers(commands::bench_solvers::BenchSolversArgs),
+    /// The jobs cluster's simulation speed on a trace (jobs per second, peak memory).
+    Cluster(commands::bench_cluster::BenchClusterArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -106,13 +115,16 @@ fn main() -> anyhow::Result<()> {
     device::choose(device::parse(&cli.device)?);
     match cli.command {
         Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),
+        Command::Workload(WorkloadCommand::Import(args)) => commands::import::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Eval(args) => commands::eval::run(args),
         Command::Train(args) => commands::train::run(args),
         Command::Quickstart(args) => commands::quickstart::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::Predictors(command) => commands::predictors::run(command),
+        Command::Templates(command) => commands::templates::run(command),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
         Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),
+        Command::Bench(BenchCommand::Cluster(args)) => commands::bench_cluster::run(args),
     }
 }

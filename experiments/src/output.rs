@@ -4,6 +4,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use schedlab_env::EpisodeMetrics;
+use schedlab_env::jobs::JobsMetrics;
 
 /// [`schedlab_trainer::files::write_atomic`], with the path in the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -20,17 +21,17 @@ pub enum Better {
     Neither,
 }
 
-/// A metric column: its DESIGN name, its value as a number (booleans as 0/1), how many
-/// decimals to print, and which way is better.
-pub struct Metric {
+/// A metric column of episodes' metrics `M`: its DESIGN name, its value as a number
+/// (booleans as 0/1), how many decimals to print, and which way is better.
+pub struct Metric<M> {
     pub name: &'static str,
-    pub value: fn(&EpisodeMetrics) -> f64,
+    pub value: fn(&M) -> f64,
     pub decimals: usize,
     pub better: Better,
 }
 
 /// Every metric, in DESIGN order.
-pub const METRICS: [Metric; 11] = [
+pub const METRICS: [Metric<EpisodeMetrics>; 11] = [
     Metric {
         name: "completion_time_s",
         value: |m| m.completion_time_s,
@@ -97,6 +98,34 @@ pub const METRICS: [Metric; 11] = [
         decimals: 3,
         better: Better::Higher,
     },
+];
+
+/// Every jobs-cluster metric, in [`JobsMetrics`]'s order.
+pub const JOBS_METRICS: [Metric<JobsMetrics>; 14] = [
+    Metric { name: "jct_avg_s", value: |m| m.jct_avg_s, decimals: 0, better: Better::Lower },
+    Metric { name: "jct_p95_s", value: |m| m.jct_p95_s, decimals: 0, better: Better::Lower },
+    Metric { name: "makespan_s", value: |m| m.makespan_s, decimals: 0, better: Better::Lower },
+    Metric {
+        name: "queueing_delay_avg_s",
+        value: |m| m.queueing_delay_avg_s,
+        decimals: 0,
+        better: Better::Lower,
+    },
+    Metric { name: "finished", value: |m| m.finished as f64, decimals: 0, better: Better::Higher },
+    Metric { name: "gpu_occupancy", value: |m| m.gpu_occupancy, decimals: 3, better: Better::Neither },
+    Metric { name: "cpu_occupancy", value: |m| m.cpu_occupancy, decimals: 3, better: Better::Neither },
+    Metric { name: "gpu_util", value: |m| m.gpu_util, decimals: 3, better: Better::Higher },
+    Metric { name: "cpu_util", value: |m| m.cpu_util, decimals: 3, better: Better::Higher },
+    Metric { name: "fragmentation", value: |m| m.fragmentation, decimals: 3, better: Better::Lower },
+    Metric { name: "idle_cost", value: |m| m.idle_cost, decimals: 0, better: Better::Lower },
+    Metric { name: "episode_return", value: |m| m.episode_return, decimals: 1, better: Better::Higher },
+    Metric {
+        name: "rejected_actions",
+        value: |m| m.rejected_actions as f64,
+        decimals: 0,
+        better: Better::Neither,
+    },
+    Metric { name: "decision_points", value: |m| m.decision_points as f64, decimals: 0, better: Better::Neither },
 ];
 
 /// Right-aligns rows of cells into columns.

@@ -36,7 +36,7 @@ impl CostModel {
         if cores <= 1.0 {
             cores
         } else {
-            cores / (1.0 + self.sim.cpu_serial_fraction * (cores - 1.0))
+            cores / (1.0 + self.sim.cpu_contention * (cores - 1.0))
         }
     }
 

@@ -111,7 +111,7 @@ fn time_bare(scenario: &Scenario, batches: &[usize]) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
-fn peak_memory_mib() -> Option<f64> {
+pub fn peak_memory_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;

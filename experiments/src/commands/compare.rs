@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::{EpisodeMetrics, Scenario};
+use schedlab_env::jobs::JobsWorkload;
+use schedlab_env::Scenario;
 
 use super::Settings;
 use super::evaluate::{episode_bar, parse_seeds, play_seeds};
-use crate::output::{Better, METRICS, align};
+use crate::output::{Better, METRICS, Metric, align};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -39,17 +40,17 @@ fn mean_std(values: &[f64]) -> (f64, f64) {
 }
 
 /// The table: one row per policy, `mean ± std` per metric, `*` on each column's best mean.
-pub fn compare_table(results: &[(String, Vec<EpisodeMetrics>)]) -> String {
+pub fn compare_table<M>(columns: &[Metric<M>], results: &[(String, Vec<M>)]) -> String {
     let stats: Vec<Vec<(f64, f64)>> = results
         .iter()
         .map(|(_, episodes)| {
-            METRICS
+            columns
                 .iter()
                 .map(|m| mean_std(&episodes.iter().map(m.value).collect::<Vec<_>>()))
                 .collect()
         })
         .collect();
-    let best: Vec<Option<f64>> = METRICS
+    let best: Vec<Option<f64>> = columns
         .iter()
         .enumerate()
         .map(|(j, m)| {
@@ -62,11 +63,11 @@ pub fn compare_table(results: &[(String, Vec<EpisodeMetrics>)]) -> String {
         })
         .collect();
     let header = std::iter::once("policy".to_owned())
-        .chain(METRICS.iter().map(|m| m.name.to_owned()))
+        .chain(columns.iter().map(|m| m.name.to_owned()))
         .collect();
     let body = results.iter().zip(&stats).map(|((name, _), s)| {
         std::iter::once(name.clone())
-            .chain(METRICS.iter().enumerate().map(|(j, m)| {
+            .chain(columns.iter().enumerate().map(|(j, m)| {
                 let mark = if results.len() > 1 && best[j] == Some(s[j].0) {
                     "*"
                 } else {
@@ -84,6 +85,13 @@ pub fn compare_table(results: &[(String, Vec<EpisodeMetrics>)]) -> String {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let seeds = parse_seeds(&args.seeds)?;
+    if JobsWorkload::is_jobs_file(&args.workload)? {
+        anyhow::ensure!(
+            args.overrides.is_empty(),
+            "--set is not supported for jobs workloads yet; edit the workload file"
+        );
+        return super::jobs_compare::run(&args.workload, &args.policies, &seeds, &args.seeds);
+    }
     let settings = Settings::parse(&args.overrides, &args.policies)?;
     let scenario = Scenario::load_with_overrides(&args.workload, &settings.workload)?;
     let bar = episode_bar(
@@ -107,13 +115,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         scenario.path.display(),
         args.seeds
     );
-    println!("{}", compare_table(&results));
+    println!("{}", compare_table(&METRICS, &results));
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_env::EpisodeMetrics;
 
     fn metrics(time: f64, util: f64) -> EpisodeMetrics {
         EpisodeMetrics {
@@ -137,7 +146,7 @@ mod tests {
             ("a".to_owned(), vec![metrics(10.0, 0.2), metrics(20.0, 0.4)]),
             ("b".to_owned(), vec![metrics(30.0, 0.9), metrics(30.0, 0.7)]),
         ];
-        let table = compare_table(&results);
+        let table = compare_table(&METRICS, &results);
         let lines: Vec<&str> = table.lines().collect();
         // a: time 15.0 ± 7.1 is best (lower); b: gpu_util 0.800 is best (higher)
         assert!(lines[1].contains("15.0 ± 7.1*"), "{table}");

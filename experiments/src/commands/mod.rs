@@ -1,11 +1,15 @@
 pub mod bench;
+pub mod bench_cluster;
 pub mod bench_solvers;
 pub mod compare;
 pub mod eval;
 pub mod evaluate;
+pub mod import;
+pub mod jobs_compare;
 pub mod predictors;
 pub mod quickstart;
 pub mod run;
+pub mod templates;
 pub mod train;
 pub mod validate;
 

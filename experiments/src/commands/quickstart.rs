@@ -80,7 +80,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         scenario.workload.name,
         workload.display()
     );
-    println!("{}", compare_table(&results));
+    println!("{}", compare_table(&crate::output::METRICS, &results));
     println!(
         "view the training curves: tensorboard --logdir {}",
         args.out.display()

@@ -1,8 +1,24 @@
 use std::path::Path;
 
+use schedlab_env::jobs::JobsWorkload;
 use schedlab_env::{ClusterEnv, Scenario};
 
 pub fn run(path: &Path) -> anyhow::Result<()> {
+    if JobsWorkload::is_jobs_file(path)? {
+        let w = crate::jobs::load(path)?;
+        let gpus: u32 = w.machines.iter().map(|m| m.gpus * m.count as u32).sum();
+        println!(
+            "ok {}: {} jobs on {} machines ({} GPUs), {} templates, window {} queued + {} running",
+            w.name,
+            w.jobs.len(),
+            w.machine_count(),
+            gpus,
+            w.templates.len(),
+            w.window.queued,
+            w.window.running
+        );
+        return Ok(());
+    }
     let scenario = Scenario::load(path)?;
     let mut line = format!("ok {}", scenario.summary());
     if scenario.trace.is_some() {

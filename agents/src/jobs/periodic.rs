@@ -1,0 +1,88 @@
+//! `periodic` on the jobs cluster (Optimus-like): FIFO with backfilling at the requested
+//! allocation, and every re-fit interval one visible running job is grown by a workers level
+//! (the one whose remaining time shrinks most) when nothing waits, or shrunk back to its
+//! request (the one that loses least) when a queued job does not fit.
+
+use schedlab_env::Observation;
+
+use super::view::JobsContext;
+use crate::Policy;
+
+pub struct OptimusPolicy {
+    ctx: JobsContext,
+    interval_s: f64,
+    next_refit_s: f64,
+    placement: usize,
+}
+
+impl OptimusPolicy {
+    pub fn new(ctx: JobsContext, interval_s: f64, placement: usize) -> Self {
+        OptimusPolicy {
+            ctx,
+            interval_s,
+            next_refit_s: 0.0,
+            placement,
+        }
+    }
+}
+
+impl Policy for OptimusPolicy {
+    fn name(&self) -> &str {
+        "periodic"
+    }
+
+    fn reset(&mut self, _seed: u64) {
+        self.next_refit_s = 0.0;
+    }
+
+    fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        let ctx = &self.ctx;
+        let mut action = ctx.keep_all(observation);
+        let start = ctx.requested_workers_level;
+        let mut blocked = false;
+        for s in 0..ctx.slots() {
+            let v = ctx.slot(observation, s);
+            if v.queued() {
+                if ctx.allowed(observation, s, 0, start) {
+                    action[s * 3] = start;
+                    action[s * 3 + 2] = self.placement;
+                    return action;
+                }
+                blocked = true;
+            }
+        }
+        let now = ctx.now_s(observation);
+        if now < self.next_refit_s {
+            return action;
+        }
+        self.next_refit_s = now + self.interval_s;
+        let running: Vec<_> = (0..ctx.slots())
+            .map(|s| ctx.slot(observation, s))
+            .filter(|v| v.running())
+            .collect();
+        // remaining seconds saved (or lost) by moving one workers level
+        let change = |v: &super::SlotView, to: usize| {
+            let now_speed = ctx.speedup(v, v.workers_level, v.size_level);
+            v.remaining_s() * (1.0 - now_speed / ctx.speedup(v, to, v.size_level))
+        };
+        if blocked {
+            let shrink = running
+                .iter()
+                .filter(|v| v.workers_level > start)
+                .min_by(|a, b| change(a, start).abs().total_cmp(&change(b, start).abs()));
+            if let Some(v) = shrink {
+                action[v.slot * 3] = start;
+            }
+        } else {
+            let top = ctx.action_space.levels[0] - 1;
+            let grow = running
+                .iter()
+                .filter(|v| v.workers_level < top && ctx.allowed(observation, v.slot, 0, v.workers_level + 1))
+                .max_by(|a, b| change(a, a.workers_level + 1).total_cmp(&change(b, b.workers_level + 1)));
+            if let Some(v) = grow.filter(|v| change(v, v.workers_level + 1) > 0.0) {
+                action[v.slot * 3] = v.workers_level + 1;
+            }
+        }
+        action
+    }
+}

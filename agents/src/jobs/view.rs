@@ -1,0 +1,147 @@
+//! What a jobs policy knows of its env, and the observation decoded slot by slot.
+
+use schedlab_env::Observation;
+use schedlab_env::gym::ActionSpace;
+use schedlab_env::jobs::observe::{
+    CLUSTER_FEATURES, SLOT_ATTAINED, SLOT_FEATURES, SLOT_PRESENT, SLOT_REMAINING, SLOT_RUNNING,
+    SLOT_CONTENTION, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL, seconds_of,
+};
+use schedlab_env::jobs::{JobsEnv, Template};
+
+use crate::policy::PolicyContext;
+
+/// The declared spaces and the scaling ladders of a jobs workload.
+#[derive(Debug, Clone)]
+pub struct JobsContext {
+    pub action_space: ActionSpace,
+    /// `workers[level - 1]` multiplies the requested container count (level 0: not running).
+    pub workers: Vec<f64>,
+    pub sizes: Vec<f64>,
+    pub requested_workers_level: usize,
+    pub requested_size_level: usize,
+    pub max_time_s: f64,
+}
+
+impl JobsContext {
+    pub fn of(env: &JobsEnv) -> Self {
+        let w = env.workload();
+        JobsContext {
+            action_space: env.action_space().clone(),
+            workers: w.scaling.workers.clone(),
+            sizes: w.scaling.sizes.clone(),
+            requested_workers_level: w.scaling.requested_workers_level(),
+            requested_size_level: w.scaling.requested_size_level(),
+            max_time_s: w.episode.max_time_s,
+        }
+    }
+
+    /// A [`PolicyContext`] for the generic policies (random, and learned agents), which use
+    /// only the spaces: units are window slots, `[workers, size, placement]` per slot.
+    pub fn generic(env: &JobsEnv) -> PolicyContext {
+        let w = env.workload();
+        PolicyContext {
+            action_space: env.action_space().clone(),
+            observation_space: *env.observation_space(),
+            level_sizes: [
+                std::iter::once(0.0).chain(w.scaling.workers.iter().copied()).collect(),
+                w.scaling.sizes.clone(),
+                vec![0.0, 1.0],
+            ],
+            node_capacity: Vec::new(),
+            round_interval_s: w.episode.decision_interval_s,
+            reward: w.reward.clone(),
+            prices_per_s: w.prices.per_second(),
+        }
+    }
+
+    pub fn slots(&self) -> usize {
+        self.action_space.nodes
+    }
+
+    pub fn slot<'a>(&self, observation: &'a Observation, slot: usize) -> SlotView<'a> {
+        let features = &observation.features[slot * SLOT_FEATURES..(slot + 1) * SLOT_FEATURES];
+        let top = [self.action_space.levels[0] - 1, self.action_space.levels[1] - 1];
+        SlotView {
+            slot,
+            features,
+            workers_level: (features[SLOT_WORKERS_LEVEL] * top[0] as f32).round() as usize,
+            size_level: (features[SLOT_SIZE_LEVEL] * top[1] as f32).round() as usize,
+        }
+    }
+
+    /// The cluster's features after the slots.
+    pub fn cluster<'a>(&self, observation: &'a Observation) -> &'a [f32] {
+        let start = self.slots() * SLOT_FEATURES;
+        &observation.features[start..start + CLUSTER_FEATURES]
+    }
+
+    /// Virtual time now.
+    pub fn now_s(&self, observation: &Observation) -> f64 {
+        self.cluster(observation)[6] as f64 * self.max_time_s
+    }
+
+    /// Whether slot `slot` may take `level` in dimension `dim` (0 workers, 1 size, 2 placement).
+    pub fn allowed(&self, observation: &Observation, slot: usize, dim: usize, level: usize) -> bool {
+        observation.mask_of(&self.action_space, slot * 3 + dim)[level]
+    }
+
+    /// Every slot unchanged: running jobs keep their levels, queued ones wait.
+    pub fn keep_all(&self, observation: &Observation) -> Vec<usize> {
+        (0..self.slots())
+            .flat_map(|s| {
+                let v = self.slot(observation, s);
+                if v.running() {
+                    [v.workers_level, v.size_level, 0]
+                } else {
+                    [0, self.requested_size_level, 0]
+                }
+            })
+            .collect()
+    }
+
+    /// The job's speed-up at a workers level and size level (its template's curve).
+    pub fn speedup(&self, view: &SlotView, workers_level: usize, size_level: usize) -> f64 {
+        if workers_level == 0 {
+            return 0.0;
+        }
+        let requested = view.features[SLOT_WORKERS].exp_m1().round() as f64;
+        let workers = (requested * self.workers[workers_level - 1]).round().max(1.0);
+        Template {
+            name: String::new(),
+            contention: view.features[SLOT_CONTENTION] as f64,
+            size_exponent: view.features[SLOT_SIZE_EXPONENT] as f64,
+            utilisation: [1.0; 3],
+            fitted_from: String::new(),
+        }
+        .speedup(workers, self.sizes[size_level])
+    }
+}
+
+/// One window slot of an observation.
+#[derive(Debug, Clone, Copy)]
+pub struct SlotView<'a> {
+    pub slot: usize,
+    pub features: &'a [f32],
+    pub workers_level: usize,
+    pub size_level: usize,
+}
+
+impl SlotView<'_> {
+    pub fn present(&self) -> bool {
+        self.features[SLOT_PRESENT] > 0.5
+    }
+    pub fn running(&self) -> bool {
+        self.features[SLOT_RUNNING] > 0.5
+    }
+    pub fn queued(&self) -> bool {
+        self.present() && !self.running()
+    }
+    /// Seconds left at the requested allocation.
+    pub fn remaining_s(&self) -> f64 {
+        seconds_of(self.features[SLOT_REMAINING])
+    }
+    /// GPU-seconds (container-seconds without GPUs) received so far.
+    pub fn attained_s(&self) -> f64 {
+        seconds_of(self.features[SLOT_ATTAINED])
+    }
+}

@@ -1,0 +1,390 @@
+//! Machines with free CPU, memory and per-GPU shares; placing containers on them best-fit or
+//! worst-fit, all or nothing; and the GPU-sharing-aware fragmentation of what stays free.
+
+use super::spec::{GPU_MILLI, MAX_GPUS, MachineSpec};
+
+/// Which machine a container goes to among those it fits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// The machine left with the least free capacity (packs, keeps whole machines free).
+    BestFit,
+    /// The machine left with the most free capacity (spreads).
+    WorstFit,
+}
+
+impl Placement {
+    pub const ALL: [Placement; 2] = [Placement::BestFit, Placement::WorstFit];
+}
+
+/// One placed container: its machine and what it took, per GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Container {
+    pub machine: u32,
+    pub cpu: u32,
+    pub mem: u32,
+    pub gpu_take: [u16; MAX_GPUS],
+}
+
+impl Container {
+    pub fn gpu_milli(&self) -> u32 {
+        self.gpu_take.iter().map(|&g| g as u32).sum()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Machine {
+    cpu: u32,
+    mem: u32,
+    gpus: usize,
+    gpu_free: [u16; MAX_GPUS],
+}
+
+/// The cluster's free resources, with running totals kept for O(1) queries.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    capacity: Vec<Machine>,
+    free: Vec<Machine>,
+    /// Free `[cpu, mem, gpu]` over all machines.
+    free_total: [u64; 3],
+    capacity_total: [u64; 3],
+    /// Requests no other request dominates: what fragmentation is measured against.
+    shapes: Vec<[u32; 3]>,
+    stranded: Vec<[u32; 2]>,
+    /// Free GPU-milli and CPU-milli no request shape can use, over all machines.
+    stranded_total: [u64; 2],
+}
+
+impl Cluster {
+    /// Machines expanded by count; `shapes` are the workload's container requests.
+    pub fn new(specs: &[MachineSpec], shapes: &[[u32; 3]]) -> Self {
+        let capacity: Vec<Machine> = specs
+            .iter()
+            .flat_map(|s| {
+                let gpus = s.gpus as usize;
+                let mut gpu_free = [0u16; MAX_GPUS];
+                gpu_free[..gpus].fill(GPU_MILLI as u16);
+                std::iter::repeat_n(
+                    Machine {
+                        cpu: s.cpu_milli(),
+                        mem: s.mem_mib(),
+                        gpus,
+                        gpu_free,
+                    },
+                    s.count,
+                )
+            })
+            .collect();
+        let mut capacity_total = [0u64; 3];
+        for m in &capacity {
+            capacity_total[0] += m.cpu as u64;
+            capacity_total[1] += m.mem as u64;
+            capacity_total[2] += (m.gpus as u32 * GPU_MILLI) as u64;
+        }
+        let mut cluster = Cluster {
+            free: capacity.clone(),
+            stranded: vec![[0, 0]; capacity.len()],
+            capacity,
+            free_total: capacity_total,
+            capacity_total,
+            shapes: pareto_minimal(shapes),
+            stranded_total: [0, 0],
+        };
+        for m in 0..cluster.free.len() {
+            cluster.refresh_stranded(m);
+        }
+        cluster
+    }
+
+    pub fn machines(&self) -> usize {
+        self.free.len()
+    }
+
+    pub fn free_total(&self) -> [u64; 3] {
+        self.free_total
+    }
+
+    pub fn capacity_total(&self) -> [u64; 3] {
+        self.capacity_total
+    }
+
+    /// Free `[gpu, cpu]` milli that no request shape could use right now.
+    pub fn stranded_total(&self) -> [u64; 2] {
+        self.stranded_total
+    }
+
+    /// Free `[cpu, mem, gpu]` of one machine (GPU summed over its GPUs).
+    pub fn free_of(&self, machine: usize) -> [u32; 3] {
+        let m = &self.free[machine];
+        [m.cpu, m.mem, m.gpu_free.iter().map(|&g| g as u32).sum()]
+    }
+
+    /// Capacity `[cpu, mem, gpu]` of one machine.
+    pub fn capacity_of(&self, machine: usize) -> [u32; 3] {
+        let m = &self.capacity[machine];
+        [m.cpu, m.mem, m.gpus as u32 * GPU_MILLI]
+    }
+
+    /// The largest machine's `[cpu, mem, gpu]`.
+    pub fn largest(&self) -> [u32; 3] {
+        let mut out = [1u32; 3];
+        for m in 0..self.capacity.len() {
+            let c = self.capacity_of(m);
+            (0..3).for_each(|r| out[r] = out[r].max(c[r]));
+        }
+        out
+    }
+
+    /// How many containers of `request` machine `m` can hold now.
+    fn room(&self, m: usize, request: [u32; 3]) -> u32 {
+        let f = &self.free[m];
+        let by = |free: u32, need: u32| free.checked_div(need).unwrap_or(u32::MAX);
+        let mut n = by(f.cpu, request[0]).min(by(f.mem, request[1]));
+        let g = request[2];
+        if g > 0 && n > 0 {
+            let gpus = &f.gpu_free[..f.gpus];
+            n = n.min(if g < GPU_MILLI {
+                gpus.iter().map(|&free| free as u32 / g).sum()
+            } else {
+                let whole = gpus.iter().filter(|&&free| free as u32 == GPU_MILLI).count() as u32;
+                whole / (g / GPU_MILLI)
+            });
+        }
+        n
+    }
+
+    /// Whether `count` containers of `request` fit now, over all machines together.
+    pub fn can_place(&self, request: [u32; 3], count: u32) -> bool {
+        if (0..3).any(|r| (request[r] as u64) * (count as u64) > self.free_total[r]) {
+            return false;
+        }
+        let mut left = count;
+        for m in 0..self.free.len() {
+            left = left.saturating_sub(self.room(m, request));
+            if left == 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Places `count` containers of `request`, one at a time on the machine `placement`
+    /// prefers; all or nothing (`None` leaves the cluster unchanged).
+    pub fn place(
+        &mut self,
+        request: [u32; 3],
+        count: u32,
+        placement: Placement,
+    ) -> Option<Vec<Container>> {
+        if !self.can_place(request, count) {
+            return None;
+        }
+        let mut placed = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let machine = self.choose(request, placement)?;
+            placed.push(self.take(machine, request, placement));
+        }
+        Some(placed)
+    }
+
+    fn choose(&self, request: [u32; 3], placement: Placement) -> Option<usize> {
+        let cap = self.capacity_total;
+        // the free capacity left after placing, each resource as a share of the cluster's
+        let left = |m: usize| -> f64 {
+            let f = self.free_of(m);
+            (0..3)
+                .filter(|&r| cap[r] > 0)
+                .map(|r| (f[r] - request[r]) as f64 / cap[r] as f64)
+                .sum()
+        };
+        let candidates = (0..self.free.len()).filter(|&m| self.room(m, request) > 0);
+        match placement {
+            Placement::BestFit => candidates.min_by(|&a, &b| left(a).total_cmp(&left(b))),
+            Placement::WorstFit => candidates.max_by(|&a, &b| left(a).total_cmp(&left(b)).then(b.cmp(&a))),
+        }
+    }
+
+    fn take(&mut self, machine: usize, request: [u32; 3], placement: Placement) -> Container {
+        let f = &mut self.free[machine];
+        f.cpu -= request[0];
+        f.mem -= request[1];
+        let mut gpu_take = [0u16; MAX_GPUS];
+        let g = request[2];
+        if g >= GPU_MILLI {
+            let mut need = g / GPU_MILLI;
+            for k in 0..f.gpus {
+                if need > 0 && f.gpu_free[k] as u32 == GPU_MILLI {
+                    gpu_take[k] = GPU_MILLI as u16;
+                    f.gpu_free[k] = 0;
+                    need -= 1;
+                }
+            }
+        } else if g > 0 {
+            // a share goes on the fullest GPU it fits (best-fit) or the emptiest (worst-fit)
+            let fitting = (0..f.gpus).filter(|&k| f.gpu_free[k] as u32 >= g);
+            let k = match placement {
+                Placement::BestFit => fitting.min_by_key(|&k| f.gpu_free[k]),
+                Placement::WorstFit => fitting.max_by_key(|&k| f.gpu_free[k]),
+            }
+            .expect("room() checked a GPU has the share");
+            gpu_take[k] = g as u16;
+            f.gpu_free[k] -= g as u16;
+        }
+        let taken = Container {
+            machine: machine as u32,
+            cpu: request[0],
+            mem: request[1],
+            gpu_take,
+        };
+        self.free_total[0] -= request[0] as u64;
+        self.free_total[1] -= request[1] as u64;
+        self.free_total[2] -= taken.gpu_milli() as u64;
+        self.refresh_stranded(machine);
+        taken
+    }
+
+    /// Takes back exactly what a released container held (undoing `release`).
+    pub fn reinstate(&mut self, container: &Container) {
+        let m = container.machine as usize;
+        let f = &mut self.free[m];
+        f.cpu -= container.cpu;
+        f.mem -= container.mem;
+        for k in 0..MAX_GPUS {
+            f.gpu_free[k] -= container.gpu_take[k];
+        }
+        self.free_total[0] -= container.cpu as u64;
+        self.free_total[1] -= container.mem as u64;
+        self.free_total[2] -= container.gpu_milli() as u64;
+        self.refresh_stranded(m);
+    }
+
+    /// Returns a container's resources to its machine.
+    pub fn release(&mut self, container: &Container) {
+        let m = container.machine as usize;
+        let f = &mut self.free[m];
+        f.cpu += container.cpu;
+        f.mem += container.mem;
+        for k in 0..MAX_GPUS {
+            f.gpu_free[k] += container.gpu_take[k];
+        }
+        self.free_total[0] += container.cpu as u64;
+        self.free_total[1] += container.mem as u64;
+        self.free_total[2] += container.gpu_milli() as u64;
+        self.refresh_stranded(m);
+    }
+
+    /// Free GPU and CPU on machine `m` that no request shape could use now (after Weng et
+    /// al., ATC'23: GPU capacity is stranded when no task of the workload fits on it).
+    fn refresh_stranded(&mut self, m: usize) {
+        let f = &self.free[m];
+        let mut gpu_usable = [false; MAX_GPUS];
+        let mut cpu_usable = false;
+        for s in &self.shapes {
+            if s[0] > f.cpu || s[1] > f.mem {
+                continue;
+            }
+            let g = s[2];
+            if g == 0 {
+                cpu_usable = true;
+            } else if g < GPU_MILLI {
+                for k in 0..f.gpus {
+                    if f.gpu_free[k] as u32 >= g {
+                        gpu_usable[k] = true;
+                        cpu_usable = true;
+                    }
+                }
+            } else {
+                let whole: Vec<usize> = (0..f.gpus)
+                    .filter(|&k| f.gpu_free[k] as u32 == GPU_MILLI)
+                    .collect();
+                if whole.len() as u32 >= g / GPU_MILLI {
+                    whole.iter().for_each(|&k| gpu_usable[k] = true);
+                    cpu_usable = true;
+                }
+            }
+        }
+        let gpu: u32 = (0..f.gpus)
+            .filter(|&k| !gpu_usable[k])
+            .map(|k| f.gpu_free[k] as u32)
+            .sum();
+        let cpu = if cpu_usable { 0 } else { f.cpu };
+        let old = self.stranded[m];
+        self.stranded_total[0] = self.stranded_total[0] + gpu as u64 - old[0] as u64;
+        self.stranded_total[1] = self.stranded_total[1] + cpu as u64 - old[1] as u64;
+        self.stranded[m] = [gpu, cpu];
+    }
+}
+
+/// The requests not dominated by another (one needing no more of anything, of the same GPU
+/// kind); a machine fits some request iff it fits one of these.
+fn pareto_minimal(shapes: &[[u32; 3]]) -> Vec<[u32; 3]> {
+    let kind = |s: &[u32; 3]| (s[2] > 0, s[2] >= GPU_MILLI);
+    let mut sorted: Vec<[u32; 3]> = shapes.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    sorted
+        .iter()
+        .filter(|s| {
+            !sorted.iter().any(|o| {
+                o != *s && kind(o) == kind(s) && (0..3).all(|r| o[r] <= s[r])
+            })
+        })
+        .copied()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn machine(gpus: u32) -> MachineSpec {
+        MachineSpec {
+            name: "m".into(),
+            count: 1,
+            cpu_cores: 8.0,
+            mem_gb: 16.0,
+            gpus,
+            gpu_model: String::new(),
+        }
+    }
+
+    #[test]
+    fn gpu_shares_pack_on_one_gpu_under_best_fit_and_spread_under_worst_fit() {
+        let shapes = [[1000, 1024, 500]];
+        for (placement, expected) in [(Placement::BestFit, 1), (Placement::WorstFit, 2)] {
+            let mut c = Cluster::new(&[machine(2)], &shapes);
+            let placed = c.place([1000, 1024, 500], 2, placement).unwrap();
+            let used_gpus = (0..MAX_GPUS)
+                .filter(|&k| placed.iter().any(|p| p.gpu_take[k] > 0))
+                .count();
+            assert_eq!(used_gpus, expected, "{placement:?}");
+        }
+    }
+
+    #[test]
+    fn placement_is_all_or_nothing_and_release_restores() {
+        let mut c = Cluster::new(&[machine(1), machine(1)], &[[1000, 1024, 1000]]);
+        let before = c.free_total();
+        assert!(c.place([1000, 1024, 1000], 3, Placement::BestFit).is_none());
+        assert_eq!(c.free_total(), before);
+        let placed = c.place([1000, 1024, 1000], 2, Placement::BestFit).unwrap();
+        assert_ne!(placed[0].machine, placed[1].machine);
+        assert_eq!(c.free_total()[2], 0);
+        placed.iter().for_each(|p| c.release(p));
+        assert_eq!(c.free_total(), before);
+    }
+
+    #[test]
+    fn a_remnant_smaller_than_every_share_is_stranded() {
+        // only 600-milli shares exist: after one, the 400 left on that GPU is stranded
+        let mut c = Cluster::new(&[machine(1)], &[[1000, 1024, 600]]);
+        assert_eq!(c.stranded_total(), [0, 0]);
+        c.place([1000, 1024, 600], 1, Placement::BestFit).unwrap();
+        assert_eq!(c.stranded_total()[0], 400);
+    }
+
+    #[test]
+    fn pareto_keeps_only_undominated_requests_per_gpu_kind() {
+        let kept = pareto_minimal(&[[1, 1, 0], [2, 2, 0], [1, 1, 500], [1, 1, 1000], [2, 1, 500]]);
+        assert_eq!(kept, vec![[1, 1, 0], [1, 1, 500], [1, 1, 1000]]);
+    }
+}

@@ -1,0 +1,78 @@
+//! Metrics of a jobs episode, from per-job times and time-integrated cluster sums.
+
+use serde::{Deserialize, Serialize};
+
+/// The metrics of one jobs episode. Exactly these names appear in JSON and tables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsMetrics {
+    pub jobs: usize,
+    pub finished: usize,
+    /// Jobs still waiting, queued or running when the episode was truncated.
+    pub unfinished: usize,
+    /// Job completion time (finish − arrival) over finished jobs: mean and 95th percentile.
+    pub jct_avg_s: f64,
+    pub jct_p95_s: f64,
+    /// Last finish − first arrival.
+    pub makespan_s: f64,
+    /// First start − the time the job could first run (arrived, its DAG parents done).
+    pub queueing_delay_avg_s: f64,
+    /// Allocated / capacity, time-integrated.
+    pub gpu_occupancy: f64,
+    pub cpu_occupancy: f64,
+    /// Used / allocated, time-integrated (templates' utilisation; 0 while restarting).
+    pub gpu_util: f64,
+    pub cpu_util: f64,
+    /// Free GPU capacity no job shape of the workload could use, as a share of free GPU
+    /// capacity, time-integrated (CPU instead on a cluster without GPUs).
+    pub fragmentation: f64,
+    /// Price of allocated-but-unused resource-seconds (workload `prices`).
+    pub idle_cost: f64,
+    pub episode_return: f64,
+    /// Choices the mask allowed alone but that no longer fit after earlier ones in a step.
+    pub rejected_actions: usize,
+    pub decision_points: usize,
+    pub steps: usize,
+    /// Virtual time at the end.
+    pub time_s: f64,
+}
+
+/// Running time integrals, per resource `[cpu, mem, gpu]` in milli-units × seconds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Integrals {
+    pub allocated: [f64; 3],
+    pub used: [f64; 3],
+    pub capacity: [f64; 3],
+    pub free: [f64; 3],
+    /// Stranded `[gpu, cpu]`.
+    pub stranded: [f64; 2],
+    pub in_system: f64,
+    pub idle_cost: f64,
+}
+
+pub(crate) fn share(num: f64, den: f64) -> f64 {
+    if den > 0.0 { num / den } else { 0.0 }
+}
+
+/// The `q`-quantile (nearest rank) of unsorted values; 0 for none.
+pub(crate) fn quantile(values: &mut [f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_unstable_by(f64::total_cmp);
+    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len());
+    values[rank - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let mut v: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(quantile(&mut v, 0.95), 19.0);
+        assert_eq!(quantile(&mut v, 1.0), 20.0);
+        assert_eq!(quantile(&mut [], 0.95), 0.0);
+    }
+}

@@ -1,0 +1,127 @@
+//! The jobs env's observation (a fixed window of queued and running jobs plus the cluster)
+//! and its action mask.
+
+use super::env::{Episode, JobsEnv, Status};
+
+/// Per window slot, in this order. Times are `ln(1 + hours)`.
+pub const SLOT_FEATURES: usize = 14;
+/// 1 when the slot holds a job.
+pub const SLOT_PRESENT: usize = 0;
+/// 1 when the job runs, 0 when it is queued.
+pub const SLOT_RUNNING: usize = 1;
+/// `ln(1 + containers requested)`.
+pub const SLOT_WORKERS: usize = 2;
+/// One requested container's CPU, memory and GPU as shares of the largest machine's.
+pub const SLOT_CPU: usize = 3;
+pub const SLOT_MEM: usize = 4;
+pub const SLOT_GPU: usize = 5;
+/// Time since it could first run.
+pub const SLOT_WAIT: usize = 6;
+/// GPU-hours (container-hours without GPUs) received so far: Tiresias's attained service.
+pub const SLOT_ATTAINED: usize = 7;
+/// Time left at the requested allocation (the trace's duration: an oracle estimate).
+pub const SLOT_REMAINING: usize = 8;
+/// Current workers and size levels over the highest level (0 when queued).
+pub const SLOT_WORKERS_LEVEL: usize = 9;
+pub const SLOT_SIZE_LEVEL: usize = 10;
+/// Share of its work done.
+pub const SLOT_PROGRESS: usize = 11;
+/// The job's template: contention and size exponent of its speed-up curve.
+pub const SLOT_CONTENTION: usize = 12;
+pub const SLOT_SIZE_EXPONENT: usize = 13;
+
+/// After the slots: free CPU, memory and GPU shares of the cluster, the stranded share of
+/// free GPU, `ln(1 + queued)`, `ln(1 + running)`, elapsed share of `max_time_s`, and
+/// `ln(1 + jobs not yet arrived)`.
+pub const CLUSTER_FEATURES: usize = 8;
+
+pub(crate) fn hours(seconds: f64) -> f32 {
+    (seconds / 3600.0).max(0.0).ln_1p() as f32
+}
+
+/// Inverse of [`hours`]: seconds from a time feature.
+pub fn seconds_of(feature: f32) -> f64 {
+    (feature as f64).exp_m1() * 3600.0
+}
+
+pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bool>) {
+    let w = env.workload();
+    let space = env.action_space();
+    let largest = episode.cluster.largest();
+    let now = episode.now;
+    let mut features = vec![0f32; space.nodes * SLOT_FEATURES + CLUSTER_FEATURES];
+    let mut mask = vec![false; space.mask_len()];
+    let top = [space.levels[0] - 1, space.levels[1] - 1];
+    let requested_size = w.scaling.requested_size_level();
+    let requested_workers = w.scaling.requested_workers_level();
+    for slot in 0..space.nodes {
+        let f = &mut features[slot * SLOT_FEATURES..(slot + 1) * SLOT_FEATURES];
+        let offsets = [0, 1, 2].map(|d| space.mask_offset(slot * 3 + d));
+        mask[offsets[0]] = true;
+        mask[offsets[2]..offsets[2] + space.levels[2]].fill(true);
+        let Some(j) = episode.window[slot] else {
+            mask[offsets[1] + requested_size] = true;
+            continue;
+        };
+        let i = j as usize;
+        let spec = &w.jobs[i];
+        let request = spec.request();
+        let template = &w.templates[env.template_of(i)];
+        let job = &episode.jobs[i];
+        let running = job.status == Status::Running;
+        f[SLOT_PRESENT] = 1.0;
+        f[SLOT_RUNNING] = running as u8 as f32;
+        f[SLOT_WORKERS] = (spec.workers as f32).ln_1p();
+        for r in 0..3 {
+            f[SLOT_CPU + r] = request[r] as f32 / largest[r].max(1) as f32;
+        }
+        f[SLOT_WAIT] = hours(now - job.eligible_s);
+        f[SLOT_ATTAINED] = (job.attained_at(now) / 3600.0).ln_1p() as f32;
+        let request_rate = template.speedup(spec.workers as f64, 1.0) * job.speed;
+        f[SLOT_REMAINING] = hours(job.remaining_at(now) / request_rate);
+        f[SLOT_WORKERS_LEVEL] = job.workers_level as f32 / top[0] as f32;
+        f[SLOT_SIZE_LEVEL] = job.size_level as f32 / top[1].max(1) as f32;
+        f[SLOT_PROGRESS] = (1.0 - job.remaining_at(now) / job.work) as f32;
+        f[SLOT_CONTENTION] = template.contention as f32;
+        f[SLOT_SIZE_EXPONENT] = template.size_exponent as f32;
+        // each dimension's levels are checked with the others at their current (queued:
+        // requested) value, with the job's own containers counted as free
+        let (base_w, base_s) = if running {
+            (job.workers_level, job.size_level)
+        } else {
+            (requested_workers, requested_size)
+        };
+        let own = std::mem::take(&mut episode.jobs[i].containers);
+        own.iter().for_each(|c| episode.cluster.release(c));
+        for level in 1..space.levels[0] {
+            mask[offsets[0] + level] = (running && level == base_w)
+                || episode
+                    .cluster
+                    .can_place(env.container(i, base_s), env.worker_count(i, level));
+        }
+        for level in 0..space.levels[1] {
+            mask[offsets[1] + level] = level == base_s
+                || episode
+                    .cluster
+                    .can_place(env.container(i, level), env.worker_count(i, base_w));
+        }
+        own.iter().for_each(|c| episode.cluster.reinstate(c));
+        episode.jobs[i].containers = own;
+    }
+    let cluster = &mut features[space.nodes * SLOT_FEATURES..];
+    let free = episode.cluster.free_total();
+    let cap = episode.cluster.capacity_total();
+    for r in 0..3 {
+        cluster[r] = if cap[r] > 0 { free[r] as f32 / cap[r] as f32 } else { 0.0 };
+    }
+    cluster[3] = if free[2] > 0 {
+        episode.cluster.stranded_total()[0] as f32 / free[2] as f32
+    } else {
+        0.0
+    };
+    cluster[4] = (episode.counts[Status::Queued as usize] as f32).ln_1p();
+    cluster[5] = (episode.counts[Status::Running as usize] as f32).ln_1p();
+    cluster[6] = (now / w.episode.max_time_s) as f32;
+    cluster[7] = ((w.jobs.len() - episode.arrived()) as f32).ln_1p();
+    (features, mask)
+}

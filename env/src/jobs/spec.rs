@@ -1,0 +1,449 @@
+//! The jobs workload file (TOML, `kind = "jobs"`): a cluster of machines, the model templates
+//! whose fitted speed-up curves drive the surrogate, and the jobs (inline, or in a separate
+//! job table that the caller reads). Unknown keys and impossible values are refused by name.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{EnvError, Result};
+use crate::workload::{Prices, RewardSpec};
+
+/// Most GPUs one machine may hold (the shipped traces' largest machines have 8).
+pub const MAX_GPUS: usize = 8;
+/// The largest contention a template may have (speed-up then falls to 1/4 at most).
+pub const MAX_CONTENTION: f64 = 4.0;
+/// One whole GPU in GPU-milli, the traces' unit of GPU sharing.
+pub const GPU_MILLI: u32 = 1000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsWorkload {
+    /// Always `"jobs"`: tells this format from the single-job workload.
+    pub kind: String,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Where the jobs came from, as the importer recorded it.
+    #[serde(default)]
+    pub source: Option<TraceSource>,
+    pub episode: JobsEpisode,
+    #[serde(default)]
+    pub window: Window,
+    #[serde(default)]
+    pub scaling: Scaling,
+    #[serde(default)]
+    pub reward: RewardSpec,
+    #[serde(default)]
+    pub prices: Prices,
+    pub machines: Vec<MachineSpec>,
+    pub templates: Vec<Template>,
+    #[serde(default)]
+    pub jobs: Vec<JobRecord>,
+    /// A job table (Parquet or CSV) beside the workload, read by the caller's table reader.
+    #[serde(default)]
+    pub jobs_table: Option<String>,
+}
+
+/// Provenance written by `schedlab workload import`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSource {
+    pub format: String,
+    pub jobs: String,
+    #[serde(default)]
+    pub nodes: String,
+    /// Rows read, rows kept, and rows dropped by `--lenient` with why.
+    pub rows_read: usize,
+    pub rows_kept: usize,
+    #[serde(default)]
+    pub dropped: Vec<String>,
+    #[serde(default)]
+    pub rule: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsEpisode {
+    /// A decision point every this many virtual seconds besides arrivals and completions
+    /// (0: only at arrivals and completions).
+    pub decision_interval_s: f64,
+    /// Truncation: the episode stops at this virtual time.
+    pub max_time_s: f64,
+    /// A running job whose containers change pauses this long (checkpoint and restart).
+    #[serde(default = "default_restart_s")]
+    pub restart_s: f64,
+    /// Same-time decision steps allowed at one decision point before the clock moves on.
+    #[serde(default = "default_steps_per_decision")]
+    pub max_steps_per_decision: usize,
+    /// Log-normal spread of each job's speed around its template (standard deviation of
+    /// the log); drawn per job from the episode seed.
+    #[serde(default = "default_speed_sigma")]
+    pub speed_sigma: f64,
+}
+
+fn default_restart_s() -> f64 {
+    30.0
+}
+fn default_steps_per_decision() -> usize {
+    64
+}
+fn default_speed_sigma() -> f64 {
+    0.1
+}
+
+/// How many jobs the observation shows: the oldest queued ones, then running ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Window {
+    pub queued: usize,
+    pub running: usize,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window {
+            queued: 12,
+            running: 4,
+        }
+    }
+}
+
+impl Window {
+    pub fn slots(&self) -> usize {
+        self.queued + self.running
+    }
+}
+
+/// Elastic scaling: the choices of container count and container size, as multiples of
+/// what the job requested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scaling {
+    pub workers: Vec<f64>,
+    pub sizes: Vec<f64>,
+}
+
+impl Default for Scaling {
+    fn default() -> Self {
+        Scaling {
+            workers: vec![0.5, 1.0, 2.0],
+            sizes: vec![0.5, 1.0, 2.0],
+        }
+    }
+}
+
+impl Scaling {
+    /// The size level that is exactly the request.
+    pub fn requested_size_level(&self) -> usize {
+        self.sizes
+            .iter()
+            .position(|&s| s == 1.0)
+            .expect("validated: sizes contain 1.0")
+    }
+
+    /// The workers level (1-based; 0 = not running) that is exactly the request.
+    pub fn requested_workers_level(&self) -> usize {
+        1 + self
+            .workers
+            .iter()
+            .position(|&s| s == 1.0)
+            .expect("validated: workers contain 1.0")
+    }
+}
+
+/// A machine type; `count` copies are made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineSpec {
+    pub name: String,
+    #[serde(default = "one")]
+    pub count: usize,
+    pub cpu_cores: f64,
+    pub mem_gb: f64,
+    #[serde(default)]
+    pub gpus: u32,
+    #[serde(default)]
+    pub gpu_model: String,
+}
+
+fn one() -> usize {
+    1
+}
+
+impl MachineSpec {
+    pub fn cpu_milli(&self) -> u32 {
+        (self.cpu_cores * 1000.0).round() as u32
+    }
+    pub fn mem_mib(&self) -> u32 {
+        (self.mem_gb * 1024.0).round() as u32
+    }
+}
+
+/// A model template: how a job's speed grows with its containers, fitted from real HB-ASGD
+/// runs of one single-job workload (`schedlab templates fit`).
+///
+/// Speed-up of `x = workers * size^size_exponent` effective workers is
+/// `S(x) = x / (1 + contention * (x - 1))`: linear at contention 0, flat at 1, and slowing
+/// down beyond 1 (as asynchronous training can, when more workers mean staler gradients).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Template {
+    pub name: String,
+    pub contention: f64,
+    pub size_exponent: f64,
+    /// Share of its allocation a job of this template uses, `[cpu, mem, gpu]`.
+    pub utilisation: [f64; 3],
+    /// The single-job workload and runs the numbers were fitted on.
+    #[serde(default)]
+    pub fitted_from: String,
+}
+
+impl Template {
+    pub fn speedup(&self, workers: f64, size: f64) -> f64 {
+        let x = workers * size.powf(self.size_exponent);
+        x / (1.0 + self.contention * (x - 1.0))
+    }
+}
+
+/// One job of the trace. A container holds `cpu_milli`, `mem_mib` and `gpu_milli` (below
+/// 1000: a share of one GPU; otherwise whole GPUs, a multiple of 1000).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobRecord {
+    pub id: String,
+    pub arrival_s: f64,
+    /// Run time at the requested allocation.
+    pub duration_s: f64,
+    pub workers: u32,
+    pub cpu_milli: u32,
+    pub mem_mib: u32,
+    #[serde(default)]
+    pub gpu_milli: u32,
+    pub template: String,
+    /// Jobs (ids) that must finish before this one may start: a DAG.
+    #[serde(default)]
+    pub after: Vec<String>,
+}
+
+impl JobRecord {
+    /// The per-container request `[cpu milli, mem MiB, gpu milli]`.
+    pub fn request(&self) -> [u32; 3] {
+        [self.cpu_milli, self.mem_mib, self.gpu_milli]
+    }
+}
+
+/// A container request scaled by a size factor; GPU amounts of a whole GPU or more stay
+/// whole GPUs, smaller ones stay shares.
+pub fn scaled_request(request: [u32; 3], factor: f64) -> [u32; 3] {
+    let scale = |v: u32| ((v as f64 * factor).round() as u32).max(u32::from(v > 0));
+    let gpu = request[2] as f64 * factor;
+    let gpu = if request[2] == 0 {
+        0
+    } else if gpu >= GPU_MILLI as f64 {
+        (gpu / GPU_MILLI as f64).round() as u32 * GPU_MILLI
+    } else {
+        (gpu.round() as u32).max(1)
+    };
+    [scale(request[0]), scale(request[1]), gpu]
+}
+
+/// Reads the rows of a job table (the environment knows no table formats).
+pub type TableReader<'a> = &'a dyn Fn(&Path) -> std::result::Result<Vec<JobRecord>, String>;
+
+impl JobsWorkload {
+    /// Whether a TOML file is a jobs workload (`kind = "jobs"`), without validating it.
+    pub fn is_jobs_file(path: &Path) -> Result<bool> {
+        let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
+        let table: toml::Table = toml::from_str(&text)
+            .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
+        Ok(table.get("kind").and_then(|k| k.as_str()) == Some("jobs"))
+    }
+
+    /// Reads and validates a jobs workload; `read_table` reads its `jobs_table` when it has one.
+    pub fn load(path: &Path, read_table: TableReader) -> Result<JobsWorkload> {
+        let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
+        let mut workload: JobsWorkload = toml::from_str(&text)
+            .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
+        if let Some(table) = &workload.jobs_table {
+            if !workload.jobs.is_empty() {
+                return Err(EnvError::config(
+                    path,
+                    "jobs_table",
+                    "give jobs inline or in a table, not both",
+                ));
+            }
+            let table_path = table_path(path, table);
+            workload.jobs = read_table(&table_path)
+                .map_err(|m| EnvError::config(&table_path, "(table)", m))?;
+        }
+        workload.validate(path)?;
+        Ok(workload)
+    }
+
+    pub fn machine_count(&self) -> usize {
+        self.machines.iter().map(|m| m.count).sum()
+    }
+
+    /// Checks everything the simulation relies on; public so importers validate before saving.
+    pub fn validate(&self, path: &Path) -> Result<()> {
+        let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
+        if self.kind != "jobs" {
+            return bad("kind".into(), format!("must be \"jobs\", got {:?}", self.kind));
+        }
+        let e = &self.episode;
+        if !(e.decision_interval_s >= 0.0 && e.decision_interval_s.is_finite()) {
+            return bad(
+                "episode.decision_interval_s".into(),
+                format!("must be 0 or positive, got {}", e.decision_interval_s),
+            );
+        }
+        if !(e.max_time_s > 0.0 && e.max_time_s.is_finite()) {
+            return bad(
+                "episode.max_time_s".into(),
+                format!("must be a positive number, got {}", e.max_time_s),
+            );
+        }
+        for (key, v) in [
+            ("episode.restart_s", e.restart_s),
+            ("episode.speed_sigma", e.speed_sigma),
+        ] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return bad(key.into(), format!("must be 0 or positive, got {v}"));
+            }
+        }
+        if e.max_steps_per_decision == 0 {
+            return bad("episode.max_steps_per_decision".into(), "must be at least 1".into());
+        }
+        if self.window.queued == 0 {
+            return bad("window.queued".into(), "must be at least 1".into());
+        }
+        for (key, ladder) in [
+            ("scaling.workers", &self.scaling.workers),
+            ("scaling.sizes", &self.scaling.sizes),
+        ] {
+            if ladder.iter().any(|&s| !(s > 0.0 && s.is_finite()))
+                || ladder.windows(2).any(|w| w[0] >= w[1])
+                || !ladder.contains(&1.0)
+            {
+                return bad(
+                    key.into(),
+                    format!("must be positive, strictly increasing and contain 1.0, got {ladder:?}"),
+                );
+            }
+        }
+        if self.machines.is_empty() {
+            return bad("machines".into(), "at least one machine is needed".into());
+        }
+        for (i, m) in self.machines.iter().enumerate() {
+            if m.count == 0 || !(m.cpu_cores > 0.0 && m.mem_gb > 0.0) || m.gpus as usize > MAX_GPUS
+            {
+                return bad(
+                    format!("machines[{i}] ({})", m.name),
+                    format!(
+                        "needs count >= 1, positive cpu_cores and mem_gb, and at most {MAX_GPUS} gpus; got count {}, {} cores, {} GB, {} GPUs",
+                        m.count, m.cpu_cores, m.mem_gb, m.gpus
+                    ),
+                );
+            }
+        }
+        let mut template_names = HashSet::new();
+        for (i, t) in self.templates.iter().enumerate() {
+            let fractions_ok = t.utilisation.iter().all(|&u| u > 0.0 && u <= 1.0);
+            if !(0.0..=MAX_CONTENTION).contains(&t.contention)
+                || !(t.size_exponent >= 0.0 && t.size_exponent.is_finite())
+                || !fractions_ok
+            {
+                return bad(
+                    format!("templates[{i}] ({})", t.name),
+                    format!("needs contention in [0, {MAX_CONTENTION}], size_exponent >= 0 and utilisation in (0, 1]"),
+                );
+            }
+            if !template_names.insert(t.name.as_str()) {
+                return bad(format!("templates[{i}]"), format!("duplicate name {:?}", t.name));
+            }
+        }
+        let mut ids = HashMap::new();
+        for (i, j) in self.jobs.iter().enumerate() {
+            if ids.insert(j.id.as_str(), i).is_some() {
+                return bad(format!("jobs[{i}].id"), format!("duplicate id {:?}", j.id));
+            }
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            let key = |field: &str| format!("jobs[{i}] (id {}).{field}", j.id);
+            if !(j.arrival_s >= 0.0 && j.arrival_s.is_finite()) {
+                return bad(key("arrival_s"), format!("must be >= 0, got {}", j.arrival_s));
+            }
+            if !(j.duration_s > 0.0 && j.duration_s.is_finite()) {
+                return bad(key("duration_s"), format!("must be positive, got {}", j.duration_s));
+            }
+            if j.workers == 0 || j.cpu_milli == 0 || j.mem_mib == 0 {
+                return bad(
+                    key("workers / cpu_milli / mem_mib"),
+                    "must each be at least 1".into(),
+                );
+            }
+            if j.gpu_milli > GPU_MILLI && j.gpu_milli % GPU_MILLI != 0 {
+                return bad(
+                    key("gpu_milli"),
+                    format!("above one GPU it must be whole GPUs, got {}", j.gpu_milli),
+                );
+            }
+            if !template_names.contains(j.template.as_str()) {
+                return bad(key("template"), format!("no template named {:?}", j.template));
+            }
+            if let Some(dep) = j.after.iter().find(|d| !ids.contains_key(d.as_str())) {
+                return bad(key("after"), format!("no job with id {dep:?}"));
+            }
+            if !self.machines.iter().any(|m| fits_empty(m, j.request())) {
+                return bad(
+                    key("request"),
+                    format!(
+                        "a container of {} mCPU, {} MiB, {} mGPU fits on no machine",
+                        j.cpu_milli, j.mem_mib, j.gpu_milli
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether one container fits on an empty machine of this type.
+pub fn fits_empty(machine: &MachineSpec, request: [u32; 3]) -> bool {
+    request[0] <= machine.cpu_milli()
+        && request[1] <= machine.mem_mib()
+        && request[2] <= machine.gpus * GPU_MILLI
+}
+
+fn table_path(workload: &Path, table: &str) -> PathBuf {
+    workload.parent().unwrap_or(Path::new(".")).join(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_requests_keep_gpus_whole_above_one() {
+        assert_eq!(scaled_request([1000, 2048, 500], 0.5), [500, 1024, 250]);
+        assert_eq!(scaled_request([1000, 2048, 2000], 0.5), [500, 1024, 1000]);
+        assert_eq!(scaled_request([1000, 2048, 1000], 2.0), [2000, 4096, 2000]);
+        assert_eq!(scaled_request([3, 1, 0], 0.1), [1, 1, 0]);
+    }
+
+    #[test]
+    fn speedup_is_linear_without_contention_and_flat_with_one() {
+        let t = |s| Template {
+            name: "t".into(),
+            contention: s,
+            size_exponent: 1.0,
+            utilisation: [1.0; 3],
+            fitted_from: String::new(),
+        };
+        assert!((t(0.0).speedup(4.0, 1.0) - 4.0).abs() < 1e-12);
+        assert!((t(0.0).speedup(2.0, 2.0) - 4.0).abs() < 1e-12);
+        assert!(t(0.5).speedup(8.0, 1.0) < 2.0);
+    }
+}

@@ -1,0 +1,254 @@
+//! The jobs env on small hand-made workloads: timing, scaling, DAGs, and invariants under
+//! random feasible actions.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use super::*;
+
+fn template(name: &str, contention: f64) -> Template {
+    Template {
+        name: name.into(),
+        contention,
+        size_exponent: 1.0,
+        utilisation: [0.5, 0.5, 0.5],
+        fitted_from: String::new(),
+    }
+}
+
+fn job(id: &str, arrival_s: f64, duration_s: f64, workers: u32, gpu_milli: u32) -> JobRecord {
+    JobRecord {
+        id: id.into(),
+        arrival_s,
+        duration_s,
+        workers,
+        cpu_milli: 1000,
+        mem_mib: 1024,
+        gpu_milli,
+        template: "t".into(),
+        after: Vec::new(),
+    }
+}
+
+fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
+    let w = JobsWorkload {
+        kind: "jobs".into(),
+        name: "test".into(),
+        description: String::new(),
+        source: None,
+        episode: JobsEpisode {
+            decision_interval_s: 0.0,
+            max_time_s: 1e6,
+            restart_s: 0.0,
+            max_steps_per_decision: 64,
+            speed_sigma: 0.0,
+        },
+        window: Window { queued: 4, running: 2 },
+        scaling: Scaling::default(),
+        reward: Default::default(),
+        prices: Default::default(),
+        machines: vec![MachineSpec {
+            name: "m".into(),
+            count: machines,
+            cpu_cores: 8.0,
+            mem_gb: 16.0,
+            gpus,
+            gpu_model: String::new(),
+        }],
+        templates: vec![template("t", 0.0)],
+        jobs,
+        jobs_table: None,
+    };
+    w.validate(Path::new("test.toml")).unwrap();
+    w
+}
+
+/// Keeps running jobs as they are and starts every queued job in the window at its request,
+/// best-fit, when the mask allows.
+fn start_requested(env: &JobsEnv, observation: &crate::Observation) -> Vec<usize> {
+    let space = env.action_space();
+    let requested = [
+        env.workload().scaling.requested_workers_level(),
+        env.workload().scaling.requested_size_level(),
+    ];
+    let top = [space.levels[0] - 1, space.levels[1] - 1];
+    (0..space.nodes)
+        .flat_map(|slot| {
+            let f = &observation.features[slot * observe::SLOT_FEATURES..];
+            let fits = observation.mask_of(space, slot * 3)[requested[0]];
+            if f[observe::SLOT_RUNNING] > 0.5 {
+                let level = |k: usize, top: usize| (f[k] * top as f32).round() as usize;
+                [
+                    level(observe::SLOT_WORKERS_LEVEL, top[0]),
+                    level(observe::SLOT_SIZE_LEVEL, top[1]),
+                    0,
+                ]
+            } else if fits && f[observe::SLOT_PRESENT] > 0.5 {
+                [requested[0], requested[1], 0]
+            } else {
+                [0, requested[1], 0]
+            }
+        })
+        .collect()
+}
+
+fn play(env: &mut JobsEnv, seed: u64) -> JobsMetrics {
+    let (mut observation, _) = env.reset(seed).unwrap();
+    loop {
+        let action = start_requested(env, &observation);
+        let step = env.step(&action).unwrap();
+        if let Some(m) = step.info.metrics {
+            return m;
+        }
+        observation = step.observation;
+    }
+}
+
+#[test]
+fn a_job_at_its_request_runs_exactly_its_trace_duration() {
+    let mut env = JobsEnv::new(Arc::new(workload(vec![job("a", 5.0, 100.0, 2, 0)], 2, 0)));
+    let m = play(&mut env, 0);
+    assert_eq!(m.finished, 1);
+    assert!((m.jct_avg_s - 100.0).abs() < 1e-9, "{m:?}");
+    assert!((m.makespan_s - 100.0).abs() < 1e-9);
+    assert_eq!(m.queueing_delay_avg_s, 0.0);
+}
+
+#[test]
+fn a_second_job_waits_for_the_only_gpu() {
+    let jobs = vec![job("a", 0.0, 100.0, 1, 1000), job("b", 10.0, 50.0, 1, 1000)];
+    let mut env = JobsEnv::new(Arc::new(workload(jobs, 1, 1)));
+    let m = play(&mut env, 0);
+    // b waits 90 s, then runs 50 s: JCTs 100 and 140
+    assert!((m.jct_avg_s - 120.0).abs() < 1e-9, "{m:?}");
+    assert!((m.queueing_delay_avg_s - 45.0).abs() < 1e-9);
+    assert!((m.gpu_occupancy - 150.0 / 150.0).abs() < 1e-9, "{m:?}");
+}
+
+#[test]
+fn doubling_workers_halves_a_linear_job_and_masks_what_does_not_fit() {
+    let mut env = JobsEnv::new(Arc::new(workload(vec![job("a", 0.0, 100.0, 1, 0)], 2, 0)));
+    let (observation, _) = env.reset(0).unwrap();
+    let space = env.action_space().clone();
+    // 2x workers = 2 containers: fits on two machines
+    assert!(observation.mask_of(&space, 0)[3]);
+    let mut action = start_requested(&env, &observation);
+    action[0] = 3;
+    let mut step = env.step(&action).unwrap();
+    while step.info.metrics.is_none() {
+        let keep = start_requested(&env, &step.observation);
+        step = env.step(&keep).unwrap();
+    }
+    let m = step.info.metrics.unwrap();
+    assert!((m.jct_avg_s - 50.0).abs() < 1e-9, "{m:?}");
+}
+
+#[test]
+fn dag_children_wait_for_their_parents() {
+    let mut child = job("child", 0.0, 10.0, 1, 0);
+    child.after = vec!["parent".into()];
+    let jobs = vec![job("parent", 0.0, 30.0, 1, 0), child];
+    let mut env = JobsEnv::new(Arc::new(workload(jobs, 4, 0)));
+    let m = play(&mut env, 0);
+    assert_eq!(m.finished, 2);
+    // the child starts at 30 and ends at 40; JCT from arrival: (30 + 40) / 2
+    assert!((m.jct_avg_s - 35.0).abs() < 1e-9, "{m:?}");
+    assert!((m.makespan_s - 40.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_masked_choice_is_refused_with_the_job_named() {
+    let jobs = vec![job("big", 0.0, 10.0, 1, 1000)];
+    let mut w = workload(jobs, 1, 1);
+    w.scaling.workers = vec![1.0, 2.0];
+    let mut env = JobsEnv::new(Arc::new(w));
+    env.reset(0).unwrap();
+    let mut action = vec![0; env.action_space().dims()];
+    action[0] = 2; // two one-GPU containers on one GPU
+    let e = env.step(&action).unwrap_err().to_string();
+    assert!(e.contains("job big") && e.contains("masked"), "{e}");
+}
+
+#[test]
+fn same_seed_same_metrics_and_speed_noise_changes_with_the_seed() {
+    let jobs: Vec<JobRecord> = (0..20).map(|k| job(&format!("j{k}"), k as f64 * 7.0, 60.0, 1, 500)).collect();
+    let mut w = workload(jobs, 2, 1);
+    w.episode.speed_sigma = 0.2;
+    let w = Arc::new(w);
+    let a = play(&mut JobsEnv::new(w.clone()), 3);
+    let b = play(&mut JobsEnv::new(w.clone()), 3);
+    let c = play(&mut JobsEnv::new(w), 4);
+    assert_eq!(a, b);
+    assert_ne!(a.jct_avg_s, c.jct_avg_s);
+}
+
+fn random_workload(rng: &mut StdRng) -> JobsWorkload {
+    let n = rng.random_range(1..30);
+    let mut jobs: Vec<JobRecord> = (0..n)
+        .map(|k| {
+            let gpu = [0, 250, 500, 1000, 2000][rng.random_range(0..5)];
+            let mut j = job(&format!("j{k}"), rng.random_range(0.0..500.0), rng.random_range(1.0..300.0), rng.random_range(1..4), gpu);
+            j.cpu_milli = rng.random_range(100..4000);
+            j
+        })
+        .collect();
+    for k in 1..jobs.len() {
+        if rng.random_bool(0.3) {
+            let parent = format!("j{}", rng.random_range(0..k));
+            jobs[k].after.push(parent);
+        }
+    }
+    let mut w = workload(jobs, rng.random_range(1..4), 2);
+    w.episode.restart_s = 5.0;
+    w.episode.decision_interval_s = 60.0;
+    w.episode.max_time_s = 2000.0;
+    w
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Under random mask-allowed actions: no machine is ever over capacity, what jobs hold is
+    /// exactly what machines lack, time never goes back, and at the end every job is
+    /// finished or still in the system.
+    #[test]
+    fn capacity_and_jobs_are_conserved_under_random_actions(seed in 0u64..10_000) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let w = Arc::new(random_workload(&mut rng));
+        let jobs = w.jobs.len();
+        let mut env = JobsEnv::new(w);
+        let (mut observation, mut info) = env.reset(seed).unwrap();
+        let space = env.action_space().clone();
+        for _ in 0..5000 {
+            let action: Vec<usize> = (0..space.dims())
+                .map(|d| {
+                    let allowed = observation.allowed(&space, d);
+                    allowed[rng.random_range(0..allowed.len())]
+                })
+                .collect();
+            let step = env.step(&action).unwrap();
+            prop_assert!(step.info.time_s >= info.time_s);
+            let held = env.held_per_machine();
+            for (m, (free, capacity)) in env.machine_state().iter().enumerate() {
+                for r in 0..3 {
+                    prop_assert!(free[r] <= capacity[r]);
+                    prop_assert_eq!(held[m][r] + free[r] as u64, capacity[r] as u64);
+                }
+            }
+            let i = &step.info;
+            prop_assert_eq!(i.waiting + i.queued + i.running + i.finished, jobs);
+            info = step.info;
+            if let Some(m) = &info.metrics {
+                prop_assert_eq!(m.finished + m.unfinished, jobs);
+                prop_assert_eq!(m.finished, info.finished);
+                break;
+            }
+            observation = step.observation;
+        }
+        prop_assert!(info.metrics.is_some(), "the episode ended within 5000 steps");
+    }
+}

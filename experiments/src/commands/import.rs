@@ -1,0 +1,210 @@
+//! `schedlab workload import`: a real trace into a jobs workload (TOML, plus a Parquet job
+//! table when it has many jobs).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use schedlab_env::jobs::{
+    JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
+};
+
+use crate::output::write_atomic;
+use crate::traces::{self, Bound, Format, ReadOptions, templates};
+
+/// Above this many jobs the workload keeps them in a Parquet table beside the TOML.
+const INLINE_JOBS: usize = 200;
+
+#[derive(Args)]
+pub struct ImportArgs {
+    #[arg(long, value_enum)]
+    format: Format,
+    /// The trace's job (pod, task) file, CSV or CSV.gz.
+    #[arg(long)]
+    jobs: Option<PathBuf>,
+    /// The machines: an Alibaba GPU v2023 node list, a PAI v2020 machine spec, or a TOML file
+    /// of `[[machines]]` (as `--format alibaba-pai-machines` writes).
+    #[arg(long)]
+    nodes: Option<PathBuf>,
+    /// Keep jobs arriving at or after this time: seconds on the trace's clock, or for Philly a
+    /// date-time `YYYY-MM-DD[ HH:MM:SS]`. Arrivals are shifted so this is time 0.
+    #[arg(long)]
+    from: Option<String>,
+    /// Keep jobs arriving before this time (same forms as --from).
+    #[arg(long)]
+    to: Option<String>,
+    /// `time=F` multiplies arrival times and durations; `nodes=F` keeps round(F x count) of
+    /// each machine type. Repeatable.
+    #[arg(long = "scale", value_name = "KEY=F")]
+    scale: Vec<String>,
+    /// Drop rows that fail validation (printing how many and why) instead of stopping.
+    #[arg(long)]
+    lenient: bool,
+    /// Seed of the job-to-template rule.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Folder of fitted templates (default: the shipped data/templates).
+    #[arg(long)]
+    templates: Option<PathBuf>,
+    /// The workload file to write (TOML).
+    #[arg(short, long)]
+    out: PathBuf,
+}
+
+struct Scale {
+    time: f64,
+    nodes: f64,
+}
+
+fn parse_scale(raw: &[String]) -> anyhow::Result<Scale> {
+    let mut scale = Scale { time: 1.0, nodes: 1.0 };
+    for (key, value) in super::parse_overrides(raw)? {
+        let v: f64 = value
+            .parse()
+            .ok()
+            .filter(|v: &f64| *v > 0.0 && v.is_finite())
+            .ok_or_else(|| anyhow::anyhow!("`--scale {key}={value}`: expected a positive number"))?;
+        match key.as_str() {
+            "time" => scale.time = v,
+            "nodes" => scale.nodes = v,
+            _ => anyhow::bail!("`--scale {key}`: unknown key; use time=F or nodes=F"),
+        }
+    }
+    Ok(scale)
+}
+
+pub fn run(args: ImportArgs) -> anyhow::Result<()> {
+    let scale = parse_scale(&args.scale)?;
+    let nodes = args.nodes.as_ref().ok_or_else(|| {
+        anyhow::anyhow!(
+            "--nodes is required: {} has no machine list of its own; pass the openb node list, the PAI machine spec or a machines TOML",
+            args.format.name()
+        )
+    })?;
+    let (mut machines, dropped_machines) = traces::read_machines(nodes, args.lenient)?;
+    traces::machines::scale_machines(&mut machines, scale.nodes);
+    if args.format == Format::AlibabaPaiMachines {
+        return write_machines(&args, &machines, dropped_machines);
+    }
+    let jobs_path = args
+        .jobs
+        .as_ref()
+        .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", args.format.name()))?;
+    let template_list = templates::load(args.templates.as_deref().unwrap_or(templates::default_dir()))?;
+    let options = ReadOptions {
+        machines: &machines,
+        from: args.from.as_deref().map(Bound::parse).transpose()?,
+        to: args.to.as_deref().map(Bound::parse).transpose()?,
+        lenient: args.lenient,
+        seed: args.seed,
+    };
+    let mut read = traces::read_jobs(args.format, jobs_path, &options)?;
+    anyhow::ensure!(
+        !read.jobs.is_empty(),
+        "{}: no job left ({} rows, {} outside --from/--to, {} dropped)",
+        jobs_path.display(),
+        read.rows_read,
+        read.outside_window,
+        read.dropped_total()
+    );
+    for j in &mut read.jobs {
+        j.arrival_s *= scale.time;
+        j.duration_s *= scale.time;
+    }
+    let last_arrival = read.jobs.iter().map(|j| j.arrival_s).fold(0.0, f64::max);
+    let longest = read.jobs.iter().map(|j| j.duration_s).fold(0.0, f64::max);
+    let name = args
+        .out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "imported".into());
+    let mut dropped: Vec<String> = read
+        .dropped
+        .iter()
+        .map(|(why, n)| format!("{n} rows: {why}"))
+        .collect();
+    if dropped_machines > 0 {
+        dropped.push(format!("{dropped_machines} machine rows"));
+    }
+    let warnings: Vec<String> = read.warnings.iter().map(|(w, n)| format!("{n} x {w}")).collect();
+    let mut workload = JobsWorkload {
+        kind: "jobs".into(),
+        name: name.clone(),
+        description: format!(
+            "{} jobs of {} on {} machines (imported)",
+            read.jobs.len(),
+            args.format.name(),
+            machines.iter().map(|m| m.count).sum::<usize>()
+        ),
+        source: Some(TraceSource {
+            format: args.format.name().into(),
+            jobs: jobs_path.display().to_string(),
+            nodes: nodes.display().to_string(),
+            rows_read: read.rows_read,
+            rows_kept: read.jobs.len(),
+            dropped: dropped.clone(),
+            rule: format!(
+                "seed {}; from {:?} to {:?}; scale time {} nodes {}; {}",
+                args.seed,
+                args.from,
+                args.to,
+                scale.time,
+                scale.nodes,
+                warnings.join("; ")
+            ),
+        }),
+        episode: JobsEpisode {
+            decision_interval_s: 1800.0 * scale.time,
+            max_time_s: last_arrival + 4.0 * longest + 1.0,
+            restart_s: 30.0,
+            max_steps_per_decision: 64,
+            speed_sigma: 0.1,
+        },
+        window: Window::default(),
+        scaling: Scaling::default(),
+        reward: Default::default(),
+        prices: Default::default(),
+        machines,
+        templates: template_list,
+        jobs: Vec::new(),
+        jobs_table: None,
+    };
+    let jobs = std::mem::take(&mut read.jobs);
+    workload.jobs = jobs.clone();
+    workload.validate(&args.out)?;
+    if jobs.len() > INLINE_JOBS {
+        let table_name = format!("{name}.jobs.parquet");
+        let table_path = args.out.with_file_name(&table_name);
+        write_atomic(&table_path, &traces::table::write_jobs_parquet(&jobs)?)?;
+        workload.jobs.clear();
+        workload.jobs_table = Some(table_name);
+        println!("wrote {}", table_path.display());
+    }
+    write_atomic(&args.out, toml::to_string(&workload)?.as_bytes())?;
+    println!(
+        "wrote {}: {} jobs from {} rows ({} outside --from/--to, {} dropped)",
+        args.out.display(),
+        jobs.len(),
+        read.rows_read,
+        read.outside_window,
+        read.dropped_total()
+    );
+    for line in dropped.iter().chain(&warnings) {
+        println!("  {line}");
+    }
+    Ok(())
+}
+
+fn write_machines(args: &ImportArgs, machines: &[MachineSpec], dropped: usize) -> anyhow::Result<()> {
+    #[derive(serde::Serialize)]
+    struct MachinesFile<'a> {
+        machines: &'a [MachineSpec],
+    }
+    write_atomic(&args.out, toml::to_string(&MachinesFile { machines })?.as_bytes())?;
+    println!(
+        "wrote {}: {} machines in {} types ({dropped} rows dropped); use it as --nodes",
+        args.out.display(),
+        machines.iter().map(|m| m.count).sum::<usize>(),
+        machines.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,84 @@
+//! Alibaba GPU v2023 `openb` pods: one job per pod, one container each.
+
+use schedlab_env::jobs::{GPU_MILLI, JobRecord};
+
+use super::table::{RowError, TextTable};
+use super::{ReadJobs, ReadOptions, check_fits, templates};
+
+pub const COLUMNS: [&str; 10] = [
+    "name",
+    "cpu_milli",
+    "memory_mib",
+    "num_gpu",
+    "gpu_milli",
+    "qos",
+    "pod_phase",
+    "creation_time",
+    "deletion_time",
+    "scheduled_time",
+];
+
+/// A pod arrives at `creation_time` and runs `deletion_time - scheduled_time` (a pod never
+/// scheduled, `Pending`, for its whole life `deletion_time - creation_time`). A one-GPU pod
+/// asks `gpu_milli` of a GPU; a multi-GPU pod whole GPUs.
+pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
+    table.require(&COLUMNS)?;
+    let window = options.window(None)?;
+    let mut out = ReadJobs {
+        rows_read: table.rows(),
+        ..ReadJobs::default()
+    };
+    for row in 0..table.rows() {
+        let job = (|| -> Result<Option<JobRecord>, RowError> {
+            let created = table.number(row, "creation_time")?;
+            if !window.contains(created) {
+                return Ok(None);
+            }
+            let deleted = table.number(row, "deletion_time")?;
+            let start = table.optional_number(row, "scheduled_time")?.unwrap_or(created);
+            let duration = deleted - start;
+            if duration <= 0.0 {
+                return Err(table.invalid(
+                    row,
+                    "deletion_time",
+                    "duration not positive",
+                    format!("deletion_time {deleted} - start {start} = {duration}"),
+                ));
+            }
+            let cpu = table.count(row, "cpu_milli")?;
+            let mem = table.count(row, "memory_mib")?;
+            if cpu == 0 || mem == 0 {
+                return Err(table.invalid(row, "cpu_milli", "zero request", format!("{cpu} mCPU, {mem} MiB")));
+            }
+            let gpus = table.count(row, "num_gpu")?;
+            let share = table.count(row, "gpu_milli")?;
+            let gpu = match gpus {
+                0 => 0,
+                1 if (1..=GPU_MILLI).contains(&share) => share,
+                1 => return Err(table.invalid(row, "gpu_milli", "share out of range", format!("{share} not in 1..=1000"))),
+                n => n * GPU_MILLI,
+            };
+            let request = [cpu, mem, gpu];
+            check_fits(table, row, "cpu_milli/memory_mib/num_gpu", options.machines, request)?;
+            let id = table.text(row, "name").unwrap_or_default().to_owned();
+            Ok(Some(JobRecord {
+                template: templates::assign(gpu > 0, duration, &id, options.seed).to_owned(),
+                id,
+                arrival_s: created,
+                duration_s: duration,
+                workers: 1,
+                cpu_milli: cpu,
+                mem_mib: mem,
+                gpu_milli: gpu,
+                after: Vec::new(),
+            }))
+        })();
+        match out.keep(options.lenient, job)? {
+            Some(Some(job)) => out.jobs.push(job),
+            Some(None) => out.outside_window += 1,
+            None => {}
+        }
+    }
+    window.rebase(&mut out.jobs);
+    Ok(out)
+}

@@ -1,0 +1,131 @@
+//! Philly jobs (Pollux's job table): submission time, run time and GPU count.
+
+use schedlab_env::jobs::{GPU_MILLI, JobRecord, MachineSpec};
+
+use super::table::{RowError, TextTable};
+use super::{ReadJobs, ReadOptions, check_fits, templates};
+
+pub const COLUMNS: [&str; 3] = ["timestamp", "duration", "num_gpus"];
+
+/// A job arrives at `timestamp` (seconds since the earliest timestamp in the file; `--from`
+/// and `--to` count on that clock) and runs `duration` seconds on `num_gpus` GPUs, split
+/// into the fewest equal containers the largest GPU machine holds. Philly has no CPU or
+/// memory figures: a container gets, per GPU, the CPU and memory per GPU of the cluster's
+/// leanest GPU machine (so a GPU-proportional share always fits).
+pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
+    table.require(&COLUMNS)?;
+    let mut out = ReadJobs {
+        rows_read: table.rows(),
+        ..ReadJobs::default()
+    };
+    let per_gpu = per_gpu_share(options.machines)?;
+    let max_gpus = options.machines.iter().map(|m| m.gpus).max().unwrap_or(0);
+    let mut times = Vec::with_capacity(table.rows());
+    for row in 0..table.rows() {
+        let t = table.text(row, "timestamp").ok_or(()).and_then(|s| epoch_seconds(s).ok_or(()));
+        let t = t.map_err(|()| {
+            table.invalid(
+                row,
+                "timestamp",
+                "not a date-time",
+                format!("{:?}, expected YYYY-MM-DD HH:MM:SS", table.text(row, "timestamp").unwrap_or("")),
+            )
+        });
+        times.push(t);
+    }
+    let origin = times.iter().filter_map(|t| t.as_ref().ok()).copied().min().unwrap_or(0);
+    let window = options.window(Some(origin))?;
+    for (row, time) in times.into_iter().enumerate() {
+        let job = (|| -> Result<Option<JobRecord>, RowError> {
+            let arrival = (time? - origin) as f64;
+            if !window.contains(arrival) {
+                return Ok(None);
+            }
+            let duration = table.number(row, "duration")?;
+            if duration <= 0.0 {
+                return Err(table.invalid(row, "duration", "duration not positive", format!("{duration}")));
+            }
+            let gpus = table.count(row, "num_gpus")?;
+            if gpus == 0 {
+                return Err(table.invalid(row, "num_gpus", "zero request", "a Philly job needs GPUs"));
+            }
+            let workers = (gpus.div_ceil(max_gpus.max(1))..=gpus)
+                .find(|w| gpus % w == 0)
+                .expect("gpus divides itself");
+            let per_container = gpus / workers;
+            let request = [
+                (per_gpu[0] * per_container as f64).floor() as u32,
+                (per_gpu[1] * per_container as f64).floor() as u32,
+                per_container * GPU_MILLI,
+            ];
+            check_fits(table, row, "num_gpus", options.machines, request)?;
+            let id = format!("philly-{}", row + 2);
+            Ok(Some(JobRecord {
+                template: templates::assign(true, duration, &id, options.seed).to_owned(),
+                id,
+                arrival_s: arrival,
+                duration_s: duration,
+                workers,
+                cpu_milli: request[0],
+                mem_mib: request[1],
+                gpu_milli: request[2],
+                after: Vec::new(),
+            }))
+        })();
+        match out.keep(options.lenient, job)? {
+            Some(Some(job)) => out.jobs.push(job),
+            Some(None) => out.outside_window += 1,
+            None => {}
+        }
+    }
+    window.rebase(&mut out.jobs);
+    Ok(out)
+}
+
+/// `[mCPU, MiB]` per GPU on the GPU machine with the least of each.
+fn per_gpu_share(machines: &[MachineSpec]) -> anyhow::Result<[f64; 2]> {
+    let gpu_machines: Vec<&MachineSpec> = machines.iter().filter(|m| m.gpus > 0).collect();
+    anyhow::ensure!(!gpu_machines.is_empty(), "Philly jobs need GPU machines; --nodes has none");
+    let least = |f: fn(&MachineSpec) -> u32| {
+        gpu_machines
+            .iter()
+            .map(|m| f(m) as f64 / m.gpus as f64)
+            .fold(f64::INFINITY, f64::min)
+    };
+    Ok([least(MachineSpec::cpu_milli), least(MachineSpec::mem_mib)])
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (or just the date) as seconds since 1970-01-01, UTC.
+pub fn epoch_seconds(text: &str) -> Option<i64> {
+    let (date, time) = text.trim().split_once(' ').unwrap_or((text.trim(), "00:00:00"));
+    let d: Vec<i64> = date.split('-').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let t: Vec<i64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let ([y, m, day], [hh, mm, ss]) = (<[i64; 3]>::try_from(d).ok()?, <[i64; 3]>::try_from(t).ok()?);
+    let valid = (1..=12).contains(&m) && (1..=31).contains(&day) && (0..24).contains(&hh) && (0..60).contains(&mm) && (0..=60).contains(&ss);
+    valid.then(|| days_from_civil(y, m, day) * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_count_seconds_from_the_unix_epoch() {
+        assert_eq!(epoch_seconds("1970-01-01 00:00:00"), Some(0));
+        assert_eq!(epoch_seconds("2017-10-09 07:01:55"), Some(1_507_532_515));
+        assert_eq!(epoch_seconds("2000-03-01"), Some(951_868_800));
+        assert_eq!(epoch_seconds("2017-13-01 00:00:00"), None);
+        assert_eq!(epoch_seconds("yesterday"), None);
+    }
+}

@@ -1,0 +1,238 @@
+//! CSV files read with polars as text columns, so every bad value is reported with its file,
+//! line and column; and the Parquet job table of jobs workloads.
+
+use std::fmt;
+use std::io::{Cursor, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use polars::prelude::*;
+use schedlab_env::jobs::JobRecord;
+
+/// A bad value at a place in a file. `line` counts the header as line 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: String,
+    /// A short reason, the same for every row with this problem (what `--lenient` counts).
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: line {}: column `{}`: {}: {}",
+            self.path.display(),
+            self.line,
+            self.column,
+            self.reason,
+            self.message
+        )
+    }
+}
+
+impl std::error::Error for RowError {}
+
+/// A CSV file held as text columns.
+pub struct TextTable {
+    pub path: PathBuf,
+    frame: DataFrame,
+}
+
+impl TextTable {
+    /// Reads a CSV file (gzip-compressed when the name ends in `.gz`) with a header line.
+    pub fn read(path: &Path) -> anyhow::Result<TextTable> {
+        let mut bytes = Vec::new();
+        let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        if path.extension().is_some_and(|e| e == "gz") {
+            flate2::read::GzDecoder::new(file).read_to_end(&mut bytes)
+        } else {
+            std::io::BufReader::new(file).read_to_end(&mut bytes)
+        }
+        .with_context(|| format!("reading {}", path.display()))?;
+        let mut frame = CsvReadOptions::default()
+            .with_has_header(true)
+            .with_infer_schema_length(Some(0))
+            .into_reader_with_file_handle(Cursor::new(bytes))
+            .finish()
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("parsing {} as CSV", path.display()))?;
+        // one chunk per column keeps cell lookups O(1)
+        frame.rechunk_mut();
+        Ok(TextTable {
+            path: path.to_owned(),
+            frame,
+        })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.frame.height()
+    }
+
+    /// Refuses a file lacking any of `columns`, naming what it has instead.
+    pub fn require(&self, columns: &[&str]) -> anyhow::Result<()> {
+        let present: Vec<String> = self
+            .frame
+            .get_column_names()
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        let missing: Vec<&str> = columns
+            .iter()
+            .copied()
+            .filter(|c| !present.iter().any(|p| p == c))
+            .collect();
+        anyhow::ensure!(
+            missing.is_empty(),
+            "{}: missing column(s) {}; the file has: {}",
+            self.path.display(),
+            missing.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "),
+            present.join(", ")
+        );
+        Ok(())
+    }
+
+    /// A complaint about a cell: a short `reason` and the detail.
+    pub fn invalid(
+        &self,
+        row: usize,
+        column: &str,
+        reason: &'static str,
+        message: impl Into<String>,
+    ) -> RowError {
+        RowError {
+            path: self.path.clone(),
+            line: row + 2,
+            column: column.to_owned(),
+            reason,
+            message: message.into(),
+        }
+    }
+
+    /// The text of a cell; `None` when empty. The column must have been `require`d.
+    pub fn text(&self, row: usize, column: &str) -> Option<&str> {
+        self.frame
+            .column(column)
+            .ok()
+            .and_then(|c| c.str().ok())
+            .and_then(|s| s.get(row))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// A finite number, refusing empty and non-numeric cells.
+    pub fn number(&self, row: usize, column: &str) -> Result<f64, RowError> {
+        self.optional_number(row, column)?
+            .ok_or_else(|| self.invalid(row, column, "empty", "a number is needed"))
+    }
+
+    /// A finite number, or `None` for an empty cell.
+    pub fn optional_number(&self, row: usize, column: &str) -> Result<Option<f64>, RowError> {
+        let Some(text) = self.text(row, column) else {
+            return Ok(None);
+        };
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(self.invalid(row, column, "not a number", format!("{text:?}"))),
+        }
+    }
+
+    /// A number that is a non-negative whole number.
+    pub fn count(&self, row: usize, column: &str) -> Result<u32, RowError> {
+        let v = self.number(row, column)?;
+        if v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+            return Err(self.invalid(row, column, "not a whole number >= 0", format!("{v}")));
+        }
+        Ok(v as u32)
+    }
+}
+
+const JOB_COLUMNS: [&str; 9] = [
+    "id",
+    "arrival_s",
+    "duration_s",
+    "workers",
+    "cpu_milli",
+    "mem_mib",
+    "gpu_milli",
+    "template",
+    "after",
+];
+
+/// Writes jobs as a Parquet table (`after` as space-separated ids).
+pub fn write_jobs_parquet(jobs: &[JobRecord]) -> anyhow::Result<Vec<u8>> {
+    let strings = |f: fn(&JobRecord) -> String| -> Vec<String> { jobs.iter().map(f).collect() };
+    let numbers = |f: fn(&JobRecord) -> u32| -> Vec<u32> { jobs.iter().map(f).collect() };
+    let reals = |f: fn(&JobRecord) -> f64| -> Vec<f64> { jobs.iter().map(f).collect() };
+    let columns = vec![
+        Column::new(JOB_COLUMNS[0].into(), strings(|j| j.id.clone())),
+        Column::new(JOB_COLUMNS[1].into(), reals(|j| j.arrival_s)),
+        Column::new(JOB_COLUMNS[2].into(), reals(|j| j.duration_s)),
+        Column::new(JOB_COLUMNS[3].into(), numbers(|j| j.workers)),
+        Column::new(JOB_COLUMNS[4].into(), numbers(|j| j.cpu_milli)),
+        Column::new(JOB_COLUMNS[5].into(), numbers(|j| j.mem_mib)),
+        Column::new(JOB_COLUMNS[6].into(), numbers(|j| j.gpu_milli)),
+        Column::new(JOB_COLUMNS[7].into(), strings(|j| j.template.clone())),
+        Column::new(JOB_COLUMNS[8].into(), strings(|j| j.after.join(" "))),
+    ];
+    let mut frame = DataFrame::new(jobs.len(), columns)?;
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes).finish(&mut frame)?;
+    Ok(bytes)
+}
+
+/// Reads a job table written by [`write_jobs_parquet`]; the env's table reader.
+pub fn read_jobs_parquet(path: &Path) -> Result<Vec<JobRecord>, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let frame = ParquetReader::new(file).finish().map_err(|e| e.to_string())?;
+    let column = |name: &str| {
+        frame
+            .column(name)
+            .map_err(|_| format!("the job table has no column `{name}`"))
+    };
+    let text = |name: &str| -> Result<Vec<String>, String> {
+        let c = column(name)?;
+        let s = c.str().map_err(|e| format!("column `{name}`: {e}"))?;
+        Ok(s.iter().map(|v| v.unwrap_or_default().to_owned()).collect())
+    };
+    let real = |name: &str| -> Result<Vec<f64>, String> {
+        let c = column(name)?;
+        let s = c.f64().map_err(|e| format!("column `{name}`: {e}"))?;
+        s.iter()
+            .enumerate()
+            .map(|(row, v)| v.ok_or_else(|| format!("row {row}: column `{name}` is null")))
+            .collect()
+    };
+    let whole = |name: &str| -> Result<Vec<u32>, String> {
+        let c = column(name)?;
+        let s = c.u32().map_err(|e| format!("column `{name}`: {e}"))?;
+        s.iter()
+            .enumerate()
+            .map(|(row, v)| v.ok_or_else(|| format!("row {row}: column `{name}` is null")))
+            .collect()
+    };
+    let (ids, arrival, duration) = (text("id")?, real("arrival_s")?, real("duration_s")?);
+    let (workers, cpu, mem, gpu) = (
+        whole("workers")?,
+        whole("cpu_milli")?,
+        whole("mem_mib")?,
+        whole("gpu_milli")?,
+    );
+    let (template, after) = (text("template")?, text("after")?);
+    Ok((0..frame.height())
+        .map(|k| JobRecord {
+            id: ids[k].clone(),
+            arrival_s: arrival[k],
+            duration_s: duration[k],
+            workers: workers[k],
+            cpu_milli: cpu[k],
+            mem_mib: mem[k],
+            gpu_milli: gpu[k],
+            template: template[k].clone(),
+            after: after[k].split_whitespace().map(str::to_owned).collect(),
+        })
+        .collect())
+}

@@ -1,0 +1,83 @@
+//! Model templates (fitted by `schedlab templates fit`) and the rule that maps trace jobs
+//! onto them.
+//!
+//! The rule: a job is a GPU job when it asks for any GPU, and long when its duration is at
+//! least an hour. Long GPU jobs get `mnist-mlp`; long CPU jobs `a9a-svm`; a short job gets
+//! its kind's template or `digits-softmax`, half and half by a hash of the seed and its id.
+
+use std::path::Path;
+
+use anyhow::Context;
+use schedlab_env::jobs::Template;
+
+/// The templates the rule names.
+pub const RULE_TEMPLATES: [&str; 3] = ["mnist-mlp", "a9a-svm", "digits-softmax"];
+const LONG_S: f64 = 3600.0;
+
+/// The shipped fitted templates.
+pub fn default_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/templates"))
+}
+
+/// Reads `NAME.toml` for every template the rule needs.
+pub fn load(dir: &Path) -> anyhow::Result<Vec<Template>> {
+    RULE_TEMPLATES
+        .iter()
+        .map(|name| {
+            let path = dir.join(format!("{name}.toml"));
+            let text = std::fs::read_to_string(&path).with_context(|| {
+                format!(
+                    "reading template {} (make it with `schedlab templates fit`)",
+                    path.display()
+                )
+            })?;
+            let template: Template =
+                toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
+            anyhow::ensure!(
+                template.name == *name,
+                "{}: names template {:?}, expected {name:?}",
+                path.display(),
+                template.name
+            );
+            Ok(template)
+        })
+        .collect()
+}
+
+/// The template of a job under the documented rule.
+pub fn assign(gpu: bool, duration_s: f64, id: &str, seed: u64) -> &'static str {
+    let own = if gpu { "mnist-mlp" } else { "a9a-svm" };
+    if duration_s >= LONG_S || mix(seed, id) % 2 == 0 {
+        own
+    } else {
+        "digits-softmax"
+    }
+}
+
+/// SplitMix64 over the seed and the id's bytes: stable across platforms and runs.
+fn mix(seed: u64, id: &str) -> u64 {
+    let mut h = seed ^ 0x9e37_79b9_7f4a_7c15;
+    for b in id.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 31;
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_jobs_keep_their_kind_and_short_ones_split_by_seed() {
+        assert_eq!(assign(true, 7200.0, "a", 0), "mnist-mlp");
+        assert_eq!(assign(false, 7200.0, "a", 0), "a9a-svm");
+        let short: Vec<&str> = (0..200).map(|k| assign(true, 60.0, &format!("j{k}"), 3)).collect();
+        let softmax = short.iter().filter(|&&t| t == "digits-softmax").count();
+        assert!((60..140).contains(&softmax), "{softmax} of 200");
+        let again: Vec<&str> = (0..200).map(|k| assign(true, 60.0, &format!("j{k}"), 3)).collect();
+        assert_eq!(short, again);
+    }
+}
