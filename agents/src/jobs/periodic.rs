@@ -74,13 +74,12 @@ impl Policy for OptimusPolicy {
                 action[v.slot * 3] = start;
             }
         } else {
-            let top = ctx.action_space.levels[0] - 1;
             let grow = running
                 .iter()
-                .filter(|v| v.workers_level < top && ctx.allowed(observation, v.slot, 0, v.workers_level + 1))
-                .max_by(|a, b| change(a, a.workers_level + 1).total_cmp(&change(b, b.workers_level + 1)));
-            if let Some(v) = grow.filter(|v| change(v, v.workers_level + 1) > 0.0) {
-                action[v.slot * 3] = v.workers_level + 1;
+                .filter_map(|v| ctx.next_count_level(observation, v, true).map(|l| (v, l)))
+                .max_by(|(a, la), (b, lb)| change(a, *la).total_cmp(&change(b, *lb)));
+            if let Some((v, level)) = grow.filter(|(v, l)| change(v, *l) > 0.0) {
+                action[v.slot * 3] = level;
             }
         }
         action

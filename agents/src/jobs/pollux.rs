@@ -1,7 +1,7 @@
 //! `pollux` on the jobs cluster (Pollux-like goodput maximisation): a queued job starts at
 //! the fewest containers that fit (admitting more jobs); while one waits, the visible running
-//! job that loses least shrinks a workers level; when nobody waits, the one with the highest
-//! relative goodput gain (above 5%) grows a level.
+//! job that loses least shrinks by a container count; when nobody waits, the one with the
+//! highest relative goodput gain (above 5%) grows by one.
 //! Goodput is the job's fitted speed-up curve, the throughput-times-efficiency model the
 //! surrogate runs on.
 
@@ -45,29 +45,30 @@ impl Policy for PolluxPolicy {
                 return action;
             }
         }
-        // goodput change of one workers level up, relative to the job's current goodput
+        // goodput change of a workers level, relative to the job's current goodput
         let gain = |v: &super::SlotView, level: usize| {
             let now = ctx.speedup(v, v.workers_level, v.size_level);
             (ctx.speedup(v, level, v.size_level) - now).abs() / now
         };
         if waiting {
-            // make room: the visible running job above one level that loses least shrinks
+            // make room: the visible running job that loses least from one container fewer
             let shrink = (0..ctx.slots())
                 .map(|s| ctx.slot(observation, s))
-                .filter(|v| v.running() && v.workers_level > 1)
-                .min_by(|a, b| gain(a, a.workers_level - 1).total_cmp(&gain(b, b.workers_level - 1)));
-            if let Some(v) = shrink {
-                action[v.slot * 3] = v.workers_level - 1;
+                .filter(|v| v.running())
+                .filter_map(|v| ctx.next_count_level(observation, &v, false).map(|l| (v, l)))
+                .min_by(|(a, la), (b, lb)| gain(a, *la).total_cmp(&gain(b, *lb)));
+            if let Some((v, level)) = shrink {
+                action[v.slot * 3] = level;
             }
             return action;
         }
-        let top = ctx.action_space.levels[0] - 1;
-        let best = (0..ctx.slots())
+        let grow = (0..ctx.slots())
             .map(|s| ctx.slot(observation, s))
-            .filter(|v| v.running() && v.workers_level < top && ctx.allowed(observation, v.slot, 0, v.workers_level + 1))
-            .max_by(|a, b| gain(a, a.workers_level + 1).total_cmp(&gain(b, b.workers_level + 1)));
-        if let Some(v) = best.filter(|v| gain(v, v.workers_level + 1) > 0.05) {
-            action[v.slot * 3] = v.workers_level + 1;
+            .filter(|v| v.running())
+            .filter_map(|v| ctx.next_count_level(observation, &v, true).map(|l| (v, l)))
+            .max_by(|(a, la), (b, lb)| gain(a, *la).total_cmp(&gain(b, *lb)));
+        if let Some((v, level)) = grow.filter(|(v, l)| gain(v, *l) > 0.05) {
+            action[v.slot * 3] = level;
         }
         action
     }

@@ -99,13 +99,37 @@ impl JobsContext {
             .collect()
     }
 
+    /// The containers a workers level gives the job (0 at level 0).
+    pub fn worker_count(&self, view: &SlotView, workers_level: usize) -> f64 {
+        if workers_level == 0 {
+            return 0.0;
+        }
+        let requested = view.features[SLOT_WORKERS].exp_m1().round() as f64;
+        (requested * self.workers[workers_level - 1]).round().max(1.0)
+    }
+
+    /// The nearest workers level above (`up`) or below the job's current one that changes its
+    /// container count and that the mask allows.
+    pub fn next_count_level(&self, observation: &Observation, view: &SlotView, up: bool) -> Option<usize> {
+        let now = self.worker_count(view, view.workers_level);
+        let top = self.action_space.levels[0] - 1;
+        let candidates: Vec<usize> = if up {
+            (view.workers_level + 1..=top).collect()
+        } else {
+            (1..view.workers_level).rev().collect()
+        };
+        candidates
+            .into_iter()
+            .find(|&l| self.worker_count(view, l) != now)
+            .filter(|&l| self.allowed(observation, view.slot, 0, l))
+    }
+
     /// The job's speed-up at a workers level and size level (its template's curve).
     pub fn speedup(&self, view: &SlotView, workers_level: usize, size_level: usize) -> f64 {
         if workers_level == 0 {
             return 0.0;
         }
-        let requested = view.features[SLOT_WORKERS].exp_m1().round() as f64;
-        let workers = (requested * self.workers[workers_level - 1]).round().max(1.0);
+        let workers = self.worker_count(view, workers_level);
         Template {
             name: String::new(),
             contention: view.features[SLOT_CONTENTION] as f64,

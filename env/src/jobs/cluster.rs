@@ -1,5 +1,10 @@
 //! Machines with free CPU, memory and per-GPU shares; placing containers on them best-fit or
 //! worst-fit, all or nothing; and the GPU-sharing-aware fragmentation of what stays free.
+//!
+//! Machines are indexed by how much they have free, so best-fit and worst-fit look at the
+//! fullest or emptiest machines first instead of scanning the whole cluster.
+
+use std::collections::BTreeSet;
 
 use super::spec::{GPU_MILLI, MAX_GPUS, MachineSpec};
 
@@ -52,6 +57,13 @@ pub struct Cluster {
     stranded: Vec<[u32; 2]>,
     /// Free GPU-milli and CPU-milli no request shape can use, over all machines.
     stranded_total: [u64; 2],
+    largest: [u32; 3],
+    /// Per machine, its free resources as shares of the cluster's, summed (as `f64` bits,
+    /// which order like the values for non-negative numbers).
+    fullness_key: Vec<u64>,
+    /// `(key, machine)` of every machine, and of the machines with GPUs.
+    by_free: BTreeSet<(u64, u32)>,
+    gpu_by_free: BTreeSet<(u64, u32)>,
 }
 
 impl Cluster {
@@ -80,17 +92,26 @@ impl Cluster {
             capacity_total[1] += m.mem as u64;
             capacity_total[2] += (m.gpus as u32 * GPU_MILLI) as u64;
         }
+        let mut largest = [1u32; 3];
+        for m in &capacity {
+            let c = [m.cpu, m.mem, m.gpus as u32 * GPU_MILLI];
+            (0..3).for_each(|r| largest[r] = largest[r].max(c[r]));
+        }
         let mut cluster = Cluster {
             free: capacity.clone(),
             stranded: vec![[0, 0]; capacity.len()],
+            fullness_key: vec![0; capacity.len()],
             capacity,
             free_total: capacity_total,
             capacity_total,
             shapes: pareto_minimal(shapes),
             stranded_total: [0, 0],
+            largest,
+            by_free: BTreeSet::new(),
+            gpu_by_free: BTreeSet::new(),
         };
         for m in 0..cluster.free.len() {
-            cluster.refresh_stranded(m);
+            cluster.refresh(m, true);
         }
         cluster
     }
@@ -126,12 +147,16 @@ impl Cluster {
 
     /// The largest machine's `[cpu, mem, gpu]`.
     pub fn largest(&self) -> [u32; 3] {
-        let mut out = [1u32; 3];
-        for m in 0..self.capacity.len() {
-            let c = self.capacity_of(m);
-            (0..3).for_each(|r| out[r] = out[r].max(c[r]));
+        self.largest
+    }
+
+    /// The machines a request may go to, emptiest last.
+    fn candidates(&self, request: [u32; 3]) -> &BTreeSet<(u64, u32)> {
+        if request[2] > 0 {
+            &self.gpu_by_free
+        } else {
+            &self.by_free
         }
-        out
     }
 
     /// How many containers of `request` machine `m` can hold now.
@@ -158,8 +183,8 @@ impl Cluster {
             return false;
         }
         let mut left = count;
-        for m in 0..self.free.len() {
-            left = left.saturating_sub(self.room(m, request));
+        for &(_, m) in self.candidates(request).iter().rev() {
+            left = left.saturating_sub(self.room(m as usize, request));
             if left == 0 {
                 return true;
             }
@@ -186,21 +211,16 @@ impl Cluster {
         Some(placed)
     }
 
+    /// Best-fit: the machine left with the least free capacity, i.e. the fullest one with
+    /// room (the request takes the same share from any machine); worst-fit: the emptiest.
     fn choose(&self, request: [u32; 3], placement: Placement) -> Option<usize> {
-        let cap = self.capacity_total;
-        // the free capacity left after placing, each resource as a share of the cluster's
-        let left = |m: usize| -> f64 {
-            let f = self.free_of(m);
-            (0..3)
-                .filter(|&r| cap[r] > 0)
-                .map(|r| (f[r] - request[r]) as f64 / cap[r] as f64)
-                .sum()
-        };
-        let candidates = (0..self.free.len()).filter(|&m| self.room(m, request) > 0);
+        let set = self.candidates(request);
+        let has_room = |&&(_, m): &&(u64, u32)| self.room(m as usize, request) > 0;
         match placement {
-            Placement::BestFit => candidates.min_by(|&a, &b| left(a).total_cmp(&left(b))),
-            Placement::WorstFit => candidates.max_by(|&a, &b| left(a).total_cmp(&left(b)).then(b.cmp(&a))),
+            Placement::BestFit => set.iter().find(has_room),
+            Placement::WorstFit => set.iter().rev().find(has_room),
         }
+        .map(|&(_, m)| m as usize)
     }
 
     fn take(&mut self, machine: usize, request: [u32; 3], placement: Placement) -> Container {
@@ -238,37 +258,71 @@ impl Cluster {
         self.free_total[0] -= request[0] as u64;
         self.free_total[1] -= request[1] as u64;
         self.free_total[2] -= taken.gpu_milli() as u64;
-        self.refresh_stranded(machine);
+        self.refresh(machine, false);
         taken
     }
 
     /// Takes back exactly what a released container held (undoing `release`).
     pub fn reinstate(&mut self, container: &Container) {
-        let m = container.machine as usize;
-        let f = &mut self.free[m];
-        f.cpu -= container.cpu;
-        f.mem -= container.mem;
-        for k in 0..MAX_GPUS {
-            f.gpu_free[k] -= container.gpu_take[k];
-        }
-        self.free_total[0] -= container.cpu as u64;
-        self.free_total[1] -= container.mem as u64;
-        self.free_total[2] -= container.gpu_milli() as u64;
-        self.refresh_stranded(m);
+        self.adjust(container, false);
+        self.refresh(container.machine as usize, false);
     }
 
     /// Returns a container's resources to its machine.
     pub fn release(&mut self, container: &Container) {
-        let m = container.machine as usize;
-        let f = &mut self.free[m];
-        f.cpu += container.cpu;
-        f.mem += container.mem;
+        self.adjust(container, true);
+        self.refresh(container.machine as usize, false);
+    }
+
+    /// Frees containers only to ask [`Cluster::can_place`] what would fit without them; the
+    /// index and fragmentation stay as they were, so [`Cluster::end_probe`] must follow.
+    pub fn begin_probe(&mut self, containers: &[Container]) {
+        containers.iter().for_each(|c| self.adjust(c, true));
+    }
+
+    /// Takes back what [`Cluster::begin_probe`] freed.
+    pub fn end_probe(&mut self, containers: &[Container]) {
+        containers.iter().for_each(|c| self.adjust(c, false));
+    }
+
+    /// Adds a container's resources to its machine's free amounts (`give`) or takes them.
+    fn adjust(&mut self, container: &Container, give: bool) {
+        let f = &mut self.free[container.machine as usize];
+        let step = |free: &mut u32, amount: u32| {
+            *free = if give { *free + amount } else { *free - amount }
+        };
+        step(&mut f.cpu, container.cpu);
+        step(&mut f.mem, container.mem);
         for k in 0..MAX_GPUS {
-            f.gpu_free[k] += container.gpu_take[k];
+            let mut g = f.gpu_free[k] as u32;
+            step(&mut g, container.gpu_take[k] as u32);
+            f.gpu_free[k] = g as u16;
         }
-        self.free_total[0] += container.cpu as u64;
-        self.free_total[1] += container.mem as u64;
-        self.free_total[2] += container.gpu_milli() as u64;
+        let amounts = [container.cpu, container.mem, container.gpu_milli()];
+        for (total, amount) in self.free_total.iter_mut().zip(amounts) {
+            *total = if give { *total + amount as u64 } else { *total - amount as u64 };
+        }
+    }
+
+    /// Re-indexes machine `m` and its stranded capacity after a change.
+    fn refresh(&mut self, m: usize, new: bool) {
+        let key = (self.fullness_key[m], m as u32);
+        if !new {
+            self.by_free.remove(&key);
+            self.gpu_by_free.remove(&key);
+        }
+        let f = self.free_of(m);
+        let cap = self.capacity_total;
+        let free_share: f64 = (0..3)
+            .filter(|&r| cap[r] > 0)
+            .map(|r| f[r] as f64 / cap[r] as f64)
+            .sum();
+        self.fullness_key[m] = free_share.to_bits();
+        let key = (self.fullness_key[m], m as u32);
+        self.by_free.insert(key);
+        if self.capacity[m].gpus > 0 {
+            self.gpu_by_free.insert(key);
+        }
         self.refresh_stranded(m);
     }
 
@@ -293,11 +347,9 @@ impl Cluster {
                     }
                 }
             } else {
-                let whole: Vec<usize> = (0..f.gpus)
-                    .filter(|&k| f.gpu_free[k] as u32 == GPU_MILLI)
-                    .collect();
-                if whole.len() as u32 >= g / GPU_MILLI {
-                    whole.iter().for_each(|&k| gpu_usable[k] = true);
+                let whole = |k: &usize| f.gpu_free[*k] as u32 == GPU_MILLI;
+                if (0..f.gpus).filter(whole).count() as u32 >= g / GPU_MILLI {
+                    (0..f.gpus).filter(whole).for_each(|k| gpu_usable[k] = true);
                     cpu_usable = true;
                 }
             }

@@ -92,7 +92,7 @@ pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bo
             (requested_workers, requested_size)
         };
         let own = std::mem::take(&mut episode.jobs[i].containers);
-        own.iter().for_each(|c| episode.cluster.release(c));
+        episode.cluster.begin_probe(&own);
         for level in 1..space.levels[0] {
             mask[offsets[0] + level] = (running && level == base_w)
                 || episode
@@ -105,7 +105,7 @@ pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bo
                     .cluster
                     .can_place(env.container(i, level), env.worker_count(i, base_w));
         }
-        own.iter().for_each(|c| episode.cluster.reinstate(c));
+        episode.cluster.end_probe(&own);
         episode.jobs[i].containers = own;
     }
     let cluster = &mut features[space.nodes * SLOT_FEATURES..];

@@ -208,7 +208,8 @@ impl Template {
 }
 
 /// One job of the trace. A container holds `cpu_milli`, `mem_mib` and `gpu_milli` (below
-/// 1000: a share of one GPU; otherwise whole GPUs, a multiple of 1000).
+/// 1000: a share of one GPU; otherwise whole GPUs, a multiple of 1000). A zero request is
+/// allowed: Kubernetes pods without a request (BestEffort) have them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JobRecord {
@@ -378,11 +379,8 @@ impl JobsWorkload {
             if !(j.duration_s > 0.0 && j.duration_s.is_finite()) {
                 return bad(key("duration_s"), format!("must be positive, got {}", j.duration_s));
             }
-            if j.workers == 0 || j.cpu_milli == 0 || j.mem_mib == 0 {
-                return bad(
-                    key("workers / cpu_milli / mem_mib"),
-                    "must each be at least 1".into(),
-                );
+            if j.workers == 0 {
+                return bad(key("workers"), "must be at least 1".into());
             }
             if j.gpu_milli > GPU_MILLI && j.gpu_milli % GPU_MILLI != 0 {
                 return bad(

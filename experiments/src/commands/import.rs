@@ -32,8 +32,9 @@ pub struct ImportArgs {
     /// Keep jobs arriving before this time (same forms as --from).
     #[arg(long)]
     to: Option<String>,
-    /// `time=F` multiplies arrival times and durations; `nodes=F` keeps round(F x count) of
-    /// each machine type. Repeatable.
+    /// `time=F` multiplies arrival times and durations; `arrival=F` multiplies arrival times
+    /// only (F < 1 raises the load by 1/F); `nodes=F` keeps round(F x count) of each machine
+    /// type. Repeatable.
     #[arg(long = "scale", value_name = "KEY=F")]
     scale: Vec<String>,
     /// Drop rows that fail validation (printing how many and why) instead of stopping.
@@ -52,11 +53,16 @@ pub struct ImportArgs {
 
 struct Scale {
     time: f64,
+    arrival: f64,
     nodes: f64,
 }
 
 fn parse_scale(raw: &[String]) -> anyhow::Result<Scale> {
-    let mut scale = Scale { time: 1.0, nodes: 1.0 };
+    let mut scale = Scale {
+        time: 1.0,
+        arrival: 1.0,
+        nodes: 1.0,
+    };
     for (key, value) in super::parse_overrides(raw)? {
         let v: f64 = value
             .parse()
@@ -65,8 +71,9 @@ fn parse_scale(raw: &[String]) -> anyhow::Result<Scale> {
             .ok_or_else(|| anyhow::anyhow!("`--scale {key}={value}`: expected a positive number"))?;
         match key.as_str() {
             "time" => scale.time = v,
+            "arrival" => scale.arrival = v,
             "nodes" => scale.nodes = v,
-            _ => anyhow::bail!("`--scale {key}`: unknown key; use time=F or nodes=F"),
+            _ => anyhow::bail!("`--scale {key}`: unknown key; use time=F, arrival=F or nodes=F"),
         }
     }
     Ok(scale)
@@ -107,7 +114,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         read.dropped_total()
     );
     for j in &mut read.jobs {
-        j.arrival_s *= scale.time;
+        j.arrival_s *= scale.time * scale.arrival;
         j.duration_s *= scale.time;
     }
     let last_arrival = read.jobs.iter().map(|j| j.arrival_s).fold(0.0, f64::max);
@@ -143,11 +150,12 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
             rows_kept: read.jobs.len(),
             dropped: dropped.clone(),
             rule: format!(
-                "seed {}; from {:?} to {:?}; scale time {} nodes {}; {}",
+                "seed {}; from {:?} to {:?}; scale time {} arrival {} nodes {}; {}",
                 args.seed,
                 args.from,
                 args.to,
                 scale.time,
+                scale.arrival,
                 scale.nodes,
                 warnings.join("; ")
             ),

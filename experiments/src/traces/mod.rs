@@ -9,6 +9,9 @@ pub mod table;
 pub mod templates;
 pub mod v2018;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

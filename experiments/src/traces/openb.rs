@@ -47,9 +47,6 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
             }
             let cpu = table.count(row, "cpu_milli")?;
             let mem = table.count(row, "memory_mib")?;
-            if cpu == 0 || mem == 0 {
-                return Err(table.invalid(row, "cpu_milli", "zero request", format!("{cpu} mCPU, {mem} MiB")));
-            }
             let gpus = table.count(row, "num_gpu")?;
             let share = table.count(row, "gpu_milli")?;
             let gpu = match gpus {
