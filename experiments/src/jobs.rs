@@ -6,5 +6,8 @@ use std::sync::Arc;
 use schedlab_env::jobs::JobsWorkload;
 
 pub fn load(path: &Path) -> anyhow::Result<Arc<JobsWorkload>> {
-    Ok(Arc::new(JobsWorkload::load(path, &crate::traces::table::read_jobs_parquet)?))
+    Ok(Arc::new(JobsWorkload::load(
+        path,
+        &crate::traces::table::read_jobs_parquet,
+    )?))
 }

@@ -102,30 +102,90 @@ pub const METRICS: [Metric<EpisodeMetrics>; 11] = [
 
 /// Every jobs-cluster metric, in [`JobsMetrics`]'s order.
 pub const JOBS_METRICS: [Metric<JobsMetrics>; 14] = [
-    Metric { name: "jct_avg_s", value: |m| m.jct_avg_s, decimals: 0, better: Better::Lower },
-    Metric { name: "jct_p95_s", value: |m| m.jct_p95_s, decimals: 0, better: Better::Lower },
-    Metric { name: "makespan_s", value: |m| m.makespan_s, decimals: 0, better: Better::Lower },
+    Metric {
+        name: "jct_avg_s",
+        value: |m| m.jct_avg_s,
+        decimals: 0,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "jct_p95_s",
+        value: |m| m.jct_p95_s,
+        decimals: 0,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "makespan_s",
+        value: |m| m.makespan_s,
+        decimals: 0,
+        better: Better::Lower,
+    },
     Metric {
         name: "queueing_delay_avg_s",
         value: |m| m.queueing_delay_avg_s,
         decimals: 0,
         better: Better::Lower,
     },
-    Metric { name: "finished", value: |m| m.finished as f64, decimals: 0, better: Better::Higher },
-    Metric { name: "gpu_occupancy", value: |m| m.gpu_occupancy, decimals: 3, better: Better::Neither },
-    Metric { name: "cpu_occupancy", value: |m| m.cpu_occupancy, decimals: 3, better: Better::Neither },
-    Metric { name: "gpu_util", value: |m| m.gpu_util, decimals: 3, better: Better::Higher },
-    Metric { name: "cpu_util", value: |m| m.cpu_util, decimals: 3, better: Better::Higher },
-    Metric { name: "fragmentation", value: |m| m.fragmentation, decimals: 3, better: Better::Lower },
-    Metric { name: "idle_cost", value: |m| m.idle_cost, decimals: 0, better: Better::Lower },
-    Metric { name: "episode_return", value: |m| m.episode_return, decimals: 1, better: Better::Higher },
+    Metric {
+        name: "finished",
+        value: |m| m.finished as f64,
+        decimals: 0,
+        better: Better::Higher,
+    },
+    Metric {
+        name: "gpu_occupancy",
+        value: |m| m.gpu_occupancy,
+        decimals: 3,
+        better: Better::Neither,
+    },
+    Metric {
+        name: "cpu_occupancy",
+        value: |m| m.cpu_occupancy,
+        decimals: 3,
+        better: Better::Neither,
+    },
+    Metric {
+        name: "gpu_util",
+        value: |m| m.gpu_util,
+        decimals: 3,
+        better: Better::Higher,
+    },
+    Metric {
+        name: "cpu_util",
+        value: |m| m.cpu_util,
+        decimals: 3,
+        better: Better::Higher,
+    },
+    Metric {
+        name: "fragmentation",
+        value: |m| m.fragmentation,
+        decimals: 3,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "idle_cost",
+        value: |m| m.idle_cost,
+        decimals: 0,
+        better: Better::Lower,
+    },
+    Metric {
+        name: "episode_return",
+        value: |m| m.episode_return,
+        decimals: 1,
+        better: Better::Higher,
+    },
     Metric {
         name: "rejected_actions",
         value: |m| m.rejected_actions as f64,
         decimals: 0,
         better: Better::Neither,
     },
-    Metric { name: "decision_points", value: |m| m.decision_points as f64, decimals: 0, better: Better::Neither },
+    Metric {
+        name: "decision_points",
+        value: |m| m.decision_points as f64,
+        decimals: 0,
+        better: Better::Neither,
+    },
 ];
 
 /// Right-aligns rows of cells into columns.

@@ -35,7 +35,14 @@ fn arg(p: &Path) -> &str {
 
 #[test]
 fn validate_summarises_every_shipped_workload() {
-    for name in ["small-4node.toml", "paper-10node.toml", "a9a-svm.toml"] {
+    for name in [
+        "small-4node.toml",
+        "paper-10node.toml",
+        "a9a-svm.toml",
+        "openb-slice.toml",
+        "openb-busy.toml",
+        "philly-week.toml",
+    ] {
         let out = run_ok(&["workload", "validate", arg(&workload(name))]);
         assert!(out.starts_with("ok ") && out.lines().count() == 1, "{out}");
     }
@@ -683,40 +690,105 @@ fn imported_traces_are_validated_compared_and_benchmarked() {
     let dir = tempfile::tempdir().unwrap();
     let philly = dir.path().join("philly-day.toml");
     let out = run_ok(&[
-        "workload", "import", "--format", "philly",
-        "--jobs", arg(&trace("philly/philly_jobs_2017-09_to_10.csv.gz")),
-        "--nodes", arg(&trace("alibaba_pai_v2020/pai_machine_spec.csv")),
-        "--from", "2017-10-02 00:00:00", "--to", "2017-10-02 06:00:00",
-        "--scale", "nodes=0.01", "-o", arg(&philly),
+        "workload",
+        "import",
+        "--format",
+        "philly",
+        "--jobs",
+        arg(&trace("philly/philly_jobs_2017-09_to_10.csv.gz")),
+        "--nodes",
+        arg(&trace("alibaba_pai_v2020/pai_machine_spec.csv")),
+        "--from",
+        "2017-10-02 00:00:00",
+        "--to",
+        "2017-10-02 06:00:00",
+        "--scale",
+        "nodes=0.01",
+        "-o",
+        arg(&philly),
     ]);
     assert!(out.contains("outside --from/--to, 0 dropped"), "{out}");
     assert!(run_ok(&["workload", "validate", arg(&philly)]).starts_with("ok philly-day: "));
     let table = run_ok(&[
-        "compare", "--workload", arg(&philly), "--seeds", "0..1",
-        "--policies", "fifo,sjf,las:placement=worst-fit,static,periodic,pollux,random",
+        "compare",
+        "--workload",
+        arg(&philly),
+        "--seeds",
+        "0..1",
+        "--policies",
+        "fifo,sjf,las:placement=worst-fit,static,periodic,pollux,random",
     ]);
-    for policy in ["fifo", "sjf", "las:placement=worst-fit", "static", "periodic", "pollux", "random"] {
-        assert!(table.lines().any(|l| l.trim_start().starts_with(policy)), "{policy}:\n{table}");
+    for policy in [
+        "fifo",
+        "sjf",
+        "las:placement=worst-fit",
+        "static",
+        "periodic",
+        "pollux",
+        "random",
+    ] {
+        assert!(
+            table.lines().any(|l| l.trim_start().starts_with(policy)),
+            "{policy}:\n{table}"
+        );
     }
-    assert!(table.contains("jct_avg_s") && table.contains("fragmentation"), "{table}");
-    let e = run_err(&["compare", "--workload", arg(&philly), "--policies", "greedy"]);
-    assert!(e.contains("unknown policy `greedy` for a jobs workload"), "{e}");
+    assert!(
+        table.contains("jct_avg_s") && table.contains("fragmentation"),
+        "{table}"
+    );
+    let e = run_err(&[
+        "compare",
+        "--workload",
+        arg(&philly),
+        "--policies",
+        "greedy",
+    ]);
+    assert!(
+        e.contains("unknown policy `greedy` for a jobs workload"),
+        "{e}"
+    );
 
     let openb = dir.path().join("openb.toml");
     run_ok(&[
-        "workload", "import", "--format", "alibaba-openb",
-        "--jobs", arg(&trace("alibaba_gpu_v2023/openb_pods_before_t12200000.csv")),
-        "--nodes", arg(&trace("alibaba_gpu_v2023/openb_node_list_all_node.csv")),
-        "--to", "2000000", "-o", arg(&openb),
+        "workload",
+        "import",
+        "--format",
+        "alibaba-openb",
+        "--jobs",
+        arg(&trace("alibaba_gpu_v2023/openb_pods_before_t12200000.csv")),
+        "--nodes",
+        arg(&trace("alibaba_gpu_v2023/openb_node_list_all_node.csv")),
+        "--to",
+        "2000000",
+        "-o",
+        arg(&openb),
     ]);
-    let bench = run_ok(&["bench", "cluster", "--workload", arg(&openb), "--repeats", "1"]);
-    assert!(bench.contains(" jobs/s (") && bench.contains("peak memory"), "{bench}");
+    let bench = run_ok(&[
+        "bench",
+        "cluster",
+        "--workload",
+        arg(&openb),
+        "--repeats",
+        "1",
+    ]);
+    assert!(
+        bench.contains(" jobs/s (") && bench.contains("peak memory"),
+        "{bench}"
+    );
 
     let e = run_err(&[
-        "workload", "import", "--format", "alibaba-v2018",
-        "--jobs", arg(&trace("alibaba_v2018_batch_dag/batch_task_dags_arrival_day0-4.csv.gz")),
-        "--nodes", arg(&trace("alibaba_gpu_v2023/openb_node_list_all_node.csv")),
-        "-o", arg(&dir.path().join("v2018.toml")),
+        "workload",
+        "import",
+        "--format",
+        "alibaba-v2018",
+        "--jobs",
+        arg(&trace(
+            "alibaba_v2018_batch_dag/batch_task_dags_arrival_day0-4.csv.gz",
+        )),
+        "--nodes",
+        arg(&trace("alibaba_gpu_v2023/openb_node_list_all_node.csv")),
+        "-o",
+        arg(&dir.path().join("v2018.toml")),
     ]);
     assert!(e.contains("line ") && e.contains("pass --lenient"), "{e}");
 }

@@ -19,7 +19,11 @@ use schedlab_env::jobs::{JobsEnv, JobsMetrics};
 use crate::Policy;
 
 /// Plays one episode of `policy` on `env` from `seed` to its end.
-pub fn run_jobs_episode(env: &mut JobsEnv, policy: &mut dyn Policy, seed: u64) -> Result<JobsMetrics> {
+pub fn run_jobs_episode(
+    env: &mut JobsEnv,
+    policy: &mut dyn Policy,
+    seed: u64,
+) -> Result<JobsMetrics> {
     policy.reset(seed);
     let (mut observation, _) = env.reset(seed)?;
     loop {

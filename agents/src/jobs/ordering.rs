@@ -33,7 +33,13 @@ pub struct OrderingPolicy {
 }
 
 impl OrderingPolicy {
-    pub fn new(name: &str, ctx: JobsContext, order: Order, placement: usize, backfill: bool) -> Self {
+    pub fn new(
+        name: &str,
+        ctx: JobsContext,
+        order: Order,
+        placement: usize,
+        backfill: bool,
+    ) -> Self {
         OrderingPolicy {
             name: name.to_owned(),
             ctx,

@@ -38,7 +38,8 @@ impl Policy for PolluxPolicy {
                 continue;
             }
             waiting = true;
-            let smallest = (1..ctx.action_space.levels[0]).find(|&l| ctx.allowed(observation, s, 0, l));
+            let smallest =
+                (1..ctx.action_space.levels[0]).find(|&l| ctx.allowed(observation, s, 0, l));
             if let Some(level) = smallest {
                 action[s * 3] = level;
                 action[s * 3 + 2] = self.placement;

@@ -11,7 +11,9 @@ use crate::{Policy, RandomPolicy};
 
 /// The names [`by_name`] accepts.
 pub fn names() -> Vec<&'static str> {
-    vec!["fifo", "sjf", "las", "static", "periodic", "pollux", "random"]
+    vec![
+        "fifo", "sjf", "las", "static", "periodic", "pollux", "random",
+    ]
 }
 
 /// Options: `placement=best-fit|worst-fit` (all but random), `backfill=true|false` (fifo,
@@ -43,7 +45,11 @@ pub fn by_name(spec: &str, env: &JobsEnv) -> Result<Box<dyn Policy>, PolicyError
     let mut interval_s = 300.0;
     for (key, value) in &options {
         if !accepted_options(name).contains(&key.as_str()) {
-            return Err(bad(key, value, &format!("one of: {}", accepted_options(name).join(", "))));
+            return Err(bad(
+                key,
+                value,
+                &format!("one of: {}", accepted_options(name).join(", ")),
+            ));
         }
         match key.as_str() {
             "placement" => {
@@ -53,7 +59,11 @@ pub fn by_name(spec: &str, env: &JobsEnv) -> Result<Box<dyn Policy>, PolicyError
                     _ => return Err(bad(key, value, "best-fit or worst-fit")),
                 }
             }
-            "backfill" => backfill = value.parse().map_err(|_| bad(key, value, "true or false"))?,
+            "backfill" => {
+                backfill = value
+                    .parse()
+                    .map_err(|_| bad(key, value, "true or false"))?
+            }
             _ => {
                 interval_s = value
                     .parse()

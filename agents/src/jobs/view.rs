@@ -3,8 +3,9 @@
 use schedlab_env::Observation;
 use schedlab_env::gym::ActionSpace;
 use schedlab_env::jobs::observe::{
-    CLUSTER_FEATURES, SLOT_ATTAINED, SLOT_FEATURES, SLOT_PRESENT, SLOT_REMAINING, SLOT_RUNNING,
-    SLOT_CONTENTION, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL, seconds_of,
+    CLUSTER_FEATURES, SLOT_ATTAINED, SLOT_CONTENTION, SLOT_FEATURES, SLOT_PRESENT, SLOT_REMAINING,
+    SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL,
+    seconds_of,
 };
 use schedlab_env::jobs::{JobsEnv, Template};
 
@@ -43,7 +44,9 @@ impl JobsContext {
             action_space: env.action_space().clone(),
             observation_space: *env.observation_space(),
             level_sizes: [
-                std::iter::once(0.0).chain(w.scaling.workers.iter().copied()).collect(),
+                std::iter::once(0.0)
+                    .chain(w.scaling.workers.iter().copied())
+                    .collect(),
                 w.scaling.sizes.clone(),
                 vec![0.0, 1.0],
             ],
@@ -60,7 +63,10 @@ impl JobsContext {
 
     pub fn slot<'a>(&self, observation: &'a Observation, slot: usize) -> SlotView<'a> {
         let features = &observation.features[slot * SLOT_FEATURES..(slot + 1) * SLOT_FEATURES];
-        let top = [self.action_space.levels[0] - 1, self.action_space.levels[1] - 1];
+        let top = [
+            self.action_space.levels[0] - 1,
+            self.action_space.levels[1] - 1,
+        ];
         SlotView {
             slot,
             features,
@@ -81,7 +87,13 @@ impl JobsContext {
     }
 
     /// Whether slot `slot` may take `level` in dimension `dim` (0 workers, 1 size, 2 placement).
-    pub fn allowed(&self, observation: &Observation, slot: usize, dim: usize, level: usize) -> bool {
+    pub fn allowed(
+        &self,
+        observation: &Observation,
+        slot: usize,
+        dim: usize,
+        level: usize,
+    ) -> bool {
         observation.mask_of(&self.action_space, slot * 3 + dim)[level]
     }
 
@@ -105,12 +117,19 @@ impl JobsContext {
             return 0.0;
         }
         let requested = view.features[SLOT_WORKERS].exp_m1().round() as f64;
-        (requested * self.workers[workers_level - 1]).round().max(1.0)
+        (requested * self.workers[workers_level - 1])
+            .round()
+            .max(1.0)
     }
 
     /// The nearest workers level above (`up`) or below the job's current one that changes its
     /// container count and that the mask allows.
-    pub fn next_count_level(&self, observation: &Observation, view: &SlotView, up: bool) -> Option<usize> {
+    pub fn next_count_level(
+        &self,
+        observation: &Observation,
+        view: &SlotView,
+        up: bool,
+    ) -> Option<usize> {
         let now = self.worker_count(view, view.workers_level);
         let top = self.action_space.levels[0] - 1;
         let candidates: Vec<usize> = if up {

@@ -52,10 +52,12 @@ pub struct Cluster {
     /// Free `[cpu, mem, gpu]` over all machines.
     free_total: [u64; 3],
     capacity_total: [u64; 3],
-    /// Requests no other request dominates: what fragmentation is measured against.
-    shapes: Vec<[u32; 3]>,
-    stranded: Vec<[u32; 2]>,
-    /// Free GPU-milli and CPU-milli no request shape can use, over all machines.
+    /// The workload's common request shapes, what fragmentation is measured against.
+    gpu_shapes: WeightedShapes,
+    cpu_shapes: WeightedShapes,
+    /// Per machine and over all, the expected free `[gpu, cpu]` a job could not use
+    /// (thousandths of milli-units).
+    stranded: Vec<[u64; 2]>,
     stranded_total: [u64; 2],
     largest: [u32; 3],
     /// Per machine, its free resources as shares of the cluster's, summed (as `f64` bits,
@@ -104,7 +106,8 @@ impl Cluster {
             capacity,
             free_total: capacity_total,
             capacity_total,
-            shapes: pareto_minimal(shapes),
+            gpu_shapes: popular_shapes(shapes, true),
+            cpu_shapes: popular_shapes(shapes, false),
             stranded_total: [0, 0],
             largest,
             by_free: BTreeSet::new(),
@@ -128,9 +131,9 @@ impl Cluster {
         self.capacity_total
     }
 
-    /// Free `[gpu, cpu]` milli that no request shape could use right now.
-    pub fn stranded_total(&self) -> [u64; 2] {
-        self.stranded_total
+    /// Expected free `[gpu, cpu]` milli-units a job of the workload could not use now.
+    pub fn stranded_total(&self) -> [f64; 2] {
+        self.stranded_total.map(|v| v as f64 / 1000.0)
     }
 
     /// Free `[cpu, mem, gpu]` of one machine (GPU summed over its GPUs).
@@ -170,7 +173,10 @@ impl Cluster {
             n = n.min(if g < GPU_MILLI {
                 gpus.iter().map(|&free| free as u32 / g).sum()
             } else {
-                let whole = gpus.iter().filter(|&&free| free as u32 == GPU_MILLI).count() as u32;
+                let whole = gpus
+                    .iter()
+                    .filter(|&&free| free as u32 == GPU_MILLI)
+                    .count() as u32;
                 whole / (g / GPU_MILLI)
             });
         }
@@ -300,7 +306,11 @@ impl Cluster {
         }
         let amounts = [container.cpu, container.mem, container.gpu_milli()];
         for (total, amount) in self.free_total.iter_mut().zip(amounts) {
-            *total = if give { *total + amount as u64 } else { *total - amount as u64 };
+            *total = if give {
+                *total + amount as u64
+            } else {
+                *total - amount as u64
+            };
         }
     }
 
@@ -326,61 +336,71 @@ impl Cluster {
         self.refresh_stranded(m);
     }
 
-    /// Free GPU and CPU on machine `m` that no request shape could use now (after Weng et
-    /// al., ATC'23: GPU capacity is stranded when no task of the workload fits on it).
+    /// The fragmentation of machine `m` as Weng et al. (ATC'23) measure it: the free GPU
+    /// capacity a GPU job drawn from the workload could not use, in expectation over the
+    /// workload's GPU request shapes (all of it when the job does not fit on the machine;
+    /// otherwise the GPUs with less free than its share, or not wholly free for a whole-GPU
+    /// job). The same for CPU with the CPU-only shapes (all free CPU when the job does not
+    /// fit). Kept in thousandths of a milli-unit so the totals stay exact integers.
     fn refresh_stranded(&mut self, m: usize) {
         let f = &self.free[m];
-        let mut gpu_usable = [false; MAX_GPUS];
-        let mut cpu_usable = false;
-        for s in &self.shapes {
-            if s[0] > f.cpu || s[1] > f.mem {
-                continue;
-            }
-            let g = s[2];
-            if g == 0 {
-                cpu_usable = true;
-            } else if g < GPU_MILLI {
-                for k in 0..f.gpus {
-                    if f.gpu_free[k] as u32 >= g {
-                        gpu_usable[k] = true;
-                        cpu_usable = true;
-                    }
+        let gpus = &f.gpu_free[..f.gpus];
+        let all_gpu: u32 = gpus.iter().map(|&g| g as u32).sum();
+        let mut gpu = 0.0;
+        for (s, weight) in &self.gpu_shapes {
+            let fragment = if s[0] > f.cpu || s[1] > f.mem {
+                all_gpu
+            } else if s[2] < GPU_MILLI {
+                let short: u32 = gpus.iter().map(|&g| g as u32).filter(|&g| g < s[2]).sum();
+                if gpus.iter().any(|&g| g as u32 >= s[2]) {
+                    short
+                } else {
+                    all_gpu
                 }
             } else {
-                let whole = |k: &usize| f.gpu_free[*k] as u32 == GPU_MILLI;
-                if (0..f.gpus).filter(whole).count() as u32 >= g / GPU_MILLI {
-                    (0..f.gpus).filter(whole).for_each(|k| gpu_usable[k] = true);
-                    cpu_usable = true;
+                let whole = gpus.iter().filter(|&&g| g as u32 == GPU_MILLI).count() as u32;
+                if whole < s[2] / GPU_MILLI {
+                    all_gpu
+                } else {
+                    all_gpu - whole * GPU_MILLI
                 }
-            }
+            };
+            gpu += weight * fragment as f64;
         }
-        let gpu: u32 = (0..f.gpus)
-            .filter(|&k| !gpu_usable[k])
-            .map(|k| f.gpu_free[k] as u32)
+        let cpu: f64 = self
+            .cpu_shapes
+            .iter()
+            .filter(|(s, _)| s[0] > f.cpu || s[1] > f.mem)
+            .map(|(_, weight)| weight * f.cpu as f64)
             .sum();
-        let cpu = if cpu_usable { 0 } else { f.cpu };
+        let now = [(gpu * 1000.0).round() as u64, (cpu * 1000.0).round() as u64];
         let old = self.stranded[m];
-        self.stranded_total[0] = self.stranded_total[0] + gpu as u64 - old[0] as u64;
-        self.stranded_total[1] = self.stranded_total[1] + cpu as u64 - old[1] as u64;
-        self.stranded[m] = [gpu, cpu];
+        for k in 0..2 {
+            self.stranded_total[k] = self.stranded_total[k] + now[k] - old[k];
+        }
+        self.stranded[m] = now;
     }
 }
 
-/// The requests not dominated by another (one needing no more of anything, of the same GPU
-/// kind); a machine fits some request iff it fits one of these.
-fn pareto_minimal(shapes: &[[u32; 3]]) -> Vec<[u32; 3]> {
-    let kind = |s: &[u32; 3]| (s[2] > 0, s[2] >= GPU_MILLI);
-    let mut sorted: Vec<[u32; 3]> = shapes.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    sorted
-        .iter()
-        .filter(|s| {
-            !sorted.iter().any(|o| {
-                o != *s && kind(o) == kind(s) && (0..3).all(|r| o[r] <= s[r])
-            })
-        })
-        .copied()
+/// The most frequent request shapes (at most [`FRAGMENTATION_SHAPES`]) with their shares of
+/// those jobs: GPU shapes, and CPU-only ones.
+type WeightedShapes = Vec<([u32; 3], f64)>;
+
+/// How many of the most common request shapes the fragmentation measure weighs.
+pub const FRAGMENTATION_SHAPES: usize = 64;
+
+fn popular_shapes(shapes: &[[u32; 3]], gpu: bool) -> WeightedShapes {
+    let mut counts: std::collections::BTreeMap<[u32; 3], usize> = Default::default();
+    for s in shapes.iter().filter(|s| (s[2] > 0) == gpu) {
+        *counts.entry(*s).or_default() += 1;
+    }
+    let mut ranked: Vec<([u32; 3], usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    ranked.truncate(FRAGMENTATION_SHAPES);
+    let total: usize = ranked.iter().map(|r| r.1).sum();
+    ranked
+        .into_iter()
+        .map(|(s, n)| (s, n as f64 / total as f64))
         .collect()
 }
 
@@ -429,14 +449,27 @@ mod tests {
     fn a_remnant_smaller_than_every_share_is_stranded() {
         // only 600-milli shares exist: after one, the 400 left on that GPU is stranded
         let mut c = Cluster::new(&[machine(1)], &[[1000, 1024, 600]]);
-        assert_eq!(c.stranded_total(), [0, 0]);
+        assert_eq!(c.stranded_total(), [0.0, 0.0]);
         c.place([1000, 1024, 600], 1, Placement::BestFit).unwrap();
-        assert_eq!(c.stranded_total()[0], 400);
+        assert_eq!(c.stranded_total()[0], 400.0);
     }
 
     #[test]
-    fn pareto_keeps_only_undominated_requests_per_gpu_kind() {
-        let kept = pareto_minimal(&[[1, 1, 0], [2, 2, 0], [1, 1, 500], [1, 1, 1000], [2, 1, 500]]);
-        assert_eq!(kept, vec![[1, 1, 0], [1, 1, 500], [1, 1, 1000]]);
+    fn fragmentation_is_weighted_by_how_common_each_request_is() {
+        // three quarters of the jobs take a whole GPU, a quarter 300 milli; two GPUs
+        let shapes = [
+            [1000, 1024, 1000],
+            [1000, 1024, 1000],
+            [1000, 1024, 1000],
+            [1000, 1024, 300],
+        ];
+        let mut c = Cluster::new(&[machine(2)], &shapes);
+        c.place([1000, 1024, 300], 1, Placement::BestFit).unwrap();
+        // 700 left on the shared GPU: whole-GPU jobs cannot use it, 300-milli jobs can
+        assert!(
+            (c.stranded_total()[0] - 0.75 * 700.0).abs() < 1e-9,
+            "{:?}",
+            c.stranded_total()
+        );
     }
 }

@@ -104,7 +104,11 @@ impl Job {
             .iter()
             .map(|c| {
                 let g = c.gpu_milli();
-                if g > 0 { g as f64 / GPU_MILLI as f64 } else { 1.0 }
+                if g > 0 {
+                    g as f64 / GPU_MILLI as f64
+                } else {
+                    1.0
+                }
             })
             .sum()
     }
@@ -275,7 +279,11 @@ impl JobsEnv {
             .enumerate()
             .map(|(i, j)| {
                 let template = &w.templates[self.statics.template[i]];
-                let speed = if sigma > 0.0 { noise.sample(&mut rng) } else { 1.0 };
+                let speed = if sigma > 0.0 {
+                    noise.sample(&mut rng)
+                } else {
+                    1.0
+                };
                 let work = j.duration_s * template.speedup(j.workers as f64, 1.0);
                 Job {
                     status: Status::Waiting,
@@ -412,7 +420,8 @@ impl JobsEnv {
                 }
                 let choice = &action[slot * 3..slot * 3 + 3];
                 let job = &episode.jobs[j as usize];
-                let unchanged = running && choice[0] == job.workers_level && choice[1] == job.size_level;
+                let unchanged =
+                    running && choice[0] == job.workers_level && choice[1] == job.size_level;
                 let (w, s) = (choice[0], choice[1]);
                 let placement = Placement::ALL[choice[2]];
                 if running && w == 0 {
@@ -480,7 +489,8 @@ impl JobsEnv {
         job.size_level = size_level;
         job.version += 1;
         let template = &self.workload.templates[self.statics.template[i]];
-        job.rate = template.speedup(count as f64, self.workload.scaling.sizes[size_level]) * job.speed;
+        job.rate =
+            template.speedup(count as f64, self.workload.scaling.sizes[size_level]) * job.speed;
         if was_running {
             let pause_from = job.paused_until.max(now);
             job.paused_until = now + self.workload.episode.restart_s;
@@ -498,7 +508,9 @@ impl JobsEnv {
         }
         let job = &episode.jobs[i];
         let finish = job.paused_until.max(now) + job.remaining / job.rate;
-        episode.completions.push(Reverse((Time(finish), j, job.version)));
+        episode
+            .completions
+            .push(Reverse((Time(finish), j, job.version)));
         episode.running_ring.push_back((j, job.version));
         self.change_used(episode, i, 1.0);
         Ok(())
@@ -598,7 +610,10 @@ impl JobsEnv {
             episode.next_tick += self.workload.episode.decision_interval_s;
         }
         episode.decision_points += 1;
-        (episode.counts[status_index(Status::Done)] == jobs.len(), false)
+        (
+            episode.counts[status_index(Status::Done)] == jobs.len(),
+            false,
+        )
     }
 
     fn finish(&self, episode: &mut Episode, i: usize) {
@@ -644,8 +659,8 @@ impl JobsEnv {
                 s.free[r] += free[r] as f64 * dt;
                 s.idle_cost += prices[r] * (allocated - episode.used_rate[r]) / unit[r] * dt;
             }
-            s.stranded[0] += stranded[0] as f64 * dt;
-            s.stranded[1] += stranded[1] as f64 * dt;
+            s.stranded[0] += stranded[0] * dt;
+            s.stranded[1] += stranded[1] * dt;
             let in_system = episode.next_arrival - episode.counts[status_index(Status::Done)];
             s.in_system += in_system as f64 * dt;
         }
@@ -687,7 +702,12 @@ impl JobsEnv {
     /// The oldest queued jobs, then running jobs round-robin.
     fn window(&self, episode: &mut Episode) -> Vec<Option<u32>> {
         let w = &self.workload.window;
-        let mut slots: Vec<Option<u32>> = episode.queue.values().take(w.queued).map(|&j| Some(j)).collect();
+        let mut slots: Vec<Option<u32>> = episode
+            .queue
+            .values()
+            .take(w.queued)
+            .map(|&j| Some(j))
+            .collect();
         slots.resize(w.queued, None);
         let mut shown = Vec::new();
         let mut looked = 0;
@@ -743,7 +763,10 @@ impl JobsEnv {
                 delays.push(start - job.eligible_s);
             }
         }
-        let first_arrival = jobs.iter().map(|j| j.arrival_s).fold(f64::INFINITY, f64::min);
+        let first_arrival = jobs
+            .iter()
+            .map(|j| j.arrival_s)
+            .fold(f64::INFINITY, f64::min);
         let mean = |v: &[f64]| share(v.iter().sum(), v.len() as f64);
         let s = &episode.sums;
         let has_gpus = episode.cluster.capacity_total()[2] > 0;
@@ -759,7 +782,11 @@ impl JobsEnv {
             unfinished: jobs.len() - finished,
             jct_avg_s: mean(&jct),
             jct_p95_s: quantile(&mut jct, 0.95),
-            makespan_s: if finished > 0 { last_finish - first_arrival } else { 0.0 },
+            makespan_s: if finished > 0 {
+                last_finish - first_arrival
+            } else {
+                0.0
+            },
             queueing_delay_avg_s: mean(&delays),
             gpu_occupancy: share(s.allocated[2], s.capacity[2]),
             cpu_occupancy: share(s.allocated[0], s.capacity[0]),

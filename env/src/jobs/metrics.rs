@@ -23,8 +23,9 @@ pub struct JobsMetrics {
     /// Used / allocated, time-integrated (templates' utilisation; 0 while restarting).
     pub gpu_util: f64,
     pub cpu_util: f64,
-    /// Free GPU capacity no job shape of the workload could use, as a share of free GPU
-    /// capacity, time-integrated (CPU instead on a cluster without GPUs).
+    /// Free GPU capacity a GPU job of the workload could not use, in expectation over its
+    /// request shapes (Weng et al., ATC'23), as a share of free GPU capacity, time-integrated
+    /// (CPU instead, with the CPU-only jobs, on a cluster without GPUs).
     pub fragmentation: f64,
     /// Price of allocated-but-unused resource-seconds (workload `prices`).
     pub idle_cost: f64,

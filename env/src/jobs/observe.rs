@@ -30,7 +30,7 @@ pub const SLOT_PROGRESS: usize = 11;
 pub const SLOT_CONTENTION: usize = 12;
 pub const SLOT_SIZE_EXPONENT: usize = 13;
 
-/// After the slots: free CPU, memory and GPU shares of the cluster, the stranded share of
+/// After the slots: free CPU, memory and GPU shares of the cluster, the fragmented share of
 /// free GPU, `ln(1 + queued)`, `ln(1 + running)`, elapsed share of `max_time_s`, and
 /// `ln(1 + jobs not yet arrived)`.
 pub const CLUSTER_FEATURES: usize = 8;
@@ -112,10 +112,14 @@ pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bo
     let free = episode.cluster.free_total();
     let cap = episode.cluster.capacity_total();
     for r in 0..3 {
-        cluster[r] = if cap[r] > 0 { free[r] as f32 / cap[r] as f32 } else { 0.0 };
+        cluster[r] = if cap[r] > 0 {
+            free[r] as f32 / cap[r] as f32
+        } else {
+            0.0
+        };
     }
     cluster[3] = if free[2] > 0 {
-        episode.cluster.stranded_total()[0] as f32 / free[2] as f32
+        (episode.cluster.stranded_total()[0] / free[2] as f64) as f32
     } else {
         0.0
     };

@@ -276,8 +276,8 @@ impl JobsWorkload {
                 ));
             }
             let table_path = table_path(path, table);
-            workload.jobs = read_table(&table_path)
-                .map_err(|m| EnvError::config(&table_path, "(table)", m))?;
+            workload.jobs =
+                read_table(&table_path).map_err(|m| EnvError::config(&table_path, "(table)", m))?;
         }
         workload.validate(path)?;
         Ok(workload)
@@ -291,7 +291,10 @@ impl JobsWorkload {
     pub fn validate(&self, path: &Path) -> Result<()> {
         let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         if self.kind != "jobs" {
-            return bad("kind".into(), format!("must be \"jobs\", got {:?}", self.kind));
+            return bad(
+                "kind".into(),
+                format!("must be \"jobs\", got {:?}", self.kind),
+            );
         }
         let e = &self.episode;
         if !(e.decision_interval_s >= 0.0 && e.decision_interval_s.is_finite()) {
@@ -315,7 +318,10 @@ impl JobsWorkload {
             }
         }
         if e.max_steps_per_decision == 0 {
-            return bad("episode.max_steps_per_decision".into(), "must be at least 1".into());
+            return bad(
+                "episode.max_steps_per_decision".into(),
+                "must be at least 1".into(),
+            );
         }
         if self.window.queued == 0 {
             return bad("window.queued".into(), "must be at least 1".into());
@@ -330,7 +336,9 @@ impl JobsWorkload {
             {
                 return bad(
                     key.into(),
-                    format!("must be positive, strictly increasing and contain 1.0, got {ladder:?}"),
+                    format!(
+                        "must be positive, strictly increasing and contain 1.0, got {ladder:?}"
+                    ),
                 );
             }
         }
@@ -358,11 +366,16 @@ impl JobsWorkload {
             {
                 return bad(
                     format!("templates[{i}] ({})", t.name),
-                    format!("needs contention in [0, {MAX_CONTENTION}], size_exponent >= 0 and utilisation in (0, 1]"),
+                    format!(
+                        "needs contention in [0, {MAX_CONTENTION}], size_exponent >= 0 and utilisation in (0, 1]"
+                    ),
                 );
             }
             if !template_names.insert(t.name.as_str()) {
-                return bad(format!("templates[{i}]"), format!("duplicate name {:?}", t.name));
+                return bad(
+                    format!("templates[{i}]"),
+                    format!("duplicate name {:?}", t.name),
+                );
             }
         }
         let mut ids = HashMap::new();
@@ -374,10 +387,16 @@ impl JobsWorkload {
         for (i, j) in self.jobs.iter().enumerate() {
             let key = |field: &str| format!("jobs[{i}] (id {}).{field}", j.id);
             if !(j.arrival_s >= 0.0 && j.arrival_s.is_finite()) {
-                return bad(key("arrival_s"), format!("must be >= 0, got {}", j.arrival_s));
+                return bad(
+                    key("arrival_s"),
+                    format!("must be >= 0, got {}", j.arrival_s),
+                );
             }
             if !(j.duration_s > 0.0 && j.duration_s.is_finite()) {
-                return bad(key("duration_s"), format!("must be positive, got {}", j.duration_s));
+                return bad(
+                    key("duration_s"),
+                    format!("must be positive, got {}", j.duration_s),
+                );
             }
             if j.workers == 0 {
                 return bad(key("workers"), "must be at least 1".into());
@@ -389,7 +408,10 @@ impl JobsWorkload {
                 );
             }
             if !template_names.contains(j.template.as_str()) {
-                return bad(key("template"), format!("no template named {:?}", j.template));
+                return bad(
+                    key("template"),
+                    format!("no template named {:?}", j.template),
+                );
             }
             if let Some(dep) = j.after.iter().find(|d| !ids.contains_key(d.as_str())) {
                 return bad(key("after"), format!("no job with id {dep:?}"));

@@ -47,7 +47,10 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
             max_steps_per_decision: 64,
             speed_sigma: 0.0,
         },
-        window: Window { queued: 4, running: 2 },
+        window: Window {
+            queued: 4,
+            running: 2,
+        },
         scaling: Scaling::default(),
         reward: Default::default(),
         prices: Default::default(),
@@ -175,7 +178,9 @@ fn a_masked_choice_is_refused_with_the_job_named() {
 
 #[test]
 fn same_seed_same_metrics_and_speed_noise_changes_with_the_seed() {
-    let jobs: Vec<JobRecord> = (0..20).map(|k| job(&format!("j{k}"), k as f64 * 7.0, 60.0, 1, 500)).collect();
+    let jobs: Vec<JobRecord> = (0..20)
+        .map(|k| job(&format!("j{k}"), k as f64 * 7.0, 60.0, 1, 500))
+        .collect();
     let mut w = workload(jobs, 2, 1);
     w.episode.speed_sigma = 0.2;
     let w = Arc::new(w);
@@ -191,7 +196,13 @@ fn random_workload(rng: &mut StdRng) -> JobsWorkload {
     let mut jobs: Vec<JobRecord> = (0..n)
         .map(|k| {
             let gpu = [0, 250, 500, 1000, 2000][rng.random_range(0..5)];
-            let mut j = job(&format!("j{k}"), rng.random_range(0.0..500.0), rng.random_range(1.0..300.0), rng.random_range(1..4), gpu);
+            let mut j = job(
+                &format!("j{k}"),
+                rng.random_range(0.0..500.0),
+                rng.random_range(1.0..300.0),
+                rng.random_range(1..4),
+                gpu,
+            );
             j.cpu_milli = rng.random_range(100..4000);
             j
         })

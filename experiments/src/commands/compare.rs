@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::jobs::JobsWorkload;
 use schedlab_env::Scenario;
+use schedlab_env::jobs::JobsWorkload;
 
 use super::Settings;
 use super::evaluate::{episode_bar, parse_seeds, play_seeds};

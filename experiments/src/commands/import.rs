@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::jobs::{
-    JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
-};
+use schedlab_env::jobs::{JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window};
 
 use crate::output::write_atomic;
 use crate::traces::{self, Bound, Format, ReadOptions, templates};
@@ -68,7 +66,9 @@ fn parse_scale(raw: &[String]) -> anyhow::Result<Scale> {
             .parse()
             .ok()
             .filter(|v: &f64| *v > 0.0 && v.is_finite())
-            .ok_or_else(|| anyhow::anyhow!("`--scale {key}={value}`: expected a positive number"))?;
+            .ok_or_else(|| {
+                anyhow::anyhow!("`--scale {key}={value}`: expected a positive number")
+            })?;
         match key.as_str() {
             "time" => scale.time = v,
             "arrival" => scale.arrival = v,
@@ -96,7 +96,11 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         .jobs
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", args.format.name()))?;
-    let template_list = templates::load(args.templates.as_deref().unwrap_or(templates::default_dir()))?;
+    let template_list = templates::load(
+        args.templates
+            .as_deref()
+            .unwrap_or(templates::default_dir()),
+    )?;
     let options = ReadOptions {
         machines: &machines,
         from: args.from.as_deref().map(Bound::parse).transpose()?,
@@ -132,7 +136,11 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     if dropped_machines > 0 {
         dropped.push(format!("{dropped_machines} machine rows"));
     }
-    let warnings: Vec<String> = read.warnings.iter().map(|(w, n)| format!("{n} x {w}")).collect();
+    let warnings: Vec<String> = read
+        .warnings
+        .iter()
+        .map(|(w, n)| format!("{n} x {w}"))
+        .collect();
     let mut workload = JobsWorkload {
         kind: "jobs".into(),
         name: name.clone(),
@@ -202,12 +210,19 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_machines(args: &ImportArgs, machines: &[MachineSpec], dropped: usize) -> anyhow::Result<()> {
+fn write_machines(
+    args: &ImportArgs,
+    machines: &[MachineSpec],
+    dropped: usize,
+) -> anyhow::Result<()> {
     #[derive(serde::Serialize)]
     struct MachinesFile<'a> {
         machines: &'a [MachineSpec],
     }
-    write_atomic(&args.out, toml::to_string(&MachinesFile { machines })?.as_bytes())?;
+    write_atomic(
+        &args.out,
+        toml::to_string(&MachinesFile { machines })?.as_bytes(),
+    )?;
     println!(
         "wrote {}: {} machines in {} types ({dropped} rows dropped); use it as --nodes",
         args.out.display(),

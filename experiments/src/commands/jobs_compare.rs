@@ -20,7 +20,12 @@ pub fn play(workload: &Arc<JobsWorkload>, spec: &str, seed: u64) -> anyhow::Resu
         .with_context(|| format!("{spec} on {}, seed {seed}", workload.name))
 }
 
-pub fn run(path: &Path, policies: &[String], seeds: &[u64], seeds_text: &str) -> anyhow::Result<()> {
+pub fn run(
+    path: &Path,
+    policies: &[String],
+    seeds: &[u64],
+    seeds_text: &str,
+) -> anyhow::Result<()> {
     let workload = crate::jobs::load(path)?;
     for spec in policies {
         // refuse a bad name or option before any episode runs

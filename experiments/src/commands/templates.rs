@@ -73,7 +73,10 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
         .flat_map(|&n| [-1, 0, 1].map(move |o| (n, o)))
         .flat_map(|(n, o)| seeds.iter().map(move |&s| (n, o, s)))
         .collect();
-    let bar = episode_bar(configs.len() as u64, format!("real runs of {}", scenario.workload.name))?;
+    let bar = episode_bar(
+        configs.len() as u64,
+        format!("real runs of {}", scenario.workload.name),
+    )?;
     let runs = configs
         .par_iter()
         .map(|&(n, o, seed)| {
@@ -93,7 +96,8 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
     let (sigma, kappa, scale, rmse) = fit(&reached);
     let middle: Vec<&Run> = reached.iter().copied().filter(|r| r.size == 1.0).collect();
     let utilisation: [f64; 3] = std::array::from_fn(|r| {
-        let mean = middle.iter().map(|m| m.utilisation[r]).sum::<f64>() / middle.len().max(1) as f64;
+        let mean =
+            middle.iter().map(|m| m.utilisation[r]).sum::<f64>() / middle.len().max(1) as f64;
         mean.clamp(0.01, 1.0)
     });
     println!("workers  size  time_s  reached  surrogate_s");
@@ -112,7 +116,11 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
         fitted_from: format!(
             "schedlab templates fit --workload {} --workers {} --seeds {}: {} of {} real runs reached the target; ln-time RMSE {rmse:.3}; utilisation of the middle-size runs",
             args.workload.display(),
-            args.workers.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
+            args.workers
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
             args.seeds,
             reached.len(),
             runs.len()
@@ -156,11 +164,20 @@ pub fn fit(runs: &[&Run]) -> (f64, f64, f64, f64) {
 
 /// One real episode: `workers` containers on the first nodes, the primary resource `offset`
 /// ladder levels from the middle.
-pub fn real_run(scenario: &std::sync::Arc<Scenario>, workers: usize, offset: i32, seed: u64) -> anyhow::Result<Run> {
+pub fn real_run(
+    scenario: &std::sync::Arc<Scenario>,
+    workers: usize,
+    offset: i32,
+    seed: u64,
+) -> anyhow::Result<Run> {
     let mut env = ClusterEnv::new(scenario.clone());
     let ladder = &scenario.workload.containers;
     let has_gpu = scenario.nodes.iter().any(|n| n.gpus > 0.0) && !ladder.gpus.is_empty();
-    let primary = if has_gpu { Resource::Gpu } else { Resource::Cpu };
+    let primary = if has_gpu {
+        Resource::Gpu
+    } else {
+        Resource::Cpu
+    };
     let level_of = |r: Resource| -> usize {
         let middle = ladder.middle_level(r) as i32;
         let top = ladder.sizes(r).len() as i32;
@@ -171,7 +188,8 @@ pub fn real_run(scenario: &std::sync::Arc<Scenario>, workers: usize, offset: i32
         }
     };
     let levels = Resource::ALL.map(level_of);
-    let size = ladder.amount(primary, levels[primary as usize]) / ladder.amount(primary, ladder.middle_level(primary));
+    let size = ladder.amount(primary, levels[primary as usize])
+        / ladder.amount(primary, ladder.middle_level(primary));
     let (mut observation, _) = env.reset(seed)?;
     let space = env.action_space().clone();
     let (mut used, mut allocated) = ([0.0; 3], [0.0; 3]);
@@ -181,7 +199,10 @@ pub fn real_run(scenario: &std::sync::Arc<Scenario>, workers: usize, offset: i32
             .map(|d| {
                 let node = d / 3;
                 let want = if node < workers { levels[d % 3] } else { 0 };
-                (0..=want).rev().find(|&l| observation.mask_of(&space, d)[l]).unwrap_or(0)
+                (0..=want)
+                    .rev()
+                    .find(|&l| observation.mask_of(&space, d)[l])
+                    .unwrap_or(0)
             })
             .collect();
         let step = env.step(&action)?;
@@ -194,7 +215,11 @@ pub fn real_run(scenario: &std::sync::Arc<Scenario>, workers: usize, offset: i32
         }
         if let Some(m) = step.info.metrics {
             let utilisation = std::array::from_fn(|r| {
-                if allocated[r] > 0.0 { used[r] / allocated[r] } else { 1.0 }
+                if allocated[r] > 0.0 {
+                    used[r] / allocated[r]
+                } else {
+                    1.0
+                }
             });
             return Ok(Run {
                 workers,

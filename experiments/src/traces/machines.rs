@@ -19,15 +19,23 @@ struct MachinesFile {
 /// Reads machines from any of the three forms, told apart by extension and header.
 pub fn read_machines(path: &Path, lenient: bool) -> anyhow::Result<(Vec<MachineSpec>, usize)> {
     if path.extension().is_some_and(|e| e == "toml") {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let file: MachinesFile = toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let file: MachinesFile =
+            toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
         return Ok((file.machines, 0));
     }
     let table = TextTable::read(path)?;
     // (cpu, mem, gpu, gpu column) in each known layout; memory in MiB or GB
-    let layout = if table.require(&["sn", "cpu_milli", "memory_mib", "gpu", "model"]).is_ok() {
+    let layout = if table
+        .require(&["sn", "cpu_milli", "memory_mib", "gpu", "model"])
+        .is_ok()
+    {
         ("cpu_milli", 1000.0, "memory_mib", 1024.0, "gpu", "model")
-    } else if table.require(&["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"]).is_ok() {
+    } else if table
+        .require(&["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"])
+        .is_ok()
+    {
         ("cap_cpu", 1.0, "cap_mem", 1.0, "cap_gpu", "gpu_type")
     } else {
         anyhow::bail!(
@@ -44,13 +52,28 @@ pub fn read_machines(path: &Path, lenient: bool) -> anyhow::Result<(Vec<MachineS
             let mem = table.number(row, mem_col)? / mem_div;
             let gpus = table.count(row, gpu_col)?;
             if !(cpu > 0.0 && mem > 0.0) {
-                return Err(table.invalid(row, cpu_col, "not positive", format!("{cpu} cores, {mem} GB")));
+                return Err(table.invalid(
+                    row,
+                    cpu_col,
+                    "not positive",
+                    format!("{cpu} cores, {mem} GB"),
+                ));
             }
             if gpus as usize > MAX_GPUS {
-                return Err(table.invalid(row, gpu_col, "too many GPUs", format!("{gpus} > {MAX_GPUS}")));
+                return Err(table.invalid(
+                    row,
+                    gpu_col,
+                    "too many GPUs",
+                    format!("{gpus} > {MAX_GPUS}"),
+                ));
             }
             let model = table.text(row, model_col).unwrap_or("").to_owned();
-            Ok(((cpu * 1000.0).round() as u64, (mem * 1024.0).round() as u64, gpus, model))
+            Ok((
+                (cpu * 1000.0).round() as u64,
+                (mem * 1024.0).round() as u64,
+                gpus,
+                model,
+            ))
         })();
         match parsed {
             Ok(key) => *groups.entry(key).or_default() += 1,

@@ -59,9 +59,11 @@ impl Bound {
         if let Ok(v) = text.trim().parse::<f64>() {
             return Ok(Bound::Seconds(v));
         }
-        philly::epoch_seconds(text).map(Bound::Epoch).ok_or_else(|| {
-            anyhow::anyhow!("{text:?}: expected seconds or a date-time YYYY-MM-DD[ HH:MM:SS]")
-        })
+        philly::epoch_seconds(text)
+            .map(Bound::Epoch)
+            .ok_or_else(|| {
+                anyhow::anyhow!("{text:?}: expected seconds or a date-time YYYY-MM-DD[ HH:MM:SS]")
+            })
     }
 }
 
@@ -112,7 +114,9 @@ impl Window {
     /// Shifts arrivals so the window's start (or the first kept job) is time 0.
     pub fn rebase(&self, jobs: &mut [JobRecord]) {
         let origin = self.from.unwrap_or_else(|| {
-            jobs.iter().map(|j| j.arrival_s).fold(f64::INFINITY, f64::min)
+            jobs.iter()
+                .map(|j| j.arrival_s)
+                .fold(f64::INFINITY, f64::min)
         });
         if origin.is_finite() {
             jobs.iter_mut().for_each(|j| j.arrival_s -= origin);
@@ -135,11 +139,18 @@ pub struct ReadJobs {
 
 impl ReadJobs {
     /// Strict: the first bad row is the error. Lenient: it is counted and skipped.
-    pub fn keep<T>(&mut self, lenient: bool, value: Result<T, RowError>) -> anyhow::Result<Option<T>> {
+    pub fn keep<T>(
+        &mut self,
+        lenient: bool,
+        value: Result<T, RowError>,
+    ) -> anyhow::Result<Option<T>> {
         match value {
             Ok(v) => Ok(Some(v)),
             Err(e) if lenient => {
-                *self.dropped.entry(format!("column `{}`: {}", e.column, e.reason)).or_default() += 1;
+                *self
+                    .dropped
+                    .entry(format!("column `{}`: {}", e.column, e.reason))
+                    .or_default() += 1;
                 Ok(None)
             }
             Err(e) => Err(anyhow::anyhow!("{e} (pass --lenient to drop such rows)")),
@@ -156,7 +167,11 @@ impl ReadJobs {
 }
 
 /// Reads the jobs of a trace file in `format`.
-pub fn read_jobs(format: Format, path: &PathBuf, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
+pub fn read_jobs(
+    format: Format,
+    path: &PathBuf,
+    options: &ReadOptions,
+) -> anyhow::Result<ReadJobs> {
     let table = TextTable::read(path)?;
     match format {
         Format::AlibabaOpenb => openb::read(&table, options),

@@ -35,7 +35,9 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                 return Ok(None);
             }
             let deleted = table.number(row, "deletion_time")?;
-            let start = table.optional_number(row, "scheduled_time")?.unwrap_or(created);
+            let start = table
+                .optional_number(row, "scheduled_time")?
+                .unwrap_or(created);
             let duration = deleted - start;
             if duration <= 0.0 {
                 return Err(table.invalid(
@@ -52,11 +54,24 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
             let gpu = match gpus {
                 0 => 0,
                 1 if (1..=GPU_MILLI).contains(&share) => share,
-                1 => return Err(table.invalid(row, "gpu_milli", "share out of range", format!("{share} not in 1..=1000"))),
+                1 => {
+                    return Err(table.invalid(
+                        row,
+                        "gpu_milli",
+                        "share out of range",
+                        format!("{share} not in 1..=1000"),
+                    ));
+                }
                 n => n * GPU_MILLI,
             };
             let request = [cpu, mem, gpu];
-            check_fits(table, row, "cpu_milli/memory_mib/num_gpu", options.machines, request)?;
+            check_fits(
+                table,
+                row,
+                "cpu_milli/memory_mib/num_gpu",
+                options.machines,
+                request,
+            )?;
             let id = table.text(row, "name").unwrap_or_default().to_owned();
             Ok(Some(JobRecord {
                 template: templates::assign(gpu > 0, duration, &id, options.seed).to_owned(),

@@ -22,18 +22,29 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
     let max_gpus = options.machines.iter().map(|m| m.gpus).max().unwrap_or(0);
     let mut times = Vec::with_capacity(table.rows());
     for row in 0..table.rows() {
-        let t = table.text(row, "timestamp").ok_or(()).and_then(|s| epoch_seconds(s).ok_or(()));
+        let t = table
+            .text(row, "timestamp")
+            .ok_or(())
+            .and_then(|s| epoch_seconds(s).ok_or(()));
         let t = t.map_err(|()| {
             table.invalid(
                 row,
                 "timestamp",
                 "not a date-time",
-                format!("{:?}, expected YYYY-MM-DD HH:MM:SS", table.text(row, "timestamp").unwrap_or("")),
+                format!(
+                    "{:?}, expected YYYY-MM-DD HH:MM:SS",
+                    table.text(row, "timestamp").unwrap_or("")
+                ),
             )
         });
         times.push(t);
     }
-    let origin = times.iter().filter_map(|t| t.as_ref().ok()).copied().min().unwrap_or(0);
+    let origin = times
+        .iter()
+        .filter_map(|t| t.as_ref().ok())
+        .copied()
+        .min()
+        .unwrap_or(0);
     let window = options.window(Some(origin))?;
     for (row, time) in times.into_iter().enumerate() {
         let job = (|| -> Result<Option<JobRecord>, RowError> {
@@ -43,11 +54,21 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
             }
             let duration = table.number(row, "duration")?;
             if duration <= 0.0 {
-                return Err(table.invalid(row, "duration", "duration not positive", format!("{duration}")));
+                return Err(table.invalid(
+                    row,
+                    "duration",
+                    "duration not positive",
+                    format!("{duration}"),
+                ));
             }
             let gpus = table.count(row, "num_gpus")?;
             if gpus == 0 {
-                return Err(table.invalid(row, "num_gpus", "zero request", "a Philly job needs GPUs"));
+                return Err(table.invalid(
+                    row,
+                    "num_gpus",
+                    "zero request",
+                    "a Philly job needs GPUs",
+                ));
             }
             let workers = (gpus.div_ceil(max_gpus.max(1))..=gpus)
                 .find(|w| gpus % w == 0)
@@ -85,7 +106,10 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
 /// `[mCPU, MiB]` per GPU on the GPU machine with the least of each.
 fn per_gpu_share(machines: &[MachineSpec]) -> anyhow::Result<[f64; 2]> {
     let gpu_machines: Vec<&MachineSpec> = machines.iter().filter(|m| m.gpus > 0).collect();
-    anyhow::ensure!(!gpu_machines.is_empty(), "Philly jobs need GPU machines; --nodes has none");
+    anyhow::ensure!(
+        !gpu_machines.is_empty(),
+        "Philly jobs need GPU machines; --nodes has none"
+    );
     let least = |f: fn(&MachineSpec) -> u32| {
         gpu_machines
             .iter()
@@ -97,11 +121,25 @@ fn per_gpu_share(machines: &[MachineSpec]) -> anyhow::Result<[f64; 2]> {
 
 /// `YYYY-MM-DD HH:MM:SS` (or just the date) as seconds since 1970-01-01, UTC.
 pub fn epoch_seconds(text: &str) -> Option<i64> {
-    let (date, time) = text.trim().split_once(' ').unwrap_or((text.trim(), "00:00:00"));
-    let d: Vec<i64> = date.split('-').map(|p| p.parse().ok()).collect::<Option<_>>()?;
-    let t: Vec<i64> = time.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
-    let ([y, m, day], [hh, mm, ss]) = (<[i64; 3]>::try_from(d).ok()?, <[i64; 3]>::try_from(t).ok()?);
-    let valid = (1..=12).contains(&m) && (1..=31).contains(&day) && (0..24).contains(&hh) && (0..60).contains(&mm) && (0..=60).contains(&ss);
+    let (date, time) = text
+        .trim()
+        .split_once(' ')
+        .unwrap_or((text.trim(), "00:00:00"));
+    let d: Vec<i64> = date
+        .split('-')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let t: Vec<i64> = time
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let ([y, m, day], [hh, mm, ss]) =
+        (<[i64; 3]>::try_from(d).ok()?, <[i64; 3]>::try_from(t).ok()?);
+    let valid = (1..=12).contains(&m)
+        && (1..=31).contains(&day)
+        && (0..24).contains(&hh)
+        && (0..60).contains(&mm)
+        && (0..=60).contains(&ss);
     valid.then(|| days_from_civil(y, m, day) * 86_400 + hh * 3600 + mm * 60 + ss)
 }
 

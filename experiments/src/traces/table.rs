@@ -46,7 +46,8 @@ impl TextTable {
     /// Reads a CSV file (gzip-compressed when the name ends in `.gz`) with a header line.
     pub fn read(path: &Path) -> anyhow::Result<TextTable> {
         let mut bytes = Vec::new();
-        let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        let file =
+            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
         if path.extension().is_some_and(|e| e == "gz") {
             flate2::read::GzDecoder::new(file).read_to_end(&mut bytes)
         } else {
@@ -89,7 +90,11 @@ impl TextTable {
             missing.is_empty(),
             "{}: missing column(s) {}; the file has: {}",
             self.path.display(),
-            missing.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "),
+            missing
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
             present.join(", ")
         );
         Ok(())
@@ -187,7 +192,9 @@ pub fn write_jobs_parquet(jobs: &[JobRecord]) -> anyhow::Result<Vec<u8>> {
 /// Reads a job table written by [`write_jobs_parquet`]; the env's table reader.
 pub fn read_jobs_parquet(path: &Path) -> Result<Vec<JobRecord>, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let frame = ParquetReader::new(file).finish().map_err(|e| e.to_string())?;
+    let frame = ParquetReader::new(file)
+        .finish()
+        .map_err(|e| e.to_string())?;
     let column = |name: &str| {
         frame
             .column(name)

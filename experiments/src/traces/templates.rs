@@ -74,10 +74,14 @@ mod tests {
     fn long_jobs_keep_their_kind_and_short_ones_split_by_seed() {
         assert_eq!(assign(true, 7200.0, "a", 0), "mnist-mlp");
         assert_eq!(assign(false, 7200.0, "a", 0), "a9a-svm");
-        let short: Vec<&str> = (0..200).map(|k| assign(true, 60.0, &format!("j{k}"), 3)).collect();
+        let short: Vec<&str> = (0..200)
+            .map(|k| assign(true, 60.0, &format!("j{k}"), 3))
+            .collect();
         let softmax = short.iter().filter(|&&t| t == "digits-softmax").count();
         assert!((60..140).contains(&softmax), "{softmax} of 200");
-        let again: Vec<&str> = (0..200).map(|k| assign(true, 60.0, &format!("j{k}"), 3)).collect();
+        let again: Vec<&str> = (0..200)
+            .map(|k| assign(true, 60.0, &format!("j{k}"), 3))
+            .collect();
         assert_eq!(short, again);
     }
 }

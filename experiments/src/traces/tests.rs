@@ -10,8 +10,11 @@ fn traces() -> PathBuf {
 }
 
 fn openb_nodes() -> Vec<MachineSpec> {
-    let (machines, dropped) =
-        read_machines(&traces().join("alibaba_gpu_v2023/openb_node_list_all_node.csv"), false).unwrap();
+    let (machines, dropped) = read_machines(
+        &traces().join("alibaba_gpu_v2023/openb_node_list_all_node.csv"),
+        false,
+    )
+    .unwrap();
     assert_eq!(dropped, 0);
     machines
 }
@@ -32,10 +35,19 @@ fn node_lists_hold_the_documented_machines() {
     assert_eq!(openb.iter().map(|m| m.count).sum::<usize>(), 1523);
     let gpus: u32 = openb.iter().map(|m| m.gpus * m.count as u32).sum();
     assert!(gpus > 0);
-    let (pai, _) = read_machines(&traces().join("alibaba_pai_v2020/pai_machine_spec.csv"), false).unwrap();
+    let (pai, _) = read_machines(
+        &traces().join("alibaba_pai_v2020/pai_machine_spec.csv"),
+        false,
+    )
+    .unwrap();
     assert_eq!(pai.iter().map(|m| m.count).sum::<usize>(), 1897);
     // cap_gpu: 2 on 1,295 machines, 8 on 519, 0 on 83
-    let with = |g: u32| pai.iter().filter(|m| m.gpus == g).map(|m| m.count).sum::<usize>();
+    let with = |g: u32| {
+        pai.iter()
+            .filter(|m| m.gpus == g)
+            .map(|m| m.count)
+            .sum::<usize>()
+    };
     assert_eq!((with(2), with(8), with(0)), (1295, 519, 83));
 }
 
@@ -50,19 +62,37 @@ fn openb_pods_import_strictly_with_their_gpu_requests() {
     assert_eq!(count(|j| j.gpu_milli == 0), 821);
     assert_eq!(count(|j| j.gpu_milli == 8000), 37);
     assert_eq!(count(|j| (1..=1000).contains(&j.gpu_milli)), 4846);
-    assert!(read.jobs.iter().all(|j| j.duration_s > 0.0 && j.workers == 1));
+    assert!(
+        read.jobs
+            .iter()
+            .all(|j| j.duration_s > 0.0 && j.workers == 1)
+    );
 }
 
 #[test]
 fn philly_jobs_import_on_pai_machines_and_split_large_jobs() {
-    let (machines, _) = read_machines(&traces().join("alibaba_pai_v2020/pai_machine_spec.csv"), false).unwrap();
+    let (machines, _) = read_machines(
+        &traces().join("alibaba_pai_v2020/pai_machine_spec.csv"),
+        false,
+    )
+    .unwrap();
     let path = traces().join("philly/philly_jobs_2017-09_to_10.csv.gz");
     let read = read_jobs(Format::Philly, &path, &options(&machines, false)).unwrap();
     assert_eq!((read.rows_read, read.jobs.len()), (52_849, 52_849));
     // 32 GPUs on 8-GPU machines: 4 containers of 8
-    let big = read.jobs.iter().find(|j| j.workers * j.gpu_milli == 32_000).unwrap();
+    let big = read
+        .jobs
+        .iter()
+        .find(|j| j.workers * j.gpu_milli == 32_000)
+        .unwrap();
     assert_eq!((big.workers, big.gpu_milli), (4, 8000));
-    assert_eq!(read.jobs.iter().map(|j| j.arrival_s).fold(f64::INFINITY, f64::min), 0.0);
+    assert_eq!(
+        read.jobs
+            .iter()
+            .map(|j| j.arrival_s)
+            .fold(f64::INFINITY, f64::min),
+        0.0
+    );
     // a one-day window on the wall clock
     let day = ReadOptions {
         from: Some(Bound::parse("2017-10-02").unwrap()),
@@ -70,9 +100,18 @@ fn philly_jobs_import_on_pai_machines_and_split_large_jobs() {
         ..options(&machines, false)
     };
     let one_day = read_jobs(Format::Philly, &path, &day).unwrap();
-    assert!(one_day.jobs.len() > 100 && one_day.jobs.len() < 5000, "{}", one_day.jobs.len());
+    assert!(
+        one_day.jobs.len() > 100 && one_day.jobs.len() < 5000,
+        "{}",
+        one_day.jobs.len()
+    );
     assert_eq!(one_day.jobs.len() + one_day.outside_window, 52_849);
-    assert!(one_day.jobs.iter().all(|j| (0.0..86_400.0).contains(&j.arrival_s)));
+    assert!(
+        one_day
+            .jobs
+            .iter()
+            .all(|j| (0.0..86_400.0).contains(&j.arrival_s))
+    );
 }
 
 #[test]
@@ -81,7 +120,10 @@ fn v2018_tasks_need_lenient_and_say_what_they_dropped() {
     let path = traces().join("alibaba_v2018_batch_dag/batch_task_dags_arrival_day0-4.csv.gz");
     let strict = read_jobs(Format::AlibabaV2018, &path, &options(&machines, false)).unwrap_err();
     let text = strict.to_string();
-    assert!(text.contains("batch_task_dags_arrival_day0-4.csv.gz: line ") && text.contains("column `"), "{text}");
+    assert!(
+        text.contains("batch_task_dags_arrival_day0-4.csv.gz: line ") && text.contains("column `"),
+        "{text}"
+    );
     let read = read_jobs(Format::AlibabaV2018, &path, &options(&machines, true)).unwrap();
     assert_eq!(read.rows_read, 37_724);
     // the SOURCES caveats: 149 Waiting tasks never started; 44 end before they start
@@ -95,13 +137,20 @@ fn v2018_tasks_need_lenient_and_say_what_they_dropped() {
     assert_eq!(j4142.after.last().map(String::as_str), Some("j_4142/25"));
     // DAG parents are jobs of the same DAG that exist
     let ids: std::collections::HashSet<&str> = read.jobs.iter().map(|j| j.id.as_str()).collect();
-    assert!(read.jobs.iter().flat_map(|j| &j.after).all(|p| ids.contains(p.as_str())));
+    assert!(
+        read.jobs
+            .iter()
+            .flat_map(|j| &j.after)
+            .all(|p| ids.contains(p.as_str()))
+    );
     assert!(read.jobs.iter().any(|j| j.after.len() > 1));
 }
 
 /// The shipped openb pods with one line edited.
 fn broken_openb(dir: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
-    let text = std::fs::read_to_string(traces().join("alibaba_gpu_v2023/openb_pods_before_t12200000.csv")).unwrap();
+    let text =
+        std::fs::read_to_string(traces().join("alibaba_gpu_v2023/openb_pods_before_t12200000.csv"))
+            .unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     lines[3] = edit(&lines[3]);
     let path = dir.join("pods.csv");
@@ -128,27 +177,46 @@ fn malformed_rows_are_named_by_file_line_and_column_or_dropped_when_lenient() {
     ];
     for (field, value, column, reason) in cases {
         let path = broken_openb(dir.path(), |l| {
-            let l = if field == 4 { with_field(l, 3, "1") } else { l.to_owned() };
+            let l = if field == 4 {
+                with_field(l, 3, "1")
+            } else {
+                l.to_owned()
+            };
             with_field(&l, field, value)
         });
-        let e = read_jobs(Format::AlibabaOpenb, &path, &options(&machines, false)).unwrap_err().to_string();
-        assert!(e.contains("pods.csv: line 4: column ") && e.contains(column) && e.contains(reason), "{e}");
+        let e = read_jobs(Format::AlibabaOpenb, &path, &options(&machines, false))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("pods.csv: line 4: column ") && e.contains(column) && e.contains(reason),
+            "{e}"
+        );
         let lenient = read_jobs(Format::AlibabaOpenb, &path, &options(&machines, true)).unwrap();
         assert_eq!((lenient.jobs.len(), lenient.dropped_total()), (5719, 1));
     }
     // a renamed column is refused before any row, naming what the file has
-    let text = std::fs::read_to_string(traces().join("alibaba_gpu_v2023/openb_pods_before_t12200000.csv")).unwrap();
+    let text =
+        std::fs::read_to_string(traces().join("alibaba_gpu_v2023/openb_pods_before_t12200000.csv"))
+            .unwrap();
     let renamed = dir.path().join("renamed.csv");
     std::fs::write(&renamed, text.replacen("memory_mib", "mem", 1)).unwrap();
-    let e = read_jobs(Format::AlibabaOpenb, &renamed, &options(&machines, true)).unwrap_err().to_string();
-    assert!(e.contains("missing column(s) `memory_mib`") && e.contains("the file has: name, cpu_milli, mem"), "{e}");
+    let e = read_jobs(Format::AlibabaOpenb, &renamed, &options(&machines, true))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("missing column(s) `memory_mib`")
+            && e.contains("the file has: name, cpu_milli, mem"),
+        "{e}"
+    );
 }
 
 #[test]
 fn job_tables_round_trip_through_parquet() {
     let machines = openb_nodes();
     let path = traces().join("alibaba_v2018_batch_dag/batch_task_dags_arrival_day0-4.csv.gz");
-    let jobs = read_jobs(Format::AlibabaV2018, &path, &options(&machines, true)).unwrap().jobs;
+    let jobs = read_jobs(Format::AlibabaV2018, &path, &options(&machines, true))
+        .unwrap()
+        .jobs;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("jobs.parquet");
     std::fs::write(&file, table::write_jobs_parquet(&jobs).unwrap()).unwrap();

@@ -41,7 +41,9 @@ pub fn parse_task_name(name: &str) -> TaskName {
     let is_dag = letters > 0
         && !own.is_empty()
         && own.bytes().all(|b| b.is_ascii_digit())
-        && name[letters..].bytes().all(|b| b.is_ascii_digit() || b == b'_');
+        && name[letters..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'_');
     if !is_dag {
         return TaskName {
             id: name.to_owned(),
@@ -83,7 +85,12 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
         rows_read: table.rows(),
         ..ReadJobs::default()
     };
-    let largest_mem = options.machines.iter().map(|m| m.mem_mib()).max().unwrap_or(0) as f64;
+    let largest_mem = options
+        .machines
+        .iter()
+        .map(|m| m.mem_mib())
+        .max()
+        .unwrap_or(0) as f64;
     let mut tasks = Vec::new();
     for row in 0..table.rows() {
         let task = (|| -> Result<Task, RowError> {
@@ -96,17 +103,35 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                 .to_owned();
             let start = table.number(row, "start_time")?;
             if start <= 0.0 {
-                return Err(table.invalid(row, "start_time", "never started", format!("start_time {start} (status {})", table.text(row, "status").unwrap_or(""))));
+                return Err(table.invalid(
+                    row,
+                    "start_time",
+                    "never started",
+                    format!(
+                        "start_time {start} (status {})",
+                        table.text(row, "status").unwrap_or("")
+                    ),
+                ));
             }
             let end = table.number(row, "end_time")?;
             if end < start {
-                return Err(table.invalid(row, "end_time", "ends before it starts", format!("end_time {end} < start_time {start}")));
+                return Err(table.invalid(
+                    row,
+                    "end_time",
+                    "ends before it starts",
+                    format!("end_time {end} < start_time {start}"),
+                ));
             }
             let workers = table.count(row, "instance_num")?;
             let cpu = table.number(row, "plan_cpu")?;
             let mem = table.number(row, "plan_mem")?;
             if workers == 0 || cpu <= 0.0 || !(0.0..=100.0).contains(&mem) {
-                return Err(table.invalid(row, "instance_num/plan_cpu/plan_mem", "out of range", format!("{workers} instances, plan_cpu {cpu}, plan_mem {mem}")));
+                return Err(table.invalid(
+                    row,
+                    "instance_num/plan_cpu/plan_mem",
+                    "out of range",
+                    format!("{workers} instances, plan_cpu {cpu}, plan_mem {mem}"),
+                ));
             }
             let request = [
                 (cpu * 10.0).round() as u32,
@@ -144,7 +169,12 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
     for t in kept {
         let id = id_of(&t.job, &t.name.id);
         if !seen.insert(id.clone()) {
-            let e = table.invalid(t.row, "task_name", "duplicate task", format!("{id} appears twice"));
+            let e = table.invalid(
+                t.row,
+                "task_name",
+                "duplicate task",
+                format!("{id} appears twice"),
+            );
             out.keep::<()>(options.lenient, Err(e))?;
             continue;
         }
@@ -183,10 +213,16 @@ mod tests {
     #[test]
     fn dag_names_give_id_and_parents() {
         let n = parse_task_name("J4_2_3");
-        assert_eq!((n.id.as_str(), n.parents.clone(), n.truncated), ("4", vec!["2".to_owned(), "3".to_owned()], false));
+        assert_eq!(
+            (n.id.as_str(), n.parents.clone(), n.truncated),
+            ("4", vec!["2".to_owned(), "3".to_owned()], false)
+        );
         assert_eq!(parse_task_name("M1").parents, Vec::<String>::new());
         let independent = parse_task_name("task_Nzg3ODAw");
-        assert_eq!((independent.id.as_str(), independent.parents.len()), ("task_Nzg3ODAw", 0));
+        assert_eq!(
+            (independent.id.as_str(), independent.parents.len()),
+            ("task_Nzg3ODAw", 0)
+        );
     }
 
     #[test]
