@@ -155,6 +155,8 @@ impl JobsContext {
             size_exponent: view.features[SLOT_SIZE_EXPONENT] as f64,
             utilisation: [1.0; 3],
             fitted_from: String::new(),
+            workload: String::new(),
+            time_at_one_s: 0.0,
         }
         .speedup(workers, self.sizes[size_level])
     }

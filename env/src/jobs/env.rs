@@ -18,9 +18,11 @@ use serde::Serialize;
 use super::cluster::{Cluster, Container, Placement};
 use super::metrics::{Integrals, JobsMetrics, quantile, share};
 use super::observe;
-use super::spec::{GPU_MILLI, JobsWorkload, scaled_request};
+use super::real::RealJob;
+use super::spec::{Fidelity, GPU_MILLI, JobsWorkload, scaled_request};
 use crate::error::{EnvError, Result};
 use crate::gym::{ActionSpace, Observation, ObservationSpace};
+use crate::scenario::Scenario;
 
 /// What `step` returns (Gymnasium's 5-tuple).
 #[derive(Debug, Clone, Serialize)]
@@ -171,6 +173,8 @@ pub(crate) struct Episode {
     rejected_total: usize,
     episode_return: f64,
     done: bool,
+    /// The `real` fidelity's training run of each job.
+    real_jobs: Vec<RealJob>,
 }
 
 impl Episode {
@@ -182,6 +186,8 @@ impl Episode {
 
 pub struct JobsEnv {
     workload: Arc<JobsWorkload>,
+    /// Per template, the single-job workload the `real` fidelity trains.
+    real: Option<Arc<Vec<Arc<Scenario>>>>,
     statics: Arc<Statics>,
     action_space: ActionSpace,
     observation_space: ObservationSpace,
@@ -248,10 +254,19 @@ impl JobsEnv {
                 shapes,
             }),
             workload,
+            real: None,
             action_space,
             observation_space,
             episode: None,
         }
+    }
+
+    /// A `real`-fidelity env: `templates[k]` is template k's single-job workload (see
+    /// [`super::real::load_templates`]).
+    pub fn new_real(workload: Arc<JobsWorkload>, templates: Vec<Arc<Scenario>>) -> Self {
+        let mut env = Self::new(workload);
+        env.real = Some(Arc::new(templates));
+        env
     }
 
     pub fn workload(&self) -> &Arc<JobsWorkload> {
@@ -306,6 +321,29 @@ impl JobsEnv {
                 }
             })
             .collect::<Vec<_>>();
+        let real_jobs = match (&self.real, w.fidelity) {
+            (Some(templates), Fidelity::Real) => w
+                .jobs
+                .iter()
+                .enumerate()
+                .map(|(i, j)| {
+                    let t = self.statics.template[i];
+                    RealJob::new(
+                        &templates[t],
+                        &w.templates[t],
+                        j.duration_s,
+                        j.workers,
+                        seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                    )
+                })
+                .collect::<Result<Vec<_>>>()?,
+            (None, Fidelity::Real) => {
+                return Err(EnvError::BadAction(
+                    "a real-fidelity workload needs its templates' workloads: build the env with JobsEnv::new_real".into(),
+                ));
+            }
+            _ => Vec::new(),
+        };
         let count = jobs.len();
         let mut episode = Episode {
             now: 0.0,
@@ -330,8 +368,9 @@ impl JobsEnv {
             rejected_total: 0,
             episode_return: 0.0,
             done: false,
+            real_jobs,
         };
-        let (terminated, truncated) = self.advance(&mut episode);
+        let (terminated, truncated) = self.advance(&mut episode)?;
         episode.done = terminated || truncated;
         let observation = self.observe(&mut episode);
         let info = self.info(&episode, Vec::new());
@@ -355,7 +394,14 @@ impl JobsEnv {
         episode.steps_here += 1;
         let (mut terminated, mut truncated) = (false, false);
         if !changed || episode.steps_here >= self.workload.episode.max_steps_per_decision {
-            (terminated, truncated) = self.advance(&mut episode);
+            match self.advance(&mut episode) {
+                Ok(ends) => (terminated, truncated) = ends,
+                Err(e) => {
+                    episode.done = true;
+                    self.episode = Some(episode);
+                    return Err(e);
+                }
+            }
         }
         let reward = self.reward(&mut episode);
         episode.episode_return += reward;
@@ -507,10 +553,17 @@ impl JobsEnv {
             episode.counts[status_index(Status::Running)] += 1;
         }
         let job = &episode.jobs[i];
-        let finish = job.paused_until.max(now) + job.remaining / job.rate;
-        episode
-            .completions
-            .push(Reverse((Time(finish), j, job.version)));
+        let resume = job.paused_until.max(now);
+        if let Some(real) = episode.real_jobs.get_mut(i) {
+            let offset = size_level as i32 - self.workload.scaling.requested_size_level() as i32;
+            real.set_allocation(count as usize, offset);
+            real.next_round_s = resume + real.round_s;
+        } else {
+            let finish = resume + job.remaining / job.rate;
+            episode
+                .completions
+                .push(Reverse((Time(finish), j, job.version)));
+        }
         episode.running_ring.push_back((j, job.version));
         self.change_used(episode, i, 1.0);
         Ok(())
@@ -530,6 +583,9 @@ impl JobsEnv {
         job.status = Status::Queued;
         containers.iter().for_each(|c| episode.cluster.release(c));
         episode.counts[status_index(Status::Running)] -= 1;
+        if let Some(real) = episode.real_jobs.get_mut(i) {
+            real.next_round_s = f64::INFINITY;
+        }
         self.enqueue(episode, i);
     }
 
@@ -559,7 +615,7 @@ impl JobsEnv {
     }
 
     /// Moves the clock to the next decision point; returns `(terminated, truncated)`.
-    fn advance(&self, episode: &mut Episode) -> (bool, bool) {
+    fn advance(&self, episode: &mut Episode) -> Result<(bool, bool)> {
         episode.steps_here = 0;
         let jobs = &self.workload.jobs;
         let order = &self.statics.arrival_order;
@@ -574,21 +630,44 @@ impl JobsEnv {
             }
             f64::INFINITY
         };
-        let arrival = order
-            .get(episode.next_arrival)
-            .map_or(f64::INFINITY, |&j| jobs[j as usize].arrival_s);
-        let completion = next_completion(episode);
         let tick = if self.workload.episode.decision_interval_s > 0.0 {
             episode.next_tick
         } else {
             f64::INFINITY
         };
-        let t = arrival.min(completion).min(tick);
-        if t >= max_time {
-            self.integrate(episode, max_time);
-            return (false, true);
-        }
-        self.integrate(episode, t);
+        // real jobs train round by round in between, silently until one finishes
+        let t = loop {
+            let arrival = order
+                .get(episode.next_arrival)
+                .map_or(f64::INFINITY, |&j| jobs[j as usize].arrival_s);
+            let event = arrival.min(next_completion(episode)).min(tick);
+            let round = episode
+                .real_jobs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.next_round_s, i))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            match round {
+                Some((at, i)) if at < event && at < max_time => {
+                    self.integrate(episode, at);
+                    if episode.real_jobs[i].step()? {
+                        episode.real_jobs[i].next_round_s = f64::INFINITY;
+                        self.finish(episode, i);
+                        break at;
+                    }
+                    let real = &mut episode.real_jobs[i];
+                    real.next_round_s += real.round_s;
+                }
+                _ if event >= max_time => {
+                    self.integrate(episode, max_time);
+                    return Ok((false, true));
+                }
+                _ => {
+                    self.integrate(episode, event);
+                    break event;
+                }
+            }
+        };
         while next_completion(episode) <= t {
             let Reverse((_, j, _)) = episode.completions.pop().expect("peeked");
             self.finish(episode, j as usize);
@@ -610,10 +689,10 @@ impl JobsEnv {
             episode.next_tick += self.workload.episode.decision_interval_s;
         }
         episode.decision_points += 1;
-        (
+        Ok((
             episode.counts[status_index(Status::Done)] == jobs.len(),
             false,
-        )
+        ))
     }
 
     fn finish(&self, episode: &mut Episode, i: usize) {

@@ -7,6 +7,7 @@ mod cluster;
 mod env;
 mod metrics;
 pub mod observe;
+pub mod real;
 mod spec;
 
 #[cfg(test)]
@@ -16,6 +17,6 @@ pub use cluster::{Cluster, Container, Placement};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use metrics::JobsMetrics;
 pub use spec::{
-    GPU_MILLI, JobRecord, JobsEpisode, JobsWorkload, MAX_CONTENTION, MAX_GPUS, MachineSpec,
-    Scaling, TableReader, Template, TraceSource, Window, fits_empty, scaled_request,
+    Fidelity, GPU_MILLI, JobRecord, JobsEpisode, JobsWorkload, MAX_CONTENTION, MAX_GPUS,
+    MachineSpec, Scaling, TableReader, Template, TraceSource, Window, fits_empty, scaled_request,
 };

@@ -29,6 +29,10 @@ pub struct JobsWorkload {
     #[serde(default)]
     pub source: Option<TraceSource>,
     pub episode: JobsEpisode,
+    /// How a job progresses: `surrogate` (its template's fitted curve) or `real` (the real
+    /// training loop of its template's single-job workload, for tens of jobs).
+    #[serde(default)]
+    pub fidelity: Fidelity,
     #[serde(default)]
     pub window: Window,
     #[serde(default)]
@@ -44,6 +48,14 @@ pub struct JobsWorkload {
     /// A job table (Parquet or CSV) beside the workload, read by the caller's table reader.
     #[serde(default)]
     pub jobs_table: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fidelity {
+    #[default]
+    Surrogate,
+    Real,
 }
 
 /// Provenance written by `schedlab workload import`.
@@ -198,6 +210,13 @@ pub struct Template {
     /// The single-job workload and runs the numbers were fitted on.
     #[serde(default)]
     pub fitted_from: String,
+    /// The single-job workload the `real` fidelity trains (relative to the jobs workload).
+    #[serde(default)]
+    pub workload: String,
+    /// Fitted time to the target loss of one worker at the middle size, in the single-job
+    /// workload's seconds: `T(n, s) = time_at_one_s / S(n, s)`.
+    #[serde(default)]
+    pub time_at_one_s: f64,
 }
 
 impl Template {
@@ -371,6 +390,14 @@ impl JobsWorkload {
                     ),
                 );
             }
+            if self.fidelity == Fidelity::Real
+                && (t.workload.is_empty() || !(t.time_at_one_s > 0.0))
+            {
+                return bad(
+                    format!("templates[{i}] ({})", t.name),
+                    "the real fidelity needs the template's `workload` and `time_at_one_s` (refit with `schedlab templates fit`)".into(),
+                );
+            }
             if !template_names.insert(t.name.as_str()) {
                 return bad(
                     format!("templates[{i}]"),
@@ -461,6 +488,8 @@ mod tests {
             size_exponent: 1.0,
             utilisation: [1.0; 3],
             fitted_from: String::new(),
+            workload: String::new(),
+            time_at_one_s: 0.0,
         };
         assert!((t(0.0).speedup(4.0, 1.0) - 4.0).abs() < 1e-12);
         assert!((t(0.0).speedup(2.0, 2.0) - 4.0).abs() < 1e-12);

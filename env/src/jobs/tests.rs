@@ -17,6 +17,8 @@ fn template(name: &str, contention: f64) -> Template {
         size_exponent: 1.0,
         utilisation: [0.5, 0.5, 0.5],
         fitted_from: String::new(),
+        workload: String::new(),
+        time_at_one_s: 0.0,
     }
 }
 
@@ -47,6 +49,7 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
             max_steps_per_decision: 64,
             speed_sigma: 0.0,
         },
+        fidelity: Default::default(),
         window: Window {
             queued: 4,
             running: 2,
@@ -262,4 +265,59 @@ proptest! {
         }
         prop_assert!(info.metrics.is_some(), "the episode ended within 5000 steps");
     }
+}
+
+/// A small workload of one fitted template's jobs, in either fidelity.
+fn fitted_workload(fidelity: Fidelity) -> (JobsWorkload, std::path::PathBuf) {
+    let data = crate::testkit::data_dir();
+    let text = std::fs::read_to_string(data.join("templates/digits-softmax.toml")).unwrap();
+    let mut t: Template = toml::from_str(&text).unwrap();
+    // the jobs workload below lives beside the single-job workloads
+    t.workload = "small-4node.toml".into();
+    t.name = "t".into();
+    let jobs = (0..10)
+        .map(|k| {
+            job(
+                &format!("j{k}"),
+                k as f64 * 40.0,
+                150.0 + 30.0 * (k % 4) as f64,
+                1 + k % 2,
+                500,
+            )
+        })
+        .collect();
+    let mut w = workload(jobs, 2, 2);
+    w.templates = vec![t];
+    w.fidelity = fidelity;
+    w.episode.restart_s = 30.0;
+    (w, data.join("workloads/jobs-test.toml"))
+}
+
+/// The surrogate stands in for real training: on the same jobs and scheduler, its mean
+/// completion time is within 25% of the one the real HB-ASGD runs give (the template's fit
+/// has a log-time RMSE of 0.12 over its calibration runs).
+#[test]
+fn surrogate_and_real_training_agree_on_a_small_workload() {
+    let (surrogate, _) = fitted_workload(Fidelity::Surrogate);
+    let fast = play(&mut JobsEnv::new(Arc::new(surrogate)), 0);
+    let (real, path) = fitted_workload(Fidelity::Real);
+    let templates = real::load_templates(&path, &real).unwrap();
+    let mut env = JobsEnv::new_real(Arc::new(real), templates);
+    let slow = play(&mut env, 0);
+    assert_eq!((fast.finished, slow.finished), (10, 10));
+    let ratio = slow.jct_avg_s / fast.jct_avg_s;
+    assert!(
+        (0.75..1.25).contains(&ratio),
+        "real {slow:?}\nsurrogate {fast:?}"
+    );
+    // and real training is not a constant: another seed trains differently
+    let again = play(&mut env, 1);
+    assert_ne!(again.jct_avg_s, slow.jct_avg_s);
+}
+
+#[test]
+fn a_real_workload_without_its_templates_is_refused() {
+    let (w, _) = fitted_workload(Fidelity::Real);
+    let e = JobsEnv::new(Arc::new(w)).reset(0).unwrap_err().to_string();
+    assert!(e.contains("new_real"), "{e}");
 }

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use schedlab_env::jobs::JobsEnv;
 
 use super::bench::{peak_memory_mib, shipped_workload};
 
@@ -27,9 +26,10 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
         .workload
         .unwrap_or_else(|| shipped_workload("openb-slice.toml"));
     let loading = Instant::now();
-    let workload = crate::jobs::load(&path)?;
+    let jobs = crate::jobs::load(&path)?;
+    let workload = &jobs.workload;
     let load_s = loading.elapsed().as_secs_f64();
-    let mut env = JobsEnv::new(workload.clone());
+    let mut env = jobs.env();
     let mut policy = schedlab_agents::jobs::registry::by_name(&args.policy, &env)?;
     let mut best = f64::INFINITY;
     let mut last = None;
@@ -42,12 +42,13 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     let metrics = last.expect("at least one repeat");
     let jobs = workload.jobs.len() as f64;
     println!(
-        "{}: {} jobs on {} machines, {} with {} (surrogate), one thread",
+        "{}: {} jobs on {} machines, {} with {} ({:?} fidelity), one thread",
         workload.name,
         workload.jobs.len(),
         workload.machine_count(),
         path.display(),
-        args.policy
+        args.policy,
+        workload.fidelity
     );
     println!(
         "{:.0} jobs/s ({:.3} s per episode, fastest of {}; {} decision points, {} steps, {} finished); loading {:.3} s",

@@ -96,10 +96,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         .jobs
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", args.format.name()))?;
+    let out_dir = match args.out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&out_dir)?;
     let template_list = templates::load(
         args.templates
             .as_deref()
             .unwrap_or(templates::default_dir()),
+        &out_dir,
     )?;
     let options = ReadOptions {
         machines: &machines,
@@ -175,6 +181,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
             max_steps_per_decision: 64,
             speed_sigma: 0.1,
         },
+        fidelity: Default::default(),
         window: Window::default(),
         scaling: Scaling::default(),
         reward: Default::default(),

@@ -1,23 +1,23 @@
 //! `schedlab compare` on a jobs workload: policies over seeds, mean ± std per metric.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::Context;
 use rayon::prelude::*;
 use schedlab_agents::jobs::{registry, run_jobs_episode};
-use schedlab_env::jobs::{JobsEnv, JobsMetrics, JobsWorkload};
+use schedlab_env::jobs::JobsMetrics;
 
 use super::compare::compare_table;
 use super::evaluate::episode_bar;
+use crate::jobs::Jobs;
 use crate::output::JOBS_METRICS;
 
-/// One episode of `spec` on `workload` from `seed`.
-pub fn play(workload: &Arc<JobsWorkload>, spec: &str, seed: u64) -> anyhow::Result<JobsMetrics> {
-    let mut env = JobsEnv::new(workload.clone());
+/// One episode of `spec` on `jobs` from `seed`.
+pub fn play(jobs: &Jobs, spec: &str, seed: u64) -> anyhow::Result<JobsMetrics> {
+    let mut env = jobs.env();
     let mut policy = registry::by_name(spec, &env)?;
     run_jobs_episode(&mut env, policy.as_mut(), seed)
-        .with_context(|| format!("{spec} on {}, seed {seed}", workload.name))
+        .with_context(|| format!("{spec} on {}, seed {seed}", jobs.workload.name))
 }
 
 pub fn run(
@@ -26,10 +26,11 @@ pub fn run(
     seeds: &[u64],
     seeds_text: &str,
 ) -> anyhow::Result<()> {
-    let workload = crate::jobs::load(path)?;
+    let jobs = crate::jobs::load(path)?;
+    let workload = &jobs.workload;
     for spec in policies {
         // refuse a bad name or option before any episode runs
-        registry::by_name(spec, &JobsEnv::new(workload.clone()))?;
+        registry::by_name(spec, &jobs.env())?;
     }
     let bar = episode_bar(
         (seeds.len() * policies.len()) as u64,
@@ -41,7 +42,7 @@ pub fn run(
     let played = cells
         .par_iter()
         .map(|&(p, seed)| {
-            let metrics = play(&workload, &policies[p], seed);
+            let metrics = play(&jobs, &policies[p], seed);
             bar.inc(1);
             metrics
         })

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
-use schedlab_env::cluster::Resource;
+use schedlab_env::jobs::real;
 use schedlab_env::jobs::{MAX_CONTENTION, Template};
-use schedlab_env::{ClusterEnv, Scenario, Workload};
+use schedlab_env::{ClusterEnv, Scenario};
 
 use super::evaluate::{episode_bar, parse_seeds};
 use crate::output::write_atomic;
@@ -57,15 +57,12 @@ pub struct Run {
 
 pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
     let TemplatesCommand::Fit(args) = command;
-    let mut workload = Workload::load(&args.workload)?;
-    let most = args.workers.iter().copied().max().unwrap_or(1);
     anyhow::ensure!(
         args.workers.iter().all(|&n| n >= 1),
         "--workers must be at least 1"
     );
-    workload.nodes.truncate(1);
-    workload.nodes[0].count = most;
-    let scenario = Scenario::from_workload(&args.workload, workload)?;
+    let most = args.workers.iter().copied().max().unwrap_or(1);
+    let scenario = real::load_template(&args.workload, most)?;
     let seeds = parse_seeds(&args.seeds)?;
     let configs: Vec<(usize, i32, u64)> = args
         .workers
@@ -108,7 +105,16 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
             r.workers, r.size, r.time_s, r.reached, predicted
         );
     }
+    let out_dir = match args.out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&out_dir)?;
     let template = Template {
+        workload: crate::traces::templates::relative_path(&out_dir, &args.workload)?
+            .display()
+            .to_string(),
+        time_at_one_s: scale,
         name: args.name.clone(),
         contention: sigma,
         size_exponent: kappa,
@@ -162,7 +168,7 @@ pub fn fit(runs: &[&Run]) -> (f64, f64, f64, f64) {
     best
 }
 
-/// One real episode: `workers` containers on the first nodes, the primary resource `offset`
+/// One real episode: `workers` containers on like nodes, the primary resource `offset`
 /// ladder levels from the middle.
 pub fn real_run(
     scenario: &std::sync::Arc<Scenario>,
@@ -171,42 +177,12 @@ pub fn real_run(
     seed: u64,
 ) -> anyhow::Result<Run> {
     let mut env = ClusterEnv::new(scenario.clone());
-    let ladder = &scenario.workload.containers;
-    let has_gpu = scenario.nodes.iter().any(|n| n.gpus > 0.0) && !ladder.gpus.is_empty();
-    let primary = if has_gpu {
-        Resource::Gpu
-    } else {
-        Resource::Cpu
-    };
-    let level_of = |r: Resource| -> usize {
-        let middle = ladder.middle_level(r) as i32;
-        let top = ladder.sizes(r).len() as i32;
-        if r == primary {
-            (middle + offset).clamp(1.min(top), top) as usize
-        } else {
-            middle as usize
-        }
-    };
-    let levels = Resource::ALL.map(level_of);
-    let size = ladder.amount(primary, levels[primary as usize])
-        / ladder.amount(primary, ladder.middle_level(primary));
+    let (levels, size) = real::template_levels(scenario, offset);
     let (mut observation, _) = env.reset(seed)?;
-    let space = env.action_space().clone();
+    let round_s = scenario.workload.episode.round_interval_s;
     let (mut used, mut allocated) = ([0.0; 3], [0.0; 3]);
     loop {
-        // the chosen levels, or the largest the mask allows below them
-        let action: Vec<usize> = (0..space.dims())
-            .map(|d| {
-                let node = d / 3;
-                let want = if node < workers { levels[d % 3] } else { 0 };
-                (0..=want)
-                    .rev()
-                    .find(|&l| observation.mask_of(&space, d)[l])
-                    .unwrap_or(0)
-            })
-            .collect();
-        let step = env.step(&action)?;
-        let round_s = scenario.workload.episode.round_interval_s;
+        let step = env.step(&real::action_for(&env, &observation, workers, levels))?;
         for (w, a) in step.info.workers.iter().zip(&step.info.allocation) {
             used[0] += w.cpu_used_s;
             used[1] += w.mem_used_gb_s;

@@ -5,15 +5,17 @@ use schedlab_env::{ClusterEnv, Scenario};
 
 pub fn run(path: &Path) -> anyhow::Result<()> {
     if JobsWorkload::is_jobs_file(path)? {
-        let w = crate::jobs::load(path)?;
+        let jobs = crate::jobs::load(path)?;
+        let w = &jobs.workload;
         let gpus: u32 = w.machines.iter().map(|m| m.gpus * m.count as u32).sum();
         println!(
-            "ok {}: {} jobs on {} machines ({} GPUs), {} templates, window {} queued + {} running",
+            "ok {}: {} jobs on {} machines ({} GPUs), {} templates, {:?} fidelity, window {} queued + {} running",
             w.name,
             w.jobs.len(),
             w.machine_count(),
             gpus,
             w.templates.len(),
+            w.fidelity,
             w.window.queued,
             w.window.running
         );

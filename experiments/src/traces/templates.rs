@@ -5,7 +5,7 @@
 //! least an hour. Long GPU jobs get `mnist-mlp`; long CPU jobs `a9a-svm`; a short job gets
 //! its kind's template or `digits-softmax`, half and half by a hash of the seed and its id.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use schedlab_env::jobs::Template;
@@ -19,8 +19,28 @@ pub fn default_dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/templates"))
 }
 
-/// Reads `NAME.toml` for every template the rule needs.
-pub fn load(dir: &Path) -> anyhow::Result<Vec<Template>> {
+/// `to` as a path relative to the folder `from_dir` (both made absolute first), so files
+/// that name each other keep working wherever the repository is.
+pub fn relative_path(from_dir: &Path, to: &Path) -> anyhow::Result<PathBuf> {
+    let absolute = |p: &Path| {
+        p.canonicalize()
+            .with_context(|| format!("resolving {}", p.display()))
+    };
+    let (from, to) = (absolute(from_dir)?, absolute(to)?);
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    (common..from.components().count()).for_each(|_| out.push(".."));
+    to.components().skip(common).for_each(|c| out.push(c));
+    Ok(out)
+}
+
+/// Reads `NAME.toml` for every template the rule needs, their `workload` paths made
+/// relative to `out_dir` (where the jobs workload that embeds them goes).
+pub fn load(dir: &Path, out_dir: &Path) -> anyhow::Result<Vec<Template>> {
     RULE_TEMPLATES
         .iter()
         .map(|name| {
@@ -31,8 +51,13 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Template>> {
                     path.display()
                 )
             })?;
-            let template: Template =
+            let mut template: Template =
                 toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
+            if !template.workload.is_empty() {
+                template.workload = relative_path(out_dir, &dir.join(&template.workload))?
+                    .display()
+                    .to_string();
+            }
             anyhow::ensure!(
                 template.name == *name,
                 "{}: names template {:?}, expected {name:?}",
