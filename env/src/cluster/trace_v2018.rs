@@ -6,7 +6,8 @@ use std::path::Path;
 use super::super::data::open_text_file;
 use crate::error::{EnvError, Result};
 
-const COLUMNS: [&str; 9] = [
+/// The columns of `batch_task` rows, in file order.
+pub const V2018_COLUMNS: [&str; 9] = [
     "task_name",
     "instance_num",
     "job_name",
@@ -67,11 +68,14 @@ pub fn load_v2018_tasks(path: &Path) -> Result<(Vec<TraceTask>, TraceStats)> {
                 path,
                 1,
                 name,
-                format!("missing column; expected {COLUMNS:?}"),
+                format!("missing column; expected {V2018_COLUMNS:?}"),
             )
         })
     };
-    let idx: Vec<usize> = COLUMNS.iter().map(|c| col(c)).collect::<Result<_>>()?;
+    let idx: Vec<usize> = V2018_COLUMNS
+        .iter()
+        .map(|c| col(c))
+        .collect::<Result<_>>()?;
     let mut stats = TraceStats::default();
     let mut tasks = Vec::new();
     for (i, record) in reader.records().enumerate() {
@@ -92,7 +96,7 @@ pub fn load_v2018_tasks(path: &Path) -> Result<(Vec<TraceTask>, TraceStats)> {
                     EnvError::parse(
                         path,
                         line,
-                        COLUMNS[k],
+                        V2018_COLUMNS[k],
                         format!("`{v}` is not a non-negative number"),
                     )
                 })

@@ -157,6 +157,21 @@ impl ReadJobs {
         }
     }
 
+    /// Keeps a row's job, counts it outside the window (`Ok(None)`), or drops or refuses a bad
+    /// row as [`ReadJobs::keep`] does.
+    pub fn take(
+        &mut self,
+        lenient: bool,
+        row: Result<Option<JobRecord>, RowError>,
+    ) -> anyhow::Result<()> {
+        match self.keep(lenient, row)? {
+            Some(Some(job)) => self.jobs.push(job),
+            Some(None) => self.outside_window += 1,
+            None => {}
+        }
+        Ok(())
+    }
+
     pub fn warn(&mut self, what: &str) {
         *self.warnings.entry(what.to_owned()).or_default() += 1;
     }

@@ -85,11 +85,7 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                 after: Vec::new(),
             }))
         })();
-        match out.keep(options.lenient, job)? {
-            Some(Some(job)) => out.jobs.push(job),
-            Some(None) => out.outside_window += 1,
-            None => {}
-        }
+        out.take(options.lenient, job)?;
     }
     window.rebase(&mut out.jobs);
     Ok(out)

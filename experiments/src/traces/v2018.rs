@@ -2,22 +2,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use schedlab_env::cluster::V2018_COLUMNS;
 use schedlab_env::jobs::JobRecord;
 
 use super::table::{RowError, TextTable};
 use super::{ReadJobs, ReadOptions, check_fits, templates};
-
-pub const COLUMNS: [&str; 9] = [
-    "task_name",
-    "instance_num",
-    "job_name",
-    "task_type",
-    "status",
-    "start_time",
-    "end_time",
-    "plan_cpu",
-    "plan_mem",
-];
 
 /// The trace cuts task names at this many characters.
 const NAME_LIMIT: usize = 50;
@@ -79,7 +68,7 @@ struct Task {
 /// largest machine's memory. All tasks of a job arrive when its first task started; DAG
 /// parents must finish first.
 pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
-    table.require(&COLUMNS)?;
+    table.require(&V2018_COLUMNS)?;
     let window = options.window(None)?;
     let mut out = ReadJobs {
         rows_read: table.rows(),
