@@ -716,7 +716,7 @@ fn imported_traces_are_validated_compared_and_benchmarked() {
         "--seeds",
         "0..1",
         "--policies",
-        "fifo,sjf,las:placement=worst-fit,static,periodic,pollux,random",
+        "fifo,sjf,las:placement=worst-fit,static,periodic,pollux,raes,random",
     ]);
     for policy in [
         "fifo",
@@ -725,6 +725,7 @@ fn imported_traces_are_validated_compared_and_benchmarked() {
         "static",
         "periodic",
         "pollux",
+        "raes",
         "random",
     ] {
         assert!(

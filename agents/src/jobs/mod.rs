@@ -5,12 +5,14 @@
 mod ordering;
 mod periodic;
 mod pollux;
+mod raes;
 pub mod registry;
 mod view;
 
 pub use ordering::{Order, OrderingPolicy};
 pub use periodic::OptimusPolicy;
 pub use pollux::PolluxPolicy;
+pub use raes::JobsRaesPolicy;
 pub use view::{JobsContext, SlotView};
 
 use schedlab_env::Result;

@@ -5,6 +5,7 @@ use schedlab_env::jobs::JobsEnv;
 use super::ordering::{Order, OrderingPolicy};
 use super::periodic::OptimusPolicy;
 use super::pollux::PolluxPolicy;
+use super::raes::JobsRaesPolicy;
 use super::view::JobsContext;
 use crate::registry::{PolicyError, parse_spec};
 use crate::{Policy, RandomPolicy};
@@ -12,7 +13,7 @@ use crate::{Policy, RandomPolicy};
 /// The names [`by_name`] accepts.
 pub fn names() -> Vec<&'static str> {
     vec![
-        "fifo", "sjf", "las", "static", "periodic", "pollux", "random",
+        "fifo", "sjf", "las", "static", "periodic", "pollux", "raes", "random",
     ]
 }
 
@@ -22,7 +23,7 @@ pub fn accepted_options(name: &str) -> &'static [&'static str] {
     match name {
         "fifo" | "sjf" | "las" => &["placement", "backfill"],
         "periodic" => &["placement", "interval_s"],
-        "static" | "pollux" => &["placement"],
+        "static" | "pollux" | "raes" => &["placement"],
         _ => &[],
     }
 }
@@ -82,6 +83,7 @@ pub fn by_name(spec: &str, env: &JobsEnv) -> Result<Box<dyn Policy>, PolicyError
         "static" => Box::new(OrderingPolicy::new(spec, ctx, Order::Fifo, placement, true)),
         "periodic" => Box::new(OptimusPolicy::new(ctx, interval_s, placement)),
         "pollux" => Box::new(PolluxPolicy::new(ctx, placement)),
+        "raes" => Box::new(JobsRaesPolicy::new(ctx, placement)),
         _ => Box::new(RandomPolicy::new(JobsContext::generic(env))),
     })
 }

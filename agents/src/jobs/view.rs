@@ -7,7 +7,7 @@ use schedlab_env::jobs::observe::{
     SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL,
     seconds_of,
 };
-use schedlab_env::jobs::{JobsEnv, Template};
+use schedlab_env::jobs::{GPU_MILLI, JobsEnv, Template};
 
 use crate::policy::PolicyContext;
 
@@ -21,12 +21,48 @@ pub struct JobsContext {
     pub requested_workers_level: usize,
     pub requested_size_level: usize,
     pub max_time_s: f64,
+    /// The cluster's total and its largest machine's `[cpu, mem, gpu]` (milli-units).
+    pub cluster_capacity: [f64; 3],
+    pub largest_machine: [f64; 3],
+    /// The reward's weights, prices per milli-unit-second, and the decision interval (an
+    /// hour when the workload has none), for policies that price their choices.
+    pub reward: schedlab_env::workload::RewardSpec,
+    pub prices_per_s: [f64; 3],
+    pub interval_s: f64,
 }
 
 impl JobsContext {
     pub fn of(env: &JobsEnv) -> Self {
         let w = env.workload();
+        let mut cluster_capacity = [0.0; 3];
+        let mut largest_machine = [0.0f64; 3];
+        for m in &w.machines {
+            let c = [
+                m.cpu_milli() as f64,
+                m.mem_mib() as f64,
+                (m.gpus * GPU_MILLI) as f64,
+            ];
+            for r in 0..3 {
+                cluster_capacity[r] += c[r] * m.count as f64;
+                largest_machine[r] = largest_machine[r].max(c[r]);
+            }
+        }
+        let per_hour = w.prices.per_second();
         JobsContext {
+            cluster_capacity,
+            largest_machine,
+            reward: w.reward.clone(),
+            // per core, GB, GPU to per milli-unit
+            prices_per_s: [
+                per_hour[0] / 1000.0,
+                per_hour[1] / 1024.0,
+                per_hour[2] / 1000.0,
+            ],
+            interval_s: if w.episode.decision_interval_s > 0.0 {
+                w.episode.decision_interval_s
+            } else {
+                3600.0
+            },
             action_space: env.action_space().clone(),
             workers: w.scaling.workers.clone(),
             sizes: w.scaling.sizes.clone(),

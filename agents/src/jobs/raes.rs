@@ -1,0 +1,147 @@
+//! `raes` on the jobs cluster: each step, RAES's allocation MIP over the window. Every
+//! visible job is a worker whose options are its (workers level, size level) pairs the mask
+//! allows, plus holding (queued) or keeping (running); all share one capacity, the cluster's
+//! free resources plus what the visible running jobs hold. An option costs
+//! `lambda_time * T / interval + lambda_idle * price(request) * T / (price(cluster) * interval)`
+//! with `T` the job's remaining time there by its speed-up curve (a held job adds an
+//! interval), as the single-job RAES prices time against allocated resources. Exact solve
+//! (good_lp + microlp) with the heuristic as fallback.
+
+use schedlab_env::Observation;
+use schedlab_env::jobs::observe::{SLOT_CPU, SLOT_GPU, SLOT_MEM};
+
+use super::view::{JobsContext, SlotView};
+use crate::Policy;
+use crate::raes::exact::solve_exact;
+use crate::raes::heuristic::solve_heuristic;
+use crate::raes::problem::{AllocationProblem, ContainerOption, Worker};
+
+pub struct JobsRaesPolicy {
+    ctx: JobsContext,
+    placement: usize,
+}
+
+impl JobsRaesPolicy {
+    pub fn new(ctx: JobsContext, placement: usize) -> Self {
+        JobsRaesPolicy { ctx, placement }
+    }
+
+    /// What the job's containers take at these levels, in shares of the cluster's capacity.
+    fn request(&self, view: &SlotView, workers_level: usize, size_level: usize) -> [f64; 3] {
+        let count = self.ctx.worker_count(view, workers_level);
+        let size = self.ctx.sizes[size_level];
+        [SLOT_CPU, SLOT_MEM, SLOT_GPU].map(|k| {
+            let r = k - SLOT_CPU;
+            let per = view.features[k] as f64 * self.ctx.largest_machine[r];
+            if self.ctx.cluster_capacity[r] > 0.0 {
+                count * per * size / self.ctx.cluster_capacity[r]
+            } else {
+                0.0
+            }
+        })
+    }
+}
+
+impl Policy for JobsRaesPolicy {
+    fn name(&self) -> &str {
+        "raes"
+    }
+
+    fn reset(&mut self, _seed: u64) {}
+
+    fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        let ctx = &self.ctx;
+        let mut action = ctx.keep_all(observation);
+        let views: Vec<SlotView> = (0..ctx.slots())
+            .map(|s| ctx.slot(observation, s))
+            .filter(SlotView::present)
+            .collect();
+        let cluster = ctx.cluster(observation);
+        let mut capacity: [f64; 3] = std::array::from_fn(|r| cluster[r] as f64);
+        let interval = ctx.interval_s;
+        let price: [f64; 3] =
+            std::array::from_fn(|r| ctx.prices_per_s[r] * ctx.cluster_capacity[r]);
+        let cluster_price: f64 = price.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+        let mut levels = Vec::new();
+        let workers = views
+            .iter()
+            .map(|v| {
+                if v.running() {
+                    let held = self.request(v, v.workers_level, v.size_level);
+                    (0..3).for_each(|r| capacity[r] += held[r]);
+                }
+                let request_speed =
+                    ctx.speedup(v, ctx.requested_workers_level, ctx.requested_size_level);
+                let cost = |w: usize, s: usize, request: &[f64; 3]| {
+                    let time = if w == 0 {
+                        v.remaining_s() + interval
+                    } else {
+                        v.remaining_s() * request_speed / ctx.speedup(v, w, s)
+                    };
+                    let held: f64 = (0..3).map(|r| price[r] * request[r]).sum();
+                    ctx.reward.lambda_time * time / interval
+                        + ctx.reward.lambda_idle * held * time / (cluster_price * interval)
+                };
+                let current = if v.running() {
+                    (v.workers_level, v.size_level)
+                } else {
+                    (0, ctx.requested_size_level)
+                };
+                let mut choices = vec![current];
+                for w in 1..ctx.action_space.levels[0] {
+                    for s in 0..ctx.sizes.len() {
+                        // one dimension away from the current levels: what the mask vouches for
+                        let near = w == current.0
+                            || s == current.1
+                            || current.0 == 0 && s == ctx.requested_size_level;
+                        if near
+                            && (w, s) != current
+                            && ctx.allowed(observation, v.slot, 0, w)
+                            && ctx.allowed(observation, v.slot, 1, s)
+                        {
+                            choices.push((w, s));
+                        }
+                    }
+                }
+                let options = choices
+                    .iter()
+                    .map(|&(w, s)| {
+                        let request = if w == 0 {
+                            [0.0; 3]
+                        } else {
+                            self.request(v, w, s)
+                        };
+                        ContainerOption {
+                            levels: [w, s, 0],
+                            request,
+                            cost: cost(w, s, &request),
+                        }
+                    })
+                    .collect();
+                levels.push(v.slot);
+                Worker { node: 0, options }
+            })
+            .collect::<Vec<_>>();
+        if workers.is_empty() {
+            return action;
+        }
+        let problem = AllocationProblem {
+            capacity: vec![capacity],
+            workers,
+            budget: None,
+        };
+        let allocation = solve_exact(&problem, Some(1.0))
+            .ok()
+            .or_else(|| solve_heuristic(&problem));
+        if let Some(allocation) = allocation {
+            for ((slot, worker), &o) in levels.iter().zip(&problem.workers).zip(&allocation.choice)
+            {
+                let [w, s, _] = worker.options[o].levels;
+                action[slot * 3] = w;
+                action[slot * 3 + 1] = s;
+                action[slot * 3 + 2] = self.placement;
+            }
+        }
+        action
+    }
+}
