@@ -62,7 +62,6 @@ impl Policy for JobsRaesPolicy {
         let price: [f64; 3] =
             std::array::from_fn(|r| ctx.prices_per_s[r] * ctx.cluster_capacity[r]);
         let cluster_price: f64 = price.iter().sum::<f64>().max(f64::MIN_POSITIVE);
-        let mut levels = Vec::new();
         let workers = views
             .iter()
             .map(|v| {
@@ -91,9 +90,7 @@ impl Policy for JobsRaesPolicy {
                 for w in 1..ctx.action_space.levels[0] {
                     for s in 0..ctx.sizes.len() {
                         // one dimension away from the current levels: what the mask vouches for
-                        let near = w == current.0
-                            || s == current.1
-                            || current.0 == 0 && s == ctx.requested_size_level;
+                        let near = w == current.0 || s == current.1;
                         if near
                             && (w, s) != current
                             && ctx.allowed(observation, v.slot, 0, w)
@@ -118,7 +115,6 @@ impl Policy for JobsRaesPolicy {
                         }
                     })
                     .collect();
-                levels.push(v.slot);
                 Worker { node: 0, options }
             })
             .collect::<Vec<_>>();
@@ -134,12 +130,11 @@ impl Policy for JobsRaesPolicy {
             .ok()
             .or_else(|| solve_heuristic(&problem));
         if let Some(allocation) = allocation {
-            for ((slot, worker), &o) in levels.iter().zip(&problem.workers).zip(&allocation.choice)
-            {
+            for ((view, worker), &o) in views.iter().zip(&problem.workers).zip(&allocation.choice) {
                 let [w, s, _] = worker.options[o].levels;
-                action[slot * 3] = w;
-                action[slot * 3 + 1] = s;
-                action[slot * 3 + 2] = self.placement;
+                action[view.slot * 3] = w;
+                action[view.slot * 3 + 1] = s;
+                action[view.slot * 3 + 2] = self.placement;
             }
         }
         action

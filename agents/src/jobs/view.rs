@@ -7,7 +7,7 @@ use schedlab_env::jobs::observe::{
     SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL,
     seconds_of,
 };
-use schedlab_env::jobs::{GPU_MILLI, JobsEnv, Template};
+use schedlab_env::jobs::{GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
 
 use crate::policy::PolicyContext;
 
@@ -47,22 +47,13 @@ impl JobsContext {
                 largest_machine[r] = largest_machine[r].max(c[r]);
             }
         }
-        let per_hour = w.prices.per_second();
+        let per_unit = w.prices.per_second();
         JobsContext {
             cluster_capacity,
             largest_machine,
             reward: w.reward.clone(),
-            // per core, GB, GPU to per milli-unit
-            prices_per_s: [
-                per_hour[0] / 1000.0,
-                per_hour[1] / 1024.0,
-                per_hour[2] / 1000.0,
-            ],
-            interval_s: if w.episode.decision_interval_s > 0.0 {
-                w.episode.decision_interval_s
-            } else {
-                3600.0
-            },
+            prices_per_s: std::array::from_fn(|r| per_unit[r] / MILLI_PER_UNIT[r]),
+            interval_s: w.episode.reward_interval_s(),
             action_space: env.action_space().clone(),
             workers: w.scaling.workers.clone(),
             sizes: w.scaling.sizes.clone(),
@@ -184,17 +175,12 @@ impl JobsContext {
         if workers_level == 0 {
             return 0.0;
         }
-        let workers = self.worker_count(view, workers_level);
-        Template {
-            name: String::new(),
-            contention: view.features[SLOT_CONTENTION] as f64,
-            size_exponent: view.features[SLOT_SIZE_EXPONENT] as f64,
-            utilisation: [1.0; 3],
-            fitted_from: String::new(),
-            workload: String::new(),
-            time_at_one_s: 0.0,
-        }
-        .speedup(workers, self.sizes[size_level])
+        speedup(
+            view.features[SLOT_CONTENTION] as f64,
+            view.features[SLOT_SIZE_EXPONENT] as f64,
+            self.worker_count(view, workers_level),
+            self.sizes[size_level],
+        )
     }
 }
 

@@ -32,7 +32,7 @@ impl Resource {
 /// Amounts per resource: CPU cores, memory GB, GPUs (fractions allowed: shared GPUs).
 pub type Amounts = [f64; 3];
 
-fn one() -> usize {
+pub(crate) fn one() -> usize {
     1
 }
 fn unit() -> f64 {

@@ -19,7 +19,7 @@ use super::cluster::{Cluster, Container, Placement};
 use super::metrics::{Integrals, JobsMetrics, quantile, share};
 use super::observe;
 use super::real::RealJob;
-use super::spec::{Fidelity, GPU_MILLI, JobsWorkload, scaled_request};
+use super::spec::{Fidelity, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT, scaled_request};
 use crate::error::{EnvError, Result};
 use crate::gym::{ActionSpace, Observation, ObservationSpace};
 use crate::scenario::Scenario;
@@ -137,7 +137,8 @@ impl Ord for Time {
     }
 }
 
-/// What every episode of a workload shares: per-job template, request and DAG children.
+/// What every episode of a workload shares: per-job template, DAG links, arrival order and
+/// the empty cluster.
 #[derive(Debug)]
 pub(crate) struct Statics {
     pub template: Vec<usize>,
@@ -145,7 +146,8 @@ pub(crate) struct Statics {
     pub parents: Vec<u32>,
     /// Job indices by arrival time (stable).
     pub arrival_order: Vec<u32>,
-    pub shapes: Vec<[u32; 3]>,
+    /// The empty cluster, with the workload's request shapes indexed; each episode copies it.
+    pub empty_cluster: Cluster,
 }
 
 pub(crate) struct Episode {
@@ -230,7 +232,7 @@ impl JobsEnv {
                     .expect("validated: every job names a template")
             })
             .collect();
-        let shapes = jobs.iter().map(|j| j.request()).collect();
+        let shapes: Vec<[u32; 3]> = jobs.iter().map(|j| j.request()).collect();
         let slots = workload.window.slots();
         let action_space = ActionSpace {
             nodes: slots,
@@ -251,7 +253,7 @@ impl JobsEnv {
                 children,
                 parents,
                 arrival_order,
-                shapes,
+                empty_cluster: Cluster::new(&workload.machines, &shapes),
             }),
             workload,
             real: None,
@@ -348,7 +350,7 @@ impl JobsEnv {
         let mut episode = Episode {
             now: 0.0,
             jobs,
-            cluster: Cluster::new(&w.machines, &self.statics.shapes),
+            cluster: self.statics.empty_cluster.clone(),
             next_arrival: 0,
             next_tick: w.episode.decision_interval_s,
             completions: BinaryHeap::new(),
@@ -728,15 +730,14 @@ impl JobsEnv {
             let free = episode.cluster.free_total();
             let stranded = episode.cluster.stranded_total();
             let prices = self.workload.prices.per_second();
-            // milli-cores, MiB, milli-GPUs to cores, GB, GPUs
-            let unit = [1000.0, 1024.0, 1000.0];
             for r in 0..3 {
                 let allocated = (cap[r] - free[r]) as f64;
                 s.allocated[r] += allocated * dt;
                 s.used[r] += episode.used_rate[r] * dt;
                 s.capacity[r] += cap[r] as f64 * dt;
                 s.free[r] += free[r] as f64 * dt;
-                s.idle_cost += prices[r] * (allocated - episode.used_rate[r]) / unit[r] * dt;
+                s.idle_cost +=
+                    prices[r] * (allocated - episode.used_rate[r]) / MILLI_PER_UNIT[r] * dt;
             }
             s.stranded[0] += stranded[0] * dt;
             s.stranded[1] += stranded[1] * dt;
@@ -750,18 +751,14 @@ impl JobsEnv {
     /// completion time) and the idle term, each per decision interval and normalised.
     fn reward(&self, episode: &mut Episode) -> f64 {
         let w = &self.workload;
-        let interval = if w.episode.decision_interval_s > 0.0 {
-            w.episode.decision_interval_s
-        } else {
-            3600.0
-        };
+        let interval = w.episode.reward_interval_s();
         let (in_system, idle) = (episode.sums.in_system, episode.sums.idle_cost);
         let (last_in_system, last_idle) = episode.reward_marks;
         episode.reward_marks = (in_system, idle);
         let prices = w.prices.per_second();
         let cap = episode.cluster.capacity_total();
         let cluster_price: f64 = (0..3)
-            .map(|r| prices[r] * cap[r] as f64 / [1000.0, 1024.0, 1000.0][r])
+            .map(|r| prices[r] * cap[r] as f64 / MILLI_PER_UNIT[r])
             .sum();
         let time_term = (in_system - last_in_system) / (interval * w.window.slots() as f64);
         let idle_term = share(idle - last_idle, cluster_price * interval);

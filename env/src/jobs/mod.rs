@@ -18,5 +18,6 @@ pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use metrics::JobsMetrics;
 pub use spec::{
     Fidelity, GPU_MILLI, JobRecord, JobsEpisode, JobsWorkload, MAX_CONTENTION, MAX_GPUS,
-    MachineSpec, Scaling, TableReader, Template, TraceSource, Window, fits_empty, scaled_request,
+    MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template, TraceSource, Window, fits_empty,
+    scaled_request, speedup,
 };

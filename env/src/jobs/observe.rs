@@ -76,7 +76,7 @@ pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bo
             f[SLOT_CPU + r] = request[r] as f32 / largest[r].max(1) as f32;
         }
         f[SLOT_WAIT] = hours(now - job.eligible_s);
-        f[SLOT_ATTAINED] = (job.attained_at(now) / 3600.0).ln_1p() as f32;
+        f[SLOT_ATTAINED] = hours(job.attained_at(now));
         let request_rate = template.speedup(spec.workers as f64, 1.0) * job.speed;
         f[SLOT_REMAINING] = hours(job.remaining_at(now) / request_rate);
         f[SLOT_WORKERS_LEVEL] = job.workers_level as f32 / top[0] as f32;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cluster::one;
 use crate::error::{EnvError, Result};
 use crate::workload::{Prices, RewardSpec};
 
@@ -14,6 +15,8 @@ use crate::workload::{Prices, RewardSpec};
 pub const MAX_GPUS: usize = 8;
 /// The largest contention a template may have (speed-up then falls to 1/4 at most).
 pub const MAX_CONTENTION: f64 = 4.0;
+/// Milli-units per unit of `[cpu, mem, gpu]`: mCPU per core, MiB per GB, mGPU per GPU.
+pub const MILLI_PER_UNIT: [f64; 3] = [1000.0, 1024.0, 1000.0];
 /// One whole GPU in GPU-milli, the traces' unit of GPU sharing.
 pub const GPU_MILLI: u32 = 1000;
 
@@ -93,6 +96,18 @@ pub struct JobsEpisode {
     /// the log); drawn per job from the episode seed.
     #[serde(default = "default_speed_sigma")]
     pub speed_sigma: f64,
+}
+
+impl JobsEpisode {
+    /// The interval the reward's terms are normalised by: the decision interval, or an hour
+    /// when decisions come only at arrivals and completions.
+    pub fn reward_interval_s(&self) -> f64 {
+        if self.decision_interval_s > 0.0 {
+            self.decision_interval_s
+        } else {
+            3600.0
+        }
+    }
 }
 
 fn default_restart_s() -> f64 {
@@ -180,10 +195,6 @@ pub struct MachineSpec {
     pub gpu_model: String,
 }
 
-fn one() -> usize {
-    1
-}
-
 impl MachineSpec {
     pub fn cpu_milli(&self) -> u32 {
         (self.cpu_cores * 1000.0).round() as u32
@@ -221,9 +232,15 @@ pub struct Template {
 
 impl Template {
     pub fn speedup(&self, workers: f64, size: f64) -> f64 {
-        let x = workers * size.powf(self.size_exponent);
-        x / (1.0 + self.contention * (x - 1.0))
+        speedup(self.contention, self.size_exponent, workers, size)
     }
+}
+
+/// The templates' speed-up curve: `S(x) = x / (1 + contention (x - 1))` of
+/// `x = workers * size^size_exponent`.
+pub fn speedup(contention: f64, size_exponent: f64, workers: f64, size: f64) -> f64 {
+    let x = workers * size.powf(size_exponent);
+    x / (1.0 + contention * (x - 1.0))
 }
 
 /// One job of the trace. A container holds `cpu_milli`, `mem_mib` and `gpu_milli` (below
