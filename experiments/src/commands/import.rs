@@ -7,6 +7,7 @@ use clap::Args;
 use schedlab_env::jobs::{JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window};
 
 use crate::output::write_atomic;
+use crate::traces::machines::MachinesFile;
 use crate::traces::{self, Bound, Format, ReadOptions, templates};
 
 /// Above this many jobs the workload keeps them in a Parquet table beside the TOML.
@@ -90,17 +91,13 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     let (mut machines, dropped_machines) = traces::read_machines(nodes, args.lenient)?;
     traces::machines::scale_machines(&mut machines, scale.nodes);
     if args.format == Format::AlibabaPaiMachines {
-        return write_machines(&args, &machines, dropped_machines);
+        return write_machines(&args, machines, dropped_machines);
     }
     let jobs_path = args
         .jobs
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", args.format.name()))?;
-    let out_dir = match args.out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&out_dir)?;
+    let out_dir = crate::traces::templates::output_dir(&args.out)?;
     let template_list = templates::load(
         args.templates
             .as_deref()
@@ -191,13 +188,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         jobs: Vec::new(),
         jobs_table: None,
     };
-    let jobs = std::mem::take(&mut read.jobs);
-    workload.jobs = jobs.clone();
+    workload.jobs = std::mem::take(&mut read.jobs);
     workload.validate(&args.out)?;
-    if jobs.len() > INLINE_JOBS {
+    let jobs = workload.jobs.len();
+    if jobs > INLINE_JOBS {
         let table_name = format!("{name}.jobs.parquet");
         let table_path = args.out.with_file_name(&table_name);
-        write_atomic(&table_path, &traces::table::write_jobs_parquet(&jobs)?)?;
+        write_atomic(
+            &table_path,
+            &traces::table::write_jobs_parquet(&workload.jobs)?,
+        )?;
         workload.jobs.clear();
         workload.jobs_table = Some(table_name);
         println!("wrote {}", table_path.display());
@@ -206,7 +206,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     println!(
         "wrote {}: {} jobs from {} rows ({} outside --from/--to, {} dropped)",
         args.out.display(),
-        jobs.len(),
+        jobs,
         read.rows_read,
         read.outside_window,
         read.dropped_total()
@@ -219,22 +219,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
 
 fn write_machines(
     args: &ImportArgs,
-    machines: &[MachineSpec],
+    machines: Vec<MachineSpec>,
     dropped: usize,
 ) -> anyhow::Result<()> {
-    #[derive(serde::Serialize)]
-    struct MachinesFile<'a> {
-        machines: &'a [MachineSpec],
-    }
-    write_atomic(
-        &args.out,
-        toml::to_string(&MachinesFile { machines })?.as_bytes(),
-    )?;
+    let file = MachinesFile { machines };
+    write_atomic(&args.out, toml::to_string(&file)?.as_bytes())?;
     println!(
         "wrote {}: {} machines in {} types ({dropped} rows dropped); use it as --nodes",
         args.out.display(),
-        machines.iter().map(|m| m.count).sum::<usize>(),
-        machines.len()
+        file.machines.iter().map(|m| m.count).sum::<usize>(),
+        file.machines.len()
     );
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
 use schedlab_env::jobs::real;
-use schedlab_env::jobs::{MAX_CONTENTION, Template};
+use schedlab_env::jobs::{MAX_CONTENTION, Template, speedup};
 use schedlab_env::{ClusterEnv, Scenario};
 
 use super::evaluate::{episode_bar, parse_seeds};
@@ -105,11 +105,7 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
             r.workers, r.size, r.time_s, r.reached, predicted
         );
     }
-    let out_dir = match args.out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&out_dir)?;
+    let out_dir = crate::traces::templates::output_dir(&args.out)?;
     let template = Template {
         workload: crate::traces::templates::relative_path(&out_dir, &args.workload)?
             .display()
@@ -138,11 +134,6 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
         args.out.display()
     );
     Ok(())
-}
-
-pub fn speedup(sigma: f64, kappa: f64, workers: f64, size: f64) -> f64 {
-    let x = workers * size.powf(kappa);
-    x / (1.0 + sigma * (x - 1.0))
 }
 
 /// Least squares on `ln T` over a grid; returns `(sigma, kappa, C, rmse)`.

@@ -6,14 +6,15 @@ use std::path::Path;
 
 use anyhow::Context;
 use schedlab_env::jobs::{MAX_GPUS, MachineSpec};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::table::TextTable;
 
-#[derive(Deserialize)]
+/// A machines TOML: what `--format alibaba-pai-machines` writes and `--nodes` reads.
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct MachinesFile {
-    machines: Vec<MachineSpec>,
+pub struct MachinesFile {
+    pub machines: Vec<MachineSpec>,
 }
 
 /// Reads machines from any of the three forms, told apart by extension and header.

@@ -13,7 +13,7 @@ pub mod v2018;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 
 use schedlab_env::jobs::{JobRecord, MachineSpec};
 
@@ -182,11 +182,7 @@ impl ReadJobs {
 }
 
 /// Reads the jobs of a trace file in `format`.
-pub fn read_jobs(
-    format: Format,
-    path: &PathBuf,
-    options: &ReadOptions,
-) -> anyhow::Result<ReadJobs> {
+pub fn read_jobs(format: Format, path: &Path, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
     let table = TextTable::read(path)?;
     match format {
         Format::AlibabaOpenb => openb::read(&table, options),

@@ -19,6 +19,16 @@ pub fn default_dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/templates"))
 }
 
+/// The folder an output file goes in (made if missing), for paths written relative to it.
+pub fn output_dir(out: &Path) -> anyhow::Result<PathBuf> {
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
 /// `to` as a path relative to the folder `from_dir` (both made absolute first), so files
 /// that name each other keep working wherever the repository is.
 pub fn relative_path(from_dir: &Path, to: &Path) -> anyhow::Result<PathBuf> {
