@@ -21,7 +21,7 @@ mod static_alloc;
 
 pub use greedy::GreedyPolicy;
 pub use periodic::PeriodicPolicy;
-pub use policy::{Policy, PolicyContext};
+pub use policy::{Policy, PolicyContext, SchedulingEnv};
 pub use random::RandomPolicy;
 pub use registry::{PolicyError, by_name, names};
 pub use rollout::{run_episode, run_episode_observed};

@@ -86,6 +86,18 @@ impl PolicyContext {
     }
 }
 
+/// An environment the generic policies (random, the learned agents) can act in: its spaces and
+/// objective as a [`PolicyContext`].
+pub trait SchedulingEnv: schedlab_env::Environment + 'static {
+    fn policy_context(&self) -> PolicyContext;
+}
+
+impl SchedulingEnv for schedlab_env::ClusterEnv {
+    fn policy_context(&self) -> PolicyContext {
+        PolicyContext::of(self)
+    }
+}
+
 /// A scheduler. `act` must return, for every dimension, a level the observation's mask allows.
 pub trait Policy: Send {
     fn name(&self) -> &str;

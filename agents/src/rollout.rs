@@ -1,33 +1,33 @@
-//! Running a policy through whole episodes.
+//! Running a policy through whole episodes of any environment.
 
-use schedlab_env::{ClusterEnv, EpisodeMetrics, Result, Step};
+use schedlab_env::{Environment, Result, Step, StepInfo};
 
 use crate::policy::Policy;
 
 /// Plays one episode from `reset(seed)` to its end and returns its metrics.
-pub fn run_episode(
-    env: &mut ClusterEnv,
+pub fn run_episode<E: Environment>(
+    env: &mut E,
     policy: &mut dyn Policy,
     seed: u64,
-) -> Result<EpisodeMetrics> {
+) -> Result<E::Metrics> {
     run_episode_observed(env, policy, seed, |_| {})
 }
 
 /// [`run_episode`], handing every step to `observe` as it happens.
-pub fn run_episode_observed(
-    env: &mut ClusterEnv,
+pub fn run_episode_observed<E: Environment>(
+    env: &mut E,
     policy: &mut dyn Policy,
     seed: u64,
-    mut observe: impl FnMut(&Step),
-) -> Result<EpisodeMetrics> {
+    mut observe: impl FnMut(&Step<E::Info>),
+) -> Result<E::Metrics> {
     let (mut observation, _) = env.reset(seed)?;
     policy.reset(seed);
     loop {
         let action = policy.act(&observation);
         let step = env.step(&action)?;
         observe(&step);
-        if let Some(metrics) = step.info.metrics {
-            return Ok(metrics);
+        if let Some(metrics) = step.info.metrics() {
+            return Ok(metrics.clone());
         }
         observation = step.observation;
     }

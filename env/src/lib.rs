@@ -24,8 +24,8 @@ mod testkit;
 
 pub use error::{EnvError, Result};
 pub use gym::{
-    ActionSpace, ClusterEnv, EpisodeMetrics, Info, Observation, ObservationSpace, Step, VecEnv,
-    VecStep,
+    ActionSpace, ClusterEnv, EpisodeMetrics, EpisodeSummary, Environment, Info, Observation,
+    ObservationSpace, Step, StepInfo, VecEnv, VecStep,
 };
 pub use scenario::Scenario;
 pub use workload::Workload;

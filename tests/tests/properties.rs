@@ -107,7 +107,8 @@ fn vectorised_env_auto_resets_with_derived_seeds() {
         &[("episode.max_rounds".into(), "2".into())],
     )
     .unwrap();
-    let mut vec_env = schedlab_env::VecEnv::new(&scenario, 3, 11);
+    let prototype = schedlab_env::ClusterEnv::new(scenario);
+    let mut vec_env = schedlab_env::VecEnv::new(&prototype, 3, 11);
     let first = vec_env.reset().unwrap();
     let ctx = PolicyContext::of(&vec_env.envs()[0]);
     let mut policy = StaticPolicy::new(ctx);
@@ -127,6 +128,6 @@ fn vectorised_env_auto_resets_with_derived_seeds() {
         assert!(two.observations[i].features[..60].iter().all(|&v| v == 0.0));
     }
     // the same base seed replays the same episodes
-    let mut again = schedlab_env::VecEnv::new(&scenario, 3, 11);
+    let mut again = schedlab_env::VecEnv::new(&prototype, 3, 11);
     assert_eq!(again.reset().unwrap(), first);
 }

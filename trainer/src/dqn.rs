@@ -4,7 +4,6 @@
 //! (hard copy at `tau = 1`, Polyak averaging below).
 
 use std::path::Path;
-use std::sync::Arc;
 
 use burn::config::Config;
 use burn::module::Module;
@@ -17,8 +16,8 @@ use schedlab_agents::dqn::{
     BranchingQ, BranchingQConfig, DqnAgent, DqnBatch, EpsilonSchedule, double_dqn_targets,
     q_values_of, td_loss,
 };
-use schedlab_agents::{Policy, PolicyContext};
-use schedlab_env::{Observation, Scenario, VecEnv};
+use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
+use schedlab_env::{Observation, VecEnv};
 
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::replay::{ReplayBuffer, Replayed};
@@ -101,9 +100,9 @@ impl DqnConfig {
     }
 }
 
-pub struct DqnTrainer {
+pub struct DqnTrainer<E: SchedulingEnv> {
     config: DqnConfig,
-    envs: VecEnv,
+    envs: VecEnv<E>,
     context: PolicyContext,
     agent: DqnAgent,
     /// The target network, without autodiff.
@@ -117,17 +116,17 @@ pub struct DqnTrainer {
     last_target_update: u64,
 }
 
-impl DqnTrainer {
+impl<E: SchedulingEnv> DqnTrainer<E> {
     pub fn new(
-        scenario: &Arc<Scenario>,
+        prototype: &E,
         config: DqnConfig,
         seed: u64,
         device: Device,
     ) -> schedlab_env::Result<Self> {
         device.seed(seed);
-        let mut envs = VecEnv::new(scenario, config.envs, seed);
+        let mut envs = VecEnv::new(prototype, config.envs, seed);
         let observations = envs.reset()?;
-        let ctx = PolicyContext::of(&envs.envs()[0]);
+        let ctx = prototype.policy_context();
         let space = &ctx.action_space;
         let net = BranchingQConfig::new(ctx.observation_space.len(), space.mask_len())
             .with_hidden(config.hidden)
@@ -239,8 +238,8 @@ impl DqnTrainer {
     }
 }
 
-impl Learner for DqnTrainer {
-    fn update(&mut self) -> schedlab_env::Result<UpdateStats> {
+impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
+    fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let copies = self.envs.len() as u64;
         let mut tally = EpisodeTally::default();
         let (mut loss_sum, mut q_sum, mut gradient_steps) = (0.0, 0.0, 0usize);
@@ -341,9 +340,11 @@ impl Learner for DqnTrainer {
 mod tests {
     use std::path::PathBuf;
 
+    use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario};
+
     use super::*;
 
-    fn trainer(seed: u64) -> DqnTrainer {
+    fn trainer(seed: u64) -> DqnTrainer<ClusterEnv> {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
         let config = DqnConfig::new()
@@ -355,7 +356,7 @@ mod tests {
             .with_target_update_every(8)
             .with_hidden(16);
         DqnTrainer::new(
-            &Scenario::load(&path).unwrap(),
+            &ClusterEnv::new(Scenario::load(&path).unwrap()),
             config,
             seed,
             Device::flex().autodiff(),
@@ -363,12 +364,12 @@ mod tests {
         .unwrap()
     }
 
-    fn run(seed: u64) -> Vec<UpdateStats> {
+    fn run(seed: u64) -> Vec<UpdateStats<EpisodeMetrics>> {
         let mut t = trainer(seed);
         (0..5).map(|_| t.update().unwrap()).collect()
     }
 
-    fn scalar(stats: &UpdateStats, tag: &str) -> Option<f32> {
+    fn scalar(stats: &UpdateStats<EpisodeMetrics>, tag: &str) -> Option<f32> {
         stats.scalars.iter().find(|(t, _)| *t == tag).map(|s| s.1)
     }
 

@@ -1,40 +1,38 @@
 //! Evaluation episodes during training: the current agent acting greedily on fixed seeds, so
 //! successive evaluations are comparable points of one curve.
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 use schedlab_agents::{Policy, run_episode};
-use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario};
+use schedlab_env::{EpisodeSummary, Environment};
 
-/// Plays one episode per seed, in parallel, each with its own env and policy.
-pub fn evaluate(
-    scenario: &Arc<Scenario>,
+/// Plays one episode per seed, in parallel, each with its own fresh copy of `prototype` and
+/// its own policy.
+pub fn evaluate<E: Environment>(
+    prototype: &E,
     policies: Vec<Box<dyn Policy>>,
     seeds: &[u64],
-) -> schedlab_env::Result<Vec<EpisodeMetrics>> {
-    policies
-        .into_par_iter()
+) -> schedlab_env::Result<Vec<E::Metrics>> {
+    let envs: Vec<E> = seeds.iter().map(|_| prototype.fresh_copy()).collect();
+    envs.into_par_iter()
+        .zip(policies)
         .zip(seeds.par_iter())
-        .map(|(mut policy, &seed)| {
-            run_episode(
-                &mut ClusterEnv::new(scenario.clone()),
-                policy.as_mut(),
-                seed,
-            )
-        })
+        .map(|((mut env, mut policy), &seed)| run_episode(&mut env, policy.as_mut(), seed))
         .collect()
 }
 
-/// Means of the metrics the `eval/*` curves show, by tag.
-pub fn eval_scalars(metrics: &[EpisodeMetrics]) -> Vec<(&'static str, f32)> {
-    let mean = |f: fn(&EpisodeMetrics) -> f64| {
-        (metrics.iter().map(f).sum::<f64>() / metrics.len().max(1) as f64) as f32
-    };
-    vec![
-        ("eval/episodic_return", mean(|m| m.episode_return)),
-        ("eval/completion_time_s", mean(|m| m.completion_time_s)),
-        ("eval/idle_cost", mean(|m| m.idle_cost)),
-        ("eval/gpu_util", mean(|m| m.gpu_util)),
-    ]
+/// The mean of each of the episodes' curves, as `eval/NAME` tags.
+pub fn eval_scalars<M: EpisodeSummary>(metrics: &[M]) -> Vec<(String, f32)> {
+    let mut sums: Vec<(&'static str, f64)> = Vec::new();
+    for m in metrics {
+        for (k, (name, value)) in m.curves().into_iter().enumerate() {
+            match sums.get_mut(k) {
+                Some(sum) => sum.1 += value,
+                None => sums.push((name, value)),
+            }
+        }
+    }
+    let n = metrics.len().max(1) as f64;
+    sums.into_iter()
+        .map(|(name, sum)| (format!("eval/{name}"), (sum / n) as f32))
+        .collect()
 }

@@ -3,19 +3,18 @@
 //! their learners from a JSON config.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use burn::tensor::Device;
-use schedlab_agents::Policy;
-use schedlab_env::{EpisodeMetrics, Scenario, VecStep};
+use schedlab_agents::{Policy, SchedulingEnv};
+use schedlab_env::{StepInfo, VecStep};
 
 use crate::dqn::{DqnConfig, DqnTrainer};
 use crate::ppo::{PpoConfig, PpoTrainer};
 use crate::run::{Manifest, RunDir};
 
-/// What one update did.
+/// What one update did; `M` is the env's episode metrics.
 #[derive(Debug, Clone)]
-pub struct UpdateStats {
+pub struct UpdateStats<M> {
     /// Env rounds stepped so far, over all copies.
     pub env_steps: u64,
     /// The learner's own curves by TensorBoard tag (`losses/...`, `charts/epsilon`).
@@ -23,12 +22,12 @@ pub struct UpdateStats {
     /// Mean training-job minibatch loss over the update's rounds (the `env/train_loss` curve).
     pub train_loss: f64,
     /// Episodes that ended during the update.
-    pub finished: Vec<EpisodeMetrics>,
+    pub finished: Vec<M>,
 }
 
-pub trait Learner {
+pub trait Learner<M> {
     /// Collects experience and optimises once.
-    fn update(&mut self) -> schedlab_env::Result<UpdateStats>;
+    fn update(&mut self) -> schedlab_env::Result<UpdateStats<M>>;
     /// Env rounds trained so far, over all copies.
     fn env_steps(&self) -> u64;
     /// Writes the record files `manifest` names into the run folder.
@@ -86,24 +85,25 @@ impl AgentKind {
         config.expect("configs serialise")
     }
 
-    /// Its learner with `config`'s hyperparameters; a config of the wrong shape is refused.
-    pub fn learner(
+    /// Its learner, acting in copies of `prototype`, with `config`'s hyperparameters; a
+    /// config of the wrong shape is refused.
+    pub fn learner<E: SchedulingEnv>(
         self,
-        scenario: &Arc<Scenario>,
+        prototype: &E,
         config: &serde_json::Value,
         seed: u64,
         device: Device,
-    ) -> Result<Box<dyn Learner>, LearnerError> {
+    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
         Ok(match self {
             AgentKind::Ppo | AgentKind::A2c => {
                 let config: PpoConfig = parse(config)?;
                 config.check().map_err(LearnerError::Config)?;
-                Box::new(PpoTrainer::new(scenario, config, seed, device)?)
+                Box::new(PpoTrainer::new(prototype, config, seed, device)?)
             }
             AgentKind::Dqn => {
                 let config: DqnConfig = parse(config)?;
                 config.check().map_err(LearnerError::Config)?;
-                Box::new(DqnTrainer::new(scenario, config, seed, device)?)
+                Box::new(DqnTrainer::new(prototype, config, seed, device)?)
             }
         })
     }
@@ -147,28 +147,43 @@ pub enum LearnerError {
 }
 
 /// Finished episodes and the job's training loss over the env steps of one update.
-#[derive(Default)]
-pub struct EpisodeTally {
-    finished: Vec<EpisodeMetrics>,
+pub struct EpisodeTally<M> {
+    finished: Vec<M>,
     loss_sum: f64,
     loss_count: usize,
 }
 
-impl EpisodeTally {
-    pub fn record(&mut self, step: &VecStep) {
+impl<M> Default for EpisodeTally<M> {
+    fn default() -> Self {
+        EpisodeTally {
+            finished: Vec::new(),
+            loss_sum: 0.0,
+            loss_count: 0,
+        }
+    }
+}
+
+impl<M: Clone> EpisodeTally<M> {
+    pub fn record<I: StepInfo<M>>(&mut self, step: &VecStep<I>) {
         for info in &step.infos {
-            if let Some(m) = &info.metrics {
+            if let Some(m) = info.metrics() {
                 self.finished.push(m.clone());
             }
-            if info.train_loss.is_finite() {
-                self.loss_sum += info.train_loss;
+            let loss = info.train_loss();
+            if loss.is_finite() {
+                self.loss_sum += loss;
                 self.loss_count += 1;
             }
         }
     }
 
-    /// The finished episodes and the mean training loss.
-    pub fn finish(self) -> (Vec<EpisodeMetrics>, f64) {
-        (self.finished, self.loss_sum / self.loss_count.max(1) as f64)
+    /// The finished episodes and the mean training loss (NaN when the env trains no single
+    /// job).
+    pub fn finish(self) -> (Vec<M>, f64) {
+        let loss = match self.loss_count {
+            0 => f64::NAN,
+            n => self.loss_sum / n as f64,
+        };
+        (self.finished, loss)
     }
 }

@@ -3,7 +3,6 @@
 //! minibatches.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use burn::config::Config;
 use burn::optim::grad_clipping::GradientClippingConfig;
@@ -18,8 +17,8 @@ use schedlab_agents::learned::actor_critic::{
 use schedlab_agents::learned::batch::mask_values;
 use schedlab_agents::learned::gae::{Transition, gae};
 use schedlab_agents::ppo::PpoAgent;
-use schedlab_agents::{Policy, PolicyContext};
-use schedlab_env::{Observation, Scenario, VecEnv};
+use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
+use schedlab_env::{Observation, VecEnv};
 
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
@@ -108,9 +107,9 @@ struct Record {
     final_value: Option<f32>,
 }
 
-pub struct PpoTrainer {
+pub struct PpoTrainer<E: SchedulingEnv> {
     config: PpoConfig,
-    envs: VecEnv,
+    envs: VecEnv<E>,
     context: PolicyContext,
     agent: PpoAgent,
     optim: ModuleOptimizer,
@@ -120,9 +119,9 @@ pub struct PpoTrainer {
     env_steps: u64,
 }
 
-impl Learner for PpoTrainer {
+impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
-    fn update(&mut self) -> schedlab_env::Result<UpdateStats> {
+    fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let (records, tally) = self.rollout()?;
         let (policy_loss, value_loss, entropy) = self.optimise(&records);
         let (finished, train_loss) = tally.finish();
@@ -161,17 +160,17 @@ impl Learner for PpoTrainer {
     }
 }
 
-impl PpoTrainer {
+impl<E: SchedulingEnv> PpoTrainer<E> {
     pub fn new(
-        scenario: &Arc<Scenario>,
+        prototype: &E,
         config: PpoConfig,
         seed: u64,
         device: Device,
     ) -> schedlab_env::Result<Self> {
         device.seed(seed);
-        let mut envs = VecEnv::new(scenario, config.envs, seed);
+        let mut envs = VecEnv::new(prototype, config.envs, seed);
         let observations = envs.reset()?;
-        let ctx = PolicyContext::of(&envs.envs()[0]);
+        let ctx = prototype.policy_context();
         let net = ActorCriticConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
             .with_hidden(config.hidden)
             .init(&device);
@@ -198,7 +197,7 @@ impl PpoTrainer {
     }
 
     /// `records[copy][t]` and the tally of episodes that ended.
-    fn rollout(&mut self) -> schedlab_env::Result<(Vec<Vec<Record>>, EpisodeTally)> {
+    fn rollout(&mut self) -> schedlab_env::Result<(Vec<Vec<Record>>, EpisodeTally<E::Metrics>)> {
         let copies = self.envs.len();
         let mut records: Vec<Vec<Record>> = (0..copies).map(|_| Vec::new()).collect();
         let mut tally = EpisodeTally::default();
@@ -343,9 +342,11 @@ fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize], normalize: bool) -> 
 mod tests {
     use std::path::PathBuf;
 
+    use schedlab_env::{ClusterEnv, Scenario};
+
     use super::*;
 
-    fn trainer(seed: u64) -> PpoTrainer {
+    fn trainer(seed: u64) -> PpoTrainer<ClusterEnv> {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
         let scenario = Scenario::load(&path).unwrap();
@@ -353,7 +354,7 @@ mod tests {
             .with_envs(2)
             .with_rollout_steps(8)
             .with_hidden(32);
-        PpoTrainer::new(&scenario, config, seed, Device::flex().autodiff()).unwrap()
+        PpoTrainer::new(&ClusterEnv::new(scenario), config, seed, Device::flex().autodiff()).unwrap()
     }
 
     fn run(seed: u64) -> Vec<(u64, f32, f32, f32, usize)> {

@@ -2,11 +2,11 @@
 //! the hyperparameters once at the start, and periodic checkpoints.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use burn::tensor::Device;
-use schedlab_env::{EnvError, EpisodeMetrics, Scenario};
+use schedlab_agents::SchedulingEnv;
+use schedlab_env::{EnvError, EpisodeSummary};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -71,16 +71,16 @@ pub struct TrainSpec<'a> {
     pub stop: Option<&'a AtomicBool>,
 }
 
-/// What the driver reports after each update.
-pub struct Progress<'a> {
-    pub stats: &'a UpdateStats,
+/// What the driver reports after each update; `M` is the env's episode metrics.
+pub struct Progress<'a, M> {
+    pub stats: &'a UpdateStats<M>,
     /// Env rounds per second since this process started training.
     pub sps: f64,
     /// The evaluation episodes played after this update, if it was time for them.
-    pub evaluation: Option<&'a [EpisodeMetrics]>,
+    pub evaluation: Option<&'a [M]>,
 }
 
-pub type OnUpdate<'a> = dyn FnMut(&Progress) + 'a;
+pub type OnUpdate<'a, M> = dyn FnMut(&Progress<M>) + 'a;
 
 fn invalid(run: &Path, message: String) -> TrainError {
     TrainError::Checkpoint {
@@ -89,17 +89,17 @@ fn invalid(run: &Path, message: String) -> TrainError {
     }
 }
 
-/// Trains a learned scheduler, from scratch or from a run's last checkpoint, and returns the
-/// run folder. A resumed run keeps its hyperparameters (`config` is ignored) and must be of
-/// the same agent on the same workload file (by SHA-256); its env copies start fresh
-/// episodes.
-pub fn train(
+/// Trains a learned scheduler in copies of `prototype` (a single-job or a jobs cluster), from
+/// scratch or from a run's last checkpoint, and returns the run folder. A resumed run keeps
+/// its hyperparameters (`config` is ignored) and must be of the same agent on the same
+/// workload file (by SHA-256); its env copies start fresh episodes.
+pub fn train<E: SchedulingEnv>(
     kind: AgentKind,
-    scenario: &Arc<Scenario>,
+    prototype: &E,
     config: serde_json::Value,
     spec: &TrainSpec,
     device: Device,
-    on_update: &mut OnUpdate,
+    on_update: &mut OnUpdate<E::Metrics>,
 ) -> Result<RunDir, TrainError> {
     let workload_sha256 = sha256_file(spec.workload_path).map_err(io(spec.workload_path))?;
     let start = match spec.resume {
@@ -129,7 +129,7 @@ pub fn train(
     let step_at_start = start.as_ref().map_or(0, |m| m.step);
     // a resumed run draws new episodes rather than replaying the first ones
     let mut learner = kind
-        .learner(scenario, &config, spec.seed ^ step_at_start, device)
+        .learner(prototype, &config, spec.seed ^ step_at_start, device)
         .map_err(|e| match (e, spec.resume) {
             (LearnerError::Env(e), _) => TrainError::Env(e),
             (LearnerError::Config(message), Some(path)) => invalid(path, message),
@@ -143,13 +143,14 @@ pub fn train(
         Some(path) => RunDir {
             path: path.to_owned(),
         },
-        None => RunDir::create(spec.out, &scenario.workload.name, kind.name(), spec.seed)
+        None => RunDir::create(spec.out, prototype.workload_name(), kind.name(), spec.seed)
             .map_err(io(spec.out))?,
     };
     let mut board = TensorBoard::create(&run.path);
-    let env = schedlab_env::ClusterEnv::new(scenario.clone());
-    let (observation_len, mask_len) =
-        (env.observation_space().len(), env.action_space().mask_len());
+    let (observation_len, mask_len) = (
+        prototype.observation_space().len(),
+        prototype.action_space().mask_len(),
+    );
     match &start {
         Some(manifest) => {
             if (manifest.observation_len, manifest.mask_len) != (observation_len, mask_len) {
@@ -206,23 +207,24 @@ pub fn train(
         }
         let sps = (step - step_at_start) as f64 / start_time.elapsed().as_secs_f64().max(1e-9);
         for m in &stats.finished {
-            board.scalar("charts/episodic_return", m.episode_return as f32, step);
-            board.scalar("charts/completion_time_s", m.completion_time_s as f32, step);
-            board.scalar("charts/idle_cost", m.idle_cost as f32, step);
-            board.scalar("charts/gpu_util", m.gpu_util as f32, step);
+            for (name, value) in m.curves() {
+                board.scalar(&format!("charts/{name}"), value as f32, step);
+            }
         }
         board.scalar("charts/SPS", sps as f32, step);
         for &(tag, value) in &stats.scalars {
             board.scalar(tag, value, step);
         }
-        board.scalar("env/train_loss", stats.train_loss as f32, step);
+        if stats.train_loss.is_finite() {
+            board.scalar("env/train_loss", stats.train_loss as f32, step);
+        }
         let stopping = step >= spec.steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let evaluation = if spec.eval_episodes > 0 && (stopping || step >= next_eval) {
             next_eval = step + spec.eval_every.max(1);
             let policies = eval_seeds.iter().map(|_| learner.greedy_policy()).collect();
-            let metrics = evaluate(scenario, policies, &eval_seeds)?;
+            let metrics = evaluate(prototype, policies, &eval_seeds)?;
             for (tag, value) in eval_scalars(&metrics) {
-                board.scalar(tag, value, step);
+                board.scalar(&tag, value, step);
             }
             Some(metrics)
         } else {
@@ -265,15 +267,16 @@ fn markdown_table(config: &serde_json::Value) -> String {
 mod tests {
     use burn::module::Module;
     use schedlab_agents::learned::actor_critic::ActorCriticConfig;
+    use schedlab_env::{ClusterEnv, Environment, Scenario};
 
     use super::*;
     use crate::ppo::PpoConfig;
 
-    fn small() -> (PathBuf, Arc<Scenario>) {
+    fn small() -> (PathBuf, ClusterEnv) {
         let workload =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
-        let scenario = Scenario::load(&workload).unwrap();
-        (workload, scenario)
+        let env = ClusterEnv::new(Scenario::load(&workload).unwrap());
+        (workload, env)
     }
 
     fn tiny() -> serde_json::Value {
@@ -432,7 +435,7 @@ mod tests {
         let svm = workload.with_file_name("a9a-svm.toml");
         let err = train(
             AgentKind::Ppo,
-            &Scenario::load(&svm).unwrap(),
+            &ClusterEnv::new(Scenario::load(&svm).unwrap()),
             tiny(),
             &spec(&svm, out.path(), 64, Some(&run.path)),
             device.clone(),
@@ -502,7 +505,7 @@ mod tests {
         }
         assert_eq!(names.iter().filter(|f| f.ends_with(".bpk")).count(), 3);
 
-        let mut env = schedlab_env::ClusterEnv::new(scenario.clone());
+        let mut env = scenario.fresh_copy();
         let ctx = schedlab_agents::PolicyContext::of(&env);
         let mut policy = crate::run::load_agent(&run.path, &ctx, &device).unwrap();
         assert_eq!(policy.name(), "dqn");

@@ -14,26 +14,3 @@ pub use periodic::OptimusPolicy;
 pub use pollux::PolluxPolicy;
 pub use raes::JobsRaesPolicy;
 pub use view::{JobsContext, SlotView};
-
-use schedlab_env::Result;
-use schedlab_env::jobs::{JobsEnv, JobsMetrics};
-
-use crate::Policy;
-
-/// Plays one episode of `policy` on `env` from `seed` to its end.
-pub fn run_jobs_episode(
-    env: &mut JobsEnv,
-    policy: &mut dyn Policy,
-    seed: u64,
-) -> Result<JobsMetrics> {
-    policy.reset(seed);
-    let (mut observation, _) = env.reset(seed)?;
-    loop {
-        let action = policy.act(&observation);
-        let step = env.step(&action)?;
-        if let Some(metrics) = step.info.metrics {
-            return Ok(metrics);
-        }
-        observation = step.observation;
-    }
-}

@@ -11,6 +11,12 @@ use schedlab_env::jobs::{GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
 
 use crate::policy::PolicyContext;
 
+impl crate::policy::SchedulingEnv for JobsEnv {
+    fn policy_context(&self) -> PolicyContext {
+        JobsContext::generic(self)
+    }
+}
+
 /// The declared spaces and the scaling ladders of a jobs workload.
 #[derive(Debug, Clone)]
 pub struct JobsContext {

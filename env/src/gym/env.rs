@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use super::environment::{Environment, Step, StepInfo};
 use super::metrics::{EpisodeMetrics, MetricSums};
 use super::spaces::{
     ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_FEATURES, Observation,
@@ -14,18 +15,6 @@ use crate::cluster::{Amounts, Background, Resource};
 use crate::error::{EnvError, Result};
 use crate::scenario::Scenario;
 use crate::sim::{TrainingSim, WorkerRound};
-
-/// What `step` returns (Gymnasium's 5-tuple).
-#[derive(Debug, Clone, Serialize)]
-pub struct Step {
-    pub observation: Observation,
-    pub reward: f64,
-    /// The job reached its target loss.
-    pub terminated: bool,
-    /// The round or time limit ended the episode first.
-    pub truncated: bool,
-    pub info: Info,
-}
 
 /// Diagnostics beside the observation.
 #[derive(Debug, Clone, Serialize)]
@@ -189,7 +178,7 @@ impl ClusterEnv {
     }
 
     /// Runs one scheduling round under `action`.
-    pub fn step(&mut self, action: &[usize]) -> Result<Step> {
+    pub fn step(&mut self, action: &[usize]) -> Result<Step<Info>> {
         if self.episode.as_ref().is_none_or(|e| e.done) {
             return Err(EnvError::EpisodeOver);
         }
@@ -477,4 +466,37 @@ fn reference_rate(scenario: &Scenario) -> f64 {
             cost.rate(node, &alloc, scenario.workload.job.base_batch, 1.0)
         })
         .sum()
+}
+
+impl StepInfo<EpisodeMetrics> for Info {
+    fn metrics(&self) -> Option<&EpisodeMetrics> {
+        self.metrics.as_ref()
+    }
+    fn train_loss(&self) -> f64 {
+        self.train_loss
+    }
+}
+
+impl Environment for ClusterEnv {
+    type Metrics = EpisodeMetrics;
+    type Info = Info;
+
+    fn workload_name(&self) -> &str {
+        &self.scenario.workload.name
+    }
+    fn action_space(&self) -> &ActionSpace {
+        &self.action_space
+    }
+    fn observation_space(&self) -> &ObservationSpace {
+        &self.observation_space
+    }
+    fn reset(&mut self, seed: u64) -> Result<(Observation, Info)> {
+        ClusterEnv::reset(self, seed)
+    }
+    fn step(&mut self, action: &[usize]) -> Result<Step<Info>> {
+        ClusterEnv::step(self, action)
+    }
+    fn fresh_copy(&self) -> Self {
+        ClusterEnv::new(Arc::clone(&self.scenario))
+    }
 }

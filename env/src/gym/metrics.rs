@@ -33,6 +33,20 @@ pub struct EpisodeMetrics {
     pub episode_return: f64,
 }
 
+impl super::environment::EpisodeSummary for EpisodeMetrics {
+    fn episode_return(&self) -> f64 {
+        self.episode_return
+    }
+    fn curves(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("completion_time_s", self.completion_time_s),
+            ("episodic_return", self.episode_return),
+            ("idle_cost", self.idle_cost),
+            ("gpu_util", self.gpu_util),
+        ]
+    }
+}
+
 /// Running sums from which [`EpisodeMetrics`] are derived.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MetricSums {

@@ -2,11 +2,13 @@
 //! metrics, and a vectorised form.
 
 mod env;
+mod environment;
 mod metrics;
 mod spaces;
 mod vec_env;
 
-pub use env::{ClusterEnv, Info, Step};
+pub use env::{ClusterEnv, Info};
+pub use environment::{EpisodeSummary, Environment, Step, StepInfo};
 pub use metrics::EpisodeMetrics;
 pub use spaces::{
     ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_BATCH, NODE_DELAY, NODE_FEATURES,

@@ -1,4 +1,4 @@
-//! Many copies of one workload stepped in parallel.
+//! Many copies of one environment stepped in parallel.
 //!
 //! Auto-reset rule (the "same-step" convention of Stable-Baselines3 and Gymnasium's
 //! `SAME_STEP` mode): when copy `i`'s episode ends in `step`, that step reports its reward,
@@ -7,14 +7,12 @@
 //! observation of its next episode. Copy `i`'s `k`-th episode uses
 //! `episode_seed(base_seed, i, k)`, so a run is reproducible from `base_seed` alone.
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
-use super::env::{ClusterEnv, Info};
+use super::env::ClusterEnv;
+use super::environment::Environment;
 use super::spaces::Observation;
 use crate::error::Result;
-use crate::scenario::Scenario;
 
 /// The seed of copy `env`'s `episode`-th episode (SplitMix64 mixing of the three).
 pub fn episode_seed(base_seed: u64, env: u64, episode: u64) -> u64 {
@@ -28,27 +26,26 @@ pub fn episode_seed(base_seed: u64, env: u64, episode: u64) -> u64 {
 }
 
 #[derive(Debug, Clone)]
-pub struct VecStep {
+pub struct VecStep<I> {
     pub observations: Vec<Observation>,
     pub rewards: Vec<f64>,
     pub terminated: Vec<bool>,
     pub truncated: Vec<bool>,
-    pub infos: Vec<Info>,
+    pub infos: Vec<I>,
     pub final_observations: Vec<Option<Observation>>,
 }
 
-pub struct VecEnv {
-    envs: Vec<ClusterEnv>,
+pub struct VecEnv<E = ClusterEnv> {
+    envs: Vec<E>,
     episodes: Vec<u64>,
     base_seed: u64,
 }
 
-impl VecEnv {
-    pub fn new(scenario: &Arc<Scenario>, copies: usize, base_seed: u64) -> Self {
+impl<E: Environment> VecEnv<E> {
+    /// `copies` fresh copies of `prototype`'s workload.
+    pub fn new(prototype: &E, copies: usize, base_seed: u64) -> Self {
         VecEnv {
-            envs: (0..copies)
-                .map(|_| ClusterEnv::new(Arc::clone(scenario)))
-                .collect(),
+            envs: (0..copies).map(|_| prototype.fresh_copy()).collect(),
             episodes: vec![0; copies],
             base_seed,
         }
@@ -60,7 +57,7 @@ impl VecEnv {
     pub fn is_empty(&self) -> bool {
         self.envs.is_empty()
     }
-    pub fn envs(&self) -> &[ClusterEnv] {
+    pub fn envs(&self) -> &[E] {
         &self.envs
     }
 
@@ -78,7 +75,7 @@ impl VecEnv {
     }
 
     /// Steps every copy with its action, in parallel, resetting finished copies.
-    pub fn step(&mut self, actions: &[Vec<usize>]) -> Result<VecStep> {
+    pub fn step(&mut self, actions: &[Vec<usize>]) -> Result<VecStep<E::Info>> {
         assert_eq!(actions.len(), self.envs.len(), "one action per copy");
         let base = self.base_seed;
         let results: Vec<Result<_>> = self

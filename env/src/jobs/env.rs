@@ -21,20 +21,11 @@ use super::observe;
 use super::real::RealJob;
 use super::spec::{Fidelity, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT, scaled_request};
 use crate::error::{EnvError, Result};
-use crate::gym::{ActionSpace, Observation, ObservationSpace};
+use crate::gym::{ActionSpace, Environment, Observation, ObservationSpace, Step, StepInfo};
 use crate::scenario::Scenario;
 
-/// What `step` returns (Gymnasium's 5-tuple).
-#[derive(Debug, Clone, Serialize)]
-pub struct JobsStep {
-    pub observation: Observation,
-    pub reward: f64,
-    /// Every job finished.
-    pub terminated: bool,
-    /// `max_time_s` came first.
-    pub truncated: bool,
-    pub info: JobsInfo,
-}
+/// What `step` returns.
+pub type JobsStep = Step<JobsInfo>;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct JobsInfo {
@@ -414,7 +405,7 @@ impl JobsEnv {
             info.metrics = Some(self.metrics(&episode));
         }
         self.episode = Some(episode);
-        Ok(JobsStep {
+        Ok(Step {
             observation,
             reward,
             terminated,
@@ -901,5 +892,42 @@ impl JobsEnv {
             }
             held
         })
+    }
+}
+
+impl StepInfo<JobsMetrics> for JobsInfo {
+    fn metrics(&self) -> Option<&JobsMetrics> {
+        self.metrics.as_ref()
+    }
+}
+
+impl Environment for JobsEnv {
+    type Metrics = JobsMetrics;
+    type Info = JobsInfo;
+
+    fn workload_name(&self) -> &str {
+        &self.workload.name
+    }
+    fn action_space(&self) -> &ActionSpace {
+        &self.action_space
+    }
+    fn observation_space(&self) -> &ObservationSpace {
+        &self.observation_space
+    }
+    fn reset(&mut self, seed: u64) -> Result<(Observation, JobsInfo)> {
+        JobsEnv::reset(self, seed)
+    }
+    fn step(&mut self, action: &[usize]) -> Result<JobsStep> {
+        JobsEnv::step(self, action)
+    }
+    fn fresh_copy(&self) -> Self {
+        JobsEnv {
+            workload: Arc::clone(&self.workload),
+            real: self.real.clone(),
+            statics: Arc::clone(&self.statics),
+            action_space: self.action_space.clone(),
+            observation_space: self.observation_space,
+            episode: None,
+        }
     }
 }

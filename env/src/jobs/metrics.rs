@@ -77,3 +77,19 @@ mod tests {
         assert_eq!(quantile(&mut [], 0.95), 0.0);
     }
 }
+
+impl crate::gym::EpisodeSummary for JobsMetrics {
+    fn episode_return(&self) -> f64 {
+        self.episode_return
+    }
+    fn curves(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("jct_avg_s", self.jct_avg_s),
+            ("episodic_return", self.episode_return),
+            ("makespan_s", self.makespan_s),
+            ("idle_cost", self.idle_cost),
+            ("gpu_occupancy", self.gpu_occupancy),
+            ("fragmentation", self.fragmentation),
+        ]
+    }
+}

@@ -35,7 +35,7 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     let mut last = None;
     for seed in 0..args.repeats.max(1) {
         let start = Instant::now();
-        let metrics = schedlab_agents::jobs::run_jobs_episode(&mut env, policy.as_mut(), seed)?;
+        let metrics = schedlab_agents::run_episode(&mut env, policy.as_mut(), seed)?;
         best = best.min(start.elapsed().as_secs_f64());
         last = Some(metrics);
     }

@@ -7,7 +7,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use schedlab_agents::{Policy, PolicyContext, by_name, run_episode_observed};
-use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario, Step};
+use schedlab_env::{ClusterEnv, EpisodeMetrics, Info, Scenario, Step};
 use schedlab_trainer::run::load_agent;
 
 /// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`.
@@ -46,16 +46,24 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
 /// Where `raes` finds fitted predictors unless told: the ones shipped in the repository.
 const SHIPPED_PREDICTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/predictors");
 
-/// A policy by name (with `options` it accepts), or the trained agent of a run folder (acting
-/// deterministically).
+/// The trained agent of the run folder `spec` names (acting deterministically), or `None`
+/// when `spec` is not a run folder.
+pub fn trained_agent(spec: &str, ctx: &PolicyContext) -> anyhow::Result<Option<Box<dyn Policy>>> {
+    let run = Path::new(spec);
+    if !run.join("manifest.json").is_file() {
+        return Ok(None);
+    }
+    Ok(Some(load_agent(run, ctx, &crate::device::agents())?))
+}
+
+/// A policy by name (with `options` it accepts), or the trained agent of a run folder.
 pub fn make_policy(
     spec: &str,
     ctx: PolicyContext,
     options: &[(String, String)],
 ) -> anyhow::Result<Box<dyn Policy>> {
-    let run = Path::new(spec);
-    if run.join("manifest.json").is_file() {
-        return Ok(load_agent(run, &ctx, &crate::device::agents())?);
+    if let Some(agent) = trained_agent(spec, &ctx)? {
+        return Ok(agent);
     }
     let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
     let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
@@ -69,7 +77,7 @@ pub fn play(
     policy: &str,
     options: &[(String, String)],
     seed: u64,
-    observe: impl FnMut(&Step),
+    observe: impl FnMut(&Step<Info>),
 ) -> anyhow::Result<EpisodeMetrics> {
     let mut env = ClusterEnv::new(scenario.clone());
     let mut policy = make_policy(policy, PolicyContext::of(&env), options)?;

@@ -4,19 +4,29 @@ use std::path::Path;
 
 use anyhow::Context;
 use rayon::prelude::*;
-use schedlab_agents::jobs::{registry, run_jobs_episode};
-use schedlab_env::jobs::JobsMetrics;
+use schedlab_agents::jobs::registry;
+use schedlab_agents::{Policy, SchedulingEnv, run_episode};
+use schedlab_env::jobs::{JobsEnv, JobsMetrics};
 
 use super::compare::compare_table;
-use super::evaluate::episode_bar;
+use super::evaluate::{episode_bar, trained_agent};
 use crate::jobs::Jobs;
 use crate::output::JOBS_METRICS;
+
+/// A jobs policy by name, or the trained agent of a run folder (trained on a jobs workload
+/// with the same window).
+pub fn make_policy(spec: &str, env: &JobsEnv) -> anyhow::Result<Box<dyn Policy>> {
+    match trained_agent(spec, &env.policy_context())? {
+        Some(agent) => Ok(agent),
+        None => Ok(registry::by_name(spec, env)?),
+    }
+}
 
 /// One episode of `spec` on `jobs` from `seed`.
 pub fn play(jobs: &Jobs, spec: &str, seed: u64) -> anyhow::Result<JobsMetrics> {
     let mut env = jobs.env();
-    let mut policy = registry::by_name(spec, &env)?;
-    run_jobs_episode(&mut env, policy.as_mut(), seed)
+    let mut policy = make_policy(spec, &env)?;
+    run_episode(&mut env, policy.as_mut(), seed)
         .with_context(|| format!("{spec} on {}, seed {seed}", jobs.workload.name))
 }
 
@@ -29,8 +39,8 @@ pub fn run(
     let jobs = crate::jobs::load(path)?;
     let workload = &jobs.workload;
     for spec in policies {
-        // refuse a bad name or option before any episode runs
-        registry::by_name(spec, &jobs.env())?;
+        // refuse a bad name, option or run folder before any episode runs
+        make_policy(spec, &jobs.env())?;
     }
     let bar = episode_bar(
         (seeds.len() * policies.len()) as u64,

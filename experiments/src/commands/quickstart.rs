@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::Scenario;
+use schedlab_env::{ClusterEnv, Scenario};
 use schedlab_trainer::learner::AgentKind;
 use schedlab_trainer::train::TrainSpec;
 
@@ -44,7 +44,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     };
     let run = train_with_progress(
         AgentKind::Ppo,
-        &scenario,
+        &ClusterEnv::new(scenario.clone()),
         AgentKind::Ppo.default_config(),
         &spec,
     )?;

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
-use schedlab_env::Scenario;
+use schedlab_agents::SchedulingEnv;
+use schedlab_env::jobs::JobsWorkload;
+use schedlab_env::{ClusterEnv, EpisodeSummary, Scenario};
 use schedlab_trainer::learner::AgentKind;
 use schedlab_trainer::run::RunDir;
 use schedlab_trainer::train::{TrainSpec, train};
@@ -18,6 +20,7 @@ pub struct TrainArgs {
     /// Learned agent: ppo, a2c or dqn.
     #[arg(long)]
     agent: String,
+    /// A single-job workload or a jobs workload (`kind = "jobs"`).
     #[arg(long)]
     workload: PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -66,31 +69,33 @@ fn configure(
     Ok(config)
 }
 
-/// Trains with a progress bar showing env rounds per second and the latest episode return.
-pub fn train_with_progress(
+/// Trains with a progress bar showing env rounds per second, the latest episode return and
+/// the latest greedy evaluation's headline figure.
+pub fn train_with_progress<E: SchedulingEnv>(
     kind: AgentKind,
-    scenario: &Arc<Scenario>,
+    prototype: &E,
     config: serde_json::Value,
     spec: &TrainSpec,
 ) -> anyhow::Result<RunDir> {
-    let label = format!("{} on {}", kind.name(), scenario.workload.name);
+    let label = format!("{} on {}", kind.name(), prototype.workload_name());
     let bar = step_bar(spec.steps, label.clone())?;
     let mut last_return = f64::NAN;
     let mut last_eval = String::new();
     let run = train(
         kind,
-        scenario,
+        prototype,
         config,
         spec,
         crate::device::agents(),
         &mut |progress| {
             if let Some(m) = progress.stats.finished.last() {
-                last_return = m.episode_return;
+                last_return = m.episode_return();
             }
             if let Some(episodes) = progress.evaluation {
-                let mean = episodes.iter().map(|m| m.completion_time_s).sum::<f64>()
-                    / episodes.len() as f64;
-                last_eval = format!(", greedy eval {mean:.1} s");
+                let headline = episodes.iter().map(|m| m.curves()[0]);
+                let name = episodes.first().map_or("", |m| m.curves()[0].0);
+                let mean = headline.map(|c| c.1).sum::<f64>() / episodes.len() as f64;
+                last_eval = format!(", greedy eval {name} {mean:.1}");
             }
             bar.set_position(progress.stats.env_steps.min(spec.steps));
             bar.set_message(format!(
@@ -115,7 +120,6 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         args.resume.is_none() || args.hyperparameters.is_empty(),
         "a resumed run keeps the hyperparameters of its config.json; drop --set"
     );
-    let scenario = Scenario::load(&args.workload)?;
     // Ctrl-C: finish the current update, write a checkpoint, exit cleanly
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
@@ -135,7 +139,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         resume: args.resume.as_deref(),
         stop: Some(&stop),
     };
-    let run = train_with_progress(kind, &scenario, config, &spec)?;
+    let (run, workload_name) = if JobsWorkload::is_jobs_file(&args.workload)? {
+        let env = crate::jobs::load(&args.workload)?.env();
+        let run = train_with_progress(kind, &env, config, &spec)?;
+        (run, env.workload().name.clone())
+    } else {
+        let env = ClusterEnv::new(Scenario::load(&args.workload)?);
+        let run = train_with_progress(kind, &env, config, &spec)?;
+        (run, env.scenario().workload.name.clone())
+    };
     let step = schedlab_trainer::run::Manifest::read(&run.path)?.step;
     if stop.load(Ordering::Relaxed) {
         println!(
@@ -146,7 +158,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         println!(
             "trained {step} rounds of {} on {} into {}",
             kind.name(),
-            scenario.workload.name,
+            workload_name,
             run.path.display()
         );
     }
@@ -188,9 +200,11 @@ mod tests {
             &[("envs".into(), "many".into())],
         )
         .unwrap();
-        let scenario = Scenario::load(&schedlab_tests::workload("small-4node.toml")).unwrap();
+        let env = ClusterEnv::new(
+            Scenario::load(&schedlab_tests::workload("small-4node.toml")).unwrap(),
+        );
         let err = AgentKind::Ppo
-            .learner(&scenario, &config, 0, burn::tensor::Device::flex())
+            .learner(&env, &config, 0, burn::tensor::Device::flex())
             .err()
             .expect("refused")
             .to_string();
@@ -201,7 +215,7 @@ mod tests {
         )
         .unwrap();
         let err = AgentKind::Dqn
-            .learner(&scenario, &config, 0, burn::tensor::Device::flex())
+            .learner(&env, &config, 0, burn::tensor::Device::flex())
             .err()
             .expect("refused")
             .to_string();

@@ -1,0 +1,57 @@
+//! The gym contract every schedlab environment keeps, so that one rollout loop, one vectorised
+//! env, one trainer and one evaluator serve the single-job cluster and the jobs cluster alike.
+
+use super::spaces::{ActionSpace, Observation, ObservationSpace};
+use crate::error::Result;
+
+/// What `step` returns (Gymnasium's 5-tuple), with the env's own diagnostics in `info`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Step<I> {
+    pub observation: Observation,
+    pub reward: f64,
+    /// The episode reached its goal (the job its target loss; every job finished).
+    pub terminated: bool,
+    /// A round, step or time limit ended the episode first.
+    pub truncated: bool,
+    pub info: I,
+}
+
+/// `reset(seed)`, `step(action)` and declared spaces over a discrete multi-dimensional action
+/// with a mask inside every observation.
+pub trait Environment: Send {
+    /// The episode's summary, set in the info of its last step.
+    type Metrics: EpisodeSummary;
+    type Info: StepInfo<Self::Metrics>;
+
+    /// The workload's name (for run folders and labels).
+    fn workload_name(&self) -> &str;
+    fn action_space(&self) -> &ActionSpace;
+    fn observation_space(&self) -> &ObservationSpace;
+    /// Starts an episode; everything random in it derives from `seed`.
+    fn reset(&mut self, seed: u64) -> Result<(Observation, Self::Info)>;
+    fn step(&mut self, action: &[usize]) -> Result<Step<Self::Info>>;
+    /// A new env of the same workload with no episode started (cheap: workloads are shared).
+    fn fresh_copy(&self) -> Self
+    where
+        Self: Sized;
+}
+
+/// What generic code reads from a step's info.
+pub trait StepInfo<M>: Clone + std::fmt::Debug + Send {
+    /// Set on the step that ends an episode.
+    fn metrics(&self) -> Option<&M>;
+    /// The training job's mean minibatch loss over the step, where the env trains exactly one
+    /// job (NaN otherwise).
+    fn train_loss(&self) -> f64 {
+        f64::NAN
+    }
+}
+
+/// An episode's metrics, as named figures for curves and tables.
+pub trait EpisodeSummary: Clone + std::fmt::Debug + Send + Sync + serde::Serialize {
+    /// The sum of the episode's rewards.
+    fn episode_return(&self) -> f64;
+    /// The headline figures by curve name (`charts/NAME` in training, `eval/NAME` in
+    /// evaluations), the objective first.
+    fn curves(&self) -> Vec<(&'static str, f64)>;
+}
