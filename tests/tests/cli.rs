@@ -42,6 +42,7 @@ fn validate_summarises_every_shipped_workload() {
         "openb-slice.toml",
         "openb-busy.toml",
         "philly-week.toml",
+        "philly-mini.toml",
     ] {
         let out = run_ok(&["workload", "validate", arg(&workload(name))]);
         assert!(out.starts_with("ok ") && out.lines().count() == 1, "{out}");
@@ -290,13 +291,23 @@ const TINY_DQN: [&str; 10] = [
 /// with [`TINY_PPO`] or [`TINY_DQN`] (and `extra` arguments); returns what it printed and
 /// the run folder it made.
 fn train_tiny(agent: &str, out: &Path, steps: &str, extra: &[&str]) -> (String, PathBuf) {
-    let small = workload("small-4node.toml");
+    train_tiny_on(&workload("small-4node.toml"), agent, out, steps, extra)
+}
+
+/// [`train_tiny`] on any workload file.
+fn train_tiny_on(
+    workload_file: &Path,
+    agent: &str,
+    out: &Path,
+    steps: &str,
+    extra: &[&str],
+) -> (String, PathBuf) {
     let mut args = vec![
         "train",
         "--agent",
         agent,
         "--workload",
-        arg(&small),
+        arg(workload_file),
         "--steps",
         steps,
         "--out",
@@ -417,6 +428,68 @@ fn a_trained_run_is_evaluated_like_a_baseline_and_refused_on_another_shape() {
         arg(&run),
         "--workload",
         arg(&workload("a9a-svm.toml")),
+        "--seeds",
+        "0",
+    ]);
+    assert!(err.contains("trained for observations of"), "{err}");
+}
+
+#[test]
+fn ppo_and_dqn_train_on_a_jobs_workload_and_are_compared_with_its_baselines() {
+    let runs = tempfile::tempdir().unwrap();
+    let mini = workload("philly-mini.toml");
+    let mut trained = Vec::new();
+    for agent in ["ppo", "dqn"] {
+        let out = runs.path().join(agent);
+        let (stdout, run) = train_tiny_on(
+            &mini,
+            agent,
+            &out,
+            "32",
+            &["--eval-episodes", "1", "--eval-every", "32"],
+        );
+        assert!(stdout.contains(&format!("{agent} on philly-mini")), "{stdout}");
+        let listing = tensorboard_listing(&run);
+        // the greedy evaluation plays a whole jobs episode: its JCT curve has a point
+        assert_eq!(tag_count(&listing, "eval/jct_avg_s"), 1, "{listing}");
+        assert_eq!(
+            tag_count(&listing, "env/train_loss"),
+            0,
+            "the jobs env trains no single job whose loss could be logged: {listing}"
+        );
+        trained.push(arg(&run).to_owned());
+    }
+    let policies = format!("{},{},fifo", trained[0], trained[1]);
+    let table = run_ok(&[
+        "compare",
+        "--workload",
+        arg(&mini),
+        "--seeds",
+        "0",
+        "--policies",
+        &policies,
+    ]);
+    // columns: policy, then "mean ± std" per metric
+    let header: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    let finished_at = 1 + 3 * (header.iter().position(|&c| c == "finished").unwrap() - 1);
+    for run in &trained {
+        let row: Vec<&str> = table
+            .lines()
+            .find(|l| l.trim_start().starts_with(run.as_str()))
+            .unwrap_or_else(|| panic!("{run} missing:\n{table}"))
+            .split_whitespace()
+            .collect();
+        // an untrained agent may hold a job until the time limit, but it schedules
+        let finished: f64 = row[finished_at].parse().unwrap();
+        assert!(finished > 0.0 && finished <= 82.0, "{row:?}");
+    }
+    // a jobs agent does not fit the single-job env's spaces
+    let err = run_err(&[
+        "eval",
+        "--policy",
+        &trained[0],
+        "--workload",
+        arg(&workload("small-4node.toml")),
         "--seeds",
         "0",
     ]);

@@ -821,15 +821,22 @@ impl JobsEnv {
         let mut jct = Vec::new();
         let mut delays = Vec::new();
         let mut last_finish: f64 = 0.0;
+        let now = episode.now;
+        // a job still in the system at a truncation counts with its time so far (a lower
+        // bound), so holding jobs back never flatters the averages
         for (spec, job) in jobs.iter().zip(&episode.jobs) {
-            if let Some(f) = job.finish_s {
-                jct.push(f - spec.arrival_s);
-                last_finish = last_finish.max(f);
+            let end = job.finish_s.unwrap_or(now);
+            if job.arrived {
+                jct.push(end - spec.arrival_s);
+                last_finish = last_finish.max(end);
             }
-            if let Some(start) = job.first_start_s {
-                delays.push(start - job.eligible_s);
+            match job.first_start_s {
+                Some(start) => delays.push(start - job.eligible_s),
+                None if job.status == Status::Queued => delays.push(now - job.eligible_s),
+                None => {}
             }
         }
+        let finished = episode.counts[status_index(Status::Done)];
         let first_arrival = jobs
             .iter()
             .map(|j| j.arrival_s)
@@ -842,17 +849,16 @@ impl JobsEnv {
         } else {
             share(s.stranded[1], s.free[0])
         };
-        let finished = jct.len();
         JobsMetrics {
             jobs: jobs.len(),
             finished,
             unfinished: jobs.len() - finished,
             jct_avg_s: mean(&jct),
             jct_p95_s: quantile(&mut jct, 0.95),
-            makespan_s: if finished > 0 {
-                last_finish - first_arrival
-            } else {
+            makespan_s: if jct.is_empty() {
                 0.0
+            } else {
+                last_finish - first_arrival
             },
             queueing_delay_avg_s: mean(&delays),
             gpu_occupancy: share(s.allocated[2], s.capacity[2]),

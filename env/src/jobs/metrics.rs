@@ -10,12 +10,14 @@ pub struct JobsMetrics {
     pub finished: usize,
     /// Jobs still waiting, queued or running when the episode was truncated.
     pub unfinished: usize,
-    /// Job completion time (finish − arrival) over finished jobs: mean and 95th percentile.
+    /// Job completion time (finish − arrival) over arrived jobs, mean and 95th percentile; a
+    /// job unfinished at a truncation counts its time in the system so far (a lower bound).
     pub jct_avg_s: f64,
     pub jct_p95_s: f64,
-    /// Last finish − first arrival.
+    /// Last finish (the episode's end while a job is unfinished) − first arrival.
     pub makespan_s: f64,
-    /// First start − the time the job could first run (arrived, its DAG parents done).
+    /// First start − the time the job could first run (arrived, its DAG parents done); a queued
+    /// job never started counts its wait so far.
     pub queueing_delay_avg_s: f64,
     /// Allocated / capacity, time-integrated.
     pub gpu_occupancy: f64,

@@ -167,6 +167,38 @@ fn dag_children_wait_for_their_parents() {
 }
 
 #[test]
+fn a_job_held_until_the_time_limit_counts_its_time_in_the_system() {
+    let jobs = vec![job("run", 0.0, 100.0, 1, 0), job("held", 50.0, 10.0, 1, 0)];
+    let mut w = workload(jobs, 1, 0);
+    w.episode.max_time_s = 1_000.0;
+    w.episode.decision_interval_s = 100.0;
+    let mut env = JobsEnv::new(Arc::new(w));
+    let (mut observation, mut info) = env.reset(0).unwrap();
+    let metrics = loop {
+        // start `run` at its request; never start `held`
+        let mut action = start_requested(&env, &observation);
+        for (slot, job) in info.window.iter().enumerate() {
+            if job.as_deref() == Some("held") {
+                action[slot * 3] = 0;
+            }
+        }
+        let step = env.step(&action).unwrap();
+        if let Some(m) = step.info.metrics {
+            assert!(step.truncated && !step.terminated);
+            break m;
+        }
+        (observation, info) = (step.observation, step.info);
+    };
+    assert_eq!((metrics.finished, metrics.unfinished), (1, 1));
+    let end = metrics.time_s;
+    assert!(end >= 1_000.0, "{metrics:?}");
+    // run: 100 s; held: from its arrival at 50 s to the end
+    assert!((metrics.jct_avg_s - (100.0 + end - 50.0) / 2.0).abs() < 1e-9, "{metrics:?}");
+    assert!((metrics.makespan_s - end).abs() < 1e-9, "{metrics:?}");
+    assert!((metrics.queueing_delay_avg_s - (end - 50.0) / 2.0).abs() < 1e-9, "{metrics:?}");
+}
+
+#[test]
 fn a_masked_choice_is_refused_with_the_job_named() {
     let jobs = vec![job("big", 0.0, 10.0, 1, 1000)];
     let mut w = workload(jobs, 1, 1);
