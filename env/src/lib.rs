@@ -24,7 +24,7 @@ mod testkit;
 
 pub use error::{EnvError, Result};
 pub use gym::{
-    ActionSpace, ClusterEnv, EpisodeMetrics, EpisodeSummary, Environment, Info, Observation,
+    ActionSpace, ClusterEnv, Environment, EpisodeMetrics, EpisodeSummary, Info, Observation,
     ObservationSpace, Step, StepInfo, VecEnv, VecStep,
 };
 pub use scenario::Scenario;

@@ -448,7 +448,10 @@ fn ppo_and_dqn_train_on_a_jobs_workload_and_are_compared_with_its_baselines() {
             "32",
             &["--eval-episodes", "1", "--eval-every", "32"],
         );
-        assert!(stdout.contains(&format!("{agent} on philly-mini")), "{stdout}");
+        assert!(
+            stdout.contains(&format!("{agent} on philly-mini")),
+            "{stdout}"
+        );
         let listing = tensorboard_listing(&run);
         // the greedy evaluation plays a whole jobs episode: its JCT curve has a point
         assert_eq!(tag_count(&listing, "eval/jct_avg_s"), 1, "{listing}");

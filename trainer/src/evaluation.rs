@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 use schedlab_agents::{Policy, run_episode};
-use schedlab_env::{EpisodeSummary, Environment};
+use schedlab_env::{Environment, EpisodeSummary};
 
 /// Plays one episode per seed, in parallel, each with its own fresh copy of `prototype` and
 /// its own policy.

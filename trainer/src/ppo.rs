@@ -107,6 +107,9 @@ struct Record {
     final_value: Option<f32>,
 }
 
+/// One rollout's records per env copy, and the episodes that ended in it.
+type Rollout<M> = (Vec<Vec<Record>>, EpisodeTally<M>);
+
 pub struct PpoTrainer<E: SchedulingEnv> {
     config: PpoConfig,
     envs: VecEnv<E>,
@@ -197,7 +200,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
     }
 
     /// `records[copy][t]` and the tally of episodes that ended.
-    fn rollout(&mut self) -> schedlab_env::Result<(Vec<Vec<Record>>, EpisodeTally<E::Metrics>)> {
+    fn rollout(&mut self) -> schedlab_env::Result<Rollout<E::Metrics>> {
         let copies = self.envs.len();
         let mut records: Vec<Vec<Record>> = (0..copies).map(|_| Vec::new()).collect();
         let mut tally = EpisodeTally::default();
@@ -354,7 +357,13 @@ mod tests {
             .with_envs(2)
             .with_rollout_steps(8)
             .with_hidden(32);
-        PpoTrainer::new(&ClusterEnv::new(scenario), config, seed, Device::flex().autodiff()).unwrap()
+        PpoTrainer::new(
+            &ClusterEnv::new(scenario),
+            config,
+            seed,
+            Device::flex().autodiff(),
+        )
+        .unwrap()
     }
 
     fn run(seed: u64) -> Vec<(u64, f32, f32, f32, usize)> {

@@ -8,7 +8,7 @@ mod spaces;
 mod vec_env;
 
 pub use env::{ClusterEnv, Info};
-pub use environment::{EpisodeSummary, Environment, Step, StepInfo};
+pub use environment::{Environment, EpisodeSummary, Step, StepInfo};
 pub use metrics::EpisodeMetrics;
 pub use spaces::{
     ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_BATCH, NODE_DELAY, NODE_FEATURES,

@@ -237,10 +237,10 @@ impl Cluster {
         let g = request[2];
         if g >= GPU_MILLI {
             let mut need = g / GPU_MILLI;
-            for k in 0..f.gpus {
-                if need > 0 && f.gpu_free[k] as u32 == GPU_MILLI {
-                    gpu_take[k] = GPU_MILLI as u16;
-                    f.gpu_free[k] = 0;
+            for (take, free) in gpu_take.iter_mut().zip(&mut f.gpu_free[..f.gpus]) {
+                if need > 0 && *free as u32 == GPU_MILLI {
+                    *take = GPU_MILLI as u16;
+                    *free = 0;
                     need -= 1;
                 }
             }

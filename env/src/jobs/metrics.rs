@@ -67,19 +67,6 @@ pub(crate) fn quantile(values: &mut [f64], q: f64) -> f64 {
     values[rank - 1]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_rank_quantiles() {
-        let mut v: Vec<f64> = (1..=20).map(f64::from).collect();
-        assert_eq!(quantile(&mut v, 0.95), 19.0);
-        assert_eq!(quantile(&mut v, 1.0), 20.0);
-        assert_eq!(quantile(&mut [], 0.95), 0.0);
-    }
-}
-
 impl crate::gym::EpisodeSummary for JobsMetrics {
     fn episode_return(&self) -> f64 {
         self.episode_return
@@ -93,5 +80,18 @@ impl crate::gym::EpisodeSummary for JobsMetrics {
             ("gpu_occupancy", self.gpu_occupancy),
             ("fragmentation", self.fragmentation),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let mut v: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(quantile(&mut v, 0.95), 19.0);
+        assert_eq!(quantile(&mut v, 1.0), 20.0);
+        assert_eq!(quantile(&mut [], 0.95), 0.0);
     }
 }

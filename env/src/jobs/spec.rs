@@ -396,10 +396,11 @@ impl JobsWorkload {
         let mut template_names = HashSet::new();
         for (i, t) in self.templates.iter().enumerate() {
             let fractions_ok = t.utilisation.iter().all(|&u| u > 0.0 && u <= 1.0);
-            if !(0.0..=MAX_CONTENTION).contains(&t.contention)
-                || !(t.size_exponent >= 0.0 && t.size_exponent.is_finite())
-                || !fractions_ok
-            {
+            let sound = (0.0..=MAX_CONTENTION).contains(&t.contention)
+                && t.size_exponent >= 0.0
+                && t.size_exponent.is_finite()
+                && fractions_ok;
+            if !sound {
                 return bad(
                     format!("templates[{i}] ({})", t.name),
                     format!(
@@ -408,7 +409,7 @@ impl JobsWorkload {
                 );
             }
             if self.fidelity == Fidelity::Real
-                && (t.workload.is_empty() || !(t.time_at_one_s > 0.0))
+                && (t.workload.is_empty() || t.time_at_one_s.is_nan() || t.time_at_one_s <= 0.0)
             {
                 return bad(
                     format!("templates[{i}] ({})", t.name),

@@ -193,9 +193,15 @@ fn a_job_held_until_the_time_limit_counts_its_time_in_the_system() {
     let end = metrics.time_s;
     assert!(end >= 1_000.0, "{metrics:?}");
     // run: 100 s; held: from its arrival at 50 s to the end
-    assert!((metrics.jct_avg_s - (100.0 + end - 50.0) / 2.0).abs() < 1e-9, "{metrics:?}");
+    assert!(
+        (metrics.jct_avg_s - (100.0 + end - 50.0) / 2.0).abs() < 1e-9,
+        "{metrics:?}"
+    );
     assert!((metrics.makespan_s - end).abs() < 1e-9, "{metrics:?}");
-    assert!((metrics.queueing_delay_avg_s - (end - 50.0) / 2.0).abs() < 1e-9, "{metrics:?}");
+    assert!(
+        (metrics.queueing_delay_avg_s - (end - 50.0) / 2.0).abs() < 1e-9,
+        "{metrics:?}"
+    );
 }
 
 #[test]
@@ -242,10 +248,9 @@ fn random_workload(rng: &mut StdRng) -> JobsWorkload {
             j
         })
         .collect();
-    for k in 1..jobs.len() {
+    for (k, job) in jobs.iter_mut().enumerate().skip(1) {
         if rng.random_bool(0.3) {
-            let parent = format!("j{}", rng.random_range(0..k));
-            jobs[k].after.push(parent);
+            job.after.push(format!("j{}", rng.random_range(0..k)));
         }
     }
     let mut w = workload(jobs, rng.random_range(1..4), 2);

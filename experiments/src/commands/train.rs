@@ -200,9 +200,8 @@ mod tests {
             &[("envs".into(), "many".into())],
         )
         .unwrap();
-        let env = ClusterEnv::new(
-            Scenario::load(&schedlab_tests::workload("small-4node.toml")).unwrap(),
-        );
+        let env =
+            ClusterEnv::new(Scenario::load(&schedlab_tests::workload("small-4node.toml")).unwrap());
         let err = AgentKind::Ppo
             .learner(&env, &config, 0, burn::tensor::Device::flex())
             .err()

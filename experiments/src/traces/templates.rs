@@ -82,7 +82,7 @@ pub fn load(dir: &Path, out_dir: &Path) -> anyhow::Result<Vec<Template>> {
 /// The template of a job under the documented rule.
 pub fn assign(gpu: bool, duration_s: f64, id: &str, seed: u64) -> &'static str {
     let own = if gpu { "mnist-mlp" } else { "a9a-svm" };
-    if duration_s >= LONG_S || mix(seed, id) % 2 == 0 {
+    if duration_s >= LONG_S || mix(seed, id).is_multiple_of(2) {
         own
     } else {
         "digits-softmax"
