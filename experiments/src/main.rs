@@ -9,6 +9,8 @@ mod commands;
 mod device;
 mod jobs;
 mod output;
+mod stats;
+mod sweep;
 mod traces;
 
 use std::path::PathBuf;
@@ -55,6 +57,11 @@ enum Command {
     /// Model templates for the jobs cluster's surrogate: fit them from real runs.
     #[command(subcommand)]
     Templates(commands::templates::TemplatesCommand),
+    /// Run a grid of policies × workloads × override sets × seeds (resumable, shardable), or
+    /// merge shards.
+    Sweep(commands::sweep::SweepArgs),
+    /// Mean, std, 95% CI and Welch's p against a baseline, per policy, from sweep results.
+    Summarize(commands::summarize::SummarizeArgs),
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -123,6 +130,8 @@ fn main() -> anyhow::Result<()> {
         Command::Compare(args) => commands::compare::run(args),
         Command::Predictors(command) => commands::predictors::run(command),
         Command::Templates(command) => commands::templates::run(command),
+        Command::Sweep(args) => commands::sweep::run(args),
+        Command::Summarize(args) => commands::summarize::run(args),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
         Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),
         Command::Bench(BenchCommand::Cluster(args)) => commands::bench_cluster::run(args),

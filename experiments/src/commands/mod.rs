@@ -9,6 +9,8 @@ pub mod jobs_compare;
 pub mod predictors;
 pub mod quickstart;
 pub mod run;
+pub mod summarize;
+pub mod sweep;
 pub mod templates;
 pub mod train;
 pub mod validate;

@@ -51,7 +51,7 @@ pub struct TrainArgs {
 
 /// Applies `key=value` pairs to a JSON config, refusing unknown keys (values are checked
 /// when the learner is built).
-fn configure(
+pub(crate) fn configure(
     mut config: serde_json::Value,
     pairs: &[(String, String)],
 ) -> anyhow::Result<serde_json::Value> {

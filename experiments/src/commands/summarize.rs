@@ -1,0 +1,302 @@
+//! `schedlab summarize`: per workload, override set and policy, each metric's mean, standard
+//! deviation, 95% confidence interval and Welch's p-value against a baseline policy.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::output::{align, write_atomic};
+use crate::stats::{Summary, summarize, welch};
+use crate::sweep::table::{Results, read_results};
+
+#[derive(Args)]
+pub struct SummarizeArgs {
+    /// A sweep folder, or a results file (.parquet or .csv) with the sweep's columns.
+    results: PathBuf,
+    /// The policy every other is tested against (default: the first in the results).
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Metrics to show, comma-separated, or `all` (default: the headline ones present).
+    #[arg(long)]
+    metrics: Option<String>,
+    /// Where summary.md and summary.csv go (default: the sweep folder, or beside the file).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// The metrics shown unless `--metrics` says otherwise, when the results have them.
+const HEADLINE: [&str; 10] = [
+    "completion_time_s",
+    "jct_avg_s",
+    "jct_p95_s",
+    "makespan_s",
+    "iterations",
+    "gpu_util",
+    "gpu_occupancy",
+    "fragmentation",
+    "idle_cost",
+    "episode_return",
+];
+
+pub struct MetricSummary {
+    pub name: String,
+    pub summary: Summary,
+    /// Welch's two-sided p against the baseline (NaN for the baseline itself).
+    pub p_value: f64,
+}
+
+pub struct PolicySummary {
+    pub policy: String,
+    pub metrics: Vec<MetricSummary>,
+}
+
+/// One workload and override set.
+pub struct GroupSummary {
+    pub workload: String,
+    pub overrides: String,
+    pub baseline: String,
+    pub policies: Vec<PolicySummary>,
+}
+
+fn first_seen<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// Summaries of `metrics` (names) per group and policy.
+pub fn summarize_results(
+    results: &Results,
+    baseline: Option<&str>,
+    metrics: &[String],
+) -> anyhow::Result<Vec<GroupSummary>> {
+    let groups = first_seen(
+        results
+            .keys
+            .iter()
+            .map(|k| (k.workload.clone(), k.overrides.clone())),
+    );
+    let mut out = Vec::new();
+    for (workload, overrides) in groups {
+        let in_group: Vec<usize> = (0..results.keys.len())
+            .filter(|&r| {
+                results.keys[r].workload == workload && results.keys[r].overrides == overrides
+            })
+            .collect();
+        let policies = first_seen(in_group.iter().map(|&r| results.keys[r].policy.clone()));
+        let baseline = baseline.map_or_else(|| policies[0].clone(), str::to_owned);
+        anyhow::ensure!(
+            policies.contains(&baseline),
+            "baseline `{baseline}` is not among the policies on {workload} ({overrides}): {}",
+            policies.join(", ")
+        );
+        let values = |policy: &str, metric: &str| -> Vec<f64> {
+            let column = &results
+                .metrics
+                .iter()
+                .find(|(n, _)| n == metric)
+                .expect("metric names come from the results")
+                .1;
+            in_group
+                .iter()
+                .filter(|&&r| results.keys[r].policy == policy)
+                .filter_map(|&r| column[r])
+                .collect()
+        };
+        let present: Vec<&String> = metrics
+            .iter()
+            .filter(|m| {
+                in_group.iter().any(|&r| {
+                    results
+                        .metrics
+                        .iter()
+                        .any(|(n, c)| n == *m && c[r].is_some())
+                })
+            })
+            .collect();
+        let policies = policies
+            .iter()
+            .map(|policy| PolicySummary {
+                policy: policy.clone(),
+                metrics: present
+                    .iter()
+                    .map(|&m| {
+                        let mine = values(policy, m);
+                        MetricSummary {
+                            name: m.clone(),
+                            summary: summarize(&mine),
+                            p_value: if *policy == baseline {
+                                f64::NAN
+                            } else {
+                                welch(&mine, &values(&baseline, m)).2
+                            },
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        out.push(GroupSummary {
+            workload,
+            overrides,
+            baseline,
+            policies,
+        });
+    }
+    Ok(out)
+}
+
+/// A value with as many decimals as its size needs.
+pub fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    match v.abs() {
+        a if a >= 1000.0 => format!("{v:.0}"),
+        a if a >= 10.0 => format!("{v:.1}"),
+        _ => format!("{v:.3}"),
+    }
+}
+
+pub fn p_text(p: f64) -> String {
+    match p {
+        p if p.is_nan() => String::new(),
+        p if p < 0.001 => "p<0.001".into(),
+        p => format!("p={p:.3}"),
+    }
+}
+
+/// `mean ± ci95 (p)` of one metric.
+pub fn cell(m: &MetricSummary) -> String {
+    let p = p_text(m.p_value);
+    let p = if p.is_empty() { p } else { format!(" ({p})") };
+    format!("{} ± {}{p}", number(m.summary.mean), number(m.summary.ci95))
+}
+
+fn header(group: &GroupSummary) -> Vec<String> {
+    std::iter::once("policy".to_owned())
+        .chain(group.policies[0].metrics.iter().map(|m| m.name.clone()))
+        .collect()
+}
+
+fn title(group: &GroupSummary, n: usize) -> String {
+    format!(
+        "{} ({}): mean ± 95% CI over {n} seeds, Welch's p against {}",
+        group.workload, group.overrides, group.baseline
+    )
+}
+
+/// The groups as Markdown tables.
+pub fn markdown(groups: &[GroupSummary]) -> String {
+    let mut text = String::new();
+    for g in groups {
+        let n = g.policies[0].metrics.first().map_or(0, |m| m.summary.n);
+        text += &format!("### {}\n\n", title(g, n));
+        let head = header(g);
+        text += &format!("| {} |\n", head.join(" | "));
+        text += &format!("|{}\n", " --- |".repeat(head.len()));
+        for p in &g.policies {
+            let cells: Vec<String> = p.metrics.iter().map(cell).collect();
+            text += &format!("| {} | {} |\n", p.policy, cells.join(" | "));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+fn csv(groups: &[GroupSummary]) -> String {
+    let mut text = String::from(
+        "workload,overrides,policy,metric,n,mean,std,ci95_low,ci95_high,baseline,p_value\n",
+    );
+    for g in groups {
+        for p in &g.policies {
+            for m in &p.metrics {
+                let s = &m.summary;
+                text += &format!(
+                    "{},{},{},{},{},{},{},{},{},{},{}\n",
+                    g.workload,
+                    g.overrides,
+                    p.policy,
+                    m.name,
+                    s.n,
+                    s.mean,
+                    s.std,
+                    s.mean - s.ci95,
+                    s.mean + s.ci95,
+                    g.baseline,
+                    m.p_value
+                );
+            }
+        }
+    }
+    text
+}
+
+/// The metric names `--metrics` asks for, checked against the results.
+pub fn chosen_metrics(results: &Results, asked: Option<&str>) -> anyhow::Result<Vec<String>> {
+    let available: Vec<&String> = results.metrics.iter().map(|(n, _)| n).collect();
+    Ok(match asked {
+        Some("all") => available.into_iter().cloned().collect(),
+        Some(list) => list
+            .split(',')
+            .map(|m| {
+                let m = m.trim();
+                anyhow::ensure!(
+                    available.iter().any(|a| *a == m),
+                    "no metric `{m}` in the results; they have: {}",
+                    available
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                Ok(m.to_owned())
+            })
+            .collect::<anyhow::Result<_>>()?,
+        None => HEADLINE
+            .iter()
+            .filter(|h| available.iter().any(|a| a == *h))
+            .map(|h| h.to_string())
+            .collect(),
+    })
+}
+
+/// Writes summary.md and summary.csv into `dir`.
+pub fn write_summary(dir: &Path, groups: &[GroupSummary]) -> anyhow::Result<()> {
+    write_atomic(&dir.join("summary.md"), markdown(groups).as_bytes())?;
+    write_atomic(&dir.join("summary.csv"), csv(groups).as_bytes())
+}
+
+pub fn run(args: SummarizeArgs) -> anyhow::Result<()> {
+    let results = read_results(&args.results)?;
+    let metrics = chosen_metrics(&results, args.metrics.as_deref())?;
+    let groups = summarize_results(&results, args.baseline.as_deref(), &metrics)?;
+    for g in &groups {
+        let n = g.policies[0].metrics.first().map_or(0, |m| m.summary.n);
+        println!("{}", title(g, n));
+        let rows: Vec<Vec<String>> = std::iter::once(header(g))
+            .chain(g.policies.iter().map(|p| {
+                std::iter::once(p.policy.clone())
+                    .chain(p.metrics.iter().map(cell))
+                    .collect()
+            }))
+            .collect();
+        println!("{}\n", align(&rows));
+    }
+    let dir = match args.out {
+        Some(dir) => dir,
+        None if args.results.is_dir() => args.results.clone(),
+        None => args
+            .results
+            .parent()
+            .map(Path::to_owned)
+            .unwrap_or_default(),
+    };
+    std::fs::create_dir_all(&dir)?;
+    write_summary(&dir, &groups)?;
+    println!("wrote {0}/summary.md and {0}/summary.csv", dir.display());
+    Ok(())
+}

@@ -1,0 +1,322 @@
+//! Running a sweep's share of the grid: train what `train:AGENT` names, then play the cells
+//! not yet in the journal in parallel, one journal line each, and write the result tables.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use rayon::prelude::*;
+use schedlab_env::jobs::JobsWorkload;
+use schedlab_env::{ClusterEnv, Scenario};
+use schedlab_trainer::learner::AgentKind;
+use schedlab_trainer::run::Manifest;
+use schedlab_trainer::train::TrainSpec;
+use serde::{Deserialize, Serialize};
+
+use super::journal::{JOURNAL, Journal, Row, read_rows};
+use super::spec::{Cell, CellKey, Shard, SweepSpec, TRAIN_PREFIX, pairs};
+use super::table::write_results;
+use crate::commands::Settings;
+use crate::commands::evaluate::{episode_bar, make_policy, play};
+use crate::commands::train::{configure, train_with_progress};
+use crate::jobs::Jobs;
+use crate::output::{JOBS_METRICS, METRICS, write_atomic};
+
+/// What a sweep folder holds besides its rows: the spec and the shard it runs, so a rerun
+/// and a merge can check they continue the same grid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepRecord {
+    pub spec: SweepSpec,
+    pub shard: Shard,
+}
+
+pub const RECORD: &str = "sweep.json";
+
+impl SweepRecord {
+    pub fn read(dir: &Path) -> anyhow::Result<Option<SweepRecord>> {
+        let path = dir.join(RECORD);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path)?;
+        Ok(Some(
+            serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?,
+        ))
+    }
+
+    pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
+        write_atomic(
+            &dir.join(RECORD),
+            serde_json::to_string_pretty(self)?.as_bytes(),
+        )
+    }
+}
+
+/// A workload ready to play: a single-job workload per override set (with that set's policy
+/// options), or a jobs workload.
+enum Target {
+    Single(Vec<(Arc<Scenario>, Vec<(String, String)>)>),
+    Jobs(Jobs),
+}
+
+fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Target>> {
+    let variants = spec.variants();
+    spec.workloads
+        .iter()
+        .map(|path| {
+            if JobsWorkload::is_jobs_file(path)? {
+                if let Some((name, _)) = variants.iter().find(|(_, p)| !p.is_empty()) {
+                    anyhow::bail!(
+                        "override set `{name}` cannot apply to the jobs workload {}: give jobs policies their options inline (`las:placement=worst-fit`)",
+                        path.display()
+                    );
+                }
+                return Ok(Target::Jobs(crate::jobs::load(path)?));
+            }
+            variants
+                .iter()
+                .map(|(name, raw)| {
+                    let settings = Settings::parse(raw, &spec.policies)
+                        .with_context(|| format!("override set `{name}`"))?;
+                    let scenario = Scenario::load_with_overrides(path, &settings.workload)
+                        .with_context(|| format!("override set `{name}`"))?;
+                    Ok((scenario, settings.policy))
+                })
+                .collect::<anyhow::Result<_>>()
+                .map(Target::Single)
+        })
+        .collect()
+}
+
+/// The run folder of `agent` trained on `target`'s variant: an existing one that reached the
+/// spec's steps, one resumed to them, or a new one.
+fn trained_run(
+    spec: &SweepSpec,
+    agent: &str,
+    workload_path: &Path,
+    target: &Target,
+    variant: usize,
+    out: &Path,
+) -> anyhow::Result<PathBuf> {
+    let kind = AgentKind::from_name(agent).with_context(|| {
+        format!(
+            "policy `{TRAIN_PREFIX}{agent}`: not a learned agent ({})",
+            AgentKind::NAMES.join(", ")
+        )
+    })?;
+    let variant_name = &spec.variants()[variant].0;
+    let runs = out.join("runs").join(variant_name);
+    let workload_name = match target {
+        Target::Single(v) => v[variant].0.workload.name.clone(),
+        Target::Jobs(jobs) => jobs.workload.name.clone(),
+    };
+    let prefix = format!("{workload_name}__{agent}__{}__", spec.train.seed);
+    let existing = std::fs::read_dir(&runs)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+                && p.join("manifest.json").is_file()
+        })
+        .max();
+    if let Some(run) = &existing
+        && Manifest::read(run)?.step >= spec.train.steps
+    {
+        return Ok(run.clone());
+    }
+    let raw = spec
+        .train
+        .hyperparameters
+        .get(agent)
+        .map(pairs)
+        .unwrap_or_default();
+    let config = configure(
+        kind.default_config(),
+        &crate::commands::parse_overrides(&raw)?,
+    )?;
+    let train_spec = TrainSpec {
+        workload_path: workload_path,
+        out: &runs,
+        seed: spec.train.seed,
+        steps: spec.train.steps,
+        checkpoint_every: (spec.train.steps / 10).max(1),
+        eval_every: spec.train.steps.max(1),
+        eval_episodes: 0,
+        resume: existing.as_deref(),
+        stop: None,
+    };
+    let run = match target {
+        Target::Single(v) => train_with_progress(
+            kind,
+            &ClusterEnv::new(v[variant].0.clone()),
+            config,
+            &train_spec,
+        )?,
+        Target::Jobs(jobs) => train_with_progress(kind, &jobs.env(), config, &train_spec)?,
+    };
+    Ok(run.path)
+}
+
+/// Plays one cell with `policy` (a name or a run folder): its metrics in table order.
+fn play_cell(
+    target: &Target,
+    variant: usize,
+    policy: &str,
+    seed: u64,
+) -> anyhow::Result<Vec<(String, f64)>> {
+    Ok(match target {
+        Target::Single(v) => {
+            let (scenario, options) = &v[variant];
+            let m = play(scenario, policy, options, seed, |_| {})?;
+            METRICS
+                .iter()
+                .map(|c| (c.name.to_owned(), (c.value)(&m)))
+                .collect()
+        }
+        Target::Jobs(jobs) => {
+            let m = crate::commands::jobs_compare::play(jobs, policy, seed)?;
+            JOBS_METRICS
+                .iter()
+                .map(|c| (c.name.to_owned(), (c.value)(&m)))
+                .collect()
+        }
+    })
+}
+
+/// Refuses a policy that cannot be made on a target before any episode runs.
+fn check_policy(target: &Target, variant: usize, policy: &str) -> anyhow::Result<()> {
+    match target {
+        Target::Single(v) => {
+            let (scenario, options) = &v[variant];
+            let ctx = schedlab_agents::PolicyContext::of(&ClusterEnv::new(scenario.clone()));
+            make_policy(policy, ctx, options).map(drop)
+        }
+        Target::Jobs(jobs) => {
+            crate::commands::jobs_compare::make_policy(policy, &jobs.env()).map(drop)
+        }
+    }
+}
+
+pub struct SweepOptions {
+    pub out: PathBuf,
+    pub shard: Shard,
+    /// Episodes played at once (default: one per core).
+    pub jobs: Option<usize>,
+}
+
+/// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in
+/// grid order.
+pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>> {
+    let out = &options.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let record = SweepRecord {
+        spec: spec.clone(),
+        shard: options.shard,
+    };
+    match SweepRecord::read(out)? {
+        Some(existing) if existing != record => anyhow::bail!(
+            "{} holds another sweep (spec `{}`, shard {}/{}); choose another --out",
+            out.display(),
+            existing.spec.name,
+            existing.shard.index,
+            existing.shard.count
+        ),
+        Some(_) => {}
+        None => record.write(out)?,
+    }
+    let grid = spec.grid();
+    let mine: Vec<(usize, Cell)> = grid
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(k, _)| options.shard.holds(*k))
+        .collect();
+    let (done_rows, torn) = read_rows(&out.join(JOURNAL))?;
+    if let Some(warning) = torn {
+        eprintln!("warning: {warning}");
+    }
+    let expected: HashSet<CellKey> = mine.iter().map(|(_, c)| spec.key(c)).collect();
+    let mut done = HashSet::new();
+    for row in &done_rows {
+        anyhow::ensure!(
+            expected.contains(&row.key) && done.insert(row.key.clone()),
+            "{}: the row `{}` is not a cell of this shard, or is there twice",
+            out.join(JOURNAL).display(),
+            row.key
+        );
+    }
+    let pending: Vec<Cell> = mine
+        .iter()
+        .map(|(_, c)| *c)
+        .filter(|c| !done.contains(&spec.key(c)))
+        .collect();
+    if !pending.is_empty() {
+        let targets = load_targets(spec)?;
+        let mut resolved: HashMap<(usize, usize, usize), String> = HashMap::new();
+        for c in &pending {
+            let id = (c.policy, c.workload, c.variant);
+            if resolved.contains_key(&id) {
+                continue;
+            }
+            let name = &spec.policies[c.policy];
+            let policy = match name.strip_prefix(TRAIN_PREFIX) {
+                Some(agent) => trained_run(
+                    spec,
+                    agent,
+                    &spec.workloads[c.workload],
+                    &targets[c.workload],
+                    c.variant,
+                    out,
+                )?
+                .display()
+                .to_string(),
+                None => name.clone(),
+            };
+            check_policy(&targets[c.workload], c.variant, &policy).with_context(|| {
+                format!(
+                    "policy `{name}` on {}",
+                    spec.workloads[c.workload].display()
+                )
+            })?;
+            resolved.insert(id, policy);
+        }
+        let journal = Journal::open(out, done_rows.len())?;
+        let bar = episode_bar(
+            pending.len() as u64,
+            format!("sweep {} ({} done before)", spec.name, done_rows.len()),
+        )?;
+        let play_all = || {
+            pending.par_iter().try_for_each(|c| {
+                let policy = &resolved[&(c.policy, c.workload, c.variant)];
+                let key = spec.key(c);
+                let metrics = play_cell(&targets[c.workload], c.variant, policy, c.seed)
+                    .with_context(|| key.to_string())?;
+                journal.append(&Row { key, metrics })?;
+                bar.inc(1);
+                Ok::<(), anyhow::Error>(())
+            })
+        };
+        match options.jobs {
+            Some(n) => rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()?
+                .install(play_all)?,
+            None => play_all()?,
+        }
+        bar.finish_and_clear();
+    }
+    let (rows, _) = read_rows(&out.join(JOURNAL))?;
+    let order: HashMap<CellKey, usize> = grid
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (spec.key(c), k))
+        .collect();
+    let mut rows = rows;
+    rows.sort_by_key(|r| order[&r.key]);
+    write_results(out, &rows)?;
+    Ok(rows)
+}

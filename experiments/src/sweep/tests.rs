@@ -1,0 +1,164 @@
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::journal::{JOURNAL, read_rows};
+use super::merge::merge;
+use super::run::{SweepOptions, run};
+use super::spec::{Shard, SweepSpec, TrainSettings};
+
+fn grid_spec(policies: usize, workloads: usize, variants: usize, seeds: u64) -> SweepSpec {
+    let shipped = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads");
+    SweepSpec {
+        name: "test".into(),
+        policies: ["static", "random", "periodic", "greedy"][..policies]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        workloads: ["small-4node.toml", "a9a-svm.toml"][..workloads]
+            .iter()
+            .map(|w| shipped.join(w))
+            .collect(),
+        seeds: (0..seeds).collect(),
+        overrides: (0..variants)
+            .map(|v| {
+                let mut set = BTreeMap::new();
+                set.insert(
+                    "episode.max_rounds".into(),
+                    toml::Value::Integer(3 + v as i64),
+                );
+                (format!("v{v}"), set)
+            })
+            .collect(),
+        train: TrainSettings::default(),
+    }
+}
+
+fn options(out: &Path, shard: Shard) -> SweepOptions {
+    SweepOptions {
+        out: out.to_owned(),
+        shard,
+        jobs: Some(2),
+    }
+}
+
+proptest! {
+    #[test]
+    fn shards_partition_the_grid_exactly(
+        policies in 1usize..4, workloads in 1usize..3, variants in 0usize..3, seeds in 1u64..6,
+        count in 1usize..9,
+    ) {
+        let spec = grid_spec(policies, workloads, variants, seeds);
+        let grid = spec.grid();
+        let mut covered = vec![0; grid.len()];
+        for index in 0..count {
+            let shard = Shard { index, count };
+            for (k, _) in grid.iter().enumerate().filter(|(k, _)| shard.holds(*k)) {
+                covered[k] += 1;
+            }
+        }
+        prop_assert!(covered.iter().all(|&c| c == 1), "{covered:?}");
+        let keys: HashSet<_> = grid.iter().map(|c| spec.key(c)).collect();
+        prop_assert_eq!(keys.len(), grid.len(), "every cell has its own key");
+    }
+}
+
+#[test]
+fn shard_text_is_checked() {
+    assert_eq!(Shard::parse("1/4").unwrap(), Shard { index: 1, count: 4 });
+    for bad in ["4/4", "1", "a/2", "0/0"] {
+        assert!(Shard::parse(bad).is_err(), "{bad}");
+    }
+}
+
+/// The journal's rows as text lines.
+fn journal_lines(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join(JOURNAL))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_rerun_skips_finished_rows_and_redoes_only_missing_or_torn_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = grid_spec(2, 1, 1, 2);
+    let first = run(&spec, &options(dir.path(), Shard::WHOLE)).unwrap();
+    assert_eq!(first.len(), 4);
+    // mark one finished row: a rerun must keep it as written, not play it again
+    let mut lines = journal_lines(dir.path());
+    let marked = lines[0].replacen("\"completion_time_s\",", "\"completion_time_s\",-", 1);
+    assert_ne!(marked, lines[0]);
+    lines[0] = marked;
+    // drop another row and tear the last one, as a kill mid-write would
+    let dropped = lines.remove(1);
+    let last = lines.pop().unwrap();
+    let mut text = lines.join("\n") + "\n";
+    text += &last[..last.len() / 2];
+    std::fs::write(dir.path().join(JOURNAL), text).unwrap();
+
+    let again = run(&spec, &options(dir.path(), Shard::WHOLE)).unwrap();
+    assert_eq!(again.len(), 4);
+    let marked: super::journal::Row = serde_json::from_str(&lines[0]).unwrap();
+    for (before, after) in first.iter().zip(&again) {
+        assert_eq!(before.key, after.key, "rows come back in grid order");
+        if after.key == marked.key {
+            assert_eq!(
+                after.metrics[0].1, -before.metrics[0].1,
+                "kept, not replayed"
+            );
+        } else {
+            assert_eq!(
+                after, before,
+                "the dropped and the torn rows are played again, identically"
+            );
+        }
+    }
+    assert!(journal_lines(dir.path()).contains(&dropped));
+    let (rows, torn) = read_rows(&dir.path().join(JOURNAL)).unwrap();
+    assert!(torn.is_none() && rows.len() == 4);
+    // the tables hold the same rows
+    let table = super::table::read_results(dir.path()).unwrap();
+    assert_eq!(table.keys.len(), 4);
+    let csv = super::table::read_results(&dir.path().join("results.csv")).unwrap();
+    assert_eq!(csv.keys, table.keys);
+
+    // another spec in the same folder is refused
+    let err = run(&grid_spec(1, 1, 1, 2), &options(dir.path(), Shard::WHOLE))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds another sweep"), "{err}");
+}
+
+#[test]
+fn shards_merge_into_the_whole_sweep_and_overlaps_or_gaps_are_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let spec = grid_spec(2, 1, 2, 2);
+    let whole = run(&spec, &options(&root.path().join("whole"), Shard::WHOLE)).unwrap();
+    let shard = |i: usize| {
+        let dir = root.path().join(format!("s{i}"));
+        run(&spec, &options(&dir, Shard { index: i, count: 3 })).unwrap();
+        dir
+    };
+    let dirs: Vec<PathBuf> = (0..3).map(shard).collect();
+    let merged = merge(&dirs, &root.path().join("merged")).unwrap();
+    assert_eq!(merged, whole, "sharded and whole runs give the same rows");
+
+    let err = merge(&[dirs[0].clone(), dirs[1].clone()], &root.path().join("m2"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cells are missing"), "{err}");
+    let copy = root.path().join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["sweep.json", JOURNAL] {
+        std::fs::copy(dirs[0].join(f), copy.join(f)).unwrap();
+    }
+    let mut with_copy = dirs.clone();
+    with_copy.push(copy);
+    let err = merge(&with_copy, &root.path().join("m3"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("shards overlap"), "{err}");
+}
