@@ -9,6 +9,7 @@ mod commands;
 mod device;
 mod jobs;
 mod output;
+mod plots;
 mod stats;
 mod sweep;
 mod traces;
@@ -62,6 +63,9 @@ enum Command {
     Sweep(commands::sweep::SweepArgs),
     /// Mean, std, 95% CI and Welch's p against a baseline, per policy, from sweep results.
     Summarize(commands::summarize::SummarizeArgs),
+    /// Regenerate the reference paper's figure and tables on the shipped workloads into
+    /// EXPERIMENTS.md.
+    Reproduce(commands::reproduce::ReproduceArgs),
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -131,6 +135,7 @@ fn main() -> anyhow::Result<()> {
         Command::Predictors(command) => commands::predictors::run(command),
         Command::Templates(command) => commands::templates::run(command),
         Command::Sweep(args) => commands::sweep::run(args),
+        Command::Reproduce(args) => commands::reproduce::run(args),
         Command::Summarize(args) => commands::summarize::run(args),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
         Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),

@@ -869,3 +869,42 @@ fn imported_traces_are_validated_compared_and_benchmarked() {
     ]);
     assert!(e.contains("line ") && e.contains("pass --lenient"), "{e}");
 }
+
+#[test]
+fn a_sweep_runs_resumes_and_is_summarized_with_welch_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.toml");
+    let small = workload("small-4node.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"cli\"\npolicies = [\"static\", \"random\"]\nworkloads = [{:?}]\nseeds = [0, 1, 2]\n\n[overrides.short]\n\"episode.max_rounds\" = 4\n",
+            arg(&small)
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("sweep");
+    let first = run_ok(&["sweep", arg(&spec), "--out", arg(&out), "--jobs", "2"]);
+    assert!(first.contains("6 rows of 6 cells"), "{first}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    assert!(
+        csv.starts_with("policy,workload,overrides,seed,completion_time_s"),
+        "{csv}"
+    );
+    // a rerun finds every row done and changes nothing
+    run_ok(&["sweep", arg(&spec), "--out", arg(&out)]);
+    assert_eq!(
+        std::fs::read_to_string(out.join("results.csv")).unwrap(),
+        csv
+    );
+    let summary = run_ok(&["summarize", arg(&out), "--baseline", "static"]);
+    assert!(summary.contains("Welch's p against static"), "{summary}");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| random |") && md.contains("p="), "{md}");
+    let err = run_err(&["summarize", arg(&out), "--baseline", "fifo"]);
+    assert!(
+        err.contains("baseline `fifo` is not among the policies"),
+        "{err}"
+    );
+}

@@ -822,13 +822,10 @@ impl JobsEnv {
         let mut delays = Vec::new();
         let mut last_finish: f64 = 0.0;
         let now = episode.now;
-        // a job still in the system at a truncation counts with its time so far (a lower
-        // bound), so holding jobs back never flatters the averages
         for (spec, job) in jobs.iter().zip(&episode.jobs) {
-            let end = job.finish_s.unwrap_or(now);
-            if job.arrived {
-                jct.push(end - spec.arrival_s);
-                last_finish = last_finish.max(end);
+            if let Some(t) = completion_time(spec, job, now) {
+                jct.push(t);
+                last_finish = last_finish.max(spec.arrival_s + t);
             }
             match job.first_start_s {
                 Some(start) => delays.push(start - job.eligible_s),
@@ -875,6 +872,19 @@ impl JobsEnv {
         }
     }
 
+    /// Each arrived job's completion time in the current episode, in workload order (the
+    /// distribution behind `jct_avg_s` and `jct_p95_s`).
+    pub fn completion_times(&self) -> Vec<f64> {
+        self.episode.as_ref().map_or_else(Vec::new, |e| {
+            self.workload
+                .jobs
+                .iter()
+                .zip(&e.jobs)
+                .filter_map(|(spec, job)| completion_time(spec, job, e.now))
+                .collect()
+        })
+    }
+
     /// Free and capacity per machine `[cpu, mem, gpu]`, for checking invariants.
     pub fn machine_state(&self) -> Vec<([u32; 3], [u32; 3])> {
         self.episode.as_ref().map_or_else(Vec::new, |e| {
@@ -899,6 +909,13 @@ impl JobsEnv {
             held
         })
     }
+}
+
+/// Finish − arrival of an arrived job; a job still in the system at `now` (a truncation)
+/// counts its time so far, a lower bound, so holding jobs back never flatters the averages.
+fn completion_time(spec: &super::JobRecord, job: &Job, now: f64) -> Option<f64> {
+    job.arrived
+        .then(|| job.finish_s.unwrap_or(now) - spec.arrival_s)
 }
 
 impl StepInfo<JobsMetrics> for JobsInfo {

@@ -198,6 +198,7 @@ fn a_job_held_until_the_time_limit_counts_its_time_in_the_system() {
         "{metrics:?}"
     );
     assert!((metrics.makespan_s - end).abs() < 1e-9, "{metrics:?}");
+    assert_eq!(env.completion_times(), vec![100.0, end - 50.0]);
     assert!(
         (metrics.queueing_delay_avg_s - (end - 50.0) / 2.0).abs() < 1e-9,
         "{metrics:?}"

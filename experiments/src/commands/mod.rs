@@ -8,6 +8,7 @@ pub mod import;
 pub mod jobs_compare;
 pub mod predictors;
 pub mod quickstart;
+pub mod reproduce;
 pub mod run;
 pub mod summarize;
 pub mod sweep;

@@ -54,10 +54,13 @@ impl SweepRecord {
     }
 }
 
+/// A single-job workload under one override set, with that set's policy options.
+type Variant = (Arc<Scenario>, Vec<(String, String)>);
+
 /// A workload ready to play: a single-job workload per override set (with that set's policy
 /// options), or a jobs workload.
 enum Target {
-    Single(Vec<(Arc<Scenario>, Vec<(String, String)>)>),
+    Single(Vec<Variant>),
     Jobs(Jobs),
 }
 
@@ -139,7 +142,7 @@ fn trained_run(
         &crate::commands::parse_overrides(&raw)?,
     )?;
     let train_spec = TrainSpec {
-        workload_path: workload_path,
+        workload_path,
         out: &runs,
         seed: spec.train.seed,
         steps: spec.train.steps,

@@ -1,0 +1,221 @@
+//! PNG charts (plotters): bars with confidence intervals, empirical CDFs and line curves.
+//! Text is drawn with the DejaVu Sans font the binary embeds, so no system font is needed.
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::prelude::*;
+
+const FONT: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
+pub const SIZE: (u32, u32) = (900, 540);
+const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+            .map_err(|_| ())
+            .expect("the embedded font parses");
+    });
+}
+
+fn color(k: usize) -> RGBColor {
+    COLORS[k % COLORS.len()]
+}
+
+fn error(path: &Path, e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("drawing {}: {e}", path.display())
+}
+
+/// The range of `values` with a margin, never empty.
+fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.05).max(hi.abs() * 1e-3).max(1e-9);
+    (lo - pad, hi + pad)
+}
+
+/// One bar per label: its mean with a ±`ci` whisker.
+pub fn bars(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    bars: &[(String, f64, f64)],
+) -> anyhow::Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| error(path, e))?;
+    let top = bars
+        .iter()
+        .map(|b| b.1 + if b.2.is_finite() { b.2 } else { 0.0 })
+        .fold(0.0f64, f64::max)
+        .max(1e-9)
+        * 1.1;
+    let bottom = bars.iter().map(|b| b.1).fold(0.0f64, f64::min) * 1.1;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..bars.len()).into_segmented(), bottom..top)
+        .map_err(|e| error(path, e))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .y_desc(y_label)
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(k) => bars.get(*k).map_or(String::new(), |b| b.0.clone()),
+            _ => String::new(),
+        })
+        .draw()
+        .map_err(|e| error(path, e))?;
+    for (k, (_, mean, ci)) in bars.iter().enumerate() {
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [
+                    (SegmentValue::Exact(k), 0.0),
+                    (SegmentValue::Exact(k + 1), *mean),
+                ],
+                color(k).mix(0.8).filled(),
+            )))
+            .map_err(|e| error(path, e))?;
+        if ci.is_finite() {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![
+                        (SegmentValue::CenterOf(k), mean - ci),
+                        (SegmentValue::CenterOf(k), mean + ci),
+                    ],
+                    BLACK.stroke_width(2),
+                )))
+                .map_err(|e| error(path, e))?;
+        }
+    }
+    root.present().map_err(|e| error(path, e))
+}
+
+/// Named line series over a shared x axis, with a legend.
+pub fn lines(
+    path: &Path,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    series: &[(String, Vec<(f64, f64)>)],
+) -> anyhow::Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| error(path, e))?;
+    let points = || series.iter().flat_map(|s| s.1.iter());
+    let (x0, x1) = span(points().map(|p| p.0));
+    let (y0, y1) = span(points().map(|p| p.1));
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|e| error(path, e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| error(path, e))?;
+    for (k, (name, data)) in series.iter().enumerate() {
+        let c = color(k);
+        chart
+            .draw_series(LineSeries::new(data.iter().copied(), c.stroke_width(2)))
+            .map_err(|e| error(path, e))?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| error(path, e))?;
+    root.present().map_err(|e| error(path, e))
+}
+
+/// Empirical CDFs of named samples.
+pub fn cdfs(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    samples: &[(String, Vec<f64>)],
+) -> anyhow::Result<()> {
+    let series: Vec<(String, Vec<(f64, f64)>)> = samples
+        .iter()
+        .map(|(name, values)| {
+            let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+            v.sort_by(f64::total_cmp);
+            let n = v.len().max(1) as f64;
+            let steps = v
+                .iter()
+                .enumerate()
+                .flat_map(|(k, &x)| [(x, k as f64 / n), (x, (k + 1) as f64 / n)])
+                .collect();
+            (name.clone(), steps)
+        })
+        .collect();
+    lines(path, title, (x_label, "share of jobs"), &series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Width and height from a PNG's IHDR chunk, after checking the signature.
+    fn png_size(path: &Path) -> (u32, u32) {
+        let bytes = std::fs::read(path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
+        assert_eq!(&bytes[12..16], b"IHDR");
+        let be = |k: usize| u32::from_be_bytes(bytes[k..k + 4].try_into().unwrap());
+        (be(16), be(20))
+    }
+
+    #[test]
+    fn charts_are_valid_pngs_of_the_expected_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let bar = dir.path().join("bars.png");
+        bars(
+            &bar,
+            "GPU utilisation",
+            "gpu_util",
+            &[
+                ("static".into(), 0.61, 0.02),
+                ("raes".into(), 0.89, f64::NAN),
+            ],
+        )
+        .unwrap();
+        assert_eq!(png_size(&bar), SIZE);
+        let cdf = dir.path().join("cdf.png");
+        cdfs(
+            &cdf,
+            "JCT",
+            "seconds",
+            &[
+                ("fifo".into(), vec![3.0, 1.0, 2.0]),
+                ("las".into(), vec![1.5]),
+            ],
+        )
+        .unwrap();
+        assert_eq!(png_size(&cdf), SIZE);
+        // a blank image would compress to almost nothing: the chart drew something
+        assert!(std::fs::metadata(&cdf).unwrap().len() > 5_000);
+    }
+}
