@@ -1,6 +1,7 @@
 //! # schedlab (the command-line workbench)
 //!
-//! The `schedlab` binary: workload validation, running policies on workloads, benchmarks.
+//! The `schedlab` binary: workload validation and import, running, training and comparing
+//! policies, sweeps with statistics and plots, reproduction of the paper's results, benchmarks.
 //! It wires the other crates together and owns everything user-facing: argument parsing,
 //! progress bars, tables and output files. Simulation, scheduling and training logic live in
 //! the library crates, never here.
