@@ -62,11 +62,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Vec<Row>> {
             shown.join("; ")
         );
     }
-    let order: HashMap<CellKey, usize> = grid
-        .iter()
-        .enumerate()
-        .map(|(k, c)| (spec.key(c), k))
-        .collect();
+    let order = spec.grid_index();
     rows.sort_by_key(|r| order[&r.key]);
     std::fs::create_dir_all(out)?;
     SweepRecord {

@@ -312,13 +312,8 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
         }
         bar.finish_and_clear();
     }
-    let (rows, _) = read_rows(&out.join(JOURNAL))?;
-    let order: HashMap<CellKey, usize> = grid
-        .iter()
-        .enumerate()
-        .map(|(k, c)| (spec.key(c), k))
-        .collect();
-    let mut rows = rows;
+    let (mut rows, _) = read_rows(&out.join(JOURNAL))?;
+    let order = spec.grid_index();
     rows.sort_by_key(|r| order[&r.key]);
     write_results(out, &rows)?;
     Ok(rows)

@@ -176,6 +176,15 @@ impl SweepSpec {
         cells
     }
 
+    /// Each cell's position in [`Self::grid`], by key: the order result tables keep.
+    pub fn grid_index(&self) -> std::collections::HashMap<CellKey, usize> {
+        self.grid()
+            .iter()
+            .enumerate()
+            .map(|(k, c)| (self.key(c), k))
+            .collect()
+    }
+
     /// The cell's coordinates as a row key.
     pub fn key(&self, cell: &Cell) -> CellKey {
         CellKey {
