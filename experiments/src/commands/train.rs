@@ -92,9 +92,9 @@ pub fn train_with_progress<E: SchedulingEnv>(
                 last_return = m.episode_return();
             }
             if let Some(episodes) = progress.evaluation {
-                let headline = episodes.iter().map(|m| m.curves()[0]);
-                let name = episodes.first().map_or("", |m| m.curves()[0].0);
-                let mean = headline.map(|c| c.1).sum::<f64>() / episodes.len() as f64;
+                let headline: Vec<(&str, f64)> = episodes.iter().map(|m| m.curves()[0]).collect();
+                let name = headline.first().map_or("", |c| c.0);
+                let mean = headline.iter().map(|c| c.1).sum::<f64>() / headline.len() as f64;
                 last_eval = format!(", greedy eval {name} {mean:.1}");
             }
             bar.set_position(progress.stats.env_steps.min(spec.steps));

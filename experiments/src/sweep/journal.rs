@@ -27,49 +27,54 @@ pub struct Journal {
 
 pub const JOURNAL: &str = "rows.jsonl";
 
-/// The rows of a journal file. A last line cut short by a kill is reported in the second value
-/// and left out; any other bad line is an error naming file and line.
-pub fn read_rows(path: &Path) -> anyhow::Result<(Vec<Row>, Option<String>)> {
+/// A journal file as read.
+#[derive(Default)]
+pub struct Journaled {
+    pub rows: Vec<Row>,
+    /// Why a last line cut short by a kill was left out.
+    pub torn: Option<String>,
+    /// Bytes of whole rows: where appending continues.
+    pub valid_len: u64,
+}
+
+/// The rows of a journal file. A last line cut short by a kill is reported and left out; any
+/// other bad line is an error naming file and line.
+pub fn read_rows(path: &Path) -> anyhow::Result<Journaled> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), None)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Journaled::default()),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    let mut rows = Vec::new();
-    let complete = text.ends_with('\n');
-    let lines: Vec<&str> = text.lines().collect();
-    for (k, line) in lines.iter().enumerate() {
-        match serde_json::from_str::<Row>(line) {
-            Ok(row) => rows.push(row),
-            Err(_) if k + 1 == lines.len() && !complete => {
-                return Ok((
-                    rows,
-                    Some(format!(
-                        "{}: line {} was cut short (a killed write); its episode runs again",
-                        path.display(),
-                        k + 1
-                    )),
-                ));
-            }
-            Err(e) => anyhow::bail!("{} line {}: {e}", path.display(), k + 1),
+    let mut read = Journaled::default();
+    for (k, line) in text.split_inclusive('\n').enumerate() {
+        // rows are written with their newline in one write: a line without it was cut short,
+        // even where its JSON happens to be whole, and appending must not continue it
+        if !line.ends_with('\n') {
+            read.torn = Some(format!(
+                "{}: line {} was cut short (a killed write); its episode runs again",
+                path.display(),
+                k + 1
+            ));
+            break;
         }
+        let row = serde_json::from_str::<Row>(line)
+            .with_context(|| format!("{} line {}", path.display(), k + 1))?;
+        read.rows.push(row);
+        read.valid_len += line.len() as u64;
     }
-    Ok((rows, None))
+    Ok(read)
 }
 
 impl Journal {
-    /// Opens `dir`'s journal for appending, first cutting off a torn last line.
-    pub fn open(dir: &Path, keep: usize) -> anyhow::Result<Journal> {
+    /// Opens `dir`'s journal for appending after its first `valid_len` bytes (see
+    /// [`read_rows`]), cutting off a torn last line.
+    pub fn open(dir: &Path, valid_len: u64) -> anyhow::Result<Journal> {
         let path = dir.join(JOURNAL);
-        if path.exists() {
-            let text = std::fs::read_to_string(&path)?;
-            let cut: usize = text.split_inclusive('\n').take(keep).map(str::len).sum();
-            if cut < text.len() {
-                OpenOptions::new()
-                    .write(true)
-                    .open(&path)?
-                    .set_len(cut as u64)?;
-            }
+        if path.exists() && std::fs::metadata(&path)?.len() > valid_len {
+            OpenOptions::new()
+                .write(true)
+                .open(&path)?
+                .set_len(valid_len)?;
         }
         let file = OpenOptions::new()
             .create(true)

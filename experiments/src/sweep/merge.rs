@@ -30,11 +30,11 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Vec<Row>> {
                 dirs[0].display()
             ),
         }
-        let (dir_rows, torn) = read_rows(&dir.join(JOURNAL))?;
-        if let Some(warning) = torn {
+        let journaled = read_rows(&dir.join(JOURNAL))?;
+        if let Some(warning) = journaled.torn {
             anyhow::bail!("{warning}; rerun that shard before merging");
         }
-        for row in dir_rows {
+        for row in journaled.rows {
             if let Some(other) = seen.insert(row.key.clone(), dir) {
                 anyhow::bail!(
                     "{} is in both {} and {}: shards overlap",

@@ -109,7 +109,7 @@ fn trained_run(
             AgentKind::NAMES.join(", ")
         )
     })?;
-    let variant_name = &spec.variants()[variant].0;
+    let variant_name = spec.variant_name(variant);
     let runs = out.join("runs").join(variant_name);
     let workload_name = match target {
         Target::Single(v) => v[variant].0.workload.name.clone(),
@@ -238,13 +238,13 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
         .enumerate()
         .filter(|(k, _)| options.shard.holds(*k))
         .collect();
-    let (done_rows, torn) = read_rows(&out.join(JOURNAL))?;
-    if let Some(warning) = torn {
+    let journaled = read_rows(&out.join(JOURNAL))?;
+    if let Some(warning) = &journaled.torn {
         eprintln!("warning: {warning}");
     }
     let expected: HashSet<CellKey> = mine.iter().map(|(_, c)| spec.key(c)).collect();
     let mut done = HashSet::new();
-    for row in &done_rows {
+    for row in &journaled.rows {
         anyhow::ensure!(
             expected.contains(&row.key) && done.insert(row.key.clone()),
             "{}: the row `{}` is not a cell of this shard, or is there twice",
@@ -287,10 +287,10 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
             })?;
             resolved.insert(id, policy);
         }
-        let journal = Journal::open(out, done_rows.len())?;
+        let journal = Journal::open(out, journaled.valid_len)?;
         let bar = episode_bar(
             pending.len() as u64,
-            format!("sweep {} ({} done before)", spec.name, done_rows.len()),
+            format!("sweep {} ({} done before)", spec.name, journaled.rows.len()),
         )?;
         let play_all = || {
             pending.par_iter().try_for_each(|c| {
@@ -312,7 +312,9 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
         }
         bar.finish_and_clear();
     }
-    let (mut rows, _) = read_rows(&out.join(JOURNAL))?;
+    // the tables hold the rows as the journal stores them (serde_json's float parsing is not
+    // exact to the last bit), so a fresh and a resumed run write identical tables
+    let mut rows = read_rows(&out.join(JOURNAL))?.rows;
     let order = spec.grid_index();
     rows.sort_by_key(|r| order[&r.key]);
     write_results(out, &rows)?;

@@ -155,9 +155,17 @@ impl SweepSpec {
             .collect()
     }
 
+    /// The name of override set `variant` (`default` when the spec has none).
+    pub fn variant_name(&self, variant: usize) -> &str {
+        self.overrides
+            .keys()
+            .nth(variant)
+            .map_or("default", String::as_str)
+    }
+
     /// Every cell, workload-major, then override set, policy and seed.
     pub fn grid(&self) -> Vec<Cell> {
-        let variants = self.variants().len();
+        let variants = self.overrides.len().max(1);
         let mut cells = Vec::new();
         for workload in 0..self.workloads.len() {
             for variant in 0..variants {
@@ -190,7 +198,7 @@ impl SweepSpec {
         CellKey {
             policy: self.policies[cell.policy].clone(),
             workload: self.workloads[cell.workload].display().to_string(),
-            overrides: self.variants()[cell.variant].0.clone(),
+            overrides: self.variant_name(cell.variant).to_owned(),
             seed: cell.seed,
         }
     }

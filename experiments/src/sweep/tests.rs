@@ -117,8 +117,8 @@ fn a_rerun_skips_finished_rows_and_redoes_only_missing_or_torn_ones() {
         }
     }
     assert!(journal_lines(dir.path()).contains(&dropped));
-    let (rows, torn) = read_rows(&dir.path().join(JOURNAL)).unwrap();
-    assert!(torn.is_none() && rows.len() == 4);
+    let journaled = read_rows(&dir.path().join(JOURNAL)).unwrap();
+    assert!(journaled.torn.is_none() && journaled.rows.len() == 4);
     // the tables hold the same rows
     let table = super::table::read_results(dir.path()).unwrap();
     assert_eq!(table.keys.len(), 4);
