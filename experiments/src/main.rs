@@ -64,6 +64,9 @@ enum Command {
     Sweep(commands::sweep::SweepArgs),
     /// Mean, std, 95% CI and Welch's p against a baseline, per policy, from sweep results.
     Summarize(commands::summarize::SummarizeArgs),
+    /// PNG charts: training curves, bars and CDFs of sweep results, per-job JCT CDFs.
+    #[command(subcommand)]
+    Plot(commands::plot::PlotCommand),
     /// Regenerate the reference paper's figure and tables on the shipped workloads into
     /// EXPERIMENTS.md.
     Reproduce(commands::reproduce::ReproduceArgs),
@@ -136,6 +139,7 @@ fn main() -> anyhow::Result<()> {
         Command::Predictors(command) => commands::predictors::run(command),
         Command::Templates(command) => commands::templates::run(command),
         Command::Sweep(args) => commands::sweep::run(args),
+        Command::Plot(command) => commands::plot::run(command),
         Command::Reproduce(args) => commands::reproduce::run(args),
         Command::Summarize(args) => commands::summarize::run(args),
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),

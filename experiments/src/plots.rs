@@ -48,6 +48,19 @@ fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// Each point's y averaged with up to `window - 1` points before it.
+pub fn moving_average(points: &[(f64, f64)], window: usize) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .enumerate()
+        .map(|(k, &(x, _))| {
+            let from = (k + 1).saturating_sub(window);
+            let ys = &points[from..=k];
+            (x, ys.iter().map(|p| p.1).sum::<f64>() / ys.len() as f64)
+        })
+        .collect()
+}
+
 /// One bar per label: its mean with a ±`ci` whisker.
 pub fn bars(
     path: &Path,
@@ -107,13 +120,69 @@ pub fn bars(
     root.present().map_err(|e| error(path, e))
 }
 
+/// How the x axis maps values.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum XScale {
+    Linear,
+    /// Base 10; points at x ≤ 0 have no place on it and are not drawn.
+    Log,
+}
+
 /// Named line series over a shared x axis, with a legend.
 pub fn lines(
     path: &Path,
     title: &str,
+    axes: (&str, &str),
+    series: &[(String, Vec<(f64, f64)>)],
+    x_scale: XScale,
+) -> anyhow::Result<()> {
+    draw_lines(
+        path,
+        title,
+        axes,
+        series,
+        x_scale,
+        SeriesLabelPosition::UpperRight,
+    )
+}
+
+fn draw_lines(
+    path: &Path,
+    title: &str,
     (x_label, y_label): (&str, &str),
     series: &[(String, Vec<(f64, f64)>)],
+    x_scale: XScale,
+    legend: SeriesLabelPosition,
 ) -> anyhow::Result<()> {
+    // a log axis is drawn as log10(x) with ticks labelled by x itself
+    let series: Vec<(&str, Vec<(f64, f64)>)> = series
+        .iter()
+        .map(|(name, data)| {
+            let data = match x_scale {
+                XScale::Linear => data.clone(),
+                XScale::Log => data
+                    .iter()
+                    .filter(|p| p.0 > 0.0)
+                    .map(|&(x, y)| (x.log10(), y))
+                    .collect(),
+            };
+            (name.as_str(), data)
+        })
+        .collect();
+    let tick = |v: &f64| match x_scale {
+        XScale::Linear => format!("{v}"),
+        XScale::Log => {
+            let x = 10f64.powf(*v);
+            // three significant digits, no trailing zeros
+            let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+            let text = format!("{x:.digits$}");
+            if text.contains('.') {
+                text.trim_end_matches('0').trim_end_matches('.').to_owned()
+            } else {
+                text
+            }
+        }
+    };
     register_font();
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| error(path, e))?;
@@ -131,6 +200,7 @@ pub fn lines(
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
+        .x_label_formatter(&tick)
         .draw()
         .map_err(|e| error(path, e))?;
     for (k, (name, data)) in series.iter().enumerate() {
@@ -138,14 +208,14 @@ pub fn lines(
         chart
             .draw_series(LineSeries::new(data.iter().copied(), c.stroke_width(2)))
             .map_err(|e| error(path, e))?
-            .label(name.as_str())
+            .label(*name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
+        .position(legend)
         .draw()
         .map_err(|e| error(path, e))?;
     root.present().map_err(|e| error(path, e))
@@ -155,8 +225,9 @@ pub fn lines(
 pub fn cdfs(
     path: &Path,
     title: &str,
-    x_label: &str,
+    axes: (&str, &str),
     samples: &[(String, Vec<f64>)],
+    x_scale: XScale,
 ) -> anyhow::Result<()> {
     let series: Vec<(String, Vec<(f64, f64)>)> = samples
         .iter()
@@ -172,20 +243,29 @@ pub fn cdfs(
             (name.clone(), steps)
         })
         .collect();
-    lines(path, title, (x_label, "share of jobs"), &series)
+    draw_lines(
+        path,
+        title,
+        axes,
+        &series,
+        x_scale,
+        SeriesLabelPosition::LowerRight,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_tests::png_size;
 
-    /// Width and height from a PNG's IHDR chunk, after checking the signature.
-    fn png_size(path: &Path) -> (u32, u32) {
-        let bytes = std::fs::read(path).unwrap();
-        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "PNG signature");
-        assert_eq!(&bytes[12..16], b"IHDR");
-        let be = |k: usize| u32::from_be_bytes(bytes[k..k + 4].try_into().unwrap());
-        (be(16), be(20))
+    #[test]
+    fn the_moving_average_looks_back_only() {
+        let points = [(0.0, 1.0), (1.0, 3.0), (2.0, 5.0), (3.0, 7.0)];
+        assert_eq!(
+            moving_average(&points, 2),
+            vec![(0.0, 1.0), (1.0, 2.0), (2.0, 4.0), (3.0, 6.0)]
+        );
+        assert_eq!(moving_average(&points, 1), points.to_vec());
     }
 
     #[test]
@@ -207,14 +287,25 @@ mod tests {
         cdfs(
             &cdf,
             "JCT",
-            "seconds",
+            ("seconds", "share of jobs"),
             &[
                 ("fifo".into(), vec![3.0, 1.0, 2.0]),
                 ("las".into(), vec![1.5]),
             ],
+            XScale::Linear,
         )
         .unwrap();
         assert_eq!(png_size(&cdf), SIZE);
+        let log = dir.path().join("log.png");
+        lines(
+            &log,
+            "loss",
+            ("seconds", "loss"),
+            &[("a".into(), vec![(0.0, 2.0), (1.0, 1.0), (1000.0, 0.5)])],
+            XScale::Log,
+        )
+        .unwrap();
+        assert_eq!(png_size(&log), SIZE);
         // a blank image would compress to almost nothing: the chart drew something
         assert!(std::fs::metadata(&cdf).unwrap().len() > 5_000);
     }

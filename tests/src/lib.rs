@@ -2,9 +2,10 @@
 //!
 //! End-to-end tests: the `schedlab` binary driven as a user would, and behaviour that spans
 //! crates (policies acting in environments). The tests live in `tests/`; this library only
-//! holds what they share: where the shipped data are and how to reach the built binary.
+//! holds what they share: where the shipped data are, how to reach the built binary, and
+//! how to check a chart file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The repository's `data/` folder.
 pub fn data_dir() -> PathBuf {
@@ -14,4 +15,18 @@ pub fn data_dir() -> PathBuf {
 /// A shipped workload file.
 pub fn workload(name: &str) -> PathBuf {
     data_dir().join("workloads").join(name)
+}
+
+/// Width and height of a PNG file, after checking its signature and header chunk.
+pub fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(
+        &bytes[..8],
+        b"\x89PNG\r\n\x1a\n",
+        "{}: PNG signature",
+        path.display()
+    );
+    assert_eq!(&bytes[12..16], b"IHDR", "{}: header chunk", path.display());
+    let be = |k: usize| u32::from_be_bytes(bytes[k..k + 4].try_into().expect("4 bytes"));
+    (be(16), be(20))
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use schedlab_tests::workload;
+use schedlab_tests::{png_size, workload};
 
 /// The `schedlab` binary cargo built for this test run.
 fn schedlab() -> Command {
@@ -907,4 +907,110 @@ fn a_sweep_runs_resumes_and_is_summarized_with_welch_tests() {
         err.contains("baseline `fifo` is not among the policies"),
         "{err}"
     );
+}
+
+#[test]
+fn plot_draws_sweep_results_training_curves_round_files_and_jct_cdfs() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"plots\"\npolicies = [\"static\", \"periodic\"]\nworkloads = [{:?}]\nseeds = [0, 1]\n",
+            arg(&workload("small-4node.toml"))
+        ),
+    )
+    .unwrap();
+    let sweep = dir.path().join("sweep");
+    run_ok(&["sweep", arg(&spec), "--out", arg(&sweep)]);
+    for kind in ["bars", "cdf"] {
+        let png = dir.path().join(format!("{kind}.png"));
+        let printed = run_ok(&[
+            "plot",
+            kind,
+            arg(&sweep),
+            "--metric",
+            "gpu_util",
+            "--out",
+            arg(&png),
+        ]);
+        assert!(printed.contains("wrote"), "{printed}");
+        assert_eq!(png_size(&png), (900, 540));
+    }
+    let err = run_err(&[
+        "plot",
+        "bars",
+        arg(&sweep),
+        "--metric",
+        "nope",
+        "--out",
+        "x.png",
+    ]);
+    assert!(
+        err.contains("no metric `nope`") && err.contains("gpu_util"),
+        "{err}"
+    );
+
+    let runs = dir.path().join("runs");
+    let (_, run) = train_tiny("ppo", &runs, "32", &[]);
+    let curve = dir.path().join("curve.png");
+    run_ok(&[
+        "plot",
+        "curves",
+        arg(&run),
+        "--y",
+        "losses/value_loss",
+        "--out",
+        arg(&curve),
+    ]);
+    assert_eq!(png_size(&curve), (900, 540));
+    let err = run_err(&[
+        "plot",
+        "curves",
+        arg(&run),
+        "--y",
+        "nope",
+        "--out",
+        arg(&curve),
+    ]);
+    assert!(
+        err.contains("no scalar tag `nope`") && err.contains("charts/SPS"),
+        "{err}"
+    );
+
+    let rounds = dir.path().join("rounds.csv");
+    run_ok(&[
+        "run",
+        "--workload",
+        arg(&workload("small-4node.toml")),
+        "--rounds-csv",
+        arg(&rounds),
+    ]);
+    let loss = dir.path().join("loss.png");
+    run_ok(&[
+        "plot",
+        "curves",
+        arg(&rounds),
+        "--x",
+        "time_s",
+        "--y",
+        "val_loss",
+        "--out",
+        arg(&loss),
+    ]);
+    assert_eq!(png_size(&loss), (900, 540));
+
+    let cdf = dir.path().join("jct.png");
+    let printed = run_ok(&[
+        "plot",
+        "jct-cdf",
+        "--workload",
+        arg(&workload("philly-mini.toml")),
+        "--policies",
+        "fifo,las",
+        "--out",
+        arg(&cdf),
+    ]);
+    assert!(printed.contains("wrote"), "{printed}");
+    assert_eq!(png_size(&cdf), (900, 540));
 }

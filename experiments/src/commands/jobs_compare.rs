@@ -30,6 +30,16 @@ pub fn play(jobs: &Jobs, spec: &str, seed: u64) -> anyhow::Result<JobsMetrics> {
         .with_context(|| format!("{spec} on {}, seed {seed}", jobs.workload.name))
 }
 
+/// Every job's completion time (hours) in one episode of `spec` on `jobs` from `seed`; jobs
+/// still in the system at the time limit count their time so far.
+pub fn completion_hours(jobs: &Jobs, spec: &str, seed: u64) -> anyhow::Result<Vec<f64>> {
+    let mut env = jobs.env();
+    let mut policy = make_policy(spec, &env)?;
+    run_episode(&mut env, policy.as_mut(), seed)
+        .with_context(|| format!("{spec} on {}, seed {seed}", jobs.workload.name))?;
+    Ok(env.completion_times().iter().map(|s| s / 3600.0).collect())
+}
+
 pub fn run(
     path: &Path,
     policies: &[String],

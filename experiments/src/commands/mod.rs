@@ -6,6 +6,7 @@ pub mod eval;
 pub mod evaluate;
 pub mod import;
 pub mod jobs_compare;
+pub mod plot;
 pub mod predictors;
 pub mod quickstart;
 pub mod reproduce;

@@ -93,6 +93,22 @@ fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Target>> {
         .collect()
 }
 
+/// The newest run folder of `agent` trained on `workload_name` from `seed` in `runs` that has
+/// a checkpoint (run folders are named `WORKLOAD__AGENT__SEED__SECOND`).
+pub fn latest_run(runs: &Path, workload_name: &str, agent: &str, seed: u64) -> Option<PathBuf> {
+    let prefix = format!("{workload_name}__{agent}__{seed}__");
+    std::fs::read_dir(runs)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+                && p.join("manifest.json").is_file()
+        })
+        .max()
+}
+
 /// The run folder of `agent` trained on `target`'s variant: an existing one that reached the
 /// spec's steps, one resumed to them, or a new one.
 fn trained_run(
@@ -115,17 +131,7 @@ fn trained_run(
         Target::Single(v) => v[variant].0.workload.name.clone(),
         Target::Jobs(jobs) => jobs.workload.name.clone(),
     };
-    let prefix = format!("{workload_name}__{agent}__{}__", spec.train.seed);
-    let existing = std::fs::read_dir(&runs)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-                && p.join("manifest.json").is_file()
-        })
-        .max();
+    let existing = latest_run(&runs, &workload_name, agent, spec.train.seed);
     if let Some(run) = &existing
         && Manifest::read(run)?.step >= spec.train.steps
     {
