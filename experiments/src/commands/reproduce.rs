@@ -260,7 +260,7 @@ fn tune(cx: &Context) -> anyhow::Result<(String, Tuned)> {
     if !at_edge.is_empty() {
         text += &format!(
             "\nThe rate chosen for {} is at the edge of its grid, so a rate beyond it might do better; the grids are kept small because an episode that diverges runs the full virtual hour at full update rate (minutes of real time each).\n",
-            at_edge.join(", ")
+            at_edge.join(" and ")
         );
     }
     text += "\n";
