@@ -83,7 +83,11 @@ pub fn bars(
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d((0..bars.len()).into_segmented(), bottom..top)
+        // a segmented range holds its end as one more segment: stop one short of it
+        .build_cartesian_2d(
+            (0..bars.len().saturating_sub(1)).into_segmented(),
+            bottom..top,
+        )
         .map_err(|e| error(path, e))?;
     chart
         .configure_mesh()
@@ -97,13 +101,17 @@ pub fn bars(
         .map_err(|e| error(path, e))?;
     for (k, (_, mean, ci)) in bars.iter().enumerate() {
         chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [
-                    (SegmentValue::Exact(k), 0.0),
-                    (SegmentValue::Exact(k + 1), *mean),
-                ],
-                color(k).mix(0.8).filled(),
-            )))
+            .draw_series(std::iter::once({
+                let mut bar = Rectangle::new(
+                    [
+                        (SegmentValue::Exact(k), 0.0),
+                        (SegmentValue::Exact(k + 1), *mean),
+                    ],
+                    color(k).mix(0.8).filled(),
+                );
+                bar.set_margin(0, 0, 12, 12);
+                bar
+            }))
             .map_err(|e| error(path, e))?;
         if ci.is_finite() {
             chart
