@@ -55,11 +55,11 @@ pub struct ReproduceArgs {
 const OPTIMIZERS: [(&str, &str); 4] = [
     ("adam", "Adam"),
     ("async_sgd", "asynchronous SGD"),
-    ("hb_asgd", "HB-ASGD"),
+    (HB_ASGD, "HB-ASGD"),
     ("sync_sgd", "synchronous SGD"),
 ];
 
-/// The optimiser of table1, whose question is the schedulers'.
+/// The paper's optimiser (the only one of table1, whose question is the schedulers').
 const HB_ASGD: &str = "hb_asgd";
 
 /// Learning rates tried per optimiser before fig2 and table2: one shipped lr would favour the
@@ -278,7 +278,7 @@ fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     };
     let rows = cx.sweep(&spec)?;
     let paper = |opt: &str| match opt {
-        "hb_asgd" => "1,420",
+        HB_ASGD => "1,420",
         "adam" => "2,250",
         "sync_sgd" => "1,950",
         _ => "—",
@@ -289,11 +289,11 @@ fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         cx.command("fig2"),
         cx.args.seeds
     );
-    let base = values(&rows, "static", "hb_asgd", "iterations");
+    let base = values(&rows, "static", HB_ASGD, "iterations");
     for (opt, label) in OPTIMIZERS {
         let it = values(&rows, "static", opt, "iterations");
         let reached = values(&rows, "static", opt, "target_reached");
-        let p = if opt == "hb_asgd" {
+        let p = if opt == HB_ASGD {
             String::new()
         } else {
             p_text(welch(&it, &base).2)
@@ -352,7 +352,7 @@ fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     );
     let by_iterations = ordered(&rows, "iterations");
     let by_time = ordered(&rows, "completion_time_s");
-    let (hb_rate, async_rate) = (tuned["hb_asgd"], tuned["async_sgd"]);
+    let (hb_rate, async_rate) = (tuned[HB_ASGD], tuned["async_sgd"]);
     let rate_note = match hb_rate.total_cmp(&async_rate) {
         std::cmp::Ordering::Greater => format!(
             "which is consistent with tuning giving it the larger rate ({hb_rate} against {async_rate})"
@@ -363,7 +363,7 @@ fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         }
     };
     let (hb_pace, async_pace) = (
-        seconds_per_update(&rows, "hb_asgd"),
+        seconds_per_update(&rows, HB_ASGD),
         seconds_per_update(&rows, "async_sgd"),
     );
     let pace_note = if hb_pace > async_pace {
@@ -606,11 +606,11 @@ fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         ("Adam + static", "adam", "static", 15.2),
         ("synchronous SGD + periodic", "sync_sgd", "periodic", 13.8),
         ("asynchronous SGD + static", "async_sgd", "static", 12.1),
-        ("HB-ASGD + RAES", "hb_asgd", "raes", 9.8),
-        ("HB-ASGD alone (+ static)", "hb_asgd", "static", 12.3),
+        ("HB-ASGD + RAES", HB_ASGD, "raes", 9.8),
+        ("HB-ASGD alone (+ static)", HB_ASGD, "static", 12.3),
         ("RAES alone (+ asynchronous SGD)", "async_sgd", "raes", 11.9),
     ];
-    let ours = values(&rows, "raes", "hb_asgd", "completion_time_s");
+    let ours = values(&rows, "raes", HB_ASGD, "completion_time_s");
     let mut text = format!(
         "## End to end (table2)\n\n`{}` (paper-10node, {} seeds; completion time = virtual seconds to the target loss; ratios to HB-ASGD + RAES; p: Welch against HB-ASGD + RAES)\n\n\
          | configuration | paper (h) | paper ratio | completion time (s) | ratio | p |\n| --- | --- | --- | --- | --- | --- |\n",
@@ -619,7 +619,7 @@ fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     );
     for (label, opt, policy, hours) in combos {
         let v = values(&rows, policy, opt, "completion_time_s");
-        let p = if (opt, policy) == ("hb_asgd", "raes") {
+        let p = if (opt, policy) == (HB_ASGD, "raes") {
             String::new()
         } else {
             p_text(welch(&v, &ours).2)
@@ -663,7 +663,7 @@ fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         cx.args.out.display(),
         cx.args.seeds,
         best.0,
-        effect("hb_asgd", "HB-ASGD"),
+        effect(HB_ASGD, "HB-ASGD"),
         effect("async_sgd", "asynchronous SGD"),
     );
     Ok(text)
