@@ -11,7 +11,7 @@ use schedlab_trainer::tensorboard::read_scalars;
 use super::jobs_compare::completion_hours;
 use crate::plots::{self, XScale};
 use crate::stats::summarize;
-use crate::sweep::table::{Results, read_results};
+use crate::sweep::table::read_results;
 
 #[derive(Subcommand)]
 pub enum PlotCommand {
@@ -235,7 +235,9 @@ fn csv_curve(file: &Path, x: &str, y: &str) -> anyhow::Result<Vec<(f64, f64)>> {
 /// workload when the results hold more than one.
 fn metric_groups(args: &ResultsArgs) -> anyhow::Result<Vec<(String, Vec<f64>)>> {
     let results = read_results(&args.results)?;
-    let column = column(&results, &args.metric, &args.results)?;
+    let column = results
+        .column(&args.metric)
+        .with_context(|| args.results.display().to_string())?;
     let several = |field: fn(&crate::sweep::spec::CellKey) -> &str| {
         results
             .keys
@@ -265,30 +267,6 @@ fn metric_groups(args: &ResultsArgs) -> anyhow::Result<Vec<(String, Vec<f64>)>> 
         args.metric
     );
     Ok(groups)
-}
-
-fn column<'a>(
-    results: &'a Results,
-    metric: &str,
-    path: &Path,
-) -> anyhow::Result<&'a [Option<f64>]> {
-    results
-        .metrics
-        .iter()
-        .find(|(n, _)| n == metric)
-        .map(|(_, v)| v.as_slice())
-        .with_context(|| {
-            format!(
-                "{}: no metric `{metric}`; it has {}",
-                path.display(),
-                results
-                    .metrics
-                    .iter()
-                    .map(|m| m.0.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
 }
 
 #[cfg(test)]

@@ -95,12 +95,9 @@ pub fn summarize_results(
             policies.join(", ")
         );
         let values = |policy: &str, metric: &str| -> Vec<f64> {
-            let column = &results
-                .metrics
-                .iter()
-                .find(|(n, _)| n == metric)
-                .expect("metric names come from the results")
-                .1;
+            let column = results
+                .column(metric)
+                .expect("metric names come from the results");
             in_group
                 .iter()
                 .filter(|&&r| results.keys[r].policy == policy)
@@ -244,15 +241,7 @@ pub fn chosen_metrics(results: &Results, asked: Option<&str>) -> anyhow::Result<
             .split(',')
             .map(|m| {
                 let m = m.trim();
-                anyhow::ensure!(
-                    available.iter().any(|a| *a == m),
-                    "no metric `{m}` in the results; they have: {}",
-                    available
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                results.column(m)?;
                 Ok(m.to_owned())
             })
             .collect::<anyhow::Result<_>>()?,

@@ -63,6 +63,26 @@ pub struct Results {
     pub metrics: Vec<(String, Vec<Option<f64>>)>,
 }
 
+impl Results {
+    /// A metric's column, one value per row (`None` where the row lacks it).
+    pub fn column(&self, metric: &str) -> anyhow::Result<&[Option<f64>]> {
+        self.metrics
+            .iter()
+            .find(|(n, _)| n == metric)
+            .map(|(_, v)| v.as_slice())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no metric `{metric}` in the results; they have: {}",
+                    self.metrics
+                        .iter()
+                        .map(|m| m.0.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+    }
+}
+
 /// Reads a results table: a sweep folder (its `results.parquet`), or a `.parquet` or `.csv`
 /// file.
 pub fn read_results(path: &Path) -> anyhow::Result<Results> {
