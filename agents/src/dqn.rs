@@ -257,8 +257,9 @@ impl Policy for DqnAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::fixtures::one_node_space as space;
-    use crate::policy::real::small_env;
+    use crate::policy::SchedulingEnv;
+    use crate::single_job::context::fixtures::one_node_space as space;
+    use crate::single_job::context::real::small_env;
 
     #[test]
     fn masked_levels_are_never_chosen_even_with_the_largest_q() {
@@ -329,7 +330,7 @@ mod tests {
         let mut expected = 0.0;
         let mut chosen = 0.0;
         for (k, (&level, &target)) in actions.iter().zip(&targets).enumerate() {
-            let (row, d) = (k / 3, k % 3);
+            let (row, d) = (k / space.dims(), k % space.dims());
             let value = q[row * 7 + space.mask_offset(d) + level];
             expected += huber(target - value) / 6.0;
             chosen += value / 6.0;
@@ -370,7 +371,7 @@ mod tests {
     #[test]
     fn exploring_or_greedy_the_agent_stays_inside_the_mask() {
         let mut env = small_env();
-        let ctx = PolicyContext::of(&env);
+        let ctx = env.policy_context();
         let device = Device::flex().autodiff();
         let net = BranchingQConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
             .with_hidden(16)

@@ -116,12 +116,13 @@ mod tests {
 
     use super::*;
     use crate::learned::actor_critic::ActorCriticConfig;
-    use crate::policy::real::small_env;
+    use crate::policy::SchedulingEnv;
+    use crate::single_job::context::real::small_env;
 
     #[test]
     fn ppo_acts_only_within_the_mask_sampling_or_deterministic() {
         let mut env = small_env();
-        let ctx = PolicyContext::of(&env);
+        let ctx = env.policy_context();
         let device = Device::flex().autodiff();
         let net = ActorCriticConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
             .init(&device);

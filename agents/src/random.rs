@@ -5,7 +5,21 @@ use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use schedlab_env::Observation;
 
-use crate::policy::{Policy, PolicyContext};
+use crate::options::{Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy, PolicyContext};
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "random",
+    kinds: &EnvKind::ALL,
+    help: "a uniformly random allowed level per dimension, from the episode's seed",
+    options: &[],
+    build,
+};
+
+fn build(ctx: &EnvContext, _options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(RandomPolicy::new(ctx.common().clone())))
+}
 
 pub struct RandomPolicy {
     ctx: PolicyContext,
@@ -46,13 +60,13 @@ impl Policy for RandomPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::fixtures::context_and_observation;
+    use crate::single_job::context::fixtures::context_and_observation;
 
     #[test]
     fn random_only_picks_feasible_levels_and_is_seeded() {
         let (ctx, obs) = context_and_observation();
         let space = ctx.action_space.clone();
-        let mut policy = RandomPolicy::new(ctx);
+        let mut policy = RandomPolicy::new(ctx.common.clone());
         policy.reset(4);
         let first: Vec<Vec<usize>> = (0..200).map(|_| policy.act(&obs)).collect();
         for action in &first {

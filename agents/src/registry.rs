@@ -1,105 +1,108 @@
-//! Policies by name, for the command line and experiment files.
+//! Every scheduler by name, as a table of rows: name, the kinds of env it acts in, typed
+//! options with defaults and help, and its constructor. The rows live beside the schedulers
+//! ([`crate::single_job::SCHEDULERS`], [`crate::jobs::SCHEDULERS`], [`GENERIC`]); adding a
+//! scheduler is one file and one row (see ARCHITECTURE.md, "Add a scheduler").
 //!
 //! A spec is a name with optional inline options, `raes:solver=heuristic:predictor=ewma`;
-//! options shared by several specs (the CLI's undotted `--set` keys) go to every policy that
-//! accepts them.
+//! options shared by several specs (the CLI's undotted `--set` keys) go to every scheduler
+//! that declares them, before its inline ones.
 
-use crate::policy::{Policy, PolicyContext};
-use crate::raes::scheduler::{OPTIONS as RAES_OPTIONS, RaesOptions, RaesPolicy};
-use crate::{GreedyPolicy, PeriodicPolicy, RandomPolicy, StaticPolicy};
+use crate::options::{OptionSpec, Options, PolicyError, parse_spec};
+use crate::policy::{EnvContext, EnvKind, Policy};
 
-#[derive(Debug, thiserror::Error)]
-pub enum PolicyError {
-    #[error("unknown policy `{name}`; available: {}", names().join(", "))]
-    Unknown { name: String },
-    #[error("policy `{policy}`: option `{key}={value}`: expected {expected}")]
-    Option {
-        policy: String,
-        key: String,
-        value: String,
-        expected: String,
-    },
-    #[error("unknown policy `{name}` for a jobs workload; available: {}", crate::jobs::registry::names().join(", "))]
-    UnknownForJobs { name: String },
-    #[error("policy `raes`: {0}")]
-    Predictor(String),
+/// One scheduler.
+pub struct SchedulerRow {
+    pub name: &'static str,
+    pub kinds: &'static [EnvKind],
+    /// One line for `schedlab policies`.
+    pub help: &'static str,
+    pub options: &'static [OptionSpec],
+    pub build: fn(&EnvContext, &Options) -> Result<Box<dyn Policy>, PolicyError>,
 }
 
-/// The names [`by_name`] accepts.
-pub fn names() -> Vec<&'static str> {
-    vec!["static", "periodic", "greedy", "random", "raes"]
+/// Schedulers that act in every kind of env through the declared spaces alone.
+pub const GENERIC: &[SchedulerRow] = &[crate::random::ROW];
+
+/// Every row, generic ones first.
+pub fn rows() -> impl Iterator<Item = &'static SchedulerRow> {
+    GENERIC
+        .iter()
+        .chain(crate::single_job::SCHEDULERS)
+        .chain(crate::jobs::SCHEDULERS)
 }
 
-/// The option keys policy `name` accepts (none for unknown names).
-pub fn accepted_options(name: &str) -> &'static [&'static str] {
-    match name {
-        "raes" => &RAES_OPTIONS,
-        _ => &[],
-    }
+/// The names of the schedulers that act in `kind`, in table order.
+pub fn names(kind: EnvKind) -> Vec<&'static str> {
+    let mut names: Vec<&str> = rows()
+        .filter(|row| row.kinds.contains(&kind))
+        .map(|row| row.name)
+        .collect();
+    // the generic rows come first in the table, last in listings
+    names.rotate_left(GENERIC.len());
+    names
 }
 
-/// `key=value` pairs for a policy, applied in order.
-pub type PolicyOptions = Vec<(String, String)>;
-
-/// Splits `name:key=value:key=value` into the name and its options.
-pub fn parse_spec(spec: &str) -> Result<(&str, PolicyOptions), PolicyError> {
-    let mut parts = spec.split(':');
-    let name = parts.next().unwrap_or_default();
-    let options = parts
-        .map(|kv| {
-            kv.split_once('=')
-                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                .ok_or_else(|| PolicyError::Option {
-                    policy: name.to_owned(),
-                    key: kv.to_owned(),
-                    value: String::new(),
-                    expected: "KEY=VALUE after the policy name".into(),
-                })
+/// The row called `name` for `kind`.
+pub fn row(name: &str, kind: EnvKind) -> Result<&'static SchedulerRow, PolicyError> {
+    rows()
+        .find(|row| row.name == name && row.kinds.contains(&kind))
+        .ok_or_else(|| PolicyError::Unknown {
+            name: name.to_owned(),
+            for_kind: format!(" for {} workloads", kind.name()),
+            available: names(kind).join(", "),
         })
-        .collect::<Result<_, _>>()?;
-    Ok((name, options))
 }
 
-/// The policy of `spec`, given the `shared` options it accepts and then its inline ones.
-pub fn by_name(
+/// Whether scheduler `name` of `kind` declares option `key`.
+pub fn takes_option(name: &str, kind: EnvKind, key: &str) -> bool {
+    row(name, kind).is_ok_and(|row| row.options.iter().any(|o| o.key == key))
+}
+
+/// The scheduler of `spec` for the env of `ctx`, given the `shared` options it declares and
+/// then its inline ones.
+pub fn build(
     spec: &str,
-    ctx: PolicyContext,
+    ctx: &EnvContext,
     shared: &[(String, String)],
 ) -> Result<Box<dyn Policy>, PolicyError> {
     let (name, inline) = parse_spec(spec)?;
-    if !names().contains(&name) {
-        return Err(PolicyError::Unknown {
-            name: name.to_owned(),
-        });
-    }
-    let accepted = accepted_options(name);
-    if let Some((key, value)) = inline.iter().find(|(k, _)| !accepted.contains(&k.as_str())) {
-        return Err(PolicyError::Option {
-            policy: name.to_owned(),
-            key: key.clone(),
-            value: value.clone(),
-            expected: if accepted.is_empty() {
-                "no options: this policy takes none".into()
-            } else {
-                format!("one of the keys {}", accepted.join(", "))
-            },
-        });
-    }
-    let options: PolicyOptions = shared
+    let row = row(name, ctx.kind())?;
+    let declared = |key: &str| row.options.iter().any(|o| o.key == key);
+    let pairs: Vec<(String, String)> = shared
         .iter()
-        .filter(|(k, _)| accepted.contains(&k.as_str()))
+        .filter(|(k, _)| declared(k))
         .chain(&inline)
         .cloned()
         .collect();
-    match name {
-        "static" => Ok(Box::new(StaticPolicy::new(ctx))),
-        "random" => Ok(Box::new(RandomPolicy::new(ctx))),
-        "greedy" => Ok(Box::new(GreedyPolicy::new(ctx))),
-        "periodic" => Ok(Box::new(PeriodicPolicy::new(ctx))),
-        "raes" => Ok(Box::new(RaesPolicy::new(
-            ctx,
-            RaesOptions::from_pairs(&options)?,
-        )?)),
-        _ => unreachable!("`{name}` is in names()"),
+    let options = Options::parse(row.name, row.options, &pairs)?;
+    (row.build)(ctx, &options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_unique_per_kind_and_its_defaults_parse() {
+        for kind in EnvKind::ALL {
+            let names = names(kind);
+            let mut unique = names.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), names.len(), "{names:?}");
+        }
+        for row in rows() {
+            Options::parse(row.name, row.options, &[]).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_name_of_another_kind_is_refused_with_the_kinds_list() {
+        let err = row("fifo", EnvKind::SingleJob).err().unwrap().to_string();
+        assert_eq!(
+            err,
+            "unknown scheduler `fifo` for single-job workloads; available: static, greedy, periodic, raes, random"
+        );
+        assert!(row("fifo", EnvKind::Jobs).is_ok());
     }
 }

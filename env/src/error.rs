@@ -42,6 +42,10 @@ pub enum EnvError {
     BadAction(String),
     #[error("step called on a finished episode; call reset first")]
     EpisodeOver,
+    /// An env that breaks the [`Environment`](crate::Environment) contract, as
+    /// [`check_env`](crate::check_env) found it.
+    #[error("env contract violated: {0}")]
+    Contract(String),
     /// A loss or gradient that stopped being a finite number.
     #[error(
         "non-finite {what} at virtual time {time_s:.3}s (iteration {iteration}); lower the learning rate"

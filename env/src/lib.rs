@@ -1,9 +1,11 @@
 //! # schedlab-env
 //!
-//! The cluster environment: nodes with capacities and background load on a virtual clock,
-//! a **real** distributed training job (HB-ASGD and baseline optimisers computing real
-//! gradients of real models on real data), and a gym-like API over it: `reset(seed)`,
-//! `step(action)`, declared spaces, action masks, reward and metrics (DESIGN §2).
+//! The environments and their one contract. [`gym`] holds the contract every env keeps
+//! (`reset(seed)`, `step(action)`, neutral declared spaces, action masks, metrics) and the
+//! shared env checker; [`single_job`] is a cluster of nodes running one **real** training job
+//! (HB-ASGD and baseline optimisers computing real gradients of real models on real data on a
+//! virtual clock); [`jobs`] is a cluster of machines that many jobs arrive at (see
+//! ARCHITECTURE.md).
 //!
 //! It owns data loading, models, the cluster performance model, workload files and the
 //! simulation. It must know nothing of schedulers, predictors, learning agents, logging or
@@ -17,6 +19,7 @@ pub mod jobs;
 pub mod model;
 pub mod scenario;
 pub mod sim;
+pub mod single_job;
 pub mod workload;
 
 #[cfg(test)]
@@ -24,8 +27,9 @@ mod testkit;
 
 pub use error::{EnvError, Result};
 pub use gym::{
-    ActionSpace, ClusterEnv, Environment, EpisodeMetrics, EpisodeSummary, Info, Observation,
-    ObservationSpace, Step, StepInfo, VecEnv, VecStep,
+    ActionSpace, Environment, EpisodeSummary, Observation, ObservationSpace, Step, StepInfo,
+    VecEnv, VecStep, check_env,
 };
 pub use scenario::Scenario;
+pub use single_job::{EpisodeMetrics, Info, SingleJobEnv};
 pub use workload::Workload;

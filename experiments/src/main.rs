@@ -8,12 +8,13 @@
 
 mod commands;
 mod device;
-mod jobs;
 mod output;
 mod plots;
+mod reproduce;
 mod stats;
 mod sweep;
 mod traces;
+mod workloads;
 
 use std::path::PathBuf;
 
@@ -45,6 +46,8 @@ enum Command {
     Workload(WorkloadCommand),
     /// Run episodes of a policy on a workload and print their metrics.
     Run(RunArgs),
+    /// List every scheduler per kind of workload, with its options.
+    Policies,
     /// Train PPO briefly on small-4node, compare it with the baselines, show where the curves are.
     Quickstart(commands::quickstart::QuickstartArgs),
     /// Train a learned scheduler (TensorBoard curves and checkpoints in a run folder).
@@ -85,13 +88,13 @@ enum WorkloadCommand {
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// Workload file (TOML).
+    /// Workload file (TOML), of any kind.
     #[arg(long)]
     workload: PathBuf,
-    /// Policy: static, periodic, greedy, random, raes (options inline as
-    /// `raes:solver=heuristic` or by `--set`), or a training run folder.
-    #[arg(long, default_value = "static")]
-    agent: String,
+    /// Scheduler (`schedlab policies` lists them; options inline as `raes:solver=heuristic`
+    /// or by `--set`), or a training run folder.
+    #[arg(long, alias = "agent", default_value = "static")]
+    policy: String,
     /// Seed of the first episode; episode k uses seed + k.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -100,8 +103,9 @@ pub struct RunArgs {
     /// Write `{"episodes": [metrics, ...]}` to this file (atomically).
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Write one CSV row per round (time, loss, iterations, reward, the cluster's peak background
-    /// CPU share summed over nodes, ...) to this file (atomically).
+    /// Write one CSV row per step to this file (atomically): on a single-job workload time,
+    /// loss, iterations, reward, the cluster's peak background CPU share per round; on a jobs
+    /// workload time, job counts, rejected choices and reward per decision step.
     #[arg(long)]
     rounds_csv: Option<PathBuf>,
     /// `KEY=VALUE`, repeatable: dotted keys override the workload (`job.optimizer=sync_sgd`),
@@ -132,6 +136,7 @@ fn main() -> anyhow::Result<()> {
         Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),
         Command::Workload(WorkloadCommand::Import(args)) => commands::import::run(args),
         Command::Run(args) => commands::run::run(args),
+        Command::Policies => commands::policies::run(),
         Command::Eval(args) => commands::eval::run(args),
         Command::Train(args) => commands::train::run(args),
         Command::Quickstart(args) => commands::quickstart::run(args),

@@ -21,82 +21,107 @@ pub enum Better {
     Neither,
 }
 
-/// A metric column of episodes' metrics `M`: its DESIGN name, its value as a number
-/// (booleans as 0/1), how many decimals to print, and which way is better.
+/// A metric column of episodes' metrics `M`: its name as in the metrics' JSON, its value as
+/// a number (booleans as 0/1), how many decimals to print, which way is better, and whether
+/// it is a yes/no figure (printed `true`/`false` per episode).
 pub struct Metric<M> {
     pub name: &'static str,
     pub value: fn(&M) -> f64,
     pub decimals: usize,
     pub better: Better,
+    pub flag: bool,
 }
 
-/// Every metric, in DESIGN order.
+impl<M> Metric<M> {
+    /// One episode's cell.
+    pub fn cell(&self, m: &M) -> String {
+        let v = (self.value)(m);
+        if self.flag {
+            (v > 0.5).to_string()
+        } else {
+            format!("{:.*}", self.decimals, v)
+        }
+    }
+}
+
+/// Every single-job metric, in [`EpisodeMetrics`]'s order.
 pub const METRICS: [Metric<EpisodeMetrics>; 11] = [
     Metric {
         name: "completion_time_s",
         value: |m| m.completion_time_s,
         decimals: 1,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "rounds",
         value: |m| m.rounds as f64,
         decimals: 0,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "iterations",
         value: |m| m.iterations as f64,
         decimals: 0,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "final_loss",
         value: |m| m.final_loss,
         decimals: 4,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "target_reached",
         value: |m| f64::from(u8::from(m.target_reached)),
         decimals: 2,
         better: Better::Higher,
+        flag: true,
     },
     Metric {
         name: "gpu_util",
         value: |m| m.gpu_util,
         decimals: 3,
         better: Better::Higher,
+        flag: false,
     },
     Metric {
         name: "cpu_util",
         value: |m| m.cpu_util,
         decimals: 3,
         better: Better::Higher,
+        flag: false,
     },
     Metric {
         name: "occupancy",
         value: |m| m.occupancy,
         decimals: 3,
         better: Better::Neither,
+        flag: false,
     },
     Metric {
         name: "fragmentation",
         value: |m| m.fragmentation,
         decimals: 3,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "idle_cost",
         value: |m| m.idle_cost,
         decimals: 4,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "episode_return",
         value: |m| m.episode_return,
         decimals: 3,
         better: Better::Higher,
+        flag: false,
     },
 ];
 
@@ -107,84 +132,98 @@ pub const JOBS_METRICS: [Metric<JobsMetrics>; 14] = [
         value: |m| m.jct_avg_s,
         decimals: 0,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "jct_p95_s",
         value: |m| m.jct_p95_s,
         decimals: 0,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "makespan_s",
         value: |m| m.makespan_s,
         decimals: 0,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "queueing_delay_avg_s",
         value: |m| m.queueing_delay_avg_s,
         decimals: 0,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "finished",
         value: |m| m.finished as f64,
         decimals: 0,
         better: Better::Higher,
+        flag: false,
     },
     Metric {
         name: "gpu_occupancy",
         value: |m| m.gpu_occupancy,
         decimals: 3,
         better: Better::Neither,
+        flag: false,
     },
     Metric {
         name: "cpu_occupancy",
         value: |m| m.cpu_occupancy,
         decimals: 3,
         better: Better::Neither,
+        flag: false,
     },
     Metric {
         name: "gpu_util",
         value: |m| m.gpu_util,
         decimals: 3,
         better: Better::Higher,
+        flag: false,
     },
     Metric {
         name: "cpu_util",
         value: |m| m.cpu_util,
         decimals: 3,
         better: Better::Higher,
+        flag: false,
     },
     Metric {
         name: "fragmentation",
         value: |m| m.fragmentation,
         decimals: 3,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "idle_cost",
         value: |m| m.idle_cost,
         decimals: 0,
         better: Better::Lower,
+        flag: false,
     },
     Metric {
         name: "episode_return",
         value: |m| m.episode_return,
         decimals: 1,
         better: Better::Higher,
+        flag: false,
     },
     Metric {
         name: "rejected_actions",
         value: |m| m.rejected_actions as f64,
         decimals: 0,
         better: Better::Neither,
+        flag: false,
     },
     Metric {
         name: "decision_points",
         value: |m| m.decision_points as f64,
         decimals: 0,
         better: Better::Neither,
+        flag: false,
     },
 ];
 
@@ -212,24 +251,22 @@ pub fn align(rows: &[Vec<String>]) -> String {
         .join("\n")
 }
 
-/// One row per episode: the labels given, then every metric.
-pub fn metrics_table(label_names: &[&str], rows: &[(Vec<String>, EpisodeMetrics)]) -> String {
+/// One row per episode: the labels given, then every metric of `columns`.
+pub fn metrics_table<M>(
+    columns: &[Metric<M>],
+    label_names: &[&str],
+    rows: &[(Vec<String>, M)],
+) -> String {
     let header = label_names
         .iter()
         .map(|s| s.to_string())
-        .chain(METRICS.iter().map(|m| m.name.to_owned()))
+        .chain(columns.iter().map(|m| m.name.to_owned()))
         .collect();
     let body = rows.iter().map(|(labels, m)| {
         labels
             .iter()
             .cloned()
-            .chain(METRICS.iter().map(|c| {
-                if c.name == "target_reached" {
-                    m.target_reached.to_string()
-                } else {
-                    format!("{:.*}", c.decimals, (c.value)(m))
-                }
-            }))
+            .chain(columns.iter().map(|c| c.cell(m)))
             .collect()
     });
     align(&std::iter::once(header).chain(body).collect::<Vec<_>>())

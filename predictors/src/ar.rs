@@ -118,7 +118,7 @@ impl Predictor for ArPredictor {
     }
 
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::registry::write_params(dir, self.name(), self)
+        crate::files::write_params(dir, self.name(), self)
     }
 }
 

@@ -66,6 +66,6 @@ impl Predictor for EwmaPredictor {
     }
 
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::registry::write_params(dir, self.name(), self)
+        crate::files::write_params(dir, self.name(), self)
     }
 }

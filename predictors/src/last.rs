@@ -22,6 +22,6 @@ impl Predictor for LastPredictor {
     }
 
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::registry::write_params(dir, self.name(), &serde_json::json!({}))
+        crate::files::write_params(dir, self.name(), &serde_json::json!({}))
     }
 }

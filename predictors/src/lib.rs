@@ -1,8 +1,9 @@
 //! # schedlab-predictors
 //!
 //! Demand predictors behind one [`Predictor`] trait: fitted on usage series, they predict each
-//! series' next step from its recent history (DESIGN §3). `lstm` (burn), and the baselines
-//! `last`, `ewma` and `ar`; [`score`] compares them on held-out tails.
+//! series' next step from its recent history. `lstm` (burn), and the baselines `last`,
+//! `ewma` and `ar`, are rows of one table ([`PREDICTORS`]); [`score`] compares them on
+//! held-out tails.
 //!
 //! It knows only numeric series: nothing of environments, schedulers, training loops or the
 //! command line. Where series come from (env rollouts, traces) is the caller's business.
@@ -10,6 +11,7 @@
 mod ar;
 mod error;
 mod ewma;
+mod files;
 mod last;
 mod lstm;
 mod registry;
@@ -21,7 +23,7 @@ pub use error::{PredictorError, Result};
 pub use ewma::EwmaPredictor;
 pub use last::LastPredictor;
 pub use lstm::{LstmConfig, LstmPredictor};
-pub use registry::{NAMES, load, untrained};
+pub use registry::{NAMES, PREDICTORS, PredictorRow, load, untrained};
 pub use score::{Scores, head_len, heads, score};
 pub use series::{Series, WINDOW};
 

@@ -215,8 +215,8 @@ impl Predictor for LstmPredictor {
 
     fn save(&self, dir: &Path) -> crate::Result<()> {
         let (net, params) = self.state.as_ref().expect("fit the lstm before saving it");
-        crate::registry::write_record(dir, "lstm.bpk", net)?;
-        crate::registry::write_params(dir, self.name(), params)
+        crate::files::write_record(dir, "lstm.bpk", net)?;
+        crate::files::write_params(dir, self.name(), params)
     }
 }
 

@@ -1,31 +1,94 @@
-//! Predictors by name, and their files: `{name}.json` (parameters) in a folder, plus
-//! `lstm.bpk` (the network) for the LSTM. Files are written atomically.
+//! Predictors as a table of rows: name, a line of help, an unfitted one with its defaults,
+//! and how a fitted one is read back from its folder (`{name}.json`, plus `lstm.bpk` for the
+//! LSTM). A new predictor is one file and one row.
 
-use std::path::{Path, PathBuf};
-
-use burn::module::Module;
-use serde::Serialize;
+use std::path::Path;
 
 use crate::{
     ArPredictor, EwmaPredictor, LastPredictor, LstmConfig, LstmPredictor, Predictor,
     PredictorError, Result,
 };
 
-pub const NAMES: [&str; 4] = ["last", "ewma", "ar", "lstm"];
+/// One predictor.
+pub struct PredictorRow {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub untrained: fn() -> Box<dyn Predictor>,
+    /// The fitted predictor from its folder and its parsed `{name}.json`; serde errors are
+    /// returned as text and reported with the file's path.
+    pub load: fn(&Path, serde_json::Value) -> std::result::Result<Box<dyn Predictor>, LoadError>,
+}
+
+/// Why a saved predictor could not be read.
+pub enum LoadError {
+    /// The parameters do not fit the predictor.
+    Format(String),
+    Predictor(PredictorError),
+}
+
+fn params<T: serde::de::DeserializeOwned>(
+    value: serde_json::Value,
+) -> std::result::Result<T, LoadError> {
+    serde_json::from_value(value).map_err(|e| LoadError::Format(e.to_string()))
+}
+
+pub const PREDICTORS: [PredictorRow; 4] = [
+    PredictorRow {
+        name: "last",
+        help: "the last observed step, unchanged",
+        untrained: || Box::new(LastPredictor),
+        load: |_, _| Ok(Box::new(LastPredictor)),
+    },
+    PredictorRow {
+        name: "ewma",
+        help: "exponentially weighted moving average of the window, smoothing fitted",
+        untrained: || Box::new(EwmaPredictor::default()),
+        load: |_, value| Ok(Box::new(params::<EwmaPredictor>(value)?)),
+    },
+    PredictorRow {
+        name: "ar",
+        help: "autoregression per feature on the last steps, least squares",
+        untrained: || Box::new(ArPredictor::default()),
+        load: |_, value| Ok(Box::new(params::<ArPredictor>(value)?)),
+    },
+    PredictorRow {
+        name: "lstm",
+        help: "LSTM over the recent window (burn), the reference paper's predictor",
+        untrained: || Box::new(LstmPredictor::new(LstmConfig::new())),
+        load: |dir, value| {
+            Ok(Box::new(
+                LstmPredictor::load(dir, value).map_err(LoadError::Predictor)?,
+            ))
+        },
+    },
+];
+
+/// The names of [`PREDICTORS`], in table order.
+pub const NAMES: [&str; PREDICTORS.len()] = {
+    let mut names = [""; PREDICTORS.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = PREDICTORS[i].name;
+        i += 1;
+    }
+    names
+};
+
+fn row(name: &str) -> Result<&'static PredictorRow> {
+    PREDICTORS
+        .iter()
+        .find(|r| r.name == name)
+        .ok_or_else(|| PredictorError::Unknown(name.into()))
+}
 
 /// An unfitted predictor with its defaults.
 pub fn untrained(name: &str) -> Result<Box<dyn Predictor>> {
-    Ok(match name {
-        "last" => Box::new(LastPredictor),
-        "ewma" => Box::new(EwmaPredictor::default()),
-        "ar" => Box::new(ArPredictor::default()),
-        "lstm" => Box::new(LstmPredictor::new(LstmConfig::new())),
-        other => return Err(PredictorError::Unknown(other.into())),
-    })
+    Ok((row(name)?.untrained)())
 }
 
 /// The fitted predictor `name` saved in `dir`.
 pub fn load(dir: &Path, name: &str) -> Result<Box<dyn Predictor>> {
+    let row = row(name)?;
     let path = dir.join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path).map_err(|source| PredictorError::Io {
         path: path.clone(),
@@ -35,56 +98,12 @@ pub fn load(dir: &Path, name: &str) -> Result<Box<dyn Predictor>> {
         path: path.clone(),
         message,
     };
-    let params: serde_json::Value =
+    let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format(e.to_string()))?;
-    Ok(match name {
-        "last" => Box::new(LastPredictor),
-        "ewma" => Box::new(
-            serde_json::from_value::<EwmaPredictor>(params).map_err(|e| format(e.to_string()))?,
-        ),
-        "ar" => Box::new(
-            serde_json::from_value::<ArPredictor>(params).map_err(|e| format(e.to_string()))?,
-        ),
-        "lstm" => Box::new(LstmPredictor::load(dir, params)?),
-        other => return Err(PredictorError::Unknown(other.into())),
+    (row.load)(dir, value).map_err(|e| match e {
+        LoadError::Format(message) => format(message),
+        LoadError::Predictor(e) => e,
     })
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PredictorError + '_ {
-    move |source| PredictorError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
-/// A sibling temporary file, renamed over the target once complete.
-fn temporary(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp{}", std::process::id()));
-    path.with_file_name(name)
-}
-
-pub(crate) fn write_params(dir: &Path, name: &str, params: &impl Serialize) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let path = dir.join(format!("{name}.json"));
-    let text = serde_json::to_string_pretty(params).expect("parameters serialise");
-    let tmp = temporary(&path);
-    std::fs::write(&tmp, text).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
-}
-
-pub(crate) fn write_record(dir: &Path, file: &str, module: &impl Module) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let path = dir.join(file);
-    let tmp = temporary(&path);
-    module
-        .clone()
-        .save_file(&tmp)
-        .map_err(|e| PredictorError::Format {
-            path: tmp.clone(),
-            message: e.to_string(),
-        })?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
 }
 
 #[cfg(test)]

@@ -49,6 +49,105 @@ fn validate_summarises_every_shipped_workload() {
     }
 }
 
+/// `run` and `eval` take a workload of any kind through the one entry point, with `--policy`
+/// (and the old `--agent` spelling); a single-job-only command names the kind it needs.
+#[test]
+fn run_and_eval_play_jobs_workloads_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let philly = workload("philly-mini.toml");
+    let json = dir.path().join("fifo.json");
+    let csv = dir.path().join("steps.csv");
+    let out = run_ok(&[
+        "run",
+        "--workload",
+        arg(&philly),
+        "--policy",
+        "fifo",
+        "--json",
+        arg(&json),
+        "--rounds-csv",
+        arg(&csv),
+    ]);
+    assert!(
+        out.contains("jct_avg_s") && out.contains("82 jobs"),
+        "{out}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["episodes"][0]["jobs"], 82);
+    let steps = std::fs::read_to_string(&csv).unwrap();
+    assert!(steps.starts_with("seed,decision_point,time_s"), "{steps}");
+    let finished_last: usize = steps
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .nth(6)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        finished_last,
+        doc["episodes"][0]["finished"].as_u64().unwrap() as usize
+    );
+    let again = run_ok(&["run", "--workload", arg(&philly), "--agent", "fifo"]);
+    assert_eq!(
+        out.lines()
+            .filter(|l| !l.starts_with("wrote"))
+            .collect::<Vec<_>>(),
+        again.lines().collect::<Vec<_>>()
+    );
+    let eval = run_ok(&[
+        "eval",
+        "--policy",
+        "las:placement=worst-fit",
+        "--workload",
+        arg(&philly),
+        "--seeds",
+        "0,1",
+    ]);
+    assert_eq!(
+        eval.lines().filter(|l| l.contains("philly-mini")).count(),
+        2,
+        "{eval}"
+    );
+    let err = run_err(&["bench", "env", "--workload", arg(&philly)]);
+    assert!(
+        err.contains("bench env needs a single-job workload") && err.contains("jobs workload"),
+        "{err}"
+    );
+    let err = run_err(&[
+        "eval",
+        "--policy",
+        "static",
+        "--workload",
+        arg(&philly),
+        arg(&workload("small-4node.toml")),
+    ]);
+    assert!(err.contains("one kind at a time"), "{err}");
+}
+
+#[test]
+fn policies_lists_every_scheduler_by_kind_with_typed_options() {
+    let out = run_ok(&["policies"]);
+    let jobs = out.find("jobs workloads:").unwrap();
+    assert!(out[..jobs].contains("  raes") && out[..jobs].contains("solver=exact|heuristic"));
+    assert!(
+        out[jobs..].contains("  pollux") && out[jobs..].contains("placement=best-fit|worst-fit")
+    );
+    let err = run_err(&[
+        "compare",
+        "--workload",
+        arg(&workload("philly-mini.toml")),
+        "--policy",
+        "fifo:backfill=maybe",
+    ]);
+    assert!(
+        err.contains("scheduler `fifo`: option `backfill=maybe`: expected true|false"),
+        "{err}"
+    );
+}
+
 #[test]
 fn validate_names_the_file_and_key_of_a_bad_workload() {
     let dir = tempfile::tempdir().unwrap();
@@ -160,7 +259,8 @@ fn unknown_policies_and_bad_overrides_are_explained() {
     let path = workload("small-4node.toml");
     let err = run_err(&["run", "--workload", arg(&path), "--agent", "oracle"]);
     assert!(
-        err.contains("unknown policy `oracle`") && err.contains("static"),
+        err.contains("unknown scheduler `oracle` for single-job workloads")
+            && err.contains("static"),
         "{err}"
     );
     let err = run_err(&["run", "--workload", arg(&path), "--set", "job.lr"]);
@@ -821,7 +921,7 @@ fn imported_traces_are_validated_compared_and_benchmarked() {
         "greedy",
     ]);
     assert!(
-        e.contains("unknown policy `greedy` for a jobs workload"),
+        e.contains("unknown scheduler `greedy` for jobs workloads"),
         "{e}"
     );
 

@@ -3,8 +3,10 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use schedlab_agents::{Policy, PolicyContext, RandomPolicy, StaticPolicy, run_episode};
-use schedlab_env::{ClusterEnv, Scenario};
+use schedlab_agents::{
+    Policy, RandomPolicy, SchedulingEnv, SingleJobContext, StaticPolicy, run_episode,
+};
+use schedlab_env::{Scenario, SingleJobEnv};
 use schedlab_tests::workload;
 
 fn small() -> Arc<Scenario> {
@@ -12,11 +14,10 @@ fn small() -> Arc<Scenario> {
 }
 
 fn episode_json(scenario: &Arc<Scenario>, policy: &str, seed: u64) -> String {
-    let mut env = ClusterEnv::new(scenario.clone());
-    let ctx = PolicyContext::of(&env);
+    let mut env = SingleJobEnv::new(scenario.clone());
     let mut policy: Box<dyn Policy> = match policy {
-        "random" => Box::new(RandomPolicy::new(ctx)),
-        _ => Box::new(StaticPolicy::new(ctx)),
+        "random" => Box::new(RandomPolicy::new(env.policy_context())),
+        _ => Box::new(StaticPolicy::new(SingleJobContext::of(&env))),
     };
     serde_json::to_string(&run_episode(&mut env, policy.as_mut(), seed).unwrap()).unwrap()
 }
@@ -29,8 +30,8 @@ proptest! {
     #[test]
     fn capacity_is_never_exceeded_and_time_never_goes_back(env_seed in 0u64..10_000, policy_seed in 0u64..10_000) {
         let scenario = small();
-        let mut env = ClusterEnv::new(scenario.clone());
-        let mut policy = RandomPolicy::new(PolicyContext::of(&env));
+        let mut env = SingleJobEnv::new(scenario.clone());
+        let mut policy = RandomPolicy::new(env.policy_context());
         policy.reset(policy_seed);
         let (mut obs, info) = env.reset(env_seed).unwrap();
         let mut time = info.time_s;
@@ -107,11 +108,10 @@ fn vectorised_env_auto_resets_with_derived_seeds() {
         &[("episode.max_rounds".into(), "2".into())],
     )
     .unwrap();
-    let prototype = schedlab_env::ClusterEnv::new(scenario);
+    let prototype = schedlab_env::SingleJobEnv::new(scenario);
     let mut vec_env = schedlab_env::VecEnv::new(&prototype, 3, 11);
     let first = vec_env.reset().unwrap();
-    let ctx = PolicyContext::of(&vec_env.envs()[0]);
-    let mut policy = StaticPolicy::new(ctx);
+    let mut policy = StaticPolicy::new(SingleJobContext::of(&vec_env.envs()[0]));
     let actions: Vec<Vec<usize>> = first.iter().map(|o| policy.act(o)).collect();
     let one = vec_env.step(&actions).unwrap();
     assert!(one.final_observations.iter().all(Option::is_none));

@@ -340,11 +340,11 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
 mod tests {
     use std::path::PathBuf;
 
-    use schedlab_env::{ClusterEnv, EpisodeMetrics, Scenario};
+    use schedlab_env::{EpisodeMetrics, Scenario, SingleJobEnv};
 
     use super::*;
 
-    fn trainer(seed: u64) -> DqnTrainer<ClusterEnv> {
+    fn trainer(seed: u64) -> DqnTrainer<SingleJobEnv> {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
         let config = DqnConfig::new()
@@ -356,7 +356,7 @@ mod tests {
             .with_target_update_every(8)
             .with_hidden(16);
         DqnTrainer::new(
-            &ClusterEnv::new(Scenario::load(&path).unwrap()),
+            &SingleJobEnv::new(Scenario::load(&path).unwrap()),
             config,
             seed,
             Device::flex().autodiff(),

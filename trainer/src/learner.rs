@@ -1,15 +1,12 @@
 //! What the training driver needs of every learned agent: one update at a time, a step
-//! count, and checkpoints it can write and restore. [`AgentKind`] names the agents and builds
-//! their learners from a JSON config.
+//! count, and checkpoints it can write and restore. The agents themselves are named in
+//! [`crate::algorithms`].
 
 use std::path::Path;
 
-use burn::tensor::Device;
-use schedlab_agents::{Policy, SchedulingEnv};
+use schedlab_agents::Policy;
 use schedlab_env::{StepInfo, VecStep};
 
-use crate::dqn::{DqnConfig, DqnTrainer};
-use crate::ppo::{PpoConfig, PpoTrainer};
 use crate::run::{Manifest, RunDir};
 
 /// What one update did; `M` is the env's episode metrics.
@@ -36,81 +33,6 @@ pub trait Learner<M> {
     fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String>;
     /// The current agent acting greedily, for evaluation episodes.
     fn greedy_policy(&self) -> Box<dyn Policy>;
-}
-
-/// The learned agents `schedlab train` knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentKind {
-    Ppo,
-    /// Advantage actor-critic: one gradient step per rollout on the whole batch. That is the
-    /// PPO loop with one epoch and one minibatch: the PPO ratio is then exactly 1, where the
-    /// clip is inactive and its gradient is the policy gradient `A grad log pi` (tested in
-    /// `schedlab-agents`).
-    A2c,
-    Dqn,
-}
-
-impl AgentKind {
-    pub const NAMES: [&'static str; 3] = ["ppo", "a2c", "dqn"];
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "ppo" => Some(AgentKind::Ppo),
-            "a2c" => Some(AgentKind::A2c),
-            "dqn" => Some(AgentKind::Dqn),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            AgentKind::Ppo => "ppo",
-            AgentKind::A2c => "a2c",
-            AgentKind::Dqn => "dqn",
-        }
-    }
-
-    /// Whether its checkpoints hold a target network besides the online one.
-    pub fn has_target_network(self) -> bool {
-        self == AgentKind::Dqn
-    }
-
-    /// The default hyperparameters, as JSON (the form `--set` edits and `config.json` keeps).
-    pub fn default_config(self) -> serde_json::Value {
-        let config = match self {
-            AgentKind::Ppo => serde_json::to_value(PpoConfig::new()),
-            AgentKind::A2c => serde_json::to_value(PpoConfig::a2c()),
-            AgentKind::Dqn => serde_json::to_value(DqnConfig::new()),
-        };
-        config.expect("configs serialise")
-    }
-
-    /// Its learner, acting in copies of `prototype`, with `config`'s hyperparameters; a
-    /// config of the wrong shape is refused.
-    pub fn learner<E: SchedulingEnv>(
-        self,
-        prototype: &E,
-        config: &serde_json::Value,
-        seed: u64,
-        device: Device,
-    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
-        Ok(match self {
-            AgentKind::Ppo | AgentKind::A2c => {
-                let config: PpoConfig = parse(config)?;
-                config.check().map_err(LearnerError::Config)?;
-                Box::new(PpoTrainer::new(prototype, config, seed, device)?)
-            }
-            AgentKind::Dqn => {
-                let config: DqnConfig = parse(config)?;
-                config.check().map_err(LearnerError::Config)?;
-                Box::new(DqnTrainer::new(prototype, config, seed, device)?)
-            }
-        })
-    }
-}
-
-fn parse<C: serde::de::DeserializeOwned>(config: &serde_json::Value) -> Result<C, LearnerError> {
-    serde_json::from_value(config.clone()).map_err(|e| LearnerError::Config(e.to_string()))
 }
 
 /// `Err` naming the first of `(name, holds)` that does not hold.

@@ -1,10 +1,11 @@
 //! # schedlab-trainer
 //!
 //! Trains learned schedulers: rollouts over vectorised environments and the optimisation
-//! loops (PPO, A2C, DQN with replay), run folders with TensorBoard event files, hyperparameters and
-//! checkpoints (DESIGN §5). It uses the environment and the agents; it must know nothing of
-//! the command line.
+//! loops (PPO, A2C, DQN with replay), run folders with TensorBoard event files,
+//! hyperparameters and checkpoints; [`algorithms`] is the table of learning algorithms. It uses
+//! the environment and the agents; it must know nothing of the command line.
 
+pub mod algorithms;
 pub mod dqn;
 pub mod evaluation;
 pub mod files;

@@ -345,11 +345,11 @@ fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize], normalize: bool) -> 
 mod tests {
     use std::path::PathBuf;
 
-    use schedlab_env::{ClusterEnv, Scenario};
+    use schedlab_env::{Scenario, SingleJobEnv};
 
     use super::*;
 
-    fn trainer(seed: u64) -> PpoTrainer<ClusterEnv> {
+    fn trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
         let scenario = Scenario::load(&path).unwrap();
@@ -358,7 +358,7 @@ mod tests {
             .with_rollout_steps(8)
             .with_hidden(32);
         PpoTrainer::new(
-            &ClusterEnv::new(scenario),
+            &SingleJobEnv::new(scenario),
             config,
             seed,
             Device::flex().autodiff(),

@@ -1,5 +1,5 @@
-//! Training a learned scheduler into a run folder: TensorBoard curves with DESIGN §5's tags,
-//! the hyperparameters once at the start, and periodic checkpoints.
+//! Training a learned scheduler into a run folder: TensorBoard curves (tags in
+//! ARCHITECTURE.md), the hyperparameters once at the start, and periodic checkpoints.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -10,9 +10,10 @@ use schedlab_env::{EnvError, EpisodeSummary};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::algorithms::AgentKind;
 use crate::evaluation::{eval_scalars, evaluate};
 use crate::files::sha256_file;
-use crate::learner::{AgentKind, LearnerError, UpdateStats};
+use crate::learner::{LearnerError, UpdateStats};
 use crate::run::{Manifest, RunDir};
 use crate::tensorboard::TensorBoard;
 
@@ -267,15 +268,15 @@ fn markdown_table(config: &serde_json::Value) -> String {
 mod tests {
     use burn::module::Module;
     use schedlab_agents::learned::actor_critic::ActorCriticConfig;
-    use schedlab_env::{ClusterEnv, Environment, Scenario};
+    use schedlab_env::{Environment, Scenario, SingleJobEnv};
 
     use super::*;
     use crate::ppo::PpoConfig;
 
-    fn small() -> (PathBuf, ClusterEnv) {
+    fn small() -> (PathBuf, SingleJobEnv) {
         let workload =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
-        let env = ClusterEnv::new(Scenario::load(&workload).unwrap());
+        let env = SingleJobEnv::new(Scenario::load(&workload).unwrap());
         (workload, env)
     }
 
@@ -435,7 +436,7 @@ mod tests {
         let svm = workload.with_file_name("a9a-svm.toml");
         let err = train(
             AgentKind::Ppo,
-            &ClusterEnv::new(Scenario::load(&svm).unwrap()),
+            &SingleJobEnv::new(Scenario::load(&svm).unwrap()),
             tiny(),
             &spec(&svm, out.path(), 64, Some(&run.path)),
             device.clone(),
@@ -506,8 +507,8 @@ mod tests {
         assert_eq!(names.iter().filter(|f| f.ends_with(".bpk")).count(), 3);
 
         let mut env = scenario.fresh_copy();
-        let ctx = schedlab_agents::PolicyContext::of(&env);
-        let mut policy = crate::run::load_agent(&run.path, &ctx, &device).unwrap();
+        let ctx = env.policy_context();
+        let mut policy = crate::algorithms::load_agent(&run.path, &ctx, &device).unwrap();
         assert_eq!(policy.name(), "dqn");
         let (obs, _) = env.reset(0).unwrap();
         let first = policy.act(&obs);

@@ -1,16 +1,28 @@
-//! Schedulers for the multi-job cluster ([`schedlab_env::jobs::JobsEnv`]), behind the same
-//! [`Policy`](crate::Policy) trait: they read the window of queued and running jobs from the
-//! observation and answer, per slot, `[workers level, size level, placement]`.
+//! Schedulers of the multi-job cluster ([`schedlab_env::jobs::JobsEnv`]): they read the
+//! window of queued and running jobs from the observation's slot blocks and answer, per
+//! slot, a workers level, a size level and a placement.
 
 mod ordering;
 mod periodic;
 mod pollux;
 mod raes;
-pub mod registry;
 mod view;
 
 pub use ordering::{Order, OrderingPolicy};
-pub use periodic::OptimusPolicy;
+pub use periodic::PeriodicPolicy;
 pub use pollux::PolluxPolicy;
 pub use raes::JobsRaesPolicy;
 pub use view::{JobsContext, SlotView};
+
+use crate::registry::SchedulerRow;
+
+/// The jobs schedulers, in listing order.
+pub const SCHEDULERS: &[SchedulerRow] = &[
+    ordering::FIFO,
+    ordering::SJF,
+    ordering::LAS,
+    ordering::STATIC,
+    periodic::ROW,
+    pollux::ROW,
+    raes::ROW,
+];

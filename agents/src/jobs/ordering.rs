@@ -4,8 +4,77 @@
 
 use schedlab_env::Observation;
 
-use super::view::{JobsContext, SlotView};
-use crate::Policy;
+use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
+
+use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
+use crate::options::{OptionSpec, OptionType, Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::registry::SchedulerRow;
+
+const fn backfill(default: &'static str) -> OptionSpec {
+    OptionSpec {
+        key: "backfill",
+        kind: OptionType::Bool,
+        default,
+        help: "start later jobs when the first in order does not fit",
+    }
+}
+
+const fn row(
+    name: &'static str,
+    help: &'static str,
+    options: &'static [OptionSpec],
+    build: fn(&EnvContext, &Options) -> Result<Box<dyn Policy>, PolicyError>,
+) -> SchedulerRow {
+    SchedulerRow {
+        name,
+        kinds: &[EnvKind::Jobs],
+        help,
+        options,
+        build,
+    }
+}
+
+pub const FIFO: SchedulerRow = row(
+    "fifo",
+    "arrival order at the requested allocation (strict unless backfill=true)",
+    &[PLACEMENT, backfill("false")],
+    |ctx, o| ordering(ctx, "fifo", Order::Fifo, o.flag("backfill"), o),
+);
+pub const SJF: SchedulerRow = row(
+    "sjf",
+    "shortest remaining time first (the trace's duration: an oracle)",
+    &[PLACEMENT, backfill("true")],
+    |ctx, o| ordering(ctx, "sjf", Order::Sjf, o.flag("backfill"), o),
+);
+pub const LAS: SchedulerRow = row(
+    "las",
+    "Tiresias-like least attained service, preempting worse queues",
+    &[PLACEMENT, backfill("true")],
+    |ctx, o| ordering(ctx, "las", Order::Las, o.flag("backfill"), o),
+);
+pub const STATIC: SchedulerRow = row(
+    "static",
+    "Kubeflow-like: FIFO with backfilling at the requested allocation, never rescaled",
+    &[PLACEMENT],
+    |ctx, o| ordering(ctx, "static", Order::Fifo, true, o),
+);
+
+fn ordering(
+    ctx: &EnvContext,
+    name: &str,
+    order: Order,
+    backfill: bool,
+    options: &Options,
+) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(OrderingPolicy::new(
+        name,
+        jobs_context(ctx).clone(),
+        order,
+        options.choice("placement"),
+        backfill,
+    )))
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
@@ -86,10 +155,10 @@ impl Policy for OrderingPolicy {
         // one already started, so capacity goes to the better job first
         let mut last_started: Option<usize> = None;
         for view in self.ranked(observation) {
-            let fits = ctx.allowed(observation, view.slot, 0, start);
+            let fits = ctx.allowed(observation, view.slot, FIELD_WORKERS, start);
             if fits && last_started.is_none_or(|s| view.slot > s) {
-                action[view.slot * 3] = start;
-                action[view.slot * 3 + 2] = self.placement;
+                action[ctx.dim(view.slot, FIELD_WORKERS)] = start;
+                action[ctx.dim(view.slot, FIELD_PLACEMENT)] = self.placement;
                 last_started = Some(view.slot);
             } else if !fits && self.order == Order::Las && last_started.is_none() {
                 // preempt one visible running job of a worse queue, then decide again
@@ -98,7 +167,7 @@ impl Policy for OrderingPolicy {
                     .filter(|r| r.running() && Self::queue_of(r) > Self::queue_of(&view))
                     .max_by_key(Self::queue_of);
                 if let Some(victim) = worse {
-                    action[victim.slot * 3] = 0;
+                    action[ctx.dim(victim.slot, FIELD_WORKERS)] = 0;
                     return action;
                 }
             }

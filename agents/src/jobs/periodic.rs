@@ -5,19 +5,47 @@
 
 use schedlab_env::Observation;
 
-use super::view::JobsContext;
-use crate::Policy;
+use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 
-pub struct OptimusPolicy {
+use super::view::{JobsContext, PLACEMENT, jobs_context};
+use crate::options::{OptionSpec, OptionType, Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "periodic",
+    kinds: &[EnvKind::Jobs],
+    help: "Optimus-like: FIFO with backfilling; every interval one running job grows or shrinks",
+    options: &[
+        PLACEMENT,
+        OptionSpec {
+            key: "interval_s",
+            kind: OptionType::Positive,
+            default: "300",
+            help: "virtual seconds between re-fits",
+        },
+    ],
+    build,
+};
+
+fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(PeriodicPolicy::new(
+        jobs_context(ctx).clone(),
+        options.number("interval_s"),
+        options.choice("placement"),
+    )))
+}
+
+pub struct PeriodicPolicy {
     ctx: JobsContext,
     interval_s: f64,
     next_refit_s: f64,
     placement: usize,
 }
 
-impl OptimusPolicy {
+impl PeriodicPolicy {
     pub fn new(ctx: JobsContext, interval_s: f64, placement: usize) -> Self {
-        OptimusPolicy {
+        PeriodicPolicy {
             ctx,
             interval_s,
             next_refit_s: 0.0,
@@ -26,7 +54,7 @@ impl OptimusPolicy {
     }
 }
 
-impl Policy for OptimusPolicy {
+impl Policy for PeriodicPolicy {
     fn name(&self) -> &str {
         "periodic"
     }
@@ -43,9 +71,9 @@ impl Policy for OptimusPolicy {
         for s in 0..ctx.slots() {
             let v = ctx.slot(observation, s);
             if v.queued() {
-                if ctx.allowed(observation, s, 0, start) {
-                    action[s * 3] = start;
-                    action[s * 3 + 2] = self.placement;
+                if ctx.allowed(observation, s, FIELD_WORKERS, start) {
+                    action[ctx.dim(s, FIELD_WORKERS)] = start;
+                    action[ctx.dim(s, FIELD_PLACEMENT)] = self.placement;
                     return action;
                 }
                 blocked = true;
@@ -71,7 +99,7 @@ impl Policy for OptimusPolicy {
                 .filter(|v| v.workers_level > start)
                 .min_by(|a, b| change(a, start).abs().total_cmp(&change(b, start).abs()));
             if let Some(v) = shrink {
-                action[v.slot * 3] = start;
+                action[ctx.dim(v.slot, FIELD_WORKERS)] = start;
             }
         } else {
             let grow = running
@@ -79,7 +107,7 @@ impl Policy for OptimusPolicy {
                 .filter_map(|v| ctx.next_count_level(observation, v, true).map(|l| (v, l)))
                 .max_by(|(a, la), (b, lb)| change(a, *la).total_cmp(&change(b, *lb)));
             if let Some((v, level)) = grow.filter(|(v, l)| change(v, *l) > 0.0) {
-                action[v.slot * 3] = level;
+                action[ctx.dim(v.slot, FIELD_WORKERS)] = level;
             }
         }
         action

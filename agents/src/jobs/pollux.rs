@@ -7,8 +7,27 @@
 
 use schedlab_env::Observation;
 
-use super::view::JobsContext;
-use crate::Policy;
+use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
+
+use super::view::{JobsContext, PLACEMENT, jobs_context};
+use crate::options::{Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "pollux",
+    kinds: &[EnvKind::Jobs],
+    help: "Pollux-like goodput: admit at the fewest containers, shrink or grow by fitted speed-up",
+    options: &[PLACEMENT],
+    build,
+};
+
+fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(PolluxPolicy::new(
+        jobs_context(ctx).clone(),
+        options.choice("placement"),
+    )))
+}
 
 pub struct PolluxPolicy {
     ctx: JobsContext,
@@ -38,11 +57,11 @@ impl Policy for PolluxPolicy {
                 continue;
             }
             waiting = true;
-            let smallest =
-                (1..ctx.action_space.levels[0]).find(|&l| ctx.allowed(observation, s, 0, l));
+            let smallest = (1..ctx.action_space.field_choices(FIELD_WORKERS))
+                .find(|&l| ctx.allowed(observation, s, FIELD_WORKERS, l));
             if let Some(level) = smallest {
-                action[s * 3] = level;
-                action[s * 3 + 2] = self.placement;
+                action[ctx.dim(s, FIELD_WORKERS)] = level;
+                action[ctx.dim(s, FIELD_PLACEMENT)] = self.placement;
                 return action;
             }
         }
@@ -59,7 +78,7 @@ impl Policy for PolluxPolicy {
                 .filter_map(|v| ctx.next_count_level(observation, &v, false).map(|l| (v, l)))
                 .min_by(|(a, la), (b, lb)| gain(a, *la).total_cmp(&gain(b, *lb)));
             if let Some((v, level)) = shrink {
-                action[v.slot * 3] = level;
+                action[ctx.dim(v.slot, FIELD_WORKERS)] = level;
             }
             return action;
         }
@@ -69,7 +88,7 @@ impl Policy for PolluxPolicy {
             .filter_map(|v| ctx.next_count_level(observation, &v, true).map(|l| (v, l)))
             .max_by(|(a, la), (b, lb)| gain(a, *la).total_cmp(&gain(b, *lb)));
         if let Some((v, level)) = grow.filter(|(v, l)| gain(v, *l) > 0.05) {
-            action[v.slot * 3] = level;
+            action[ctx.dim(v.slot, FIELD_WORKERS)] = level;
         }
         action
     }

@@ -10,11 +10,30 @@
 use schedlab_env::Observation;
 use schedlab_env::jobs::observe::{SLOT_CPU, SLOT_GPU, SLOT_MEM};
 
-use super::view::{JobsContext, SlotView};
-use crate::Policy;
+use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
+
+use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
+use crate::options::{Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
 use crate::raes::exact::solve_exact;
 use crate::raes::heuristic::solve_heuristic;
 use crate::raes::problem::{AllocationProblem, ContainerOption, Worker};
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "raes",
+    kinds: &[EnvKind::Jobs],
+    help: "RAES's allocation MIP over the window: hold, keep or a workers x size option per job",
+    options: &[PLACEMENT],
+    build,
+};
+
+fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(JobsRaesPolicy::new(
+        jobs_context(ctx).clone(),
+        options.choice("placement"),
+    )))
+}
 
 pub struct JobsRaesPolicy {
     ctx: JobsContext,
@@ -87,14 +106,14 @@ impl Policy for JobsRaesPolicy {
                     (0, ctx.requested_size_level)
                 };
                 let mut choices = vec![current];
-                for w in 1..ctx.action_space.levels[0] {
+                for w in 1..ctx.action_space.field_choices(FIELD_WORKERS) {
                     for s in 0..ctx.sizes.len() {
                         // one dimension away from the current levels: what the mask vouches for
                         let near = w == current.0 || s == current.1;
                         if near
                             && (w, s) != current
-                            && ctx.allowed(observation, v.slot, 0, w)
-                            && ctx.allowed(observation, v.slot, 1, s)
+                            && ctx.allowed(observation, v.slot, FIELD_WORKERS, w)
+                            && ctx.allowed(observation, v.slot, FIELD_SIZE, s)
                         {
                             choices.push((w, s));
                         }
@@ -132,9 +151,9 @@ impl Policy for JobsRaesPolicy {
         if let Some(allocation) = allocation {
             for ((view, worker), &o) in views.iter().zip(&problem.workers).zip(&allocation.choice) {
                 let [w, s, _] = worker.options[o].levels;
-                action[view.slot * 3] = w;
-                action[view.slot * 3 + 1] = s;
-                action[view.slot * 3 + 2] = self.placement;
+                action[ctx.dim(view.slot, FIELD_WORKERS)] = w;
+                action[ctx.dim(view.slot, FIELD_SIZE)] = s;
+                action[ctx.dim(view.slot, FIELD_PLACEMENT)] = self.placement;
             }
         }
         action

@@ -1,26 +1,39 @@
 //! What a jobs policy knows of its env, and the observation decoded slot by slot.
 
+use std::ops::Deref;
+
 use schedlab_env::Observation;
-use schedlab_env::gym::ActionSpace;
 use schedlab_env::jobs::observe::{
-    CLUSTER_FEATURES, SLOT_ATTAINED, SLOT_CONTENTION, SLOT_FEATURES, SLOT_PRESENT, SLOT_REMAINING,
-    SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL,
-    seconds_of,
+    CLUSTER_GROUP, FIELD_SIZE, FIELD_WORKERS, SLOT_ATTAINED, SLOT_CONTENTION, SLOT_GROUP,
+    SLOT_PRESENT, SLOT_REMAINING, SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS,
+    SLOT_WORKERS_LEVEL, seconds_of,
 };
 use schedlab_env::jobs::{GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
 
-use crate::policy::PolicyContext;
+use crate::options::{OptionSpec, OptionType};
+use crate::policy::{EnvContext, PolicyContext};
 
-impl crate::policy::SchedulingEnv for JobsEnv {
-    fn policy_context(&self) -> PolicyContext {
-        JobsContext::generic(self)
+/// Where a starting job's containers go; every jobs scheduler but `random` takes it.
+pub const PLACEMENT: OptionSpec = OptionSpec {
+    key: "placement",
+    kind: OptionType::Choice(&["best-fit", "worst-fit"]),
+    default: "best-fit",
+    help: "machines for new containers: the fullest that fits, or the emptiest",
+};
+
+/// The jobs part of `ctx`; a registry row of this kind is only built with one.
+pub fn jobs_context(ctx: &EnvContext) -> &JobsContext {
+    match ctx {
+        EnvContext::Jobs(ctx) => ctx,
+        other => unreachable!("a jobs scheduler built for {:?}", other.kind()),
     }
 }
 
-/// The declared spaces and the scaling ladders of a jobs workload.
+/// The declared spaces (slot-major) plus the scaling ladders of a jobs workload, its cluster's
+/// size, and what the reward prices.
 #[derive(Debug, Clone)]
 pub struct JobsContext {
-    pub action_space: ActionSpace,
+    pub common: PolicyContext,
     /// `workers[level - 1]` multiplies the requested container count (level 0: not running).
     pub workers: Vec<f64>,
     pub sizes: Vec<f64>,
@@ -30,11 +43,17 @@ pub struct JobsContext {
     /// The cluster's total and its largest machine's `[cpu, mem, gpu]` (milli-units).
     pub cluster_capacity: [f64; 3],
     pub largest_machine: [f64; 3],
-    /// The reward's weights, prices per milli-unit-second, and the decision interval (an
-    /// hour when the workload has none), for policies that price their choices.
-    pub reward: schedlab_env::workload::RewardSpec,
+    /// Prices per milli-unit-second and the decision interval (an hour when the workload has
+    /// none), for policies that price their choices.
     pub prices_per_s: [f64; 3],
     pub interval_s: f64,
+}
+
+impl Deref for JobsContext {
+    type Target = PolicyContext;
+    fn deref(&self) -> &PolicyContext {
+        &self.common
+    }
 }
 
 impl JobsContext {
@@ -55,12 +74,15 @@ impl JobsContext {
         }
         let per_unit = w.prices.per_second();
         JobsContext {
+            common: PolicyContext {
+                action_space: env.action_space().clone(),
+                observation_space: env.observation_space().clone(),
+                reward: w.reward.clone(),
+            },
             cluster_capacity,
             largest_machine,
-            reward: w.reward.clone(),
             prices_per_s: std::array::from_fn(|r| per_unit[r] / MILLI_PER_UNIT[r]),
             interval_s: w.episode.reward_interval_s(),
-            action_space: env.action_space().clone(),
             workers: w.scaling.workers.clone(),
             sizes: w.scaling.sizes.clone(),
             requested_workers_level: w.scaling.requested_workers_level(),
@@ -69,36 +91,23 @@ impl JobsContext {
         }
     }
 
-    /// A [`PolicyContext`] for the generic policies (random, and learned agents), which use
-    /// only the spaces: units are window slots, `[workers, size, placement]` per slot.
-    pub fn generic(env: &JobsEnv) -> PolicyContext {
-        let w = env.workload();
-        PolicyContext {
-            action_space: env.action_space().clone(),
-            observation_space: *env.observation_space(),
-            level_sizes: [
-                std::iter::once(0.0)
-                    .chain(w.scaling.workers.iter().copied())
-                    .collect(),
-                w.scaling.sizes.clone(),
-                vec![0.0, 1.0],
-            ],
-            node_capacity: Vec::new(),
-            round_interval_s: w.episode.decision_interval_s,
-            reward: w.reward.clone(),
-            prices_per_s: w.prices.per_second(),
-        }
+    pub fn slots(&self) -> usize {
+        self.action_space.units()
     }
 
-    pub fn slots(&self) -> usize {
-        self.action_space.nodes
+    /// The dimension of `field` (`observe::FIELD_*`) at `slot`.
+    pub fn dim(&self, slot: usize, field: usize) -> usize {
+        self.action_space.dim(slot, field)
     }
 
     pub fn slot<'a>(&self, observation: &'a Observation, slot: usize) -> SlotView<'a> {
-        let features = &observation.features[slot * SLOT_FEATURES..(slot + 1) * SLOT_FEATURES];
+        let features = self
+            .observation_space
+            .group(SLOT_GROUP)
+            .block(&observation.features, slot);
         let top = [
-            self.action_space.levels[0] - 1,
-            self.action_space.levels[1] - 1,
+            self.action_space.field_choices(FIELD_WORKERS) - 1,
+            self.action_space.field_choices(FIELD_SIZE) - 1,
         ];
         SlotView {
             slot,
@@ -110,8 +119,9 @@ impl JobsContext {
 
     /// The cluster's features after the slots.
     pub fn cluster<'a>(&self, observation: &'a Observation) -> &'a [f32] {
-        let start = self.slots() * SLOT_FEATURES;
-        &observation.features[start..start + CLUSTER_FEATURES]
+        self.observation_space
+            .group(CLUSTER_GROUP)
+            .block(&observation.features, 0)
     }
 
     /// Virtual time now.
@@ -119,29 +129,31 @@ impl JobsContext {
         self.cluster(observation)[6] as f64 * self.max_time_s
     }
 
-    /// Whether slot `slot` may take `level` in dimension `dim` (0 workers, 1 size, 2 placement).
+    /// Whether slot `slot` may take `level` in `field` (`observe::FIELD_*`).
     pub fn allowed(
         &self,
         observation: &Observation,
         slot: usize,
-        dim: usize,
+        field: usize,
         level: usize,
     ) -> bool {
-        observation.mask_of(&self.action_space, slot * 3 + dim)[level]
+        observation.mask_of(&self.action_space, self.dim(slot, field))[level]
     }
 
     /// Every slot unchanged: running jobs keep their levels, queued ones wait.
     pub fn keep_all(&self, observation: &Observation) -> Vec<usize> {
-        (0..self.slots())
-            .flat_map(|s| {
-                let v = self.slot(observation, s);
-                if v.running() {
-                    [v.workers_level, v.size_level, 0]
-                } else {
-                    [0, self.requested_size_level, 0]
-                }
-            })
-            .collect()
+        let mut action = vec![0; self.action_space.dims()];
+        for s in 0..self.slots() {
+            let v = self.slot(observation, s);
+            let (workers, size) = if v.running() {
+                (v.workers_level, v.size_level)
+            } else {
+                (0, self.requested_size_level)
+            };
+            action[self.dim(s, FIELD_WORKERS)] = workers;
+            action[self.dim(s, FIELD_SIZE)] = size;
+        }
+        action
     }
 
     /// The containers a workers level gives the job (0 at level 0).
@@ -164,7 +176,7 @@ impl JobsContext {
         up: bool,
     ) -> Option<usize> {
         let now = self.worker_count(view, view.workers_level);
-        let top = self.action_space.levels[0] - 1;
+        let top = self.action_space.field_choices(FIELD_WORKERS) - 1;
         let candidates: Vec<usize> = if up {
             (view.workers_level + 1..=top).collect()
         } else {
@@ -173,7 +185,7 @@ impl JobsContext {
         candidates
             .into_iter()
             .find(|&l| self.worker_count(view, l) != now)
-            .filter(|&l| self.allowed(observation, view.slot, 0, l))
+            .filter(|&l| self.allowed(observation, view.slot, FIELD_WORKERS, l))
     }
 
     /// The job's speed-up at a workers level and size level (its template's curve).

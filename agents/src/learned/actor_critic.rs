@@ -138,15 +138,13 @@ mod tests {
 
     use super::*;
     use crate::learned::masked::argmax;
+    use crate::single_job::context::node_space;
 
     #[test]
     fn ppo_steps_raise_the_probability_of_an_advantaged_action_and_never_of_a_masked_one() {
         let device = Device::flex().autodiff();
         device.seed(3);
-        let space = ActionSpace {
-            nodes: 1,
-            levels: [3, 2, 2],
-        };
+        let space = node_space(1, [3, 2, 2]);
         let mut net = ActorCriticConfig::new(4, space.mask_len())
             .with_hidden(16)
             .init(&device);
@@ -209,10 +207,7 @@ mod tests {
     fn at_ratio_one_the_clipped_objective_has_the_policy_gradient() {
         let device = Device::flex().autodiff();
         device.seed(5);
-        let space = ActionSpace {
-            nodes: 2,
-            levels: [3, 2, 2],
-        };
+        let space = node_space(2, [3, 2, 2]);
         let net = ActorCriticConfig::new(3, space.mask_len())
             .with_hidden(8)
             .init(&device);

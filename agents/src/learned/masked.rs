@@ -19,7 +19,7 @@ pub fn masked_log_probs(space: &ActionSpace, logits: Tensor<2>, mask: Tensor<2>)
     let pieces: Vec<Tensor<2>> = (0..space.dims())
         .map(|d| {
             let start = space.mask_offset(d);
-            let width = space.levels[d % 3];
+            let width = space.choices(d);
             log_softmax(penalised.clone().slice([0..batch, start..start + width]), 1)
         })
         .collect();
@@ -37,7 +37,7 @@ pub fn sample(
     (0..space.dims())
         .map(|d| {
             let start = space.mask_offset(d);
-            let levels = start..start + space.levels[d % 3];
+            let levels = start..start + space.choices(d);
             let probs: Vec<f32> = levels
                 .clone()
                 .map(|k| if mask[k] { log_probs[k].exp() } else { 0.0 })
@@ -64,7 +64,7 @@ pub fn argmax(space: &ActionSpace, log_probs: &[f32], mask: &[bool]) -> Vec<usiz
     (0..space.dims())
         .map(|d| {
             let start = space.mask_offset(d);
-            (0..space.levels[d % 3])
+            (0..space.choices(d))
                 .filter(|&l| mask[start + l])
                 .max_by(|&a, &b| log_probs[start + a].total_cmp(&log_probs[start + b]))
                 .unwrap_or(0)
@@ -78,7 +78,7 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::policy::fixtures::one_node_space as space;
+    use crate::single_job::context::fixtures::one_node_space as space;
 
     #[test]
     fn masked_levels_get_no_probability_and_are_never_chosen() {

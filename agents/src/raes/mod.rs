@@ -1,10 +1,9 @@
-//! RAES: the per-round allocation problem, its two solvers and the scheduler that predicts
-//! demand and solves it each round.
+//! RAES's per-round allocation problem and its two solvers, shared by the RAES schedulers of
+//! both kinds of env (`single_job::raes`, `jobs::raes`).
 
 pub mod exact;
 pub mod heuristic;
 pub mod problem;
-pub mod scheduler;
 
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,13 @@ pub struct Step<I> {
 
 /// `reset(seed)`, `step(action)` and declared spaces over a discrete multi-dimensional action
 /// with a mask inside every observation.
+///
+/// The contract, which [`check_env`](super::check_env) verifies: everything random in an
+/// episode derives from the seed given to `reset`; observations have the declared length and
+/// finite features; every dimension of the mask allows at least one level; `step` refuses an
+/// action that [`ActionSpace::check`] refuses, with an error, and leaves the env as it was; an
+/// episode ends (terminated or truncated) within `step_limit` steps; `step` after the end
+/// returns [`EnvError::EpisodeOver`](crate::EnvError::EpisodeOver) until the next `reset`.
 pub trait Environment: Send {
     /// The episode's summary, set in the info of its last step.
     type Metrics: EpisodeSummary;
@@ -27,6 +34,8 @@ pub trait Environment: Send {
     fn workload_name(&self) -> &str;
     fn action_space(&self) -> &ActionSpace;
     fn observation_space(&self) -> &ObservationSpace;
+    /// The most steps one episode can take.
+    fn step_limit(&self) -> usize;
     /// Starts an episode; everything random in it derives from `seed`.
     fn reset(&mut self, seed: u64) -> Result<(Observation, Self::Info)>;
     fn step(&mut self, action: &[usize]) -> Result<Step<Self::Info>>;

@@ -1,20 +1,12 @@
-//! The gym-like API: `reset(seed)`, `step(action)`, declared spaces, action masks, reward,
-//! metrics, and a vectorised form.
+//! The gym contract every env keeps: `reset(seed)`, `step(action)`, declared neutral spaces,
+//! action masks, the shared env checker, and a vectorised form.
 
-mod env;
+pub mod check;
 mod environment;
-mod metrics;
 mod spaces;
 mod vec_env;
 
-pub use env::{ClusterEnv, Info};
+pub use check::{CheckOptions, CheckReport, check_env};
 pub use environment::{Environment, EpisodeSummary, Step, StepInfo};
-pub use metrics::EpisodeMetrics;
-pub use spaces::{
-    ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_BATCH, NODE_DELAY, NODE_FEATURES,
-    NODE_STALENESS, NODE_THROUGHPUT, NODE_VARIANCE, Observation, ObservationSpace,
-};
+pub use spaces::{ActionError, ActionSpace, FeatureGroup, Field, Observation, ObservationSpace};
 pub use vec_env::{VecEnv, VecStep};
-
-#[cfg(test)]
-mod tests;

@@ -1,101 +1,292 @@
-//! Declared observation and action spaces, so agents can be written once for any workload.
+//! Declared observation and action spaces, neutral about what an env simulates, so that agents
+//! read shapes, offsets and labels from them instead of computing indices by hand.
 
-use serde::Serialize;
+use std::fmt;
 
-use crate::cluster::{Ladder, Resource};
-
-/// Rounds of usage history each node carries in the observation.
-pub const HISTORY: usize = 10;
-/// Per round of history: used and allocated CPU, memory, GPU as shares of the node's capacity.
-pub const HISTORY_FEATURES: usize = 6;
-/// Per node: the history, then gradient variance `ln(1 + var)`, update delay (in rounds),
-/// batch / base batch, staleness / (tau + 1), throughput `ln(1 + samples/s)` over the last
-/// round, background CPU and memory share over the next round, speed factor, and CPU, memory
-/// and GPU capacity relative to the largest node.
-pub const NODE_FEATURES: usize = HISTORY * HISTORY_FEATURES + 11;
-/// Where the per-node scalars start within a node's features, in the order above.
-pub const NODE_VARIANCE: usize = HISTORY * HISTORY_FEATURES;
-pub const NODE_DELAY: usize = NODE_VARIANCE + 1;
-pub const NODE_BATCH: usize = NODE_VARIANCE + 2;
-pub const NODE_STALENESS: usize = NODE_VARIANCE + 3;
-pub const NODE_THROUGHPUT: usize = NODE_VARIANCE + 4;
-/// For the job: validation loss / initial loss, progress to the target in [0, 1], elapsed
-/// share of the time limit, elapsed share of the round limit, HB-ASGD's learning-rate factor.
-pub const JOB_FEATURES: usize = 5;
-
-/// The observation is a flat `f32` vector: `nodes x NODE_FEATURES` node-major, then the job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct ObservationSpace {
-    pub nodes: usize,
-    pub node_features: usize,
-    pub job_features: usize,
+/// One named choice made at every unit of an [`ActionSpace`] (a node's CPU level, a window
+/// slot's workers level, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    /// Levels including 0.
+    pub choices: usize,
 }
 
-impl ObservationSpace {
+impl Field {
+    pub const fn new(name: &'static str, choices: usize) -> Self {
+        Field { name, choices }
+    }
+}
+
+/// Multi-discrete (gym's `MultiDiscrete`), laid out as a grid: for each unit (node-major,
+/// slot-major, ...) one dimension per field. Dimension `d` is unit `d / fields` and field
+/// `d % fields`; its label reads `node 3 / gpu`. The flat action mask concatenates each
+/// dimension's levels in dimension order. An env with one decision has one unit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionSpace {
+    unit: &'static str,
+    units: usize,
+    fields: Vec<Field>,
+    /// Where each dimension's levels start in the mask, plus the mask's length at the end.
+    offsets: Vec<usize>,
+}
+
+impl ActionSpace {
+    /// `units` copies of `fields`, each unit called `unit` in labels and errors.
+    pub fn grid(unit: &'static str, units: usize, fields: Vec<Field>) -> Self {
+        assert!(
+            fields.iter().all(|f| f.choices > 0),
+            "every field has a choice"
+        );
+        let mut offsets = Vec::with_capacity(units * fields.len() + 1);
+        let mut next = 0;
+        for _ in 0..units {
+            for field in &fields {
+                offsets.push(next);
+                next += field.choices;
+            }
+        }
+        offsets.push(next);
+        ActionSpace {
+            unit,
+            units,
+            fields,
+            offsets,
+        }
+    }
+
+    /// What a unit is (`node`, `slot`).
+    pub fn unit_name(&self) -> &'static str {
+        self.unit
+    }
+    /// Number of units.
+    pub fn units(&self) -> usize {
+        self.units
+    }
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+    /// Levels of field `field` (the same at every unit).
+    pub fn field_choices(&self, field: usize) -> usize {
+        self.fields[field].choices
+    }
+    /// Number of discrete dimensions (units x fields).
+    pub fn dims(&self) -> usize {
+        self.units * self.fields.len()
+    }
+    /// The dimension of `field` at `unit`.
+    pub fn dim(&self, unit: usize, field: usize) -> usize {
+        debug_assert!(unit < self.units && field < self.fields.len());
+        unit * self.fields.len() + field
+    }
+    pub fn unit_of(&self, dim: usize) -> usize {
+        dim / self.fields.len()
+    }
+    pub fn field_of(&self, dim: usize) -> usize {
+        dim % self.fields.len()
+    }
+    /// Levels of dimension `dim`.
+    pub fn choices(&self, dim: usize) -> usize {
+        self.fields[self.field_of(dim)].choices
+    }
+    /// Choices of each dimension, gym's `nvec`.
+    pub fn nvec(&self) -> Vec<usize> {
+        (0..self.dims()).map(|d| self.choices(d)).collect()
+    }
+    /// `node 3 / gpu`.
+    pub fn label(&self, dim: usize) -> String {
+        format!(
+            "{} {} / {}",
+            self.unit,
+            self.unit_of(dim),
+            self.fields[self.field_of(dim)].name
+        )
+    }
+    /// Length of the flat mask: the sum of `nvec`.
+    pub fn mask_len(&self) -> usize {
+        self.offsets[self.dims()]
+    }
+    /// Where dimension `dim`'s levels start in the flat mask.
+    pub fn mask_offset(&self, dim: usize) -> usize {
+        self.offsets[dim]
+    }
+    /// The mask's entries of dimension `dim`.
+    pub fn mask_range(&self, dim: usize) -> std::ops::Range<usize> {
+        self.offsets[dim]..self.offsets[dim + 1]
+    }
+
+    /// Refuses an action of the wrong length, a level that does not exist, or one the mask
+    /// excludes (the first such dimension).
+    pub fn check(&self, action: &[usize], mask: &[bool]) -> Result<(), ActionError> {
+        if action.len() != self.dims() {
+            return Err(ActionError::Length {
+                got: action.len(),
+                expected: self.dims(),
+                unit: self.unit,
+                per_unit: self.fields.len(),
+            });
+        }
+        for (dim, &level) in action.iter().enumerate() {
+            let choices = self.choices(dim);
+            if level >= choices {
+                return Err(ActionError::OutOfRange {
+                    dim,
+                    label: self.label(dim),
+                    level,
+                    choices,
+                });
+            }
+            if !mask[self.mask_offset(dim) + level] {
+                return Err(ActionError::Masked {
+                    dim,
+                    label: self.label(dim),
+                    level,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why [`ActionSpace::check`] refused an action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionError {
+    Length {
+        got: usize,
+        expected: usize,
+        unit: &'static str,
+        per_unit: usize,
+    },
+    OutOfRange {
+        dim: usize,
+        label: String,
+        level: usize,
+        choices: usize,
+    },
+    Masked {
+        dim: usize,
+        label: String,
+        level: usize,
+    },
+}
+
+impl fmt::Display for ActionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ActionError::Length {
+                got,
+                expected,
+                unit,
+                per_unit,
+            } => write!(
+                f,
+                "{got} entries, the action space has {expected} ({per_unit} per {unit})"
+            ),
+            ActionError::OutOfRange {
+                label,
+                level,
+                choices,
+                ..
+            } => write!(f, "{label} level {level}: only levels 0..{choices} exist"),
+            ActionError::Masked { label, level, .. } => {
+                write!(f, "{label} level {level} is masked")
+            }
+        }
+    }
+}
+
+/// A named run of features in the flat observation: `count` blocks of `width` features from
+/// `offset` (one block per node, per window slot, or a single block for the whole cluster).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureGroup {
+    pub name: &'static str,
+    pub count: usize,
+    pub width: usize,
+    pub offset: usize,
+}
+
+impl FeatureGroup {
+    /// Block `index` of this group in `features`.
+    pub fn block<'a>(&self, features: &'a [f32], index: usize) -> &'a [f32] {
+        debug_assert!(index < self.count);
+        let start = self.offset + index * self.width;
+        &features[start..start + self.width]
+    }
     pub fn len(&self) -> usize {
-        self.nodes * self.node_features + self.job_features
+        self.count * self.width
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
-/// Multi-discrete: for each node (node-major) and each resource `[cpu, mem, gpu]`, a level
-/// of the container ladder, 0 = none. A node runs a worker only if its CPU and memory levels
-/// are both non-zero; otherwise the node's levels all count as 0.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ActionSpace {
-    pub nodes: usize,
-    /// Choices per resource (levels including 0), the same on every node.
-    pub levels: [usize; 3],
+/// The observation is a flat `f32` vector: its feature groups one after another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObservationSpace {
+    groups: Vec<FeatureGroup>,
 }
 
-impl ActionSpace {
-    pub fn new(nodes: usize, ladder: &Ladder) -> Self {
-        ActionSpace {
-            nodes,
-            levels: Resource::ALL.map(|r| ladder.levels(r)),
-        }
+impl ObservationSpace {
+    /// Groups in order, each as `(name, count, width)`.
+    pub fn new(groups: &[(&'static str, usize, usize)]) -> Self {
+        let mut offset = 0;
+        let groups = groups
+            .iter()
+            .map(|&(name, count, width)| {
+                let group = FeatureGroup {
+                    name,
+                    count,
+                    width,
+                    offset,
+                };
+                offset += count * width;
+                group
+            })
+            .collect();
+        ObservationSpace { groups }
     }
 
-    /// Number of discrete dimensions (`nodes x 3`).
-    pub fn dims(&self) -> usize {
-        self.nodes * 3
+    pub fn groups(&self) -> &[FeatureGroup] {
+        &self.groups
     }
 
-    /// Choices of each dimension, gym's `nvec`.
-    pub fn nvec(&self) -> Vec<usize> {
-        (0..self.nodes).flat_map(|_| self.levels).collect()
+    /// The group called `name`; panics on a name the env does not declare (a programming
+    /// error in the agent, not bad input).
+    pub fn group(&self, name: &str) -> &FeatureGroup {
+        self.groups
+            .iter()
+            .find(|g| g.name == name)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no feature group `{name}` in this observation space ({:?})",
+                    self.groups.iter().map(|g| g.name).collect::<Vec<_>>()
+                )
+            })
     }
 
-    /// Length of the flat mask: the sum of `nvec`.
-    pub fn mask_len(&self) -> usize {
-        self.nodes * self.levels.iter().sum::<usize>()
+    pub fn len(&self) -> usize {
+        self.groups.iter().map(FeatureGroup::len).sum()
     }
-
-    /// Where dimension `d`'s levels start in the flat mask.
-    pub fn mask_offset(&self, dim: usize) -> usize {
-        let per_node: usize = self.levels.iter().sum();
-        (dim / 3) * per_node + self.levels[..dim % 3].iter().sum::<usize>()
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
 /// A flat observation with its action mask: `mask[mask_offset(d) + level]` says whether that
-/// level of dimension `d` fits on the node for the whole coming round.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// level of dimension `d` is allowed now.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Observation {
     pub features: Vec<f32>,
     pub action_mask: Vec<bool>,
 }
 
 impl Observation {
-    /// The feasible levels of one dimension.
+    /// The allowed levels of one dimension as a mask slice.
     pub fn mask_of(&self, space: &ActionSpace, dim: usize) -> &[bool] {
-        let start = space.mask_offset(dim);
-        &self.action_mask[start..start + space.levels[dim % 3]]
+        &self.action_mask[space.mask_range(dim)]
     }
 
-    /// The allowed levels of one dimension (never empty: level 0 always fits).
+    /// The allowed levels of one dimension.
     pub fn allowed(&self, space: &ActionSpace, dim: usize) -> Vec<usize> {
         let mask = self.mask_of(space, dim);
         (0..mask.len()).filter(|&l| mask[l]).collect()
@@ -106,18 +297,67 @@ impl Observation {
 mod tests {
     use super::*;
 
+    fn space() -> ActionSpace {
+        ActionSpace::grid(
+            "node",
+            3,
+            vec![
+                Field::new("cpu", 5),
+                Field::new("mem", 4),
+                Field::new("gpu", 2),
+            ],
+        )
+    }
+
     #[test]
     fn mask_offsets_tile_the_mask_exactly() {
-        let space = ActionSpace {
-            nodes: 3,
-            levels: [5, 4, 2],
-        };
+        let space = space();
         let mut next = 0;
         for d in 0..space.dims() {
             assert_eq!(space.mask_offset(d), next);
-            next += space.levels[d % 3];
+            assert_eq!(space.dim(space.unit_of(d), space.field_of(d)), d);
+            next += space.choices(d);
         }
         assert_eq!(next, space.mask_len());
         assert_eq!(space.nvec(), vec![5, 4, 2, 5, 4, 2, 5, 4, 2]);
+        assert_eq!(space.label(5), "node 1 / gpu");
+    }
+
+    #[test]
+    fn check_names_the_dimension_the_level_and_why() {
+        let space = space();
+        let mut mask = vec![true; space.mask_len()];
+        mask[space.mask_offset(space.dim(2, 1)) + 3] = false;
+        assert_eq!(space.check(&[0; 9], &mask), Ok(()));
+        let err = space.check(&[0; 8], &mask).unwrap_err().to_string();
+        assert_eq!(err, "8 entries, the action space has 9 (3 per node)");
+        let err = space
+            .check(&[0, 0, 2, 0, 0, 0, 0, 0, 0], &mask)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "node 0 / gpu level 2: only levels 0..2 exist");
+        let err = space
+            .check(&[0, 0, 0, 0, 0, 0, 0, 3, 0], &mask)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ActionError::Masked {
+                dim: 7,
+                label: "node 2 / mem".into(),
+                level: 3
+            }
+        );
+    }
+
+    #[test]
+    fn feature_groups_follow_each_other() {
+        let space = ObservationSpace::new(&[("node", 3, 4), ("job", 1, 2)]);
+        assert_eq!(space.len(), 14);
+        let features: Vec<f32> = (0..14).map(|i| i as f32).collect();
+        assert_eq!(
+            space.group("node").block(&features, 2),
+            &[8.0, 9.0, 10.0, 11.0]
+        );
+        assert_eq!(space.group("job").block(&features, 0), &[12.0, 13.0]);
     }
 }

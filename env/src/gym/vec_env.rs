@@ -9,7 +9,6 @@
 
 use rayon::prelude::*;
 
-use super::env::ClusterEnv;
 use super::environment::Environment;
 use super::spaces::Observation;
 use crate::error::Result;
@@ -35,7 +34,7 @@ pub struct VecStep<I> {
     pub final_observations: Vec<Option<Observation>>,
 }
 
-pub struct VecEnv<E = ClusterEnv> {
+pub struct VecEnv<E> {
     envs: Vec<E>,
     episodes: Vec<u64>,
     base_seed: u64,

@@ -1,20 +1,23 @@
-//! Many training jobs arriving over time on a shared cluster (DESIGN §4): the jobs workload
+//! Many training jobs arriving over time on a shared cluster (see ARCHITECTURE.md): the jobs workload
 //! file, machines with shareable GPUs, the surrogate progress model fitted per model
 //! template, and a gym-like env whose policy decides at each decision point which queued
 //! jobs start, where, and with how many containers of what size.
 
-mod cluster;
+mod accounting;
+mod dynamics;
 mod env;
+mod machines;
 mod metrics;
 pub mod observe;
 pub mod real;
 mod spec;
+mod state;
 
 #[cfg(test)]
 mod tests;
 
-pub use cluster::{Cluster, Container, Placement};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
+pub use machines::{Cluster, Container, Placement};
 pub use metrics::JobsMetrics;
 pub use spec::{
     Fidelity, GPU_MILLI, JobRecord, JobsEpisode, JobsWorkload, MAX_CONTENTION, MAX_GPUS,

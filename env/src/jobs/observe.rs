@@ -1,7 +1,20 @@
 //! The jobs env's observation (a fixed window of queued and running jobs plus the cluster)
 //! and its action mask.
 
-use super::env::{Episode, JobsEnv, Status};
+use super::state::{Episode, Shared, Status};
+use crate::gym::ActionSpace;
+
+/// The action's fields at every window slot: the workers level (0 = not running, level `k`
+/// scales the requested container count by `scaling.workers[k - 1]`), the size level
+/// (`scaling.sizes`), and the placement (best-fit, worst-fit).
+pub const FIELD_WORKERS: usize = 0;
+pub const FIELD_SIZE: usize = 1;
+pub const FIELD_PLACEMENT: usize = 2;
+
+/// The feature group with one block per window slot.
+pub const SLOT_GROUP: &str = "slot";
+/// The feature group of the whole cluster, one block after the slots.
+pub const CLUSTER_GROUP: &str = "cluster";
 
 /// Per window slot, in this order. Times are `ln(1 + hours)`.
 pub const SLOT_FEATURES: usize = 14;
@@ -44,29 +57,38 @@ pub fn seconds_of(feature: f32) -> f64 {
     (feature as f64).exp_m1() * 3600.0
 }
 
-pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bool>) {
-    let w = env.workload();
-    let space = env.action_space();
+/// The features and the mask of `episode`'s current window, `observation_len` features.
+pub(super) fn observe(
+    sh: &Shared,
+    space: &ActionSpace,
+    observation_len: usize,
+    episode: &mut Episode,
+) -> (Vec<f32>, Vec<bool>) {
+    let w = &sh.workload;
     let largest = episode.cluster.largest();
     let now = episode.now;
-    let mut features = vec![0f32; space.nodes * SLOT_FEATURES + CLUSTER_FEATURES];
+    let slots = space.units();
+    let mut features = vec![0f32; observation_len];
     let mut mask = vec![false; space.mask_len()];
-    let top = [space.levels[0] - 1, space.levels[1] - 1];
+    let workers_levels = space.field_choices(FIELD_WORKERS);
+    let size_levels = space.field_choices(FIELD_SIZE);
+    let top = [workers_levels - 1, size_levels - 1];
     let requested_size = w.scaling.requested_size_level();
     let requested_workers = w.scaling.requested_workers_level();
-    for slot in 0..space.nodes {
+    for slot in 0..slots {
         let f = &mut features[slot * SLOT_FEATURES..(slot + 1) * SLOT_FEATURES];
-        let offsets = [0, 1, 2].map(|d| space.mask_offset(slot * 3 + d));
-        mask[offsets[0]] = true;
-        mask[offsets[2]..offsets[2] + space.levels[2]].fill(true);
+        let workers_at = space.mask_offset(space.dim(slot, FIELD_WORKERS));
+        let size_at = space.mask_offset(space.dim(slot, FIELD_SIZE));
+        mask[workers_at] = true;
+        mask[space.mask_range(space.dim(slot, FIELD_PLACEMENT))].fill(true);
         let Some(j) = episode.window[slot] else {
-            mask[offsets[1] + requested_size] = true;
+            mask[size_at + requested_size] = true;
             continue;
         };
         let i = j as usize;
         let spec = &w.jobs[i];
         let request = spec.request();
-        let template = &w.templates[env.template_of(i)];
+        let template = &w.templates[sh.template_of(i)];
         let job = &episode.jobs[i];
         let running = job.status == Status::Running;
         f[SLOT_PRESENT] = 1.0;
@@ -93,22 +115,22 @@ pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bo
         };
         let own = std::mem::take(&mut episode.jobs[i].containers);
         episode.cluster.begin_probe(&own);
-        for level in 1..space.levels[0] {
-            mask[offsets[0] + level] = (running && level == base_w)
+        for level in 1..workers_levels {
+            mask[workers_at + level] = (running && level == base_w)
                 || episode
                     .cluster
-                    .can_place(env.container(i, base_s), env.worker_count(i, level));
+                    .can_place(sh.container(i, base_s), sh.worker_count(i, level));
         }
-        for level in 0..space.levels[1] {
-            mask[offsets[1] + level] = level == base_s
+        for level in 0..size_levels {
+            mask[size_at + level] = level == base_s
                 || episode
                     .cluster
-                    .can_place(env.container(i, level), env.worker_count(i, base_w));
+                    .can_place(sh.container(i, level), sh.worker_count(i, base_w));
         }
         episode.cluster.end_probe(&own);
         episode.jobs[i].containers = own;
     }
-    let cluster = &mut features[space.nodes * SLOT_FEATURES..];
+    let cluster = &mut features[slots * SLOT_FEATURES..];
     let free = episode.cluster.free_total();
     let cap = episode.cluster.capacity_total();
     for r in 0..3 {
@@ -128,4 +150,35 @@ pub(crate) fn observe(env: &JobsEnv, episode: &mut Episode) -> (Vec<f32>, Vec<bo
     cluster[6] = (now / w.episode.max_time_s) as f32;
     cluster[7] = ((w.jobs.len() - episode.arrived()) as f32).ln_1p();
     (features, mask)
+}
+
+/// The oldest queued jobs, then running jobs round-robin.
+pub(super) fn window(sh: &Shared, episode: &mut Episode) -> Vec<Option<u32>> {
+    let w = &sh.workload.window;
+    let mut slots: Vec<Option<u32>> = episode
+        .queue
+        .values()
+        .take(w.queued)
+        .map(|&j| Some(j))
+        .collect();
+    slots.resize(w.queued, None);
+    let mut shown = Vec::new();
+    let mut looked = 0;
+    let ring_len = episode.running_ring.len();
+    while shown.len() < w.running && looked < ring_len {
+        looked += 1;
+        let Some((j, version)) = episode.running_ring.pop_front() else {
+            break;
+        };
+        let job = &episode.jobs[j as usize];
+        if job.status == Status::Running && job.version == version {
+            if !shown.contains(&j) {
+                shown.push(j);
+            }
+            episode.running_ring.push_back((j, version));
+        }
+    }
+    slots.extend(shown.into_iter().map(Some));
+    slots.resize(w.slots(), None);
+    slots
 }

@@ -12,8 +12,9 @@ use std::sync::Arc;
 use super::spec::{JobsWorkload, Template};
 use crate::cluster::Resource;
 use crate::error::Result;
-use crate::gym::{ClusterEnv, Observation};
+use crate::gym::Observation;
 use crate::scenario::Scenario;
+use crate::single_job::SingleJobEnv;
 use crate::workload::Workload;
 
 /// Each template's single-job workload, its nodes replaced by `nodes` copies of its first
@@ -72,7 +73,7 @@ pub fn template_levels(scenario: &Scenario, offset: i32) -> ([usize; 3], f64) {
 
 /// The action giving `workers` containers at `levels` (the largest the mask allows below).
 pub fn action_for(
-    env: &ClusterEnv,
+    env: &SingleJobEnv,
     observation: &Observation,
     workers: usize,
     levels: [usize; 3],
@@ -80,7 +81,11 @@ pub fn action_for(
     let space = env.action_space();
     (0..space.dims())
         .map(|d| {
-            let want = if d / 3 < workers { levels[d % 3] } else { 0 };
+            let want = if space.unit_of(d) < workers {
+                levels[space.field_of(d)]
+            } else {
+                0
+            };
             (0..=want)
                 .rev()
                 .find(|&l| observation.mask_of(space, d)[l])
@@ -91,7 +96,7 @@ pub fn action_for(
 
 /// One job's real training run.
 pub(crate) struct RealJob {
-    env: ClusterEnv,
+    env: SingleJobEnv,
     observation: Observation,
     workers: usize,
     levels: [usize; 3],
@@ -109,7 +114,7 @@ impl RealJob {
         requested: u32,
         seed: u64,
     ) -> Result<Self> {
-        let mut env = ClusterEnv::new(scenario.clone());
+        let mut env = SingleJobEnv::new(scenario.clone());
         let (observation, _) = env.reset(seed)?;
         let at_request = template.time_at_one_s / template.speedup(requested as f64, 1.0);
         let round_s = scenario.workload.episode.round_interval_s * duration_s / at_request;

@@ -81,11 +81,15 @@ fn start_requested(env: &JobsEnv, observation: &crate::Observation) -> Vec<usize
         env.workload().scaling.requested_workers_level(),
         env.workload().scaling.requested_size_level(),
     ];
-    let top = [space.levels[0] - 1, space.levels[1] - 1];
-    (0..space.nodes)
+    let top = [
+        space.field_choices(observe::FIELD_WORKERS) - 1,
+        space.field_choices(observe::FIELD_SIZE) - 1,
+    ];
+    (0..space.units())
         .flat_map(|slot| {
             let f = &observation.features[slot * observe::SLOT_FEATURES..];
-            let fits = observation.mask_of(space, slot * 3)[requested[0]];
+            let fits =
+                observation.mask_of(space, space.dim(slot, observe::FIELD_WORKERS))[requested[0]];
             if f[observe::SLOT_RUNNING] > 0.5 {
                 let level = |k: usize, top: usize| (f[k] * top as f32).round() as usize;
                 [

@@ -7,8 +7,8 @@ use std::time::Instant;
 use clap::Args;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-use schedlab_agents::{Policy, PolicyContext, StaticPolicy};
-use schedlab_env::{ClusterEnv, Scenario};
+use schedlab_agents::{Policy, SingleJobContext, StaticPolicy};
+use schedlab_env::{Scenario, SingleJobEnv};
 
 use super::parse_overrides;
 
@@ -51,7 +51,7 @@ struct EnvRun {
 }
 
 fn time_episode(
-    env: &mut ClusterEnv,
+    env: &mut SingleJobEnv,
     policy: &mut StaticPolicy,
     seed: u64,
 ) -> anyhow::Result<EnvRun> {
@@ -122,7 +122,9 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("small-4node.toml"));
-    let scenario = Scenario::load_with_overrides(&path, &parse_overrides(&args.overrides)?)?;
+    let scenario = crate::workloads::load(&path, &parse_overrides(&args.overrides)?)?
+        .single_job("bench env", &path)?
+        .scenario;
     println!(
         "workload {} ({}), {} episodes of the static policy, fastest of {} repetitions",
         scenario.workload.name,
@@ -130,8 +132,8 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
         args.episodes,
         args.repeats
     );
-    let mut env = ClusterEnv::new(scenario.clone());
-    let mut policy = StaticPolicy::new(PolicyContext::of(&env));
+    let mut env = SingleJobEnv::new(scenario.clone());
+    let mut policy = StaticPolicy::new(SingleJobContext::of(&env));
     // warm-up: page in data and code
     time_episode(&mut env, &mut policy, 0)?;
     // Each episode is timed in the env and then as a bare loop right after it, so both see the

@@ -21,16 +21,18 @@ pub struct BenchClusterArgs {
     repeats: u64,
 }
 
+use crate::workloads::Kind;
+
 pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("openb-slice.toml"));
     let loading = Instant::now();
-    let jobs = crate::jobs::load(&path)?;
+    let jobs = crate::workloads::load(&path, &[])?.jobs("bench cluster", &path)?;
     let workload = &jobs.workload;
     let load_s = loading.elapsed().as_secs_f64();
     let mut env = jobs.env();
-    let mut policy = schedlab_agents::jobs::registry::by_name(&args.policy, &env)?;
+    let mut policy = super::play::make_policy(&args.policy, &env, &[])?;
     let mut best = f64::INFINITY;
     let mut last = None;
     for seed in 0..args.repeats.max(1) {

@@ -4,17 +4,22 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::Scenario;
-use schedlab_env::jobs::JobsWorkload;
+use rayon::prelude::*;
 
 use super::Settings;
-use super::evaluate::{episode_bar, parse_seeds, play_seeds};
-use crate::output::{Better, METRICS, Metric, align};
+use super::play::{episode_bar, parse_seeds, play};
+use crate::output::{Better, Metric, align};
+use crate::workloads::{Kind, MetricsOf, with_kind};
 
 #[derive(Args)]
 pub struct CompareArgs {
-    /// Comma-separated policies (`raes:predictor=ewma` for options) or training run folders.
-    #[arg(long, value_delimiter = ',', required = true)]
+    /// Comma-separated schedulers (`raes:predictor=ewma` for options) or training run folders.
+    #[arg(
+        long = "policy",
+        alias = "policies",
+        value_delimiter = ',',
+        required = true
+    )]
     policies: Vec<String>,
     #[arg(long)]
     workload: PathBuf,
@@ -85,43 +90,58 @@ pub fn compare_table<M>(columns: &[Metric<M>], results: &[(String, Vec<M>)]) -> 
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let seeds = parse_seeds(&args.seeds)?;
-    if JobsWorkload::is_jobs_file(&args.workload)? {
-        anyhow::ensure!(
-            args.overrides.is_empty(),
-            "--set is not supported for jobs workloads yet; edit the workload file"
+    let (settings, loaded) = Settings::load(&args.overrides, &args.workload, &args.policies)?;
+    with_kind!(&loaded, |workload| {
+        let results = compare(workload, &args.policies, &settings.policy, &seeds)?;
+        println!(
+            "{}, seeds {}, mean ± std, * best",
+            workload.describe(),
+            args.seeds
         );
-        return super::jobs_compare::run(&args.workload, &args.policies, &seeds, &args.seeds);
+        println!("{}", compare_table(workload.columns(), &results));
+        Ok(())
+    })
+}
+
+/// Every policy over every seed, the episodes in parallel; per policy its episodes in seed
+/// order.
+pub fn compare<K: Kind>(
+    workload: &K,
+    policies: &[String],
+    options: &[(String, String)],
+    seeds: &[u64],
+) -> anyhow::Result<Vec<(String, Vec<MetricsOf<K>>)>> {
+    for spec in policies {
+        // refuse a bad name, option or run folder before any episode runs
+        super::play::make_policy(spec, &workload.env(), options)?;
     }
-    let settings = Settings::parse(&args.overrides, &args.policies)?;
-    let scenario = Scenario::load_with_overrides(&args.workload, &settings.workload)?;
     let bar = episode_bar(
-        (seeds.len() * args.policies.len()) as u64,
-        format!("compare on {}", scenario.workload.name),
+        (seeds.len() * policies.len()) as u64,
+        format!("compare on {}", workload.name()),
     )?;
-    let results = args
-        .policies
-        .iter()
-        .map(|p| {
-            Ok((
-                p.clone(),
-                play_seeds(&scenario, p, &settings.policy, &seeds, &bar)?,
-            ))
+    let cells: Vec<(usize, u64)> = (0..policies.len())
+        .flat_map(|p| seeds.iter().map(move |&s| (p, s)))
+        .collect();
+    let played = cells
+        .par_iter()
+        .map(|&(p, seed)| {
+            let metrics = play(workload, &policies[p], options, seed);
+            bar.inc(1);
+            metrics
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     bar.finish_and_clear();
-    println!(
-        "{} ({}), seeds {}, mean ± std, * best",
-        scenario.workload.name,
-        scenario.path.display(),
-        args.seeds
-    );
-    println!("{}", compare_table(&METRICS, &results));
-    Ok(())
+    let mut played = played.into_iter();
+    Ok(policies
+        .iter()
+        .map(|spec| (spec.clone(), played.by_ref().take(seeds.len()).collect()))
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::METRICS;
     use schedlab_env::EpisodeMetrics;
 
     fn metrics(time: f64, util: f64) -> EpisodeMetrics {

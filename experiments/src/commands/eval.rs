@@ -3,19 +3,19 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::Scenario;
 
 use super::Settings;
-use super::evaluate::{episode_bar, parse_seeds, play_seeds};
-use crate::output::{METRICS, metrics_table, write_atomic};
+use super::play::{episode_bar, parse_seeds, play_seeds};
+use crate::output::{metrics_table, write_atomic};
+use crate::workloads::{Kind, with_kind};
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Policy name (static, periodic, greedy, random, raes[:KEY=VALUE...]) or a training run
-    /// folder.
+    /// Scheduler (`schedlab policies` lists them, options inline as `raes:solver=heuristic`)
+    /// or a training run folder.
     #[arg(long)]
     policy: String,
-    /// Workload files (repeat the flag or list several).
+    /// Workload files of one kind (repeat the flag or list several).
     #[arg(long, num_args = 1.., required = true)]
     workload: Vec<PathBuf>,
     /// Seeds: `0..4` (inclusive), `7` or `1,5,9`.
@@ -33,34 +33,81 @@ pub struct EvalArgs {
     overrides: Vec<String>,
 }
 
+/// One row per episode: policy, workload, seed, metrics.
+type Rows<M> = Vec<(Vec<String>, M)>;
+
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let seeds = parse_seeds(&args.seeds)?;
-    let settings = Settings::parse(&args.overrides, std::slice::from_ref(&args.policy))?;
-    let scenarios = args
+    let policies = std::slice::from_ref(&args.policy);
+    let loaded = args
         .workload
         .iter()
-        .map(|p| Scenario::load_with_overrides(p, &settings.workload))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|p| Settings::load(&args.overrides, p, policies))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let kinds: Vec<_> = loaded.iter().map(|(_, l)| l.env_kind()).collect();
+    anyhow::ensure!(
+        kinds.iter().all(|k| *k == kinds[0]),
+        "eval takes workloads of one kind at a time (their metrics differ); given: {}",
+        args.workload
+            .iter()
+            .zip(&kinds)
+            .map(|(p, k)| format!("{} ({})", p.display(), k.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let bar = episode_bar(
-        (seeds.len() * scenarios.len()) as u64,
+        (seeds.len() * loaded.len()) as u64,
         format!("{} ", args.policy),
     )?;
-    let mut rows = Vec::new();
-    for scenario in &scenarios {
-        let metrics = play_seeds(scenario, &args.policy, &settings.policy, &seeds, &bar)?;
-        for (seed, m) in seeds.iter().zip(metrics) {
-            rows.push((
-                vec![
-                    args.policy.clone(),
-                    scenario.workload.name.clone(),
-                    seed.to_string(),
-                ],
-                m,
-            ));
+    let (settings, first) = &loaded[0];
+    with_kind!(first, |kind| {
+        let mut rows = Vec::new();
+        for (_, workload) in &loaded {
+            let workload = same_kind(kind, workload);
+            episodes(workload, &args, &settings.policy, &seeds, &bar, &mut rows)?;
         }
+        bar.finish_and_clear();
+        write(kind, &args, &rows)
+    })
+}
+
+/// `loaded` as the kind of `_like` (checked above: every workload has the first one's kind).
+fn same_kind<'a, K: Kind>(_like: &K, loaded: &'a crate::workloads::Loaded) -> &'a K {
+    K::of(loaded).expect("workloads of one kind")
+}
+
+fn episodes<K: Kind>(
+    workload: &K,
+    args: &EvalArgs,
+    options: &[(String, String)],
+    seeds: &[u64],
+    bar: &indicatif::ProgressBar,
+    rows: &mut Rows<crate::workloads::MetricsOf<K>>,
+) -> anyhow::Result<()> {
+    let metrics = play_seeds(workload, &args.policy, options, seeds, bar)?;
+    for (seed, m) in seeds.iter().zip(metrics) {
+        rows.push((
+            vec![
+                args.policy.clone(),
+                workload.name().to_owned(),
+                seed.to_string(),
+            ],
+            m,
+        ));
     }
-    bar.finish_and_clear();
-    println!("{}", metrics_table(&["policy", "workload", "seed"], &rows));
+    Ok(())
+}
+
+fn write<K: Kind>(
+    kind: &K,
+    args: &EvalArgs,
+    rows: &Rows<crate::workloads::MetricsOf<K>>,
+) -> anyhow::Result<()> {
+    let columns = kind.columns();
+    println!(
+        "{}",
+        metrics_table(columns, &["policy", "workload", "seed"], rows)
+    );
     if let Some(path) = &args.json {
         let doc: Vec<serde_json::Value> = rows
             .iter()
@@ -76,11 +123,11 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.csv {
         let mut csv = String::from("policy,workload,seed");
-        METRICS.iter().for_each(|m| csv += &format!(",{}", m.name));
+        columns.iter().for_each(|m| csv += &format!(",{}", m.name));
         csv.push('\n');
-        for (labels, m) in &rows {
+        for (labels, m) in rows {
             csv += &labels.join(",");
-            METRICS
+            columns
                 .iter()
                 .for_each(|c| csv += &format!(",{}", (c.value)(m)));
             csv.push('\n');

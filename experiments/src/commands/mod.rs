@@ -3,10 +3,10 @@ pub mod bench_cluster;
 pub mod bench_solvers;
 pub mod compare;
 pub mod eval;
-pub mod evaluate;
 pub mod import;
-pub mod jobs_compare;
+pub mod play;
 pub mod plot;
+pub mod policies;
 pub mod predictors;
 pub mod quickstart;
 pub mod reproduce;
@@ -29,23 +29,29 @@ pub fn parse_overrides(raw: &[String]) -> anyhow::Result<Vec<(String, String)>> 
 }
 
 /// `--set` pairs for commands that play policies on workloads: dotted keys (`job.lr`) override
-/// the workload, plain keys (`solver`) are options of the policies that accept them.
+/// the workload, plain keys (`solver`) are options of the policies that declare them.
 pub struct Settings {
     pub workload: Vec<(String, String)>,
     pub policy: Vec<(String, String)>,
 }
 
 impl Settings {
-    /// Refuses a policy option that none of `policies` accepts.
-    pub fn parse(raw: &[String], policies: &[String]) -> anyhow::Result<Self> {
-        let (workload, policy): (Vec<_>, Vec<_>) = parse_overrides(raw)?
-            .into_iter()
-            .partition(|(k, _)| k.contains('.'));
-        for (key, value) in &policy {
+    /// Splits `raw` into workload and policy settings.
+    pub fn split(pairs: Vec<(String, String)>) -> Self {
+        let (workload, policy) = pairs.into_iter().partition(|(k, _)| k.contains('.'));
+        Settings { workload, policy }
+    }
+
+    /// Refuses a policy option that none of `policies` declares for workloads of `kind`.
+    pub fn check_policy_options(
+        &self,
+        policies: &[String],
+        kind: schedlab_agents::EnvKind,
+    ) -> anyhow::Result<()> {
+        for (key, value) in &self.policy {
             let accepted = policies.iter().any(|spec| {
-                schedlab_agents::registry::parse_spec(spec).is_ok_and(|(name, _)| {
-                    schedlab_agents::registry::accepted_options(name).contains(&key.as_str())
-                })
+                schedlab_agents::options::parse_spec(spec)
+                    .is_ok_and(|(name, _)| schedlab_agents::registry::takes_option(name, kind, key))
             });
             anyhow::ensure!(
                 accepted,
@@ -53,6 +59,19 @@ impl Settings {
                 policies.join(", ")
             );
         }
-        Ok(Settings { workload, policy })
+        Ok(())
+    }
+
+    /// Parses `raw`, loads the workload at `path` with the workload settings and checks the
+    /// policy settings against `policies` there.
+    pub fn load(
+        raw: &[String],
+        path: &std::path::Path,
+        policies: &[String],
+    ) -> anyhow::Result<(Self, crate::workloads::Loaded)> {
+        let settings = Settings::split(parse_overrides(raw)?);
+        let loaded = crate::workloads::load(path, &settings.workload)?;
+        settings.check_policy_options(policies, loaded.env_kind())?;
+        Ok((settings, loaded))
     }
 }

@@ -8,10 +8,11 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use schedlab_trainer::tensorboard::read_scalars;
 
-use super::jobs_compare::completion_hours;
+use super::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::stats::summarize;
 use crate::sweep::table::read_results;
+use crate::workloads::Kind;
 
 #[derive(Subcommand)]
 pub enum PlotCommand {
@@ -69,7 +70,12 @@ pub struct JctCdfArgs {
     #[arg(long)]
     workload: PathBuf,
     /// Comma-separated policies (names with inline options, or trained run folders).
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(
+        long = "policy",
+        alias = "policies",
+        value_delimiter = ',',
+        required = true
+    )]
     policies: Vec<String>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -112,16 +118,14 @@ pub fn run(command: PlotCommand) -> anyhow::Result<()> {
             args.out
         }
         PlotCommand::JctCdf(args) => {
-            let jobs = crate::jobs::load(&args.workload)?;
+            let jobs = crate::workloads::load(&args.workload, &[])?
+                .jobs("plot jct-cdf", &args.workload)?;
             let samples = args
                 .policies
                 .iter()
                 .map(|p| Ok((p.clone(), completion_hours(&jobs, p, args.seed)?)))
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            let title = format!(
-                "Job completion times, {} (seed {})",
-                jobs.workload.name, args.seed
-            );
+            let title = format!("Job completion times, {} (seed {})", jobs.name(), args.seed);
             plots::cdfs(
                 &args.out,
                 &title,

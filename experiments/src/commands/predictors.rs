@@ -7,13 +7,13 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
-use schedlab_agents::PolicyContext;
-use schedlab_env::Scenario;
+use schedlab_agents::SingleJobContext;
 use schedlab_env::cluster::{hash_task, load_v2018_tasks};
 use schedlab_predictors::{NAMES, Series, heads, load, score, untrained};
 
-use super::evaluate::{episode_bar, play};
+use super::play::{episode_bar, play_observed};
 use crate::output::align;
+use crate::workloads::Kind;
 
 #[derive(Subcommand)]
 pub enum PredictorsCommand {
@@ -67,17 +67,16 @@ pub struct EvalArgs {
 /// Per node and episode: the used CPU, memory and GPU shares of each round (episodes in
 /// parallel, series in seed order).
 fn env_series(workload: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> {
-    let scenario = Scenario::load_with_overrides(
-        std::path::Path::new(workload),
-        &super::parse_overrides(&args.overrides)?,
-    )?;
-    let ctx = PolicyContext::of(&schedlab_env::ClusterEnv::new(scenario.clone()));
+    let path = std::path::Path::new(workload);
+    let single_job = crate::workloads::load(path, &super::parse_overrides(&args.overrides)?)?
+        .single_job("predictors --source env:", path)?;
+    let ctx = SingleJobContext::of(&single_job.env());
     let bar = episode_bar(args.episodes, format!("{} rollouts", args.policy))?;
     let episodes = (0..args.episodes)
         .into_par_iter()
         .map(|seed| {
-            let mut rows: Vec<Vec<f32>> = vec![Vec::new(); ctx.action_space.nodes];
-            play(&scenario, &args.policy, &[], seed, |step| {
+            let mut rows: Vec<Vec<f32>> = vec![Vec::new(); ctx.nodes()];
+            play_observed(&single_job, &args.policy, &[], seed, |step| {
                 for (n, row) in rows.iter_mut().enumerate() {
                     row.extend_from_slice(&ctx.last_round_shares(&step.observation, n)[..3]);
                 }

@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::{ClusterEnv, Scenario};
-use schedlab_trainer::learner::AgentKind;
+use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::train::TrainSpec;
 
 use super::bench::shipped_workload;
 use super::compare::compare_table;
-use super::evaluate::{episode_bar, parse_seeds, play_seeds};
+use super::play::{episode_bar, parse_seeds, play_seeds};
 use super::train::train_with_progress;
+use crate::workloads::Kind;
 
 #[derive(Args)]
 pub struct QuickstartArgs {
@@ -26,10 +26,11 @@ pub struct QuickstartArgs {
 
 pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     let workload = shipped_workload("small-4node.toml");
-    let scenario = Scenario::load(&workload)?;
+    let single_job = crate::workloads::load(&workload, &[])?.single_job("quickstart", &workload)?;
     println!(
         "1/2 training PPO on {} for {} rounds",
-        scenario.workload.name, args.steps
+        single_job.name(),
+        args.steps
     );
     let spec = TrainSpec {
         workload_path: &workload,
@@ -44,7 +45,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     };
     let run = train_with_progress(
         AgentKind::Ppo,
-        &ClusterEnv::new(scenario.clone()),
+        &single_job.env(),
         AgentKind::Ppo.default_config(),
         &spec,
     )?;
@@ -71,16 +72,12 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
             } else {
                 p.to_string()
             };
-            Ok((name, play_seeds(&scenario, p, &[], &seeds, &bar)?))
+            Ok((name, play_seeds(&single_job, p, &[], &seeds, &bar)?))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     bar.finish_and_clear();
-    println!(
-        "{} ({}), seeds 0..4, mean ± std, * best",
-        scenario.workload.name,
-        workload.display()
-    );
-    println!("{}", compare_table(&crate::output::METRICS, &results));
+    println!("{}, seeds 0..4, mean ± std, * best", single_job.describe());
+    println!("{}", compare_table(single_job.columns(), &results));
     println!(
         "view the training curves: tensorboard --logdir {}",
         args.out.display()

@@ -15,9 +15,9 @@ use clap::{Args, Subcommand};
 use rayon::prelude::*;
 use schedlab_env::jobs::real;
 use schedlab_env::jobs::{MAX_CONTENTION, Template, speedup};
-use schedlab_env::{ClusterEnv, Scenario};
+use schedlab_env::{Scenario, SingleJobEnv};
 
-use super::evaluate::{episode_bar, parse_seeds};
+use super::play::{episode_bar, parse_seeds};
 use crate::output::write_atomic;
 
 #[derive(Subcommand)]
@@ -167,7 +167,7 @@ pub fn real_run(
     offset: i32,
     seed: u64,
 ) -> anyhow::Result<Run> {
-    let mut env = ClusterEnv::new(scenario.clone());
+    let mut env = SingleJobEnv::new(scenario.clone());
     let (levels, size) = real::template_levels(scenario, offset);
     let (mut observation, _) = env.reset(seed)?;
     let round_s = scenario.workload.episode.round_interval_s;

@@ -6,21 +6,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use schedlab_agents::SchedulingEnv;
-use schedlab_env::jobs::JobsWorkload;
-use schedlab_env::{ClusterEnv, EpisodeSummary, Scenario};
-use schedlab_trainer::learner::AgentKind;
+use schedlab_env::EpisodeSummary;
+use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::run::RunDir;
 use schedlab_trainer::train::{TrainSpec, train};
 
-use super::evaluate::step_bar;
 use super::parse_overrides;
+use super::play::step_bar;
+use crate::workloads::{Kind, with_kind};
 
 #[derive(Args)]
 pub struct TrainArgs {
     /// Learned agent: ppo, a2c or dqn.
     #[arg(long)]
     agent: String,
-    /// A single-job workload or a jobs workload (`kind = "jobs"`).
+    /// A workload of any kind.
     #[arg(long)]
     workload: PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -47,26 +47,6 @@ pub struct TrainArgs {
     /// Set a hyperparameter, e.g. `--set lr=0.001` (repeatable; see config.json for names).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     hyperparameters: Vec<String>,
-}
-
-/// Applies `key=value` pairs to a JSON config, refusing unknown keys (values are checked
-/// when the learner is built).
-pub(crate) fn configure(
-    mut config: serde_json::Value,
-    pairs: &[(String, String)],
-) -> anyhow::Result<serde_json::Value> {
-    let map = config.as_object_mut().expect("configs are JSON objects");
-    for (key, raw) in pairs {
-        anyhow::ensure!(
-            map.contains_key(key),
-            "unknown hyperparameter `{key}`; known: {}",
-            map.keys().cloned().collect::<Vec<_>>().join(", ")
-        );
-        let parsed =
-            serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.clone()));
-        map.insert(key.clone(), parsed);
-    }
-    Ok(config)
 }
 
 /// Trains with a progress bar showing env rounds per second, the latest episode return and
@@ -124,10 +104,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
-    let config = configure(
-        kind.default_config(),
-        &parse_overrides(&args.hyperparameters)?,
-    )?;
+    let config = kind.configure(&parse_overrides(&args.hyperparameters)?)?;
     let spec = TrainSpec {
         workload_path: &args.workload,
         out: &args.out,
@@ -139,15 +116,14 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         resume: args.resume.as_deref(),
         stop: Some(&stop),
     };
-    let (run, workload_name) = if JobsWorkload::is_jobs_file(&args.workload)? {
-        let env = crate::jobs::load(&args.workload)?.env();
-        let run = train_with_progress(kind, &env, config, &spec)?;
-        (run, env.workload().name.clone())
-    } else {
-        let env = ClusterEnv::new(Scenario::load(&args.workload)?);
-        let run = train_with_progress(kind, &env, config, &spec)?;
-        (run, env.scenario().workload.name.clone())
-    };
+    let loaded = crate::workloads::load(&args.workload, &[])?;
+    let workload_name = loaded.name().to_owned();
+    let run = with_kind!(&loaded, |workload| train_with_progress(
+        kind,
+        &workload.env(),
+        config,
+        &spec
+    ))?;
     let step = schedlab_trainer::run::Manifest::read(&run.path)?.step;
     if stop.load(Ordering::Relaxed) {
         println!(
@@ -173,50 +149,38 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
+    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
     #[test]
-    fn hyperparameters_are_set_by_name_and_unknown_ones_refused() {
-        let config = configure(
-            AgentKind::Dqn.default_config(),
-            &[("lr".into(), "0.01".into()), ("envs".into(), "2".into())],
-        )
-        .unwrap();
+    fn hyperparameters_are_set_by_name_and_unknown_or_bad_ones_refused() {
+        let config = AgentKind::Dqn
+            .configure(&pairs(&[("lr", "0.01"), ("envs", "2")]))
+            .unwrap();
         assert_eq!(
             (config["lr"].as_f64(), config["envs"].as_u64()),
             (Some(0.01), Some(2))
         );
-        let err = configure(
-            AgentKind::Ppo.default_config(),
-            &[("learning_rate".into(), "1".into())],
-        )
-        .unwrap_err()
-        .to_string();
+        let err = AgentKind::Ppo
+            .configure(&pairs(&[("learning_rate", "1")]))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("unknown hyperparameter `learning_rate`") && err.contains("lr"),
             "{err}"
         );
-        // a value of the wrong type is refused when the learner is built, naming the key
-        let config = configure(
-            AgentKind::Ppo.default_config(),
-            &[("envs".into(), "many".into())],
-        )
-        .unwrap();
-        let env =
-            ClusterEnv::new(Scenario::load(&schedlab_tests::workload("small-4node.toml")).unwrap());
+        // a value of the wrong type or out of range is refused before any run folder exists
         let err = AgentKind::Ppo
-            .learner(&env, &config, 0, burn::tensor::Device::flex())
-            .err()
-            .expect("refused")
+            .configure(&pairs(&[("envs", "many")]))
+            .unwrap_err()
             .to_string();
         assert!(err.contains("many"), "{err}");
-        let config = configure(
-            AgentKind::Dqn.default_config(),
-            &[("tau".into(), "0".into())],
-        )
-        .unwrap();
         let err = AgentKind::Dqn
-            .learner(&env, &config, 0, burn::tensor::Device::flex())
-            .err()
-            .expect("refused")
+            .configure(&pairs(&[("tau", "0")]))
+            .unwrap_err()
             .to_string();
         assert!(err.contains("0 < tau <= 1"), "{err}");
     }

@@ -1,27 +1,23 @@
 //! Running a sweep's share of the grid: train what `train:AGENT` names, then play the cells
 //! not yet in the journal in parallel, one journal line each, and write the result tables.
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
 use anyhow::Context;
 use rayon::prelude::*;
-use schedlab_env::jobs::JobsWorkload;
-use schedlab_env::{ClusterEnv, Scenario};
-use schedlab_trainer::learner::AgentKind;
+use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::run::Manifest;
 use schedlab_trainer::train::TrainSpec;
 use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 use super::journal::{JOURNAL, Journal, Row, read_rows};
 use super::spec::{Cell, CellKey, Shard, SweepSpec, TRAIN_PREFIX, pairs};
 use super::table::write_results;
 use crate::commands::Settings;
-use crate::commands::evaluate::{episode_bar, make_policy, play};
-use crate::commands::train::{configure, train_with_progress};
-use crate::jobs::Jobs;
-use crate::output::{JOBS_METRICS, METRICS, write_atomic};
+use crate::commands::play::{episode_bar, make_policy, play};
+use crate::commands::train::train_with_progress;
+use crate::output::write_atomic;
+use crate::workloads::{Kind, Loaded, with_kind};
 
 /// What a sweep folder holds besides its rows: the spec and the shard it runs, so a rerun
 /// and a merge can check they continue the same grid.
@@ -54,41 +50,29 @@ impl SweepRecord {
     }
 }
 
-/// A single-job workload under one override set, with that set's policy options.
-type Variant = (Arc<Scenario>, Vec<(String, String)>);
-
-/// A workload ready to play: a single-job workload per override set (with that set's policy
-/// options), or a jobs workload.
-enum Target {
-    Single(Vec<Variant>),
-    Jobs(Jobs),
+/// A workload loaded under one override set, with that set's policy options.
+struct Variant {
+    workload: Loaded,
+    policy_options: Vec<(String, String)>,
 }
 
-fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Target>> {
+/// Per workload of the spec, one [`Variant`] per override set.
+fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Vec<Variant>>> {
     let variants = spec.variants();
     spec.workloads
         .iter()
         .map(|path| {
-            if JobsWorkload::is_jobs_file(path)? {
-                if let Some((name, _)) = variants.iter().find(|(_, p)| !p.is_empty()) {
-                    anyhow::bail!(
-                        "override set `{name}` cannot apply to the jobs workload {}: give jobs policies their options inline (`las:placement=worst-fit`)",
-                        path.display()
-                    );
-                }
-                return Ok(Target::Jobs(crate::jobs::load(path)?));
-            }
             variants
                 .iter()
                 .map(|(name, raw)| {
-                    let settings = Settings::parse(raw, &spec.policies)
+                    let (settings, workload) = Settings::load(raw, path, &spec.policies)
                         .with_context(|| format!("override set `{name}`"))?;
-                    let scenario = Scenario::load_with_overrides(path, &settings.workload)
-                        .with_context(|| format!("override set `{name}`"))?;
-                    Ok((scenario, settings.policy))
+                    Ok(Variant {
+                        workload,
+                        policy_options: settings.policy,
+                    })
                 })
-                .collect::<anyhow::Result<_>>()
-                .map(Target::Single)
+                .collect()
         })
         .collect()
 }
@@ -115,7 +99,7 @@ fn trained_run(
     spec: &SweepSpec,
     agent: &str,
     workload_path: &Path,
-    target: &Target,
+    target: &Variant,
     variant: usize,
     out: &Path,
 ) -> anyhow::Result<PathBuf> {
@@ -127,10 +111,7 @@ fn trained_run(
     })?;
     let variant_name = spec.variant_name(variant);
     let runs = out.join("runs").join(variant_name);
-    let workload_name = match target {
-        Target::Single(v) => v[variant].0.workload.name.clone(),
-        Target::Jobs(jobs) => jobs.workload.name.clone(),
-    };
+    let workload_name = target.workload.name().to_owned();
     let existing = latest_run(&runs, &workload_name, agent, spec.train.seed);
     if let Some(run) = &existing
         && Manifest::read(run)?.step >= spec.train.steps
@@ -143,10 +124,7 @@ fn trained_run(
         .get(agent)
         .map(pairs)
         .unwrap_or_default();
-    let config = configure(
-        kind.default_config(),
-        &crate::commands::parse_overrides(&raw)?,
-    )?;
+    let config = kind.configure(&crate::commands::parse_overrides(&raw)?)?;
     let train_spec = TrainSpec {
         workload_path,
         out: &runs,
@@ -158,56 +136,35 @@ fn trained_run(
         resume: existing.as_deref(),
         stop: None,
     };
-    let run = match target {
-        Target::Single(v) => train_with_progress(
-            kind,
-            &ClusterEnv::new(v[variant].0.clone()),
-            config,
-            &train_spec,
-        )?,
-        Target::Jobs(jobs) => train_with_progress(kind, &jobs.env(), config, &train_spec)?,
-    };
+    let run = with_kind!(&target.workload, |workload| train_with_progress(
+        kind,
+        &workload.env(),
+        config,
+        &train_spec
+    ))?;
     Ok(run.path)
 }
 
 /// Plays one cell with `policy` (a name or a run folder): its metrics in table order.
-fn play_cell(
-    target: &Target,
-    variant: usize,
-    policy: &str,
-    seed: u64,
-) -> anyhow::Result<Vec<(String, f64)>> {
-    Ok(match target {
-        Target::Single(v) => {
-            let (scenario, options) = &v[variant];
-            let m = play(scenario, policy, options, seed, |_| {})?;
-            METRICS
-                .iter()
-                .map(|c| (c.name.to_owned(), (c.value)(&m)))
-                .collect()
-        }
-        Target::Jobs(jobs) => {
-            let m = crate::commands::jobs_compare::play(jobs, policy, seed)?;
-            JOBS_METRICS
-                .iter()
-                .map(|c| (c.name.to_owned(), (c.value)(&m)))
-                .collect()
-        }
+fn play_cell(target: &Variant, policy: &str, seed: u64) -> anyhow::Result<Vec<(String, f64)>> {
+    with_kind!(&target.workload, |workload| {
+        let m = play(workload, policy, &target.policy_options, seed)?;
+        Ok(workload
+            .columns()
+            .iter()
+            .map(|c| (c.name.to_owned(), (c.value)(&m)))
+            .collect())
     })
 }
 
 /// Refuses a policy that cannot be made on a target before any episode runs.
-fn check_policy(target: &Target, variant: usize, policy: &str) -> anyhow::Result<()> {
-    match target {
-        Target::Single(v) => {
-            let (scenario, options) = &v[variant];
-            let ctx = schedlab_agents::PolicyContext::of(&ClusterEnv::new(scenario.clone()));
-            make_policy(policy, ctx, options).map(drop)
-        }
-        Target::Jobs(jobs) => {
-            crate::commands::jobs_compare::make_policy(policy, &jobs.env()).map(drop)
-        }
-    }
+fn check_policy(target: &Variant, policy: &str) -> anyhow::Result<()> {
+    with_kind!(&target.workload, |workload| make_policy(
+        policy,
+        &workload.env(),
+        &target.policy_options
+    )
+    .map(drop))
 }
 
 pub struct SweepOptions {
@@ -277,7 +234,7 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
                     spec,
                     agent,
                     &spec.workloads[c.workload],
-                    &targets[c.workload],
+                    &targets[c.workload][c.variant],
                     c.variant,
                     out,
                 )?
@@ -285,7 +242,7 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
                 .to_string(),
                 None => name.clone(),
             };
-            check_policy(&targets[c.workload], c.variant, &policy).with_context(|| {
+            check_policy(&targets[c.workload][c.variant], &policy).with_context(|| {
                 format!(
                     "policy `{name}` on {}",
                     spec.workloads[c.workload].display()
@@ -302,7 +259,7 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
             pending.par_iter().try_for_each(|c| {
                 let policy = &resolved[&(c.policy, c.workload, c.variant)];
                 let key = spec.key(c);
-                let metrics = play_cell(&targets[c.workload], c.variant, policy, c.seed)
+                let metrics = play_cell(&targets[c.workload][c.variant], policy, c.seed)
                     .with_context(|| key.to_string())?;
                 journal.append(&Row { key, metrics })?;
                 bar.inc(1);

@@ -133,7 +133,7 @@ impl SweepSpec {
         }
         for agent in self.hyperparameter_agents() {
             anyhow::ensure!(
-                schedlab_trainer::learner::AgentKind::from_name(agent).is_some(),
+                schedlab_trainer::algorithms::AgentKind::from_name(agent).is_some(),
                 "[train.hyperparameters.{agent}]: not a learned agent (ppo, a2c, dqn)"
             );
         }

@@ -1,4 +1,4 @@
-//! Trace import (DESIGN §4): real cluster traces into jobs workloads, with polars. Every
+//! Trace import (ARCHITECTURE.md, "Importers"): real cluster traces into jobs workloads, with polars. Every
 //! format's reader validates strictly, naming file, line and column; `--lenient` drops bad
 //! rows instead and counts them by reason.
 

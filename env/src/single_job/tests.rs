@@ -1,5 +1,5 @@
 use crate::error::EnvError;
-use crate::gym::ClusterEnv;
+use crate::single_job::SingleJobEnv;
 use crate::testkit::{scenario, two_node_workload};
 
 /// The same level per node: `[cpu, mem, gpu]`.
@@ -9,7 +9,7 @@ fn uniform(nodes: usize, levels: [usize; 3]) -> Vec<usize> {
 
 #[test]
 fn hb_asgd_gives_the_faster_node_the_larger_batch() {
-    let mut env = ClusterEnv::new(scenario(&two_node_workload("hb_asgd", "")));
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", "")));
     env.reset(3).unwrap();
     let action = uniform(2, [2, 2, 0]);
     env.step(&action).unwrap();
@@ -26,7 +26,7 @@ fn hb_asgd_gives_the_faster_node_the_larger_batch() {
 #[test]
 fn fixed_batch_optimizers_keep_the_base_batch() {
     for optimizer in ["sync_sgd", "async_sgd", "adam"] {
-        let mut env = ClusterEnv::new(scenario(&two_node_workload(optimizer, "")));
+        let mut env = SingleJobEnv::new(scenario(&two_node_workload(optimizer, "")));
         env.reset(3).unwrap();
         let step = env.step(&uniform(2, [2, 2, 0])).unwrap();
         assert!(
@@ -40,7 +40,7 @@ fn fixed_batch_optimizers_keep_the_base_batch() {
 
 #[test]
 fn learning_rate_rises_with_ample_allocations_and_falls_with_tight_ones() {
-    let mut env = ClusterEnv::new(scenario(&two_node_workload("hb_asgd", "")));
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", "")));
     env.reset(0).unwrap();
     let tight = env.step(&uniform(2, [1, 1, 0])).unwrap().info.lr_factor;
     let ample = env.step(&uniform(2, [3, 2, 0])).unwrap().info.lr_factor;
@@ -50,7 +50,7 @@ fn learning_rate_rises_with_ample_allocations_and_falls_with_tight_ones() {
 #[test]
 fn stale_gradients_beyond_the_window_are_discarded_and_counted() {
     // tau = 0: every gradient computed on an older version than the current one is dropped
-    let mut env = ClusterEnv::new(scenario(&two_node_workload("hb_asgd", "tau = 0")));
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", "tau = 0")));
     env.reset(1).unwrap();
     let step = env.step(&uniform(2, [2, 2, 0])).unwrap();
     let discarded: u64 = step.info.workers.iter().map(|w| w.discarded).sum();
@@ -61,17 +61,17 @@ fn stale_gradients_beyond_the_window_are_discarded_and_counted() {
 
 #[test]
 fn infeasible_and_malformed_actions_are_refused_with_the_reason() {
-    let mut env = ClusterEnv::new(scenario(&two_node_workload("hb_asgd", "")));
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", "")));
     let (obs, _) = env.reset(0).unwrap();
     let space = env.action_space().clone();
     // the ladder has no GPU sizes: only level 0 exists
-    assert_eq!(space.levels, [4, 3, 1]);
+    assert_eq!(space.nvec()[..3], [4, 3, 1]);
     assert!(
         obs.mask_of(&space, 0).iter().all(|&ok| ok),
         "4 cores fit every CPU size"
     );
     match env.step(&[2, 2, 1, 2, 2, 0]) {
-        Err(EnvError::BadAction(m)) => assert!(m.contains("node 0 gpu level 1"), "{m}"),
+        Err(EnvError::BadAction(m)) => assert!(m.contains("node 0 / gpu level 1"), "{m}"),
         other => panic!("expected a malformed action, got {other:?}"),
     }
     match env.step(&[2, 2]) {
@@ -86,7 +86,7 @@ fn an_allocation_beyond_free_capacity_is_masked_and_rejected() {
         "[background]\nsource = \"none\"",
         "[background]\nsource = \"stochastic\"\nmean_share = 0.6\nvolatility = 0.0\nmax_share = 0.6",
     );
-    let mut env = ClusterEnv::new(scenario(&text));
+    let mut env = SingleJobEnv::new(scenario(&text));
     let (obs, _) = env.reset(0).unwrap();
     let space = env.action_space().clone();
     // 60% of 4 cores are taken: 1 core fits, 2 and 4 do not
@@ -109,7 +109,7 @@ fn an_allocation_beyond_free_capacity_is_masked_and_rejected() {
 
 #[test]
 fn an_episode_ends_at_the_target_or_a_limit_and_then_refuses_steps() {
-    let mut env = ClusterEnv::new(scenario(
+    let mut env = SingleJobEnv::new(scenario(
         &two_node_workload("hb_asgd", "").replace("target_loss = 0.05", "target_loss = 0.3"),
     ));
     env.reset(0).unwrap();
@@ -139,7 +139,7 @@ fn an_episode_ends_at_the_target_or_a_limit_and_then_refuses_steps() {
 #[test]
 fn divergence_is_reported_instead_of_propagating_nan() {
     let text = two_node_workload("async_sgd", "").replace("lr = 0.1", "lr = 1e30");
-    let mut env = ClusterEnv::new(scenario(&text));
+    let mut env = SingleJobEnv::new(scenario(&text));
     env.reset(0).unwrap();
     let err = (0..8)
         .find_map(|_| env.step(&uniform(2, [2, 2, 0])).err())
@@ -149,7 +149,7 @@ fn divergence_is_reported_instead_of_propagating_nan() {
 
 #[test]
 fn no_container_means_no_progress_and_a_full_time_penalty() {
-    let mut env = ClusterEnv::new(scenario(&two_node_workload("hb_asgd", "")));
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", "")));
     env.reset(0).unwrap();
     let step = env.step(&uniform(2, [0, 2, 0])).unwrap();
     assert_eq!(step.info.iterations, 0);

@@ -5,14 +5,15 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::environment::{Environment, Step, StepInfo};
-use super::metrics::{EpisodeMetrics, MetricSums};
-use super::spaces::{
-    ActionSpace, HISTORY, HISTORY_FEATURES, JOB_FEATURES, NODE_FEATURES, Observation,
-    ObservationSpace,
+use super::features::{
+    HISTORY, HISTORY_FEATURES, JOB_FEATURES, JOB_GROUP, NODE_FEATURES, NODE_GROUP,
 };
-use crate::cluster::{Amounts, Background, Resource};
+use super::metrics::{EpisodeMetrics, MetricSums};
+use crate::cluster::{Amounts, Background, Ladder, Resource};
 use crate::error::{EnvError, Result};
+use crate::gym::{
+    ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
+};
 use crate::scenario::Scenario;
 use crate::sim::{TrainingSim, WorkerRound};
 
@@ -57,7 +58,7 @@ struct Episode {
     free_next: Vec<Amounts>,
 }
 
-pub struct ClusterEnv {
+pub struct SingleJobEnv {
     scenario: Arc<Scenario>,
     action_space: ActionSpace,
     observation_space: ObservationSpace,
@@ -65,17 +66,16 @@ pub struct ClusterEnv {
     episode: Option<Episode>,
 }
 
-impl ClusterEnv {
+impl SingleJobEnv {
     pub fn new(scenario: Arc<Scenario>) -> Self {
         let nodes = scenario.nodes.len();
-        let action_space = ActionSpace::new(nodes, &scenario.workload.containers);
-        let observation_space = ObservationSpace {
-            nodes,
-            node_features: NODE_FEATURES,
-            job_features: JOB_FEATURES,
-        };
+        let action_space = action_space(nodes, &scenario.workload.containers);
+        let observation_space = ObservationSpace::new(&[
+            (NODE_GROUP, nodes, NODE_FEATURES),
+            (JOB_GROUP, 1, JOB_FEATURES),
+        ]);
         let reference_rate = reference_rate(&scenario);
-        ClusterEnv {
+        SingleJobEnv {
             scenario,
             action_space,
             observation_space,
@@ -139,35 +139,27 @@ impl ClusterEnv {
     pub fn allocation_of(&self, action: &[usize]) -> Result<Vec<Amounts>> {
         let episode = self.episode.as_ref().ok_or(EnvError::EpisodeOver)?;
         let space = &self.action_space;
-        if action.len() != space.dims() {
-            return Err(EnvError::BadAction(format!(
-                "{} entries, the action space has {}",
-                action.len(),
-                space.dims()
-            )));
+        if let Err(error) = space.check(action, &episode.mask) {
+            return Err(match error {
+                ActionError::Masked { dim, level, .. } => {
+                    let (node, r) = (space.unit_of(dim), Resource::ALL[space.field_of(dim)]);
+                    EnvError::Infeasible {
+                        node,
+                        node_name: self.scenario.nodes[node].name.clone(),
+                        resource: r.name(),
+                        level,
+                        requested: self.scenario.workload.containers.amount(r, level),
+                        free: episode.free_next[node][r as usize],
+                    }
+                }
+                other => EnvError::BadAction(other.to_string()),
+            });
         }
         let ladder = &self.scenario.workload.containers;
-        let mut alloc = vec![[0.0; 3]; space.nodes];
+        let mut alloc = vec![[0.0; 3]; space.units()];
         for (d, &level) in action.iter().enumerate() {
-            let (node, r) = (d / 3, Resource::ALL[d % 3]);
-            if level >= space.levels[r as usize] {
-                return Err(EnvError::BadAction(format!(
-                    "node {node} {} level {level}: only levels 0..{} exist",
-                    r.name(),
-                    space.levels[r as usize]
-                )));
-            }
-            if !episode.mask[space.mask_offset(d) + level] {
-                return Err(EnvError::Infeasible {
-                    node,
-                    node_name: self.scenario.nodes[node].name.clone(),
-                    resource: r.name(),
-                    level,
-                    requested: ladder.amount(r, level),
-                    free: episode.free_next[node][r as usize],
-                });
-            }
-            alloc[node][r as usize] = ladder.amount(r, level);
+            let r = Resource::ALL[space.field_of(d)];
+            alloc[space.unit_of(d)][r as usize] = ladder.amount(r, level);
         }
         for a in &mut alloc {
             if a[0] == 0.0 || a[1] == 0.0 {
@@ -206,12 +198,38 @@ impl ClusterEnv {
         step
     }
 
+    /// One round: simulate it, account for it, score it, remember it, and tell whether the
+    /// episode ended `(reward, terminated, truncated)`.
     fn run_round(&self, episode: &mut Episode, alloc: Vec<Amounts>) -> Result<(f64, bool, bool)> {
         let w = &self.scenario.workload;
-        let nodes = &self.scenario.nodes;
         let t0 = episode.sim.now();
+        let (t_end, reached, workers) = self.simulate(episode, &alloc, t0)?;
+        let dt = t_end - t0;
+        let round = self.account(episode, &alloc, &workers, t0, t_end);
+        let reward = self.reward(&round, dt);
+        episode.sums.add(&round);
+        episode.sums.episode_return += reward;
+        self.remember(episode, alloc, workers, t0, t_end);
+        let limit = episode.round >= w.episode.max_rounds || t_end >= w.episode.max_time_s - 1e-9;
+        // at a limit, validate the final parameters: they may have just reached the target
+        let terminated = reached.is_some() || (limit && episode.sim.validate()?.is_some());
+        let truncated = limit && !terminated;
+        Ok((reward, terminated, truncated))
+    }
+
+    /// Runs the training under `alloc` from `t0` to the round's end or the target, whichever
+    /// comes first: `(end, time the target was reached, what each worker did)`.
+    fn simulate(
+        &self,
+        episode: &mut Episode,
+        alloc: &[Amounts],
+        t0: f64,
+    ) -> Result<(f64, Option<f64>, Vec<WorkerRound>)> {
+        let w = &self.scenario.workload;
         let t1 = (t0 + w.episode.round_interval_s).min(w.episode.max_time_s);
-        let interference: Vec<f64> = nodes
+        let interference: Vec<f64> = self
+            .scenario
+            .nodes
             .iter()
             .zip(&episode.background.nodes)
             .map(|(node, bg)| {
@@ -223,17 +241,31 @@ impl ClusterEnv {
             .collect();
         episode
             .sim
-            .set_allocation(&alloc, &interference, self.reference_rate);
+            .set_allocation(alloc, &interference, self.reference_rate);
         let reached = episode.sim.run_until(t1)?;
         let t_end = reached.unwrap_or(t1);
         let workers = episode.sim.close_round(t_end);
-        let dt = t_end - t0;
+        Ok((t_end, reached, workers))
+    }
 
+    /// The round's resource-seconds: allocated, used, capacity, free and stranded (free
+    /// pieces no container of the ladder can use, segment by segment of background load),
+    /// and the price of what was allocated but not used.
+    fn account(
+        &self,
+        episode: &Episode,
+        alloc: &[Amounts],
+        workers: &[WorkerRound],
+        t0: f64,
+        t_end: f64,
+    ) -> MetricSums {
+        let w = &self.scenario.workload;
+        let dt = t_end - t0;
         let prices = w.prices.per_second();
         let ladder = &w.containers;
         let smallest = Resource::ALL.map(|r| ladder.smallest(r));
         let mut round = MetricSums::default();
-        for (n, node) in nodes.iter().enumerate() {
+        for (n, node) in self.scenario.nodes.iter().enumerate() {
             let cap = node.capacity();
             let used = [
                 workers[n].cpu_used_s,
@@ -264,30 +296,38 @@ impl ClusterEnv {
                 }
             }
         }
-        let idle: f64 = (0..3)
+        round.idle_cost = (0..3)
             .map(|r| prices[r] * (round.allocated[r] - round.used[r]).max(0.0))
             .sum();
+        round
+    }
+
+    /// `-(lambda_time * dt / round_interval + lambda_idle * idle cost / capacity cost)`.
+    fn reward(&self, round: &MetricSums, dt: f64) -> f64 {
+        let w = &self.scenario.workload;
+        let prices = w.prices.per_second();
         let capacity_cost: f64 = (0..3).map(|r| prices[r] * round.capacity[r]).sum();
-        let reward = -(w.reward.lambda_time * dt / w.episode.round_interval_s
+        -(w.reward.lambda_time * dt / w.episode.round_interval_s
             + w.reward.lambda_idle
                 * if capacity_cost > 0.0 {
-                    idle / capacity_cost
+                    round.idle_cost / capacity_cost
                 } else {
                     0.0
-                });
+                })
+    }
 
-        let sums = &mut episode.sums;
-        for r in 0..3 {
-            sums.allocated[r] += round.allocated[r];
-            sums.used[r] += round.used[r];
-            sums.capacity[r] += round.capacity[r];
-            sums.free[r] += round.free[r];
-            sums.stranded[r] += round.stranded[r];
-        }
-        sums.idle_cost += idle;
-        sums.episode_return += reward;
-
-        for (n, node) in nodes.iter().enumerate() {
+    /// Pushes the round into each node's usage history and keeps what the next observation
+    /// and info report.
+    fn remember(
+        &self,
+        episode: &mut Episode,
+        alloc: Vec<Amounts>,
+        workers: Vec<WorkerRound>,
+        t0: f64,
+        t_end: f64,
+    ) {
+        let dt = t_end - t0;
+        for (n, node) in self.scenario.nodes.iter().enumerate() {
             let cap = node.capacity();
             let share = |v: f64, c: f64| {
                 if c > 0.0 && dt > 0.0 {
@@ -325,11 +365,6 @@ impl ClusterEnv {
             .map(|bg| bg.max_over(t0, t_end).into())
             .collect();
         episode.round += 1;
-        let limit = episode.round >= w.episode.max_rounds || t_end >= w.episode.max_time_s - 1e-9;
-        // at a limit, validate the final parameters: they may have just reached the target
-        let terminated = reached.is_some() || (limit && episode.sim.validate()?.is_some());
-        let truncated = limit && !terminated;
-        Ok((reward, terminated, truncated))
     }
 
     /// Computes the mask for the coming round: a level fits when its amount stays within the
@@ -446,6 +481,16 @@ impl ClusterEnv {
     }
 }
 
+/// Per node (node-major) and resource `[cpu, mem, gpu]`, a level of the container ladder,
+/// 0 = none. A node runs a worker only if its CPU and memory levels are both non-zero;
+/// otherwise the node's levels all count as 0.
+fn action_space(nodes: usize, ladder: &Ladder) -> ActionSpace {
+    let fields = Resource::ALL
+        .map(|r| Field::new(r.name(), ladder.levels(r)))
+        .to_vec();
+    ActionSpace::grid("node", nodes, fields)
+}
+
 /// The cluster's compute rate when every node holds the ladder's middle container (the
 /// largest level at or below it that fits), at the base batch and without background load.
 fn reference_rate(scenario: &Scenario) -> f64 {
@@ -477,7 +522,7 @@ impl StepInfo<EpisodeMetrics> for Info {
     }
 }
 
-impl Environment for ClusterEnv {
+impl Environment for SingleJobEnv {
     type Metrics = EpisodeMetrics;
     type Info = Info;
 
@@ -490,13 +535,16 @@ impl Environment for ClusterEnv {
     fn observation_space(&self) -> &ObservationSpace {
         &self.observation_space
     }
+    fn step_limit(&self) -> usize {
+        self.scenario.workload.episode.max_rounds
+    }
     fn reset(&mut self, seed: u64) -> Result<(Observation, Info)> {
-        ClusterEnv::reset(self, seed)
+        SingleJobEnv::reset(self, seed)
     }
     fn step(&mut self, action: &[usize]) -> Result<Step<Info>> {
-        ClusterEnv::step(self, action)
+        SingleJobEnv::step(self, action)
     }
     fn fresh_copy(&self) -> Self {
-        ClusterEnv::new(Arc::clone(&self.scenario))
+        SingleJobEnv::new(Arc::clone(&self.scenario))
     }
 }

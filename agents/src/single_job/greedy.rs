@@ -3,17 +3,32 @@
 
 use schedlab_env::Observation;
 
-use crate::policy::{Policy, PolicyContext};
+use super::context::{SingleJobContext, single_job_context};
+use crate::options::{Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "greedy",
+    kinds: &[EnvKind::SingleJob],
+    help: "per node and resource, the smallest level covering last round's use",
+    options: &[],
+    build,
+};
+
+fn build(ctx: &EnvContext, _options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(GreedyPolicy::new(single_job_context(ctx).clone())))
+}
 
 /// Covers each node's last observed demand (used CPU, memory and GPU) with the smallest
 /// feasible container level. A node that ran no container last round has shown no demand, so
 /// it gets the middle level, as `static` would, to be observed.
 pub struct GreedyPolicy {
-    ctx: PolicyContext,
+    ctx: SingleJobContext,
 }
 
 impl GreedyPolicy {
-    pub fn new(ctx: PolicyContext) -> Self {
+    pub fn new(ctx: SingleJobContext) -> Self {
         GreedyPolicy { ctx }
     }
 }
@@ -26,14 +41,14 @@ impl Policy for GreedyPolicy {
     fn reset(&mut self, _seed: u64) {}
 
     fn act(&mut self, observation: &Observation) -> Vec<usize> {
-        (0..self.ctx.action_space.nodes)
+        (0..self.ctx.nodes())
             .flat_map(|n| {
                 let last = self.ctx.last_round(observation, n);
                 let ran = last[3] > 0.0 && last[4] > 0.0;
                 (0..3).map(move |r| (n, r, ran, last[r], last[3 + r]))
             })
             .map(|(n, r, ran, used, allocated)| {
-                let dim = n * 3 + r;
+                let dim = self.ctx.dim(n, r);
                 match (ran, r) {
                     (false, _) => self.ctx.middle_feasible(observation, dim),
                     // a GPU the worker held but left idle is no demand; one it never had shows none
@@ -49,23 +64,23 @@ impl Policy for GreedyPolicy {
 mod tests {
     use super::*;
     use crate::StaticPolicy;
-    use crate::policy::real::small_env;
+    use crate::single_job::context::real::small_env;
 
     #[test]
     fn greedy_covers_the_last_rounds_use_with_the_smallest_feasible_level() {
         let mut env = small_env();
-        let ctx = PolicyContext::of(&env);
+        let ctx = SingleJobContext::of(&env);
         let mut greedy = GreedyPolicy::new(ctx.clone());
         let (obs, _) = env.reset(2).unwrap();
         // nothing observed yet: the static allocation
         assert_eq!(greedy.act(&obs), StaticPolicy::new(ctx.clone()).act(&obs));
         let step = env.step(&greedy.act(&obs)).unwrap();
         let action = greedy.act(&step.observation);
-        for n in 0..ctx.action_space.nodes {
+        for n in 0..ctx.nodes() {
             let last = ctx.last_round(&step.observation, n);
             for r in 0..2 {
-                let (level, sizes) = (action[n * 3 + r], &ctx.level_sizes[r]);
-                let mask = step.observation.mask_of(&ctx.action_space, n * 3 + r);
+                let (level, sizes) = (action[ctx.dim(n, r)], &ctx.level_sizes[r]);
+                let mask = step.observation.mask_of(&ctx.action_space, ctx.dim(n, r));
                 let covering: Vec<usize> = (1..mask.len())
                     .filter(|&l| mask[l] && sizes[l] >= last[r])
                     .collect();

@@ -21,28 +21,75 @@
 use std::path::PathBuf;
 
 use schedlab_env::Observation;
-use schedlab_env::gym::{HISTORY, HISTORY_FEATURES, NODE_DELAY, NODE_VARIANCE};
+use schedlab_env::single_job::features::{HISTORY, HISTORY_FEATURES, NODE_DELAY, NODE_VARIANCE};
 use schedlab_predictors::Predictor;
 
-use super::exact::{ExactError, solve_exact};
-use super::heuristic::solve_heuristic;
-use super::problem::{AllocationProblem, ContainerOption, RESOURCES, Worker};
-use crate::policy::{Policy, PolicyContext};
-use crate::registry::PolicyError;
+use super::context::{SingleJobContext, single_job_context};
+use crate::options::{OptionSpec, OptionType, Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::raes::exact::{ExactError, solve_exact};
+use crate::raes::heuristic::solve_heuristic;
+use crate::raes::problem::{AllocationProblem, ContainerOption, RESOURCES, Worker};
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "raes",
+    kinds: &[EnvKind::SingleJob],
+    help: "RAES: predict each worker's use, price container options, solve the allocation MIP",
+    options: &OPTIONS,
+    build,
+};
+
+fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(RaesPolicy::new(
+        single_job_context(ctx).clone(),
+        RaesOptions::from_options(options),
+    )?))
+}
 
 /// Predicted use is covered with this much to spare.
 pub const HEADROOM: f64 = 1.25;
 /// Utilisation assumed for a resource a running worker did not have last round.
 const PRIOR_UTILISATION: f64 = 0.5;
 
-/// The options `--set` accepts for `raes`.
-pub const OPTIONS: [&str; 6] = [
-    "predictor",
-    "predictor_dir",
-    "solver",
-    "budget",
-    "feedback",
-    "time_limit_s",
+/// The options of `raes`.
+pub const OPTIONS: [OptionSpec; 6] = [
+    OptionSpec {
+        key: "predictor",
+        kind: OptionType::Choice(&schedlab_predictors::NAMES),
+        default: "lstm",
+        help: "the demand predictor",
+    },
+    OptionSpec {
+        key: "predictor_dir",
+        kind: OptionType::Text,
+        default: "",
+        help: "folder of fitted predictors (`schedlab predictors fit --out`); `last` needs none",
+    },
+    OptionSpec {
+        key: "solver",
+        kind: OptionType::Choice(&["exact", "heuristic"]),
+        default: "exact",
+        help: "the allocation solver: the MIP (good_lp + microlp) or the greedy heuristic",
+    },
+    OptionSpec {
+        key: "budget",
+        kind: OptionType::Choice(&["none", "static"]),
+        default: "none",
+        help: "`static`: share out exactly what `static` would hold; `none`: only free capacity binds",
+    },
+    OptionSpec {
+        key: "feedback",
+        kind: OptionType::Bool,
+        default: "true",
+        help: "priorities from gradient variance and update delay (all 1 without)",
+    },
+    OptionSpec {
+        key: "time_limit_s",
+        kind: OptionType::Positive,
+        default: "1",
+        help: "the exact solver's limit per round; past it the round uses the heuristic",
+    },
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,74 +120,28 @@ pub struct RaesOptions {
     pub time_limit_s: f64,
 }
 
-impl Default for RaesOptions {
-    fn default() -> Self {
-        RaesOptions {
-            predictor: "lstm".into(),
-            predictor_dir: None,
-            solver: Solver::Exact,
-            budget: Budget::None,
-            feedback: true,
-            time_limit_s: 1.0,
-        }
-    }
-}
-
 impl RaesOptions {
-    /// Defaults with `key=value` pairs applied; an unknown key or bad value is refused by name.
-    pub fn from_pairs(pairs: &[(String, String)]) -> Result<Self, PolicyError> {
-        let mut options = RaesOptions::default();
-        for (key, value) in pairs {
-            let bad = |expected: &str| PolicyError::Option {
-                policy: "raes".into(),
-                key: key.clone(),
-                value: value.clone(),
-                expected: expected.into(),
-            };
-            match key.as_str() {
-                "predictor" if schedlab_predictors::NAMES.contains(&value.as_str()) => {
-                    options.predictor = value.clone()
-                }
-                "predictor" => return Err(bad(&schedlab_predictors::NAMES.join(", "))),
-                "predictor_dir" => options.predictor_dir = Some(PathBuf::from(value)),
-                "solver" => {
-                    options.solver = match value.as_str() {
-                        "exact" => Solver::Exact,
-                        "heuristic" => Solver::Heuristic,
-                        _ => return Err(bad("exact, heuristic")),
-                    }
-                }
-                "budget" => {
-                    options.budget = match value.as_str() {
-                        "static" => Budget::Static,
-                        "none" => Budget::None,
-                        _ => return Err(bad("static, none")),
-                    }
-                }
-                "feedback" => options.feedback = value.parse().map_err(|_| bad("true, false"))?,
-                "time_limit_s" => {
-                    options.time_limit_s = value
-                        .parse()
-                        .ok()
-                        .filter(|t: &f64| *t > 0.0)
-                        .ok_or_else(|| bad("seconds > 0"))?
-                }
-                _ => return Err(bad(&format!("one of the keys {}", OPTIONS.join(", ")))),
-            }
+    pub fn from_options(options: &Options) -> Self {
+        RaesOptions {
+            predictor: schedlab_predictors::NAMES[options.choice("predictor")].to_owned(),
+            predictor_dir: options.text("predictor_dir").map(PathBuf::from),
+            solver: [Solver::Exact, Solver::Heuristic][options.choice("solver")],
+            budget: [Budget::None, Budget::Static][options.choice("budget")],
+            feedback: options.flag("feedback"),
+            time_limit_s: options.number("time_limit_s"),
         }
-        Ok(options)
     }
 }
 
 pub struct RaesPolicy {
-    ctx: PolicyContext,
+    ctx: SingleJobContext,
     options: RaesOptions,
     predictor: Box<dyn Predictor>,
     rounds_seen: usize,
 }
 
 impl RaesPolicy {
-    pub fn new(ctx: PolicyContext, options: RaesOptions) -> Result<Self, PolicyError> {
+    pub fn new(ctx: SingleJobContext, options: RaesOptions) -> Result<Self, PolicyError> {
         let predictor = match (&options.predictor_dir, options.predictor.as_str()) {
             (_, "last") => schedlab_predictors::untrained("last"),
             (Some(dir), name) => schedlab_predictors::load(dir, name),
@@ -165,7 +166,7 @@ impl RaesPolicy {
     }
 
     fn static_levels(&self, observation: &Observation, node: usize) -> [usize; RESOURCES] {
-        std::array::from_fn(|r| self.ctx.middle_feasible(observation, node * RESOURCES + r))
+        std::array::from_fn(|r| self.ctx.middle_feasible(observation, self.ctx.dim(node, r)))
     }
 
     /// Next round's predicted use of node `n`'s worker, in resource units.
@@ -184,7 +185,7 @@ impl RaesPolicy {
     /// Per worker, mean 1: half from gradient variance, half from update delay, each relative
     /// to the mean over the workers.
     fn priorities(&self, observation: &Observation) -> Vec<f64> {
-        let nodes = self.ctx.action_space.nodes;
+        let nodes = self.ctx.nodes();
         if !self.options.feedback {
             return vec![1.0; nodes];
         }
@@ -206,7 +207,7 @@ impl RaesPolicy {
     }
 
     fn problem(&self, observation: &Observation) -> AllocationProblem {
-        let nodes = self.ctx.action_space.nodes;
+        let nodes = self.ctx.nodes();
         let sizes = &self.ctx.level_sizes;
         let priorities = self.priorities(observation);
         let capacity_cost: f64 = (0..RESOURCES)
@@ -241,7 +242,7 @@ impl RaesPolicy {
         let workers = (0..nodes)
             .map(|n| {
                 let gpu_levels: Vec<usize> = (1..sizes[2].len())
-                    .filter(|&l| observation.mask_of(&self.ctx.action_space, n * 3 + 2)[l])
+                    .filter(|&l| observation.mask_of(&self.ctx.action_space, self.ctx.dim(n, 2))[l])
                     .collect();
                 let primary = if gpu_levels.is_empty() { 0 } else { 2 };
                 let rho = utilisation(n, primary);
@@ -274,8 +275,11 @@ impl RaesPolicy {
                     }
                 };
                 let mut secondary: [usize; RESOURCES] = std::array::from_fn(|r| {
-                    self.ctx
-                        .covering_level(observation, n * 3 + r, predicted[n][r] * HEADROOM)
+                    self.ctx.covering_level(
+                        observation,
+                        self.ctx.dim(n, r),
+                        predicted[n][r] * HEADROOM,
+                    )
                 });
                 if primary == 0 {
                     secondary[2] = 0;
@@ -284,7 +288,9 @@ impl RaesPolicy {
                     gpu_levels
                 } else {
                     (1..sizes[0].len())
-                        .filter(|&l| observation.mask_of(&self.ctx.action_space, n * 3)[l])
+                        .filter(|&l| {
+                            observation.mask_of(&self.ctx.action_space, self.ctx.dim(n, 0))[l]
+                        })
                         .collect()
                 };
                 let mut options: Vec<ContainerOption> = primary_levels
@@ -328,7 +334,7 @@ impl Policy for RaesPolicy {
     }
 
     fn act(&mut self, observation: &Observation) -> Vec<usize> {
-        let nodes = self.ctx.action_space.nodes;
+        let nodes = self.ctx.nodes();
         // nothing to predict from yet: the first round probes with the static allocation
         let action = if self.rounds_seen == 0 {
             (0..nodes)
@@ -362,15 +368,14 @@ impl Policy for RaesPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::real::small_env;
+    use crate::single_job::context::real::small_env;
 
     fn options(pairs: &[(&str, &str)]) -> Result<RaesOptions, PolicyError> {
-        RaesOptions::from_pairs(
-            &pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect::<Vec<_>>(),
-        )
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Options::parse("raes", &OPTIONS, &pairs).map(|o| RaesOptions::from_options(&o))
     }
 
     #[test]
@@ -393,7 +398,7 @@ mod tests {
 
     #[test]
     fn a_fitted_predictor_is_required_except_for_last() {
-        let ctx = PolicyContext::of(&small_env());
+        let ctx = SingleJobContext::of(&small_env());
         assert!(RaesPolicy::new(ctx.clone(), options(&[]).unwrap()).is_err());
         assert!(RaesPolicy::new(ctx, options(&[("predictor", "last")]).unwrap()).is_ok());
     }
@@ -404,7 +409,7 @@ mod tests {
     #[test]
     fn raes_acts_within_mask_and_budget_and_solves_its_problems_exactly() {
         let mut env = small_env();
-        let ctx = PolicyContext::of(&env);
+        let ctx = SingleJobContext::of(&env);
         let mut raes = RaesPolicy::new(
             ctx.clone(),
             options(&[("predictor", "last"), ("budget", "static")]).unwrap(),
@@ -426,7 +431,7 @@ mod tests {
                 let budget = problem.budget.expect("a static budget");
                 let mut total = [0.0; RESOURCES];
                 for (d, &l) in action.iter().enumerate() {
-                    total[d % 3] += ctx.level_sizes[d % 3][l];
+                    total[ctx.action_space.field_of(d)] += ctx.size_of(d, l);
                 }
                 for r in 0..RESOURCES {
                     assert!(

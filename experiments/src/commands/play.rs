@@ -1,14 +1,17 @@
-//! Playing policies over seeds: what `run`, `eval` and `compare` share.
+//! Playing policies on workloads of any kind over seeds: what `run`, `eval`, `compare`,
+//! sweeps and plots share.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use schedlab_agents::{Policy, PolicyContext, by_name, run_episode_observed};
-use schedlab_env::{ClusterEnv, EpisodeMetrics, Info, Scenario, Step};
-use schedlab_trainer::run::load_agent;
+use schedlab_agents::registry;
+use schedlab_agents::{Policy, SchedulingEnv, run_episode_observed};
+use schedlab_env::Step;
+use schedlab_trainer::algorithms::load_agent;
+
+use crate::workloads::{InfoOf, Kind, MetricsOf};
 
 /// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`.
 pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
@@ -46,66 +49,82 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
 /// Where `raes` finds fitted predictors unless told: the ones shipped in the repository.
 const SHIPPED_PREDICTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/predictors");
 
-/// The trained agent of the run folder `spec` names (acting deterministically), or `None`
-/// when `spec` is not a run folder.
-pub fn trained_agent(spec: &str, ctx: &PolicyContext) -> anyhow::Result<Option<Box<dyn Policy>>> {
-    let run = Path::new(spec);
-    if !run.join("manifest.json").is_file() {
-        return Ok(None);
-    }
-    Ok(Some(load_agent(run, ctx, &crate::device::agents())?))
-}
-
-/// A policy by name (with `options` it accepts), or the trained agent of a run folder.
-pub fn make_policy(
+/// A scheduler by spec (with the `options` it declares), or the trained agent of a run
+/// folder (acting deterministically; refused on an env of another shape).
+pub fn make_policy<E: SchedulingEnv>(
     spec: &str,
-    ctx: PolicyContext,
+    env: &E,
     options: &[(String, String)],
 ) -> anyhow::Result<Box<dyn Policy>> {
-    if let Some(agent) = trained_agent(spec, &ctx)? {
-        return Ok(agent);
+    let run = Path::new(spec);
+    if run.join("manifest.json").is_file() {
+        return Ok(load_agent(
+            run,
+            &env.policy_context(),
+            &crate::device::agents(),
+        )?);
     }
     let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
     let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
-    Ok(by_name(spec, ctx, &options)?)
+    Ok(registry::build(spec, &env.context(), &options)?)
 }
 
-/// Plays one episode of a policy (see [`make_policy`]) with a fresh env, handing each step to
-/// `observe`.
-pub fn play(
-    scenario: &Arc<Scenario>,
+/// Plays one episode of `policy` (see [`make_policy`]) on a fresh env of `workload`, handing
+/// each step to `observe`; returns the episode's metrics and the env at its end.
+pub fn play_observed<K: Kind>(
+    workload: &K,
     policy: &str,
     options: &[(String, String)],
     seed: u64,
-    observe: impl FnMut(&Step<Info>),
-) -> anyhow::Result<EpisodeMetrics> {
-    let mut env = ClusterEnv::new(scenario.clone());
-    let mut policy = make_policy(policy, PolicyContext::of(&env), options)?;
-    run_episode_observed(&mut env, policy.as_mut(), seed, observe).with_context(|| {
-        format!(
-            "{} on {}, seed {seed}",
-            policy.name(),
-            scenario.workload.name
-        )
-    })
+    observe: impl FnMut(&Step<InfoOf<K>>),
+) -> anyhow::Result<(MetricsOf<K>, K::Env)> {
+    let mut env = workload.env();
+    let mut policy = make_policy(policy, &env, options)?;
+    let metrics = run_episode_observed(&mut env, policy.as_mut(), seed, observe)
+        .with_context(|| format!("{} on {}, seed {seed}", policy.name(), workload.name()))?;
+    Ok((metrics, env))
+}
+
+/// [`play_observed`] without the observer.
+pub fn play<K: Kind>(
+    workload: &K,
+    policy: &str,
+    options: &[(String, String)],
+    seed: u64,
+) -> anyhow::Result<MetricsOf<K>> {
+    Ok(play_observed(workload, policy, options, seed, |_| {})?.0)
 }
 
 /// Every seed's episode, in parallel (one env each); results in seed order.
-pub fn play_seeds(
-    scenario: &Arc<Scenario>,
+pub fn play_seeds<K: Kind>(
+    workload: &K,
     policy: &str,
     options: &[(String, String)],
     seeds: &[u64],
     bar: &ProgressBar,
-) -> anyhow::Result<Vec<EpisodeMetrics>> {
+) -> anyhow::Result<Vec<MetricsOf<K>>> {
     seeds
         .par_iter()
         .map(|&seed| {
-            let metrics = play(scenario, policy, options, seed, |_| {});
+            let metrics = play(workload, policy, options, seed);
             bar.inc(1);
             metrics
         })
         .collect()
+}
+
+/// Every job's completion time (hours) in one episode of `policy` on `workload` from `seed`;
+/// jobs still in the system at the time limit count their time so far.
+pub fn completion_hours<K: Kind>(
+    workload: &K,
+    policy: &str,
+    seed: u64,
+) -> anyhow::Result<Vec<f64>> {
+    let (_, env) = play_observed(workload, policy, &[], seed, |_| {})?;
+    let seconds = workload
+        .completion_times(&env)
+        .with_context(|| format!("{} has no jobs to time", workload.name()))?;
+    Ok(seconds.iter().map(|s| s / 3600.0).collect())
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! Episode metrics (DESIGN §2.3), accumulated round by round over resource-seconds.
+//! Episode metrics (ARCHITECTURE.md, "Metrics"), accumulated round by round over
+//! resource-seconds.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +34,7 @@ pub struct EpisodeMetrics {
     pub episode_return: f64,
 }
 
-impl super::environment::EpisodeSummary for EpisodeMetrics {
+impl crate::gym::EpisodeSummary for EpisodeMetrics {
     fn episode_return(&self) -> f64 {
         self.episode_return
     }
@@ -60,6 +61,18 @@ pub(crate) struct MetricSums {
 }
 
 impl MetricSums {
+    /// Adds one round's resource-seconds and idle cost (not its return).
+    pub fn add(&mut self, round: &MetricSums) {
+        for r in 0..3 {
+            self.allocated[r] += round.allocated[r];
+            self.used[r] += round.used[r];
+            self.capacity[r] += round.capacity[r];
+            self.free[r] += round.free[r];
+            self.stranded[r] += round.stranded[r];
+        }
+        self.idle_cost += round.idle_cost;
+    }
+
     fn share(num: f64, den: f64) -> f64 {
         if den > 0.0 { num / den } else { 0.0 }
     }

@@ -2,16 +2,31 @@
 
 use schedlab_env::Observation;
 
-use crate::policy::{Policy, PolicyContext};
+use super::context::{SingleJobContext, single_job_context};
+use crate::options::{Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "static",
+    kinds: &[EnvKind::SingleJob],
+    help: "every node the ladder's middle container for the whole episode (Kubeflow-like)",
+    options: &[],
+    build,
+};
+
+fn build(ctx: &EnvContext, _options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(StaticPolicy::new(single_job_context(ctx).clone())))
+}
 
 /// Gives every node the ladder's middle level of each resource, or the largest level below it
 /// that the node can take (so a node without GPUs gets no GPU).
 pub struct StaticPolicy {
-    ctx: PolicyContext,
+    ctx: SingleJobContext,
 }
 
 impl StaticPolicy {
-    pub fn new(ctx: PolicyContext) -> Self {
+    pub fn new(ctx: SingleJobContext) -> Self {
         StaticPolicy { ctx }
     }
 }
@@ -33,7 +48,7 @@ impl Policy for StaticPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::fixtures::context_and_observation;
+    use crate::single_job::context::fixtures::context_and_observation;
 
     #[test]
     fn static_takes_the_middle_level_or_the_largest_feasible_below_it() {

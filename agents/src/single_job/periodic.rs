@@ -3,12 +3,36 @@
 //! allocation.
 
 use schedlab_env::Observation;
-use schedlab_env::gym::NODE_THROUGHPUT;
+use schedlab_env::single_job::features::NODE_THROUGHPUT;
 
-use crate::policy::{Policy, PolicyContext};
+use super::context::{SingleJobContext, single_job_context};
+use crate::options::{OptionSpec, OptionType, Options, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::registry::SchedulerRow;
 
-/// Virtual seconds between re-allocations (Optimus re-plans on a fixed interval).
-pub const PERIOD_S: f64 = 300.0;
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "periodic",
+    kinds: &[EnvKind::SingleJob],
+    help: "Optimus-like: every interval, compute in proportion to each worker's fitted speed",
+    options: &[OptionSpec {
+        key: "interval_s",
+        kind: OptionType::Positive,
+        default: "300",
+        help: "virtual seconds between re-plans",
+    }],
+    build,
+};
+
+fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(PeriodicPolicy::with_period(
+        single_job_context(ctx).clone(),
+        options.number("interval_s"),
+    )))
+}
+
+const CPU: usize = 0;
+const MEM: usize = 1;
+const GPU: usize = 2;
 
 /// Starts from the `static` allocation. At each re-plan it fits every running worker's speed
 /// from the last round: samples per second per allocated GPU for workers with a GPU (their
@@ -17,7 +41,7 @@ pub const PERIOD_S: f64 = 300.0;
 /// down to feasible levels (a running CPU worker keeps at least the smallest size). GPU
 /// workers keep their CPU level; memory takes the level that covers the worker's use.
 pub struct PeriodicPolicy {
-    ctx: PolicyContext,
+    ctx: SingleJobContext,
     period_s: f64,
     elapsed_s: f64,
     next_plan_s: f64,
@@ -25,11 +49,8 @@ pub struct PeriodicPolicy {
 }
 
 impl PeriodicPolicy {
-    pub fn new(ctx: PolicyContext) -> Self {
-        Self::with_period(ctx, PERIOD_S)
-    }
-
-    pub fn with_period(ctx: PolicyContext, period_s: f64) -> Self {
+    /// Re-plans every `period_s` virtual seconds (Optimus re-plans on a fixed interval).
+    pub fn with_period(ctx: SingleJobContext, period_s: f64) -> Self {
         PeriodicPolicy {
             ctx,
             period_s,
@@ -46,8 +67,9 @@ impl PeriodicPolicy {
     }
 
     fn replan(&self, observation: &Observation, current: &[usize]) -> Vec<usize> {
-        let nodes = self.ctx.action_space.nodes;
+        let nodes = self.ctx.nodes();
         let sizes = &self.ctx.level_sizes;
+        let dim = |n: usize, r: usize| self.ctx.dim(n, r);
         let last: Vec<[f64; 6]> = (0..nodes)
             .map(|n| self.ctx.last_round(observation, n))
             .collect();
@@ -67,9 +89,9 @@ impl PeriodicPolicy {
             .collect();
         let pool = |gpu: bool| -> (f64, f64) {
             let members = (0..nodes).filter(|&n| has_gpu[n] == gpu && speed[n] > 0.0);
-            let r = if gpu { 2 } else { 0 };
+            let r = if gpu { GPU } else { CPU };
             members.fold((0.0, 0.0), |(budget, total), n| {
-                (budget + sizes[r][current[n * 3 + r]], total + speed[n])
+                (budget + sizes[r][current[dim(n, r)]], total + speed[n])
             })
         };
         let (cpu_budget, cpu_total) = pool(false);
@@ -79,25 +101,29 @@ impl PeriodicPolicy {
             if has_gpu[n] {
                 let level = self.ctx.level_within(
                     observation,
-                    n * 3 + 2,
+                    dim(n, GPU),
                     gpu_budget * speed[n] / gpu_total,
                 );
-                action[n * 3 + 2] = if level == 0 {
-                    self.ctx.covering_level(observation, n * 3 + 2, 0.0)
+                action[dim(n, GPU)] = if level == 0 {
+                    self.ctx.covering_level(observation, dim(n, GPU), 0.0)
                 } else {
                     level
                 };
             } else {
-                let level =
-                    self.ctx
-                        .level_within(observation, n * 3, cpu_budget * speed[n] / cpu_total);
-                action[n * 3] = if level == 0 {
-                    self.ctx.covering_level(observation, n * 3, 0.0)
+                let level = self.ctx.level_within(
+                    observation,
+                    dim(n, CPU),
+                    cpu_budget * speed[n] / cpu_total,
+                );
+                action[dim(n, CPU)] = if level == 0 {
+                    self.ctx.covering_level(observation, dim(n, CPU), 0.0)
                 } else {
                     level
                 };
             }
-            action[n * 3 + 1] = self.ctx.covering_level(observation, n * 3 + 1, last[n][1]);
+            action[dim(n, MEM)] = self
+                .ctx
+                .covering_level(observation, dim(n, MEM), last[n][MEM]);
         }
         action
     }
@@ -130,7 +156,7 @@ impl Policy for PeriodicPolicy {
                         l
                     } else {
                         self.ctx
-                            .level_within(observation, d, self.ctx.level_sizes[d % 3][l])
+                            .level_within(observation, d, self.ctx.size_of(d, l))
                     }
                 })
                 .collect(),
@@ -144,12 +170,12 @@ impl Policy for PeriodicPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::real::small_env;
+    use crate::single_job::context::real::small_env;
 
     #[test]
     fn periodic_holds_its_allocation_between_plans_and_replans_on_schedule() {
         let mut env = small_env();
-        let ctx = PolicyContext::of(&env);
+        let ctx = SingleJobContext::of(&env);
         let interval = ctx.round_interval_s;
         let mut policy = PeriodicPolicy::with_period(ctx.clone(), 2.0 * interval);
         let (mut obs, _) = env.reset(1).unwrap();
@@ -180,7 +206,7 @@ mod tests {
             "the plan of round 2 holds through round 3"
         );
         // the re-plan moves GPU share towards the faster GPU node (gpu-fast outruns gpu-old)
-        let gpu = |a: &Vec<usize>, n: usize| ctx.level_sizes[2][a[n * 3 + 2]];
+        let gpu = |a: &Vec<usize>, n: usize| ctx.level_sizes[GPU][a[ctx.dim(n, GPU)]];
         assert!(
             gpu(&actions[2], 0) >= gpu(&actions[2], 1),
             "{:?}",

@@ -1,0 +1,19 @@
+//! Schedulers of the single-job env ([`schedlab_env::SingleJobEnv`]): per node and resource a
+//! level of the container ladder, read from the node blocks of the observation.
+
+pub mod context;
+mod greedy;
+mod periodic;
+pub mod raes;
+mod static_alloc;
+
+pub use context::SingleJobContext;
+pub use greedy::GreedyPolicy;
+pub use periodic::PeriodicPolicy;
+pub use raes::{RaesOptions, RaesPolicy};
+pub use static_alloc::StaticPolicy;
+
+use crate::registry::SchedulerRow;
+
+/// The single-job schedulers, in listing order.
+pub const SCHEDULERS: &[SchedulerRow] = &[static_alloc::ROW, greedy::ROW, periodic::ROW, raes::ROW];

@@ -1,0 +1,268 @@
+//! The jobs env's dynamics: applying a step's choices (starts, rescales, suspensions) to the
+//! machines, and moving the clock to the next decision point through arrivals, completions,
+//! interval ticks and, at `real` fidelity, the jobs' training rounds.
+
+use std::cmp::Reverse;
+
+use super::accounting::integrate;
+use super::machines::Placement;
+use super::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
+use super::state::{Episode, Job, Shared, Status, Time, status_index};
+use crate::error::Result;
+use crate::gym::ActionSpace;
+
+/// Running jobs' changes first (shrinking frees room), then starts, each in slot order.
+pub(super) fn apply(
+    sh: &Shared,
+    space: &ActionSpace,
+    episode: &mut Episode,
+    action: &[usize],
+) -> (bool, Vec<String>) {
+    let mut changed = false;
+    let mut rejected = Vec::new();
+    for pass_running in [true, false] {
+        for slot in 0..episode.window.len() {
+            let Some(j) = episode.window[slot] else {
+                continue;
+            };
+            let running = episode.jobs[j as usize].status == Status::Running;
+            if running != pass_running {
+                continue;
+            }
+            let w = action[space.dim(slot, FIELD_WORKERS)];
+            let s = action[space.dim(slot, FIELD_SIZE)];
+            let placement = Placement::ALL[action[space.dim(slot, FIELD_PLACEMENT)]];
+            let job = &episode.jobs[j as usize];
+            let unchanged = running && w == job.workers_level && s == job.size_level;
+            if running && w == 0 {
+                suspend(sh, episode, j);
+                changed = true;
+            } else if w > 0 && !unchanged {
+                match allocate(sh, episode, j, w, s, placement) {
+                    Ok(()) => changed = true,
+                    Err(reason) => rejected.push(reason),
+                }
+            }
+        }
+    }
+    episode.rejected_total += rejected.len();
+    (changed, rejected)
+}
+
+/// Starts or rescales job `j`; on failure nothing changes.
+fn allocate(
+    sh: &Shared,
+    episode: &mut Episode,
+    j: u32,
+    workers_level: usize,
+    size_level: usize,
+    placement: Placement,
+) -> std::result::Result<(), String> {
+    let i = j as usize;
+    let now = episode.now;
+    let count = sh.worker_count(i, workers_level);
+    let request = sh.container(i, size_level);
+    let old = std::mem::take(&mut episode.jobs[i].containers);
+    old.iter().for_each(|c| episode.cluster.release(c));
+    let Some(placed) = episode.cluster.place(request, count, placement) else {
+        old.iter().for_each(|c| episode.cluster.reinstate(c));
+        episode.jobs[i].containers = old;
+        return Err(format!(
+            "job {}: {count} containers of {request:?} (mCPU, MiB, mGPU) no longer fit after earlier choices in this step",
+            sh.workload.jobs[i].id
+        ));
+    };
+    let was_running = episode.jobs[i].status == Status::Running;
+    // settle with the old allocation, then account for the new one
+    episode.jobs[i].containers = old;
+    change_used(sh, episode, i, -1.0);
+    let job = &mut episode.jobs[i];
+    job.settle(now);
+    job.containers = placed;
+    job.workers_level = workers_level;
+    job.size_level = size_level;
+    job.version += 1;
+    let template = &sh.workload.templates[sh.template[i]];
+    job.rate = template.speedup(count as f64, sh.workload.scaling.sizes[size_level]) * job.speed;
+    if was_running {
+        let pause_from = job.paused_until.max(now);
+        job.paused_until = now + sh.workload.episode.restart_s;
+        let pause = job.paused_until - pause_from;
+        // restarting containers are allocated but do no work
+        let used = used_of(sh, i, &episode.jobs[i]);
+        (0..3).for_each(|r| episode.sums.used[r] -= used[r] * pause);
+    } else {
+        let key = episode.queue_key[i];
+        episode.queue.remove(&key);
+        job.status = Status::Running;
+        job.first_start_s.get_or_insert(now);
+        episode.counts[status_index(Status::Queued)] -= 1;
+        episode.counts[status_index(Status::Running)] += 1;
+    }
+    let job = &episode.jobs[i];
+    let resume = job.paused_until.max(now);
+    if let Some(real) = episode.real_jobs.get_mut(i) {
+        let offset = size_level as i32 - sh.workload.scaling.requested_size_level() as i32;
+        real.set_allocation(count as usize, offset);
+        real.next_round_s = resume + real.round_s;
+    } else {
+        let finish = resume + job.remaining / job.rate;
+        episode
+            .completions
+            .push(Reverse((Time(finish), j, job.version)));
+    }
+    episode.running_ring.push_back((j, job.version));
+    change_used(sh, episode, i, 1.0);
+    Ok(())
+}
+
+/// Takes a running job off its containers and back to the end of the queue.
+fn suspend(sh: &Shared, episode: &mut Episode, j: u32) {
+    let i = j as usize;
+    let now = episode.now;
+    change_used(sh, episode, i, -1.0);
+    let job = &mut episode.jobs[i];
+    job.settle(now);
+    let containers = std::mem::take(&mut job.containers);
+    job.rate = 0.0;
+    job.workers_level = 0;
+    job.version += 1;
+    job.status = Status::Queued;
+    containers.iter().for_each(|c| episode.cluster.release(c));
+    episode.counts[status_index(Status::Running)] -= 1;
+    if let Some(real) = episode.real_jobs.get_mut(i) {
+        real.next_round_s = f64::INFINITY;
+    }
+    enqueue(episode, i);
+}
+
+fn enqueue(episode: &mut Episode, i: usize) {
+    episode.jobs[i].status = Status::Queued;
+    episode.counts[status_index(Status::Queued)] += 1;
+    episode.queue_key[i] = episode.next_key;
+    episode.queue.insert(episode.next_key, i as u32);
+    episode.next_key += 1;
+}
+
+/// What a job's containers use per second, `[cpu, mem, gpu]` milli-units.
+fn used_of(sh: &Shared, i: usize, job: &Job) -> [f64; 3] {
+    let u = sh.workload.templates[sh.template[i]].utilisation;
+    let mut out = [0.0; 3];
+    for c in &job.containers {
+        out[0] += c.cpu as f64 * u[0];
+        out[1] += c.mem as f64 * u[1];
+        out[2] += c.gpu_milli() as f64 * u[2];
+    }
+    out
+}
+
+fn change_used(sh: &Shared, episode: &mut Episode, i: usize, sign: f64) {
+    let used = used_of(sh, i, &episode.jobs[i]);
+    (0..3).for_each(|r| episode.used_rate[r] += sign * used[r]);
+}
+
+/// Moves the clock to the next decision point; returns `(terminated, truncated)`.
+pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)> {
+    episode.steps_here = 0;
+    let jobs = &sh.workload.jobs;
+    let order = &sh.arrival_order;
+    let max_time = sh.workload.episode.max_time_s;
+    let next_completion = |e: &mut Episode| -> f64 {
+        while let Some(Reverse((Time(t), j, version))) = e.completions.peek().copied() {
+            let job = &e.jobs[j as usize];
+            if job.status == Status::Running && job.version == version {
+                return t;
+            }
+            e.completions.pop();
+        }
+        f64::INFINITY
+    };
+    let tick = if sh.workload.episode.decision_interval_s > 0.0 {
+        episode.next_tick
+    } else {
+        f64::INFINITY
+    };
+    // real jobs train round by round in between, silently until one finishes
+    let t = loop {
+        let arrival = order
+            .get(episode.next_arrival)
+            .map_or(f64::INFINITY, |&j| jobs[j as usize].arrival_s);
+        let event = arrival.min(next_completion(episode)).min(tick);
+        let round = episode
+            .real_jobs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.next_round_s, i))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        match round {
+            Some((at, i)) if at < event && at < max_time => {
+                integrate(sh, episode, at);
+                if episode.real_jobs[i].step()? {
+                    episode.real_jobs[i].next_round_s = f64::INFINITY;
+                    finish(sh, episode, i);
+                    break at;
+                }
+                let real = &mut episode.real_jobs[i];
+                real.next_round_s += real.round_s;
+            }
+            _ if event >= max_time => {
+                integrate(sh, episode, max_time);
+                return Ok((false, true));
+            }
+            _ => {
+                integrate(sh, episode, event);
+                break event;
+            }
+        }
+    };
+    while next_completion(episode) <= t {
+        let Reverse((_, j, _)) = episode.completions.pop().expect("peeked");
+        finish(sh, episode, j as usize);
+    }
+    while let Some(&j) = order.get(episode.next_arrival) {
+        if jobs[j as usize].arrival_s > t {
+            break;
+        }
+        episode.next_arrival += 1;
+        let job = &mut episode.jobs[j as usize];
+        job.arrived = true;
+        if job.parents_left == 0 {
+            job.eligible_s = t;
+            episode.counts[status_index(Status::Waiting)] -= 1;
+            enqueue(episode, j as usize);
+        }
+    }
+    while tick <= t && episode.next_tick <= t {
+        episode.next_tick += sh.workload.episode.decision_interval_s;
+    }
+    episode.decision_points += 1;
+    Ok((
+        episode.counts[status_index(Status::Done)] == jobs.len(),
+        false,
+    ))
+}
+
+fn finish(sh: &Shared, episode: &mut Episode, i: usize) {
+    let now = episode.now;
+    change_used(sh, episode, i, -1.0);
+    let job = &mut episode.jobs[i];
+    job.settle(now);
+    job.remaining = 0.0;
+    job.rate = 0.0;
+    job.status = Status::Done;
+    job.finish_s = Some(now);
+    job.version += 1;
+    let containers = std::mem::take(&mut job.containers);
+    containers.iter().for_each(|c| episode.cluster.release(c));
+    episode.counts[status_index(Status::Running)] -= 1;
+    episode.counts[status_index(Status::Done)] += 1;
+    for &child in &sh.children[i] {
+        let c = &mut episode.jobs[child as usize];
+        c.parents_left -= 1;
+        if c.parents_left == 0 && c.arrived {
+            c.eligible_s = now;
+            episode.counts[status_index(Status::Waiting)] -= 1;
+            enqueue(episode, child as usize);
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! The jobs env's state: what every episode of a workload shares ([`Shared`]), and one
+//! episode's jobs, queue, cluster and running sums ([`Episode`]). Dynamics, accounting and
+//! observation read and change it; none of them know of each other's internals.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use super::machines::{Cluster, Container};
+use super::metrics::Integrals;
+use super::real::RealJob;
+use super::spec::{GPU_MILLI, JobsWorkload, scaled_request};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Status {
+    /// Not arrived yet, or arrived with DAG parents still unfinished.
+    Waiting,
+    Queued,
+    Running,
+    Done,
+}
+
+/// A job's state in one episode.
+#[derive(Debug, Clone)]
+pub(super) struct Job {
+    pub status: Status,
+    pub arrived: bool,
+    pub parents_left: u32,
+    /// Work left at `anchor_s`, in request-seconds x speed-up.
+    pub remaining: f64,
+    pub work: f64,
+    pub anchor_s: f64,
+    pub paused_until: f64,
+    /// Work per second at the current allocation (0 when not running).
+    pub rate: f64,
+    /// GPU-seconds (container-seconds without GPUs) received so far, at `anchor_s`.
+    pub attained: f64,
+    /// This job's speed factor in this episode.
+    pub speed: f64,
+    pub workers_level: usize,
+    pub size_level: usize,
+    pub containers: Vec<Container>,
+    pub eligible_s: f64,
+    pub first_start_s: Option<f64>,
+    pub finish_s: Option<f64>,
+    /// Bumped on every change of allocation, so stale heap and ring entries are skipped.
+    pub version: u32,
+}
+
+impl Job {
+    /// Work done from `anchor_s` to `now`.
+    fn progress_until(&self, now: f64) -> f64 {
+        self.rate * (now - self.anchor_s.max(self.paused_until)).max(0.0)
+    }
+
+    pub fn remaining_at(&self, now: f64) -> f64 {
+        (self.remaining - self.progress_until(now)).max(0.0)
+    }
+
+    pub fn attained_at(&self, now: f64) -> f64 {
+        self.attained + self.attention_weight() * (now - self.anchor_s).max(0.0)
+    }
+
+    fn attention_weight(&self) -> f64 {
+        self.containers
+            .iter()
+            .map(|c| {
+                let g = c.gpu_milli();
+                if g > 0 {
+                    g as f64 / GPU_MILLI as f64
+                } else {
+                    1.0
+                }
+            })
+            .sum()
+    }
+
+    pub fn settle(&mut self, now: f64) {
+        self.remaining = self.remaining_at(now);
+        self.attained = self.attained_at(now);
+        self.anchor_s = now;
+    }
+}
+
+/// Totals as `f64` keys for the completion heap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Time(pub f64);
+impl Eq for Time {}
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// What every episode of a workload shares: the workload, per-job template, DAG links,
+/// arrival order and the empty cluster.
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub workload: Arc<JobsWorkload>,
+    pub template: Vec<usize>,
+    pub children: Vec<Vec<u32>>,
+    pub parents: Vec<u32>,
+    /// Job indices by arrival time (stable).
+    pub arrival_order: Vec<u32>,
+    /// The empty cluster, with the workload's request shapes indexed; each episode copies it.
+    pub empty_cluster: Cluster,
+}
+
+impl Shared {
+    pub fn new(workload: Arc<JobsWorkload>) -> Self {
+        let jobs = &workload.jobs;
+        let index: std::collections::HashMap<&str, u32> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.id.as_str(), i as u32))
+            .collect();
+        let mut children = vec![Vec::new(); jobs.len()];
+        let mut parents = vec![0u32; jobs.len()];
+        for (i, j) in jobs.iter().enumerate() {
+            for parent in &j.after {
+                children[index[parent.as_str()] as usize].push(i as u32);
+                parents[i] += 1;
+            }
+        }
+        let mut arrival_order: Vec<u32> = (0..jobs.len() as u32).collect();
+        arrival_order.sort_by(|&a, &b| {
+            jobs[a as usize]
+                .arrival_s
+                .total_cmp(&jobs[b as usize].arrival_s)
+        });
+        let template = jobs
+            .iter()
+            .map(|j| {
+                workload
+                    .templates
+                    .iter()
+                    .position(|t| t.name == j.template)
+                    .expect("validated: every job names a template")
+            })
+            .collect();
+        let shapes: Vec<[u32; 3]> = jobs.iter().map(|j| j.request()).collect();
+        let empty_cluster = Cluster::new(&workload.machines, &shapes);
+        Shared {
+            workload,
+            template,
+            children,
+            parents,
+            arrival_order,
+            empty_cluster,
+        }
+    }
+
+    pub fn template_of(&self, job: usize) -> usize {
+        self.template[job]
+    }
+
+    /// The containers job `job` gets at a workers level (level 0 is not running).
+    pub fn worker_count(&self, job: usize, workers_level: usize) -> u32 {
+        let factor = self.workload.scaling.workers[workers_level - 1];
+        ((self.workload.jobs[job].workers as f64 * factor).round() as u32).max(1)
+    }
+
+    /// One container of job `job` at a size level.
+    pub fn container(&self, job: usize, size_level: usize) -> [u32; 3] {
+        scaled_request(
+            self.workload.jobs[job].request(),
+            self.workload.scaling.sizes[size_level],
+        )
+    }
+}
+
+pub(super) struct Episode {
+    pub now: f64,
+    pub jobs: Vec<Job>,
+    pub cluster: Cluster,
+    pub next_arrival: usize,
+    pub next_tick: f64,
+    pub completions: BinaryHeap<Reverse<(Time, u32, u32)>>,
+    /// Queued jobs in queue order.
+    pub queue: BTreeMap<u64, u32>,
+    pub queue_key: Vec<u64>,
+    pub next_key: u64,
+    /// Running jobs in the order the window shows them (round-robin).
+    pub running_ring: VecDeque<(u32, u32)>,
+    pub counts: [usize; 4],
+    pub used_rate: [f64; 3],
+    pub sums: Integrals,
+    pub reward_marks: (f64, f64),
+    pub window: Vec<Option<u32>>,
+    pub mask: Vec<bool>,
+    pub steps_here: usize,
+    pub decision_points: usize,
+    pub steps: usize,
+    pub rejected_total: usize,
+    pub episode_return: f64,
+    pub done: bool,
+    /// The `real` fidelity's training run of each job.
+    pub real_jobs: Vec<RealJob>,
+}
+
+impl Episode {
+    /// Jobs whose arrival time has passed.
+    pub fn arrived(&self) -> usize {
+        self.next_arrival
+    }
+    pub fn count(&self, status: Status) -> usize {
+        self.counts[status as usize]
+    }
+}
+
+/// Where a status counts in [`Episode::counts`].
+pub(super) fn status_index(s: Status) -> usize {
+    s as usize
+}

@@ -1,0 +1,169 @@
+//! What every section of `schedlab reproduce` shares: where its sweeps, figures and document
+//! go, the protocol, and the arithmetic over sweep rows.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::protocol::Protocol;
+use crate::commands::summarize::number;
+use crate::output::write_atomic;
+use crate::stats::summarize;
+use crate::sweep::journal::Row;
+use crate::sweep::run::{SweepOptions, run as run_sweep};
+use crate::sweep::spec::{Shard, SweepSpec};
+
+/// The command line's choices.
+pub struct Settings {
+    /// Seeds 0..N per cell.
+    pub seeds: u64,
+    /// Rounds of PPO and DQN training for table1.
+    pub steps: u64,
+    /// Sweep folders.
+    pub out: PathBuf,
+    /// The document to (re)write.
+    pub doc: PathBuf,
+    /// Where the figures go (linked from the document by relative path).
+    pub figures: PathBuf,
+}
+
+/// The chosen learning rate per optimiser.
+pub type Tuned = BTreeMap<String, f64>;
+
+pub struct Context<'a> {
+    pub args: &'a Settings,
+    pub protocol: Protocol,
+    /// The single-job workload's file.
+    pub paper: PathBuf,
+}
+
+impl Context<'_> {
+    pub fn seeds(&self) -> Vec<u64> {
+        (0..self.args.seeds).collect()
+    }
+
+    pub fn sweep(&self, spec: &SweepSpec) -> anyhow::Result<Vec<Row>> {
+        println!("sweep {}: {} episodes", spec.name, spec.grid().len());
+        let rows = run_sweep(
+            spec,
+            &SweepOptions {
+                out: self.args.out.join(&spec.name),
+                shard: Shard::WHOLE,
+                jobs: None,
+            },
+        )?;
+        write_atomic(
+            &self.args.out.join(&spec.name).join("spec.toml"),
+            toml::to_string(spec)?.as_bytes(),
+        )?;
+        Ok(rows)
+    }
+
+    pub fn figure(&self, name: &str) -> anyhow::Result<PathBuf> {
+        std::fs::create_dir_all(&self.args.figures)?;
+        Ok(self.args.figures.join(name))
+    }
+
+    /// The figure's path as the document links it.
+    pub fn link(&self, name: &str) -> String {
+        let doc_dir = self.args.doc.parent().unwrap_or(Path::new(""));
+        let fig = self.args.figures.join(name);
+        fig.strip_prefix(doc_dir)
+            .unwrap_or(&fig)
+            .display()
+            .to_string()
+    }
+
+    pub fn command(&self, target: &str) -> String {
+        format!(
+            "schedlab reproduce {target} --seeds {} --steps {}",
+            self.args.seeds, self.args.steps
+        )
+    }
+
+    /// The single-job workload with `optimizer` at `lr` and the protocol's rounds.
+    pub fn optimizer_set(&self, optimizer: &str, lr: f64) -> BTreeMap<String, toml::Value> {
+        BTreeMap::from([
+            (
+                "job.optimizer".to_owned(),
+                toml::Value::String(optimizer.into()),
+            ),
+            ("job.lr".to_owned(), toml::Value::Float(lr)),
+            (
+                "episode.round_interval_s".to_owned(),
+                toml::Value::Float(self.protocol.round_s),
+            ),
+            (
+                "episode.max_rounds".to_owned(),
+                toml::Value::Integer(self.protocol.max_rounds),
+            ),
+        ])
+    }
+
+    /// Each optimiser at its tuned learning rate, by optimiser name.
+    pub fn optimizer_sets(&self, tuned: &Tuned) -> BTreeMap<String, BTreeMap<String, toml::Value>> {
+        self.protocol
+            .optimizers
+            .iter()
+            .map(|o| (o.name.clone(), self.optimizer_set(&o.name, tuned[&o.name])))
+            .collect()
+    }
+
+    /// The optimisers by a metric's mean (static allocation), smallest first:
+    /// (mean, name, label).
+    pub fn ordered(&self, rows: &[Row], metric: &str) -> Vec<(f64, String, String)> {
+        let mut order: Vec<_> = self
+            .protocol
+            .optimizers
+            .iter()
+            .map(|o| {
+                (
+                    mean(&values(rows, "static", &o.name, metric)),
+                    o.name.clone(),
+                    o.label.clone(),
+                )
+            })
+            .collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        order
+    }
+}
+
+/// A metric's values over seeds for one policy and override set.
+pub fn values(rows: &[Row], policy: &str, overrides: &str, metric: &str) -> Vec<f64> {
+    rows.iter()
+        .filter(|r| r.key.policy == policy && r.key.overrides == overrides)
+        .filter_map(|r| r.metrics.iter().find(|(n, _)| n == metric).map(|m| m.1))
+        .collect()
+}
+
+/// `mean ± ci95` of values.
+pub fn mean_ci(v: &[f64]) -> String {
+    let s = summarize(v);
+    format!("{} ± {}", number(s.mean), number(s.ci95))
+}
+
+pub fn mean(v: &[f64]) -> f64 {
+    summarize(v).mean
+}
+
+/// Mean virtual seconds per parameter-server update of an optimiser's episodes.
+pub fn seconds_per_update(rows: &[Row], optimizer: &str) -> f64 {
+    let time = values(rows, "static", optimizer, "completion_time_s");
+    let updates = values(rows, "static", optimizer, "iterations");
+    let per: Vec<f64> = time
+        .iter()
+        .zip(&updates)
+        .filter(|(_, u)| **u > 0.0)
+        .map(|(t, u)| t / u)
+        .collect();
+    mean(&per)
+}
+
+/// `A (1) < B (2) < ...`
+pub fn ranked(order: &[(f64, String, String)]) -> String {
+    order
+        .iter()
+        .map(|(v, _, label)| format!("{label} ({})", number(*v)))
+        .collect::<Vec<_>>()
+        .join(" < ")
+}

@@ -1,0 +1,176 @@
+//! The data of `schedlab reproduce`: its protocol and the reference paper's figures, read from
+//! `data/experiments/reproduce.toml` (each figure written once, there).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context as _;
+use serde::Deserialize;
+
+/// The file this reads, relative to the repository's `data/`.
+pub const PROTOCOL_FILE: &str = "experiments/reproduce.toml";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Protocol {
+    /// The single-job workload of every single-job section, in `data/workloads/`.
+    pub workload: String,
+    /// The jobs workload of table1's second half.
+    pub jobs_workload: String,
+    /// Scheduling rounds of the single-job sections (virtual seconds), and their number.
+    pub round_s: f64,
+    pub max_rounds: i64,
+    pub tuning: Tuning,
+    pub optimizers: Vec<Optimizer>,
+    pub table1: Table1,
+    pub table2: Table2,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tuning {
+    pub seeds: Vec<u64>,
+    pub sgd_lrs: Vec<f64>,
+    pub adam_lrs: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Optimizer {
+    pub name: String,
+    pub label: String,
+    /// Fig. 2's iterations to target, as the paper prints it.
+    #[serde(default)]
+    pub paper_iterations: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table1 {
+    pub policies: Vec<String>,
+    pub jobs_policies: Vec<String>,
+    pub training_smoothing: usize,
+    /// Per scheduler, the paper's GPU utilisation and fragmentation (percent).
+    pub paper: BTreeMap<String, PaperResourceUse>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperResourceUse {
+    pub gpu_util: f64,
+    pub fragmentation: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table2 {
+    pub policies: Vec<String>,
+    /// The row the ratios divide by.
+    pub reference: String,
+    pub rows: Vec<Table2Row>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table2Row {
+    pub label: String,
+    pub optimizer: String,
+    pub policy: String,
+    pub paper_hours: f64,
+}
+
+/// The paper's optimiser, the only one of table1 (whose question is the schedulers').
+pub const HB_ASGD: &str = "hb_asgd";
+
+impl Protocol {
+    /// Reads and checks the protocol in the data folder `data`.
+    pub fn load(data: &Path) -> anyhow::Result<Protocol> {
+        let path = data.join(PROTOCOL_FILE);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let protocol: Protocol =
+            toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
+        protocol
+            .check()
+            .with_context(|| format!("{}", path.display()))?;
+        Ok(protocol)
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        let names: Vec<&str> = self.optimizers.iter().map(|o| o.name.as_str()).collect();
+        anyhow::ensure!(
+            names.contains(&HB_ASGD),
+            "`optimizers` must include `{HB_ASGD}`, the paper's"
+        );
+        for row in &self.table2.rows {
+            anyhow::ensure!(
+                names.contains(&row.optimizer.as_str()),
+                "table2 row `{}`: unknown optimizer `{}`",
+                row.label,
+                row.optimizer
+            );
+            anyhow::ensure!(
+                self.table2.policies.contains(&row.policy),
+                "table2 row `{}`: policy `{}` is not in table2.policies",
+                row.label,
+                row.policy
+            );
+        }
+        self.reference()?;
+        anyhow::ensure!(
+            !self.tuning.sgd_lrs.is_empty() && !self.tuning.adam_lrs.is_empty(),
+            "tuning: empty learning-rate grid"
+        );
+        Ok(())
+    }
+
+    /// Table 2's reference row.
+    pub fn reference(&self) -> anyhow::Result<&Table2Row> {
+        self.table2
+            .rows
+            .iter()
+            .find(|r| r.label == self.table2.reference)
+            .with_context(|| format!("table2.reference `{}` names no row", self.table2.reference))
+    }
+
+    /// The learning rates tried for `optimizer`.
+    pub fn lr_grid(&self, optimizer: &str) -> &[f64] {
+        if optimizer == "adam" {
+            &self.tuning.adam_lrs
+        } else {
+            &self.tuning.sgd_lrs
+        }
+    }
+
+    /// The table2 row of `optimizer` with `policy`, if there is one.
+    pub fn table2_row(&self, optimizer: &str, policy: &str) -> Option<&Table2Row> {
+        self.table2
+            .rows
+            .iter()
+            .find(|r| r.optimizer == optimizer && r.policy == policy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_protocol_loads_and_bad_ones_are_refused() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+        let protocol = Protocol::load(&data).unwrap();
+        assert_eq!(protocol.reference().unwrap().paper_hours, 9.8);
+        assert_eq!(protocol.table1.paper["raes"].gpu_util, 89.4);
+        let text = std::fs::read_to_string(data.join(PROTOCOL_FILE)).unwrap();
+        let bad: Protocol =
+            toml::from_str(&text.replace("reference = \"HB-ASGD + RAES\"", "reference = \"x\""))
+                .unwrap();
+        assert!(
+            bad.check()
+                .unwrap_err()
+                .to_string()
+                .contains("names no row")
+        );
+        assert!(toml::from_str::<Protocol>(&text.replace("round_s", "round_secs")).is_err());
+    }
+}

@@ -1,0 +1,101 @@
+//! Jobs workloads: many jobs arriving at a cluster of machines, with their Parquet job
+//! tables and, for the `real` fidelity, the single-job workloads of their templates.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use schedlab_agents::EnvKind;
+use schedlab_env::jobs::{Fidelity, JobsEnv, JobsInfo, JobsMetrics, JobsWorkload, real};
+use schedlab_env::{Scenario, Step};
+
+use super::{Kind, Loaded};
+use crate::output::{JOBS_METRICS, Metric};
+
+/// A jobs workload ready to make envs from.
+pub struct Jobs {
+    pub workload: Arc<JobsWorkload>,
+    path: PathBuf,
+    templates: Option<Vec<Arc<Scenario>>>,
+}
+
+pub(super) fn load(path: &Path) -> anyhow::Result<Jobs> {
+    let workload = JobsWorkload::load(path, &crate::traces::table::read_jobs_parquet)?;
+    let templates = match workload.fidelity {
+        Fidelity::Real => Some(real::load_templates(path, &workload)?),
+        Fidelity::Surrogate => None,
+    };
+    Ok(Jobs {
+        workload: Arc::new(workload),
+        path: path.to_owned(),
+        templates,
+    })
+}
+
+impl Kind for Jobs {
+    type Env = JobsEnv;
+    const ENV_KIND: EnvKind = EnvKind::Jobs;
+
+    fn of(loaded: &Loaded) -> Option<&Self> {
+        match loaded {
+            Loaded::Jobs(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.workload.name
+    }
+    fn env(&self) -> JobsEnv {
+        match &self.templates {
+            Some(t) => JobsEnv::new_real(self.workload.clone(), t.clone()),
+            None => JobsEnv::new(self.workload.clone()),
+        }
+    }
+    fn columns(&self) -> &'static [Metric<JobsMetrics>] {
+        &JOBS_METRICS
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{} ({}, {} jobs on {} machines)",
+            self.workload.name,
+            self.path.display(),
+            self.workload.jobs.len(),
+            self.workload.machine_count()
+        )
+    }
+    fn summary(&self) -> anyhow::Result<String> {
+        let w = &self.workload;
+        let gpus: u32 = w.machines.iter().map(|m| m.gpus * m.count as u32).sum();
+        Ok(format!(
+            "ok {}: {} jobs on {} machines ({} GPUs), {} templates, {:?} fidelity, window {} queued + {} running",
+            w.name,
+            w.jobs.len(),
+            w.machine_count(),
+            gpus,
+            w.templates.len(),
+            w.fidelity,
+            w.window.queued,
+            w.window.running
+        ))
+    }
+    fn step_columns(&self) -> &'static str {
+        "decision_point,time_s,waiting,queued,running,finished,rejected,reward"
+    }
+    fn step_row(&self, step: &Step<JobsInfo>) -> String {
+        let i = &step.info;
+        format!(
+            "{},{},{},{},{},{},{},{}",
+            i.decision_points,
+            i.time_s,
+            i.waiting,
+            i.queued,
+            i.running,
+            i.finished,
+            i.rejected.len(),
+            step.reward
+        )
+    }
+    fn completion_times(&self, env: &JobsEnv) -> Option<Vec<f64>> {
+        Some(env.completion_times())
+    }
+}

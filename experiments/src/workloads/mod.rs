@@ -1,0 +1,183 @@
+//! The one place that tells kinds of workload apart. [`load`] reads a workload file of any
+//! kind into a [`Loaded`]; each kind implements [`Kind`]: its env, its metric columns, its
+//! per-step log and its one-line summary. Commands are written once, generic over [`Kind`],
+//! and [`with_kind!`] is the one match that picks the kind. Adding a kind of workload is a
+//! variant here, an arm in [`load`] and [`with_kind!`], and a file implementing [`Kind`]
+//! (ARCHITECTURE.md, "Add a kind of environment").
+
+mod jobs;
+mod single_job;
+
+use std::path::Path;
+
+use schedlab_agents::{EnvKind, SchedulingEnv};
+use schedlab_env::jobs::JobsWorkload;
+use schedlab_env::{Environment, Step};
+
+pub use jobs::Jobs;
+pub use single_job::SingleJob;
+
+use crate::output::Metric;
+
+/// The metrics an env of kind `K` reports at the end of an episode.
+pub type MetricsOf<K> = <<K as Kind>::Env as Environment>::Metrics;
+/// What each step of an env of kind `K` reports.
+pub type InfoOf<K> = <<K as Kind>::Env as Environment>::Info;
+
+/// A loaded workload of one kind.
+pub trait Kind: Sync + Sized {
+    type Env: SchedulingEnv;
+    const ENV_KIND: EnvKind;
+    /// `loaded` when it is of this kind.
+    fn of(loaded: &Loaded) -> Option<&Self>;
+    /// The workload's name.
+    fn name(&self) -> &str;
+    /// A fresh env with no episode started.
+    fn env(&self) -> Self::Env;
+    /// Every metric of an episode, as table and result columns.
+    fn columns(&self) -> &'static [Metric<MetricsOf<Self>>];
+    /// The heading of a comparison table: name, file and size.
+    fn describe(&self) -> String;
+    /// `schedlab workload validate`'s line.
+    fn summary(&self) -> anyhow::Result<String>;
+    /// The header of `run --rounds-csv` (after the seed column), and one step's row.
+    fn step_columns(&self) -> &'static str;
+    fn step_row(&self, step: &Step<InfoOf<Self>>) -> String;
+    /// Every job's completion time (seconds) in the env's current episode, where the env has
+    /// jobs to time.
+    fn completion_times(&self, _env: &Self::Env) -> Option<Vec<f64>> {
+        None
+    }
+}
+
+/// A workload file, loaded.
+pub enum Loaded {
+    SingleJob(SingleJob),
+    Jobs(Jobs),
+}
+
+/// Runs `$body` with `$k` bound to the loaded workload of whatever kind `$loaded` is.
+macro_rules! with_kind {
+    ($loaded:expr, |$k:ident| $body:expr) => {
+        match $loaded {
+            $crate::workloads::Loaded::SingleJob($k) => $body,
+            $crate::workloads::Loaded::Jobs($k) => $body,
+        }
+    };
+}
+pub(crate) use with_kind;
+
+/// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change the
+/// workload where its kind allows.
+pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
+    if JobsWorkload::is_jobs_file(path)? {
+        anyhow::ensure!(
+            overrides.is_empty(),
+            "{}: a jobs workload takes no `--set section.key=value` overrides yet; edit the file (overrides given: {})",
+            path.display(),
+            overrides
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(Loaded::Jobs(jobs::load(path)?));
+    }
+    Ok(Loaded::SingleJob(single_job::load(path, overrides)?))
+}
+
+impl Loaded {
+    pub fn env_kind(&self) -> EnvKind {
+        with_kind!(self, |k| kind_of(k))
+    }
+
+    pub fn name(&self) -> &str {
+        with_kind!(self, |k| k.name())
+    }
+
+    /// The single-job workload, for commands that only make sense on one (`bench env`,
+    /// `templates fit`, `predictors fit --source env:`); `what` names the command.
+    pub fn single_job(self, what: &str, path: &Path) -> anyhow::Result<SingleJob> {
+        match self {
+            Loaded::SingleJob(w) => Ok(w),
+            other => anyhow::bail!(
+                "{what} needs a single-job workload; {} is a {} workload",
+                path.display(),
+                other.env_kind().name()
+            ),
+        }
+    }
+
+    /// The jobs workload, for commands about jobs (`plot jct-cdf`, `bench cluster`).
+    pub fn jobs(self, what: &str, path: &Path) -> anyhow::Result<Jobs> {
+        match self {
+            Loaded::Jobs(w) => Ok(w),
+            other => anyhow::bail!(
+                "{what} needs a jobs workload; {} is a {} workload",
+                path.display(),
+                other.env_kind().name()
+            ),
+        }
+    }
+}
+
+fn kind_of<K: Kind>(_: &K) -> EnvKind {
+    K::ENV_KIND
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use schedlab_env::gym::{CheckOptions, check_env};
+    use schedlab_env::jobs::JobsEnv;
+
+    use super::*;
+
+    fn shipped() -> Vec<std::path::PathBuf> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        files.sort();
+        files
+    }
+
+    /// Every shipped workload of every kind keeps the env contract. Single-job episodes are
+    /// walked to their end; jobs traces run for tens of thousands of decision points, so
+    /// their walks stop after 3000 steps, and one of them is walked to its end with its
+    /// horizon cut to two days after the first arrival.
+    #[test]
+    fn every_shipped_workload_passes_the_env_checker() {
+        let files = shipped();
+        assert!(files.len() >= 7, "{files:?}");
+        for path in files {
+            let loaded = load(&path, &[]).unwrap();
+            let options = match loaded.env_kind() {
+                EnvKind::SingleJob => CheckOptions::default(),
+                EnvKind::Jobs => CheckOptions {
+                    max_steps: Some(3000),
+                    ..CheckOptions::default()
+                },
+            };
+            let report = with_kind!(&loaded, |w| check_env(&w.env(), options))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            if loaded.env_kind() == EnvKind::SingleJob {
+                assert!(report.ended, "{}: {report:?}", path.display());
+            }
+        }
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
+        let jobs = load(&path, &[]).unwrap().jobs("test", &path).unwrap();
+        let mut short = (*jobs.workload).clone();
+        let first = short
+            .jobs
+            .iter()
+            .map(|j| j.arrival_s)
+            .fold(f64::INFINITY, f64::min);
+        short.episode.max_time_s = first + 2.0 * 86_400.0;
+        let report = check_env(&JobsEnv::new(Arc::new(short)), CheckOptions::default()).unwrap();
+        assert!(report.ended && report.masked_refused > 0, "{report:?}");
+    }
+}

@@ -1,0 +1,179 @@
+//! The learning algorithms `schedlab train` knows, in one place: for each its name,
+//! default hyperparameters (checked when set), the learner that trains it, and how a run
+//! folder's trained agent is loaded to act (ARCHITECTURE.md, "Add a learning algorithm").
+
+use std::path::Path;
+
+use burn::tensor::Device;
+use schedlab_agents::SchedulingEnv;
+
+use crate::dqn::{DqnConfig, DqnTrainer};
+use crate::learner::{Learner, LearnerError};
+use crate::ppo::{PpoConfig, PpoTrainer};
+use crate::run::{Manifest, load_record};
+use schedlab_agents::dqn::{BranchingQConfig, DqnAgent};
+use schedlab_agents::learned::actor_critic::ActorCriticConfig;
+use schedlab_agents::ppo::PpoAgent;
+
+/// The learned agents `schedlab train` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentKind {
+    Ppo,
+    /// Advantage actor-critic: one gradient step per rollout on the whole batch. That is the
+    /// PPO loop with one epoch and one minibatch: the PPO ratio is then exactly 1, where the
+    /// clip is inactive and its gradient is the policy gradient `A grad log pi` (tested in
+    /// `schedlab-agents`).
+    A2c,
+    Dqn,
+}
+
+impl AgentKind {
+    pub const NAMES: [&'static str; 3] = ["ppo", "a2c", "dqn"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "ppo" => Some(AgentKind::Ppo),
+            "a2c" => Some(AgentKind::A2c),
+            "dqn" => Some(AgentKind::Dqn),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Ppo => "ppo",
+            AgentKind::A2c => "a2c",
+            AgentKind::Dqn => "dqn",
+        }
+    }
+
+    /// Whether its checkpoints hold a target network besides the online one.
+    pub fn has_target_network(self) -> bool {
+        self == AgentKind::Dqn
+    }
+
+    /// The default hyperparameters with `pairs` set, as JSON (the form `config.json` keeps):
+    /// an unknown name, a value of the wrong type or one out of range is refused here, before
+    /// any run folder is made.
+    pub fn configure(self, pairs: &[(String, String)]) -> Result<serde_json::Value, LearnerError> {
+        let mut config = self.default_config();
+        let map = config.as_object_mut().expect("configs are JSON objects");
+        for (key, raw) in pairs {
+            if !map.contains_key(key) {
+                return Err(LearnerError::Config(format!(
+                    "unknown hyperparameter `{key}`; known: {}",
+                    map.keys().cloned().collect::<Vec<_>>().join(", ")
+                )));
+            }
+            let parsed = serde_json::from_str(raw)
+                .unwrap_or_else(|_| serde_json::Value::String(raw.clone()));
+            map.insert(key.clone(), parsed);
+        }
+        self.check(&config)?;
+        Ok(config)
+    }
+
+    /// Refuses a config of the wrong shape or with values out of range.
+    pub fn check(self, config: &serde_json::Value) -> Result<(), LearnerError> {
+        match self {
+            AgentKind::Ppo | AgentKind::A2c => parse::<PpoConfig>(config)?
+                .check()
+                .map_err(LearnerError::Config),
+            AgentKind::Dqn => parse::<DqnConfig>(config)?
+                .check()
+                .map_err(LearnerError::Config),
+        }
+    }
+
+    /// The default hyperparameters, as JSON (the form `--set` edits and `config.json` keeps).
+    pub fn default_config(self) -> serde_json::Value {
+        let config = match self {
+            AgentKind::Ppo => serde_json::to_value(PpoConfig::new()),
+            AgentKind::A2c => serde_json::to_value(PpoConfig::a2c()),
+            AgentKind::Dqn => serde_json::to_value(DqnConfig::new()),
+        };
+        config.expect("configs serialise")
+    }
+
+    /// Its learner, acting in copies of `prototype`, with `config`'s hyperparameters; a
+    /// config of the wrong shape is refused.
+    pub fn learner<E: SchedulingEnv>(
+        self,
+        prototype: &E,
+        config: &serde_json::Value,
+        seed: u64,
+        device: Device,
+    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
+        Ok(match self {
+            AgentKind::Ppo | AgentKind::A2c => {
+                let config: PpoConfig = parse(config)?;
+                config.check().map_err(LearnerError::Config)?;
+                Box::new(PpoTrainer::new(prototype, config, seed, device)?)
+            }
+            AgentKind::Dqn => {
+                let config: DqnConfig = parse(config)?;
+                config.check().map_err(LearnerError::Config)?;
+                Box::new(DqnTrainer::new(prototype, config, seed, device)?)
+            }
+        })
+    }
+}
+
+fn parse<C: serde::de::DeserializeOwned>(config: &serde_json::Value) -> Result<C, LearnerError> {
+    serde_json::from_value(config.clone()).map_err(|e| LearnerError::Config(e.to_string()))
+}
+
+/// The trained agent a run folder's manifest names, acting greedily (PPO and A2C: the most
+/// probable allowed level; DQN: the highest Q), for acting in `ctx`'s environment. A run
+/// whose network was built for other observation or action shapes is refused.
+pub fn load_agent(
+    run: &Path,
+    ctx: &schedlab_agents::PolicyContext,
+    device: &burn::tensor::Device,
+) -> std::io::Result<Box<dyn schedlab_agents::Policy>> {
+    let manifest = Manifest::read(run)?;
+    let invalid = |m: String| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{}: {m}", run.display()),
+        )
+    };
+    let kind = AgentKind::from_name(&manifest.agent).ok_or_else(|| {
+        invalid(format!(
+            "agent `{}` is not one of {}",
+            manifest.agent,
+            AgentKind::NAMES.join(", ")
+        ))
+    })?;
+    let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
+    if (manifest.observation_len, manifest.mask_len) != (obs, mask) {
+        return Err(invalid(format!(
+            "trained for observations of {} and actions of {} levels; this workload has {obs} and {mask}",
+            manifest.observation_len, manifest.mask_len
+        )));
+    }
+    let hidden = manifest
+        .config
+        .get("hidden")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| invalid("config has no `hidden`".into()))? as usize;
+    Ok(match kind {
+        AgentKind::Dqn => {
+            let net = BranchingQConfig::new(obs, mask)
+                .with_hidden(hidden)
+                .init(device);
+            let net = load_record(net, run, &manifest.model).map_err(invalid)?;
+            // epsilon starts at 0: greedy
+            Box::new(DqnAgent::new(net, ctx, manifest.seed))
+        }
+        AgentKind::Ppo | AgentKind::A2c => {
+            let net = ActorCriticConfig::new(obs, mask)
+                .with_hidden(hidden)
+                .init(device);
+            let net = load_record(net, run, &manifest.model).map_err(invalid)?;
+            let mut agent = PpoAgent::new(net, ctx, manifest.seed);
+            agent.deterministic = true;
+            Box::new(agent)
+        }
+    })
+}
