@@ -15,5 +15,11 @@ pub use static_alloc::StaticPolicy;
 
 use crate::registry::SchedulerRow;
 
-/// The single-job schedulers, in listing order.
-pub const SCHEDULERS: &[SchedulerRow] = &[static_alloc::ROW, greedy::ROW, periodic::ROW, raes::ROW];
+/// The single-job schedulers, in listing order: one row each.
+#[rustfmt::skip]
+pub const SCHEDULERS: &[SchedulerRow] = &[
+    static_alloc::ROW,
+    greedy::ROW,
+    periodic::ROW,
+    raes::ROW,
+];
