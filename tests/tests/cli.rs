@@ -828,7 +828,7 @@ fn raes_is_compared_with_its_options_and_bad_ones_are_refused() {
         "raes:solver=cplex",
     ]);
     assert!(
-        err.contains("solver=cplex") && err.contains("exact, heuristic"),
+        err.contains("solver=cplex") && err.contains("exact|heuristic"),
         "{err}"
     );
     let err = run_err(&[
