@@ -183,7 +183,7 @@ fn a_job_held_until_the_time_limit_counts_its_time_in_the_system() {
         let mut action = start_requested(&env, &observation);
         for (slot, job) in info.window.iter().enumerate() {
             if job.as_deref() == Some("held") {
-                action[slot * 3] = 0;
+                action[env.action_space().dim(slot, observe::FIELD_WORKERS)] = 0;
             }
         }
         let step = env.step(&action).unwrap();
