@@ -10,6 +10,9 @@
 use crate::options::{OptionSpec, Options, PolicyError, parse_spec};
 use crate::policy::{EnvContext, EnvKind, Policy};
 
+/// A scheduler's constructor: the env's context and the parsed options in, the policy out.
+pub type BuildFn = fn(&EnvContext, &Options) -> Result<Box<dyn Policy>, PolicyError>;
+
 /// One scheduler.
 pub struct SchedulerRow {
     pub name: &'static str,
@@ -17,7 +20,7 @@ pub struct SchedulerRow {
     /// One line for `schedlab policies`.
     pub help: &'static str,
     pub options: &'static [OptionSpec],
-    pub build: fn(&EnvContext, &Options) -> Result<Box<dyn Policy>, PolicyError>,
+    pub build: BuildFn,
 }
 
 /// Schedulers that act in every kind of env through the declared spaces alone.

@@ -9,14 +9,17 @@ use crate::{
     PredictorError, Result,
 };
 
+/// Reads a fitted predictor from its folder and its parsed `{name}.json`.
+pub type LoadFn =
+    fn(&Path, serde_json::Value) -> std::result::Result<Box<dyn Predictor>, LoadError>;
+
 /// One predictor.
 pub struct PredictorRow {
     pub name: &'static str,
     pub help: &'static str,
     pub untrained: fn() -> Box<dyn Predictor>,
-    /// The fitted predictor from its folder and its parsed `{name}.json`; serde errors are
-    /// returned as text and reported with the file's path.
-    pub load: fn(&Path, serde_json::Value) -> std::result::Result<Box<dyn Predictor>, LoadError>,
+    /// Serde errors come back as text and are reported with the file's path.
+    pub load: LoadFn,
 }
 
 /// Why a saved predictor could not be read.

@@ -9,7 +9,7 @@ use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::SchedulerRow;
+use crate::registry::{BuildFn, SchedulerRow};
 
 const fn backfill(default: &'static str) -> OptionSpec {
     OptionSpec {
@@ -24,7 +24,7 @@ const fn row(
     name: &'static str,
     help: &'static str,
     options: &'static [OptionSpec],
-    build: fn(&EnvContext, &Options) -> Result<Box<dyn Policy>, PolicyError>,
+    build: BuildFn,
 ) -> SchedulerRow {
     SchedulerRow {
         name,
