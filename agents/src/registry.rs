@@ -26,23 +26,20 @@ pub struct SchedulerRow {
 /// Schedulers that act in every kind of env through the declared spaces alone.
 pub const GENERIC: &[SchedulerRow] = &[crate::random::ROW];
 
-/// Every row, generic ones first.
+/// Every row: each kind's own, then the generic ones.
 pub fn rows() -> impl Iterator<Item = &'static SchedulerRow> {
-    GENERIC
+    crate::single_job::SCHEDULERS
         .iter()
-        .chain(crate::single_job::SCHEDULERS)
         .chain(crate::jobs::SCHEDULERS)
+        .chain(GENERIC)
 }
 
 /// The names of the schedulers that act in `kind`, in table order.
 pub fn names(kind: EnvKind) -> Vec<&'static str> {
-    let mut names: Vec<&str> = rows()
+    rows()
         .filter(|row| row.kinds.contains(&kind))
         .map(|row| row.name)
-        .collect();
-    // the generic rows come first in the table, last in listings
-    names.rotate_left(GENERIC.len());
-    names
+        .collect()
 }
 
 /// The row called `name` for `kind`.

@@ -138,7 +138,7 @@ mod tests {
 
     use super::*;
     use crate::learned::masked::argmax;
-    use crate::single_job::context::node_space;
+    use crate::single_job::context::fixtures::node_space;
 
     #[test]
     fn ppo_steps_raise_the_probability_of_an_advantaged_action_and_never_of_a_masked_one() {

@@ -4,9 +4,9 @@
 
 use std::ops::Deref;
 
+use schedlab_env::Observation;
 use schedlab_env::SingleJobEnv;
 use schedlab_env::single_job::features::{HISTORY, HISTORY_FEATURES, NODE_GROUP};
-use schedlab_env::{ActionSpace, Observation};
 
 use crate::policy::{EnvContext, PolicyContext};
 
@@ -122,26 +122,26 @@ impl SingleJobContext {
     }
 }
 
-/// A node-major `[cpu, mem, gpu]` action space of `nodes` nodes.
-pub fn node_space(nodes: usize, levels: [usize; 3]) -> ActionSpace {
-    use schedlab_env::gym::Field;
-    ActionSpace::grid(
-        "node",
-        nodes,
-        vec![
-            Field::new("cpu", levels[0]),
-            Field::new("mem", levels[1]),
-            Field::new("gpu", levels[2]),
-        ],
-    )
-}
-
 #[cfg(test)]
 pub(crate) mod fixtures {
-    use schedlab_env::ObservationSpace;
     use schedlab_env::workload::RewardSpec;
+    use schedlab_env::{ActionSpace, ObservationSpace};
 
     use super::*;
+
+    /// A node-major `[cpu, mem, gpu]` action space of `nodes` nodes.
+    pub fn node_space(nodes: usize, levels: [usize; 3]) -> ActionSpace {
+        use schedlab_env::gym::Field;
+        ActionSpace::grid(
+            "node",
+            nodes,
+            vec![
+                Field::new("cpu", levels[0]),
+                Field::new("mem", levels[1]),
+                Field::new("gpu", levels[2]),
+            ],
+        )
+    }
 
     /// One node with levels `[3, 2, 2]`: the smallest space with every kind of head.
     pub fn one_node_space() -> ActionSpace {

@@ -122,9 +122,11 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("small-4node.toml"));
-    let scenario = crate::workloads::load(&path, &parse_overrides(&args.overrides)?)?
-        .single_job("bench env", &path)?
-        .scenario;
+    let loaded = crate::workloads::load(&path, &parse_overrides(&args.overrides)?)?;
+    let scenario = loaded
+        .expect::<crate::workloads::SingleJob>("bench env", &path)?
+        .scenario
+        .clone();
     println!(
         "workload {} ({}), {} episodes of the static policy, fastest of {} repetitions",
         scenario.workload.name,

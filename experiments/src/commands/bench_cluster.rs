@@ -21,14 +21,15 @@ pub struct BenchClusterArgs {
     repeats: u64,
 }
 
-use crate::workloads::Kind;
+use crate::workloads::{Jobs, Kind};
 
 pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("openb-slice.toml"));
     let loading = Instant::now();
-    let jobs = crate::workloads::load(&path, &[])?.jobs("bench cluster", &path)?;
+    let loaded = crate::workloads::load(&path, &[])?;
+    let jobs: &Jobs = loaded.expect("bench cluster", &path)?;
     let workload = &jobs.workload;
     let load_s = loading.elapsed().as_secs_f64();
     let mut env = jobs.env();

@@ -12,7 +12,7 @@ use super::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::stats::summarize;
 use crate::sweep::table::read_results;
-use crate::workloads::Kind;
+use crate::workloads::{Jobs, Kind};
 
 #[derive(Subcommand)]
 pub enum PlotCommand {
@@ -118,12 +118,12 @@ pub fn run(command: PlotCommand) -> anyhow::Result<()> {
             args.out
         }
         PlotCommand::JctCdf(args) => {
-            let jobs = crate::workloads::load(&args.workload, &[])?
-                .jobs("plot jct-cdf", &args.workload)?;
+            let loaded = crate::workloads::load(&args.workload, &[])?;
+            let jobs: &Jobs = loaded.expect("plot jct-cdf", &args.workload)?;
             let samples = args
                 .policies
                 .iter()
-                .map(|p| Ok((p.clone(), completion_hours(&jobs, p, args.seed)?)))
+                .map(|p| Ok((p.clone(), completion_hours(jobs, p, args.seed)?)))
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let title = format!("Job completion times, {} (seed {})", jobs.name(), args.seed);
             plots::cdfs(

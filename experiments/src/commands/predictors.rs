@@ -13,7 +13,7 @@ use schedlab_predictors::{NAMES, Series, heads, load, score, untrained};
 
 use super::play::{episode_bar, play_observed};
 use crate::output::align;
-use crate::workloads::Kind;
+use crate::workloads::{Kind, SingleJob};
 
 #[derive(Subcommand)]
 pub enum PredictorsCommand {
@@ -68,15 +68,15 @@ pub struct EvalArgs {
 /// parallel, series in seed order).
 fn env_series(workload: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> {
     let path = std::path::Path::new(workload);
-    let single_job = crate::workloads::load(path, &super::parse_overrides(&args.overrides)?)?
-        .single_job("predictors --source env:", path)?;
+    let loaded = crate::workloads::load(path, &super::parse_overrides(&args.overrides)?)?;
+    let single_job: &SingleJob = loaded.expect("predictors --source env:", path)?;
     let ctx = SingleJobContext::of(&single_job.env());
     let bar = episode_bar(args.episodes, format!("{} rollouts", args.policy))?;
     let episodes = (0..args.episodes)
         .into_par_iter()
         .map(|seed| {
             let mut rows: Vec<Vec<f32>> = vec![Vec::new(); ctx.nodes()];
-            play_observed(&single_job, &args.policy, &[], seed, |step| {
+            play_observed(single_job, &args.policy, &[], seed, |step| {
                 for (n, row) in rows.iter_mut().enumerate() {
                     row.extend_from_slice(&ctx.last_round_shares(&step.observation, n)[..3]);
                 }

@@ -11,7 +11,7 @@ use super::bench::shipped_workload;
 use super::compare::compare_table;
 use super::play::{episode_bar, parse_seeds, play_seeds};
 use super::train::train_with_progress;
-use crate::workloads::Kind;
+use crate::workloads::{Kind, SingleJob};
 
 #[derive(Args)]
 pub struct QuickstartArgs {
@@ -26,7 +26,8 @@ pub struct QuickstartArgs {
 
 pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     let workload = shipped_workload("small-4node.toml");
-    let single_job = crate::workloads::load(&workload, &[])?.single_job("quickstart", &workload)?;
+    let loaded = crate::workloads::load(&workload, &[])?;
+    let single_job: &SingleJob = loaded.expect("quickstart", &workload)?;
     println!(
         "1/2 training PPO on {} for {} rounds",
         single_job.name(),
@@ -72,7 +73,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
             } else {
                 p.to_string()
             };
-            Ok((name, play_seeds(&single_job, p, &[], &seeds, &bar)?))
+            Ok((name, play_seeds(single_job, p, &[], &seeds, &bar)?))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     bar.finish_and_clear();

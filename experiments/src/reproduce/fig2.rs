@@ -9,6 +9,7 @@ use crate::commands::summarize::{number, p_text};
 use crate::plots::{self, XScale};
 use crate::stats::welch;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
+use crate::workloads::SingleJob;
 
 pub fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     let spec = SweepSpec {
@@ -53,9 +54,10 @@ pub fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     let mut by_iter = Vec::new();
     for o in &cx.protocol.optimizers {
         let overrides = parse_overrides(&pairs(&cx.optimizer_set(&o.name, tuned[&o.name])))?;
-        let paper = crate::workloads::load(&cx.paper, &overrides)?.single_job("fig2", &cx.paper)?;
+        let loaded = crate::workloads::load(&cx.paper, &overrides)?;
+        let paper: &SingleJob = loaded.expect("fig2", &cx.paper)?;
         let mut curve = Vec::new();
-        play_observed(&paper, "static", &[], 0, |step| {
+        play_observed(paper, "static", &[], 0, |step| {
             curve.push((
                 step.info.time_s,
                 step.info.iterations as f64,

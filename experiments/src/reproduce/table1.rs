@@ -15,6 +15,7 @@ use crate::plots::{self, XScale};
 use crate::stats::{summarize, welch};
 use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
+use crate::workloads::Jobs;
 
 pub fn table1(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     let t1 = &cx.protocol.table1;
@@ -151,10 +152,11 @@ fn jobs_cluster(cx: &Context) -> anyhow::Result<String> {
         }
         text += &format!("| {p} | {} |\n", cells.join(" | "));
     }
-    let jobs = crate::workloads::load(&mini, &[])?.jobs("table1", &mini)?;
+    let loaded = crate::workloads::load(&mini, &[])?;
+    let jobs: &Jobs = loaded.expect("table1", &mini)?;
     let samples = jobs_policies
         .iter()
-        .map(|p| Ok((p.to_string(), completion_hours(&jobs, p, 0)?)))
+        .map(|p| Ok((p.to_string(), completion_hours(jobs, p, 0)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     plots::cdfs(
         &cx.figure("table1-jobs-jct-cdf.png")?,

@@ -95,29 +95,17 @@ impl Loaded {
         with_kind!(self, |k| k.name())
     }
 
-    /// The single-job workload, for commands that only make sense on one (`bench env`,
-    /// `templates fit`, `predictors fit --source env:`); `what` names the command.
-    pub fn single_job(self, what: &str, path: &Path) -> anyhow::Result<SingleJob> {
-        match self {
-            Loaded::SingleJob(w) => Ok(w),
-            other => anyhow::bail!(
-                "{what} needs a single-job workload; {} is a {} workload",
+    /// The workload as kind `K`, for commands that only make sense on one (`bench env`,
+    /// `plot jct-cdf`, ...); `what` names the command.
+    pub fn expect<K: Kind>(&self, what: &str, path: &Path) -> anyhow::Result<&K> {
+        K::of(self).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{what} needs a {} workload; {} is a {} workload",
+                K::ENV_KIND.name(),
                 path.display(),
-                other.env_kind().name()
-            ),
-        }
-    }
-
-    /// The jobs workload, for commands about jobs (`plot jct-cdf`, `bench cluster`).
-    pub fn jobs(self, what: &str, path: &Path) -> anyhow::Result<Jobs> {
-        match self {
-            Loaded::Jobs(w) => Ok(w),
-            other => anyhow::bail!(
-                "{what} needs a jobs workload; {} is a {} workload",
-                path.display(),
-                other.env_kind().name()
-            ),
-        }
+                self.env_kind().name()
+            )
+        })
     }
 }
 
@@ -169,7 +157,8 @@ mod tests {
             }
         }
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
-        let jobs = load(&path, &[]).unwrap().jobs("test", &path).unwrap();
+        let loaded = load(&path, &[]).unwrap();
+        let jobs: &Jobs = loaded.expect("test", &path).unwrap();
         let mut short = (*jobs.workload).clone();
         let first = short
             .jobs
