@@ -32,6 +32,8 @@ pub enum OptionType {
     Bool,
     /// A number above zero.
     Positive,
+    /// Zero or a number above it.
+    NonNegative,
     /// Any text, such as a folder.
     Text,
 }
@@ -42,6 +44,7 @@ impl fmt::Display for OptionType {
             OptionType::Choice(words) => write!(f, "{}", words.join("|")),
             OptionType::Bool => write!(f, "true|false"),
             OptionType::Positive => write!(f, "a number > 0"),
+            OptionType::NonNegative => write!(f, "a number >= 0"),
             OptionType::Text => write!(f, "text"),
         }
     }
@@ -164,6 +167,12 @@ fn parse_value(scheduler: &str, spec: &OptionSpec, raw: &str) -> Result<OptionVa
             .parse::<f64>()
             .ok()
             .filter(|x| *x > 0.0 && x.is_finite())
+            .map(OptionValue::Number)
+            .ok_or_else(bad),
+        OptionType::NonNegative => raw
+            .parse::<f64>()
+            .ok()
+            .filter(|x| *x >= 0.0 && x.is_finite())
             .map(OptionValue::Number)
             .ok_or_else(bad),
         OptionType::Text => Ok(OptionValue::Text(raw.to_owned())),

@@ -2,18 +2,16 @@
 //! what every env offers ([`PolicyContext`]) and what one kind of env adds ([`EnvContext`]).
 
 use schedlab_env::jobs::JobsEnv;
-use schedlab_env::workload::RewardSpec;
 use schedlab_env::{ActionSpace, Observation, ObservationSpace, SingleJobEnv};
 
 use crate::jobs::JobsContext;
 use crate::single_job::SingleJobContext;
 
-/// What every env offers a policy: its declared spaces and the weights of its reward.
+/// What every env offers a policy: its declared spaces.
 #[derive(Debug, Clone)]
 pub struct PolicyContext {
     pub action_space: ActionSpace,
     pub observation_space: ObservationSpace,
-    pub reward: RewardSpec,
 }
 
 /// The kinds of env a scheduler can act in.

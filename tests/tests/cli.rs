@@ -971,6 +971,101 @@ fn imported_traces_are_validated_compared_and_benchmarked() {
 }
 
 #[test]
+fn a_family_and_later_windows_are_imported_and_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let philly = [
+        "--format",
+        "philly",
+        "--jobs",
+        arg(&trace("philly/philly_jobs_2017-09_to_10.csv.gz")),
+        "--nodes",
+        arg(&trace("alibaba_pai_v2020/pai_machine_spec.csv")),
+    ];
+    let family = dir.path().join("train.toml");
+    let mut import = vec!["workload", "import"];
+    import.extend(philly);
+    import.extend([
+        "--from",
+        "2017-10-02",
+        "--to",
+        "2017-10-03",
+        "--scale",
+        "nodes=0.01",
+        "--family",
+        "length_s=3600..7200",
+        "--family",
+        "machine_share=0.4..0.6",
+        "--family",
+        "arrival_factor=0.8..1.2",
+        "-o",
+        arg(&family),
+    ]);
+    run_ok(&import);
+    let text = std::fs::read_to_string(&family).unwrap();
+    assert!(
+        text.contains("[family]") && text.contains("period_s = 86400.0"),
+        "{text}"
+    );
+    // the family plays a different window per seed, the same one again for the same seed
+    let play = |seed: &str| {
+        run_ok(&[
+            "run",
+            "--workload",
+            arg(&family),
+            "--policy",
+            "las",
+            "--seed",
+            seed,
+            "--json",
+            arg(&dir.path().join(format!("run-{seed}.json"))),
+        ]);
+        std::fs::read_to_string(dir.path().join(format!("run-{seed}.json"))).unwrap()
+    };
+    assert_eq!(play("1"), play("1"));
+    assert_ne!(play("1"), play("2"));
+
+    let windows = dir.path().join("later.toml");
+    let mut import = vec!["workload", "import"];
+    import.extend(philly);
+    import.extend([
+        "--from",
+        "2017-10-04",
+        "--to",
+        "2017-10-04 06:00:00",
+        "--windows",
+        "3",
+        "--scale",
+        "nodes=0.005",
+        "-o",
+        arg(&windows),
+    ]);
+    let out = run_ok(&import);
+    for k in 0..3 {
+        let path = dir.path().join(format!("later-{k:02}.toml"));
+        assert!(out.contains(&format!("later-{k:02}.toml")), "{out}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let from = format!("from = \"2017-10-04 0{}:00:00\"", 2 * k);
+        assert!(text.contains(&from), "{from}\n{text}");
+        assert!(run_ok(&["workload", "validate", arg(&path)]).starts_with("ok later-"));
+    }
+    let e = run_err(&[
+        "workload",
+        "import",
+        "--format",
+        "philly",
+        "--jobs",
+        arg(&trace("philly/philly_jobs_2017-09_to_10.csv.gz")),
+        "--nodes",
+        arg(&trace("alibaba_pai_v2020/pai_machine_spec.csv")),
+        "--windows",
+        "2",
+        "-o",
+        arg(&windows),
+    ]);
+    assert!(e.contains("need --from and --to"), "{e}");
+}
+
+#[test]
 fn a_sweep_runs_resumes_and_is_summarized_with_welch_tests() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("spec.toml");

@@ -2,9 +2,11 @@
 //! visible job is a worker whose options are its (workers level, size level) pairs the mask
 //! allows, plus holding (queued) or keeping (running); all share one capacity, the cluster's
 //! free resources plus what the visible running jobs hold. An option costs
-//! `lambda_time * T / interval + lambda_idle * price(request) * T / (price(cluster) * interval)`
+//! `T / interval + idle_weight * price(request) * T / (price(cluster) * interval)`
 //! with `T` the job's remaining time there by its speed-up curve (a held job adds an
-//! interval), as the single-job RAES prices time against allocated resources. Exact solve
+//! interval), as the single-job RAES prices time against allocated resources (eq. 21 with
+//! `lambda_time = 1`, `lambda_idle = idle_weight`; its own option, since the jobs env's reward
+//! no longer has an idle term by default). Exact solve
 //! (good_lp + microlp) with the heuristic as fallback.
 
 use schedlab_env::Observation;
@@ -13,7 +15,7 @@ use schedlab_env::jobs::observe::{SLOT_CPU, SLOT_GPU, SLOT_MEM};
 use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 
 use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
-use crate::options::{Options, PolicyError};
+use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
 use crate::raes::exact::solve_exact;
 use crate::raes::heuristic::solve_heuristic;
@@ -24,7 +26,15 @@ pub const ROW: SchedulerRow = SchedulerRow {
     name: "raes",
     kinds: &[EnvKind::Jobs],
     help: "RAES's allocation MIP over the window: hold, keep or a workers x size option per job",
-    options: &[PLACEMENT],
+    options: &[
+        PLACEMENT,
+        OptionSpec {
+            key: "idle_weight",
+            kind: OptionType::NonNegative,
+            default: "1",
+            help: "weight of the held resources' price against time in each option's cost",
+        },
+    ],
     build,
 };
 
@@ -32,17 +42,23 @@ fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyE
     Ok(Box::new(JobsRaesPolicy::new(
         jobs_context(ctx).clone(),
         options.choice("placement"),
+        options.number("idle_weight"),
     )))
 }
 
 pub struct JobsRaesPolicy {
     ctx: JobsContext,
     placement: usize,
+    idle_weight: f64,
 }
 
 impl JobsRaesPolicy {
-    pub fn new(ctx: JobsContext, placement: usize) -> Self {
-        JobsRaesPolicy { ctx, placement }
+    pub fn new(ctx: JobsContext, placement: usize, idle_weight: f64) -> Self {
+        JobsRaesPolicy {
+            ctx,
+            placement,
+            idle_weight,
+        }
     }
 
     /// What the job's containers take at these levels, in shares of the cluster's capacity.
@@ -97,8 +113,7 @@ impl Policy for JobsRaesPolicy {
                         v.remaining_s() * request_speed / ctx.speedup(v, w, s)
                     };
                     let held: f64 = (0..3).map(|r| price[r] * request[r]).sum();
-                    ctx.reward.lambda_time * time / interval
-                        + ctx.reward.lambda_idle * held * time / (cluster_price * interval)
+                    time / interval + self.idle_weight * held * time / (cluster_price * interval)
                 };
                 let current = if v.running() {
                     (v.workers_level, v.size_level)

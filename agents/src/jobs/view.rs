@@ -30,7 +30,7 @@ pub fn jobs_context(ctx: &EnvContext) -> &JobsContext {
 }
 
 /// The declared spaces (slot-major) plus the scaling ladders of a jobs workload, its cluster's
-/// size, and what the reward prices.
+/// size, and the prices of its resources.
 #[derive(Debug, Clone)]
 pub struct JobsContext {
     pub common: PolicyContext,
@@ -77,12 +77,15 @@ impl JobsContext {
             common: PolicyContext {
                 action_space: env.action_space().clone(),
                 observation_space: env.observation_space().clone(),
-                reward: w.reward.clone(),
             },
             cluster_capacity,
             largest_machine,
             prices_per_s: std::array::from_fn(|r| per_unit[r] / MILLI_PER_UNIT[r]),
-            interval_s: w.episode.reward_interval_s(),
+            interval_s: if w.episode.decision_interval_s > 0.0 {
+                w.episode.decision_interval_s
+            } else {
+                3600.0
+            },
             workers: w.scaling.workers.clone(),
             sizes: w.scaling.sizes.clone(),
             requested_workers_level: w.scaling.requested_workers_level(),

@@ -7,6 +7,7 @@ use std::ops::Deref;
 use schedlab_env::Observation;
 use schedlab_env::SingleJobEnv;
 use schedlab_env::single_job::features::{HISTORY, HISTORY_FEATURES, NODE_GROUP};
+use schedlab_env::workload::RewardSpec;
 
 use crate::policy::{EnvContext, PolicyContext};
 
@@ -20,7 +21,7 @@ pub fn single_job_context(ctx: &EnvContext) -> &SingleJobContext {
 
 /// The spaces (node-major, fields `[cpu, mem, gpu]`) plus the container ladder's size of each
 /// level (`level_sizes[r][level]`, level 0 = 0), each node's capacity `[cpu, mem, gpu]`, the
-/// round length and the resource prices per second.
+/// round length, the resource prices per second and the reward's weights (eq. 21).
 #[derive(Debug, Clone)]
 pub struct SingleJobContext {
     pub common: PolicyContext,
@@ -28,6 +29,7 @@ pub struct SingleJobContext {
     pub node_capacity: Vec<[f64; 3]>,
     pub round_interval_s: f64,
     pub prices_per_s: [f64; 3],
+    pub reward: RewardSpec,
 }
 
 impl Deref for SingleJobContext {
@@ -47,12 +49,12 @@ impl SingleJobContext {
             common: PolicyContext {
                 action_space: env.action_space().clone(),
                 observation_space: env.observation_space().clone(),
-                reward: workload.reward.clone(),
             },
             level_sizes,
             node_capacity: env.scenario().nodes.iter().map(|n| n.capacity()).collect(),
             round_interval_s: workload.episode.round_interval_s,
             prices_per_s: workload.prices.per_second(),
+            reward: workload.reward.clone(),
         }
     }
 
@@ -124,7 +126,6 @@ impl SingleJobContext {
 
 #[cfg(test)]
 pub(crate) mod fixtures {
-    use schedlab_env::workload::RewardSpec;
     use schedlab_env::{ActionSpace, ObservationSpace};
 
     use super::*;
@@ -162,7 +163,6 @@ pub(crate) mod fixtures {
             common: PolicyContext {
                 action_space,
                 observation_space: ObservationSpace::new(&[(NODE_GROUP, 2, 1)]),
-                reward: RewardSpec::default(),
             },
             level_sizes: [
                 vec![0.0, 1.0, 2.0, 4.0, 8.0],
@@ -172,6 +172,7 @@ pub(crate) mod fixtures {
             node_capacity: vec![[8.0, 8.0, 1.0], [2.0, 8.0, 0.0]],
             round_interval_s: 1.0,
             prices_per_s: [1.0, 0.1, 10.0],
+            reward: RewardSpec::default(),
         };
         (
             ctx,

@@ -2,8 +2,8 @@
 //! jobs in the system and idle cost; the reward from them; an episode's metrics.
 
 use super::metrics::{JobsMetrics, quantile, share};
-use super::spec::{JobRecord, MILLI_PER_UNIT};
-use super::state::{Episode, Job, Shared, Status, status_index};
+use super::spec::MILLI_PER_UNIT;
+use super::state::{Episode, Shared, Status, status_index};
 
 pub(super) fn integrate(sh: &Shared, episode: &mut Episode, to: f64) {
     let dt = to - episode.now;
@@ -29,22 +29,52 @@ pub(super) fn integrate(sh: &Shared, episode: &mut Episode, to: f64) {
     episode.now = to;
 }
 
-/// Minus the time term (jobs in the system, Little's law: its integral is the total
-/// completion time) and the idle term, each per decision interval and normalised.
-pub(super) fn reward(sh: &Shared, episode: &mut Episode) -> f64 {
+/// Minus the job-seconds spent in the system since the last step, in `reward.time_unit_s`
+/// (the integral of jobs in the system is their total completion time), plus at truncation
+/// every unfinished job's remaining time at its request; minus the idle term when
+/// `reward.lambda_idle` is set. So the return times the unit is minus the total JCT that
+/// [`metrics`] reports, and holding a job forever never pays.
+pub(super) fn reward(sh: &Shared, episode: &mut Episode, truncated: bool) -> f64 {
     let w = &sh.workload;
-    let interval = w.episode.reward_interval_s();
+    let unit = w.reward.time_unit_s;
     let (in_system, idle) = (episode.sums.in_system, episode.sums.idle_cost);
     let (last_in_system, last_idle) = episode.reward_marks;
     episode.reward_marks = (in_system, idle);
-    let prices = w.prices.per_second();
-    let cap = episode.cluster.capacity_total();
-    let cluster_price: f64 = (0..3)
-        .map(|r| prices[r] * cap[r] as f64 / MILLI_PER_UNIT[r])
-        .sum();
-    let time_term = (in_system - last_in_system) / (interval * w.window.slots() as f64);
-    let idle_term = share(idle - last_idle, cluster_price * interval);
-    -(w.reward.lambda_time * time_term + w.reward.lambda_idle * idle_term)
+    let mut job_seconds = in_system - last_in_system;
+    if truncated {
+        job_seconds += (0..episode.jobs.len())
+            .filter(|&i| episode.jobs[i].arrived && episode.jobs[i].status != Status::Done)
+            .map(|i| remaining_at_request_s(sh, episode, i))
+            .sum::<f64>();
+    }
+    let idle_term = if w.reward.lambda_idle > 0.0 {
+        let prices = w.prices.per_second();
+        let cap = episode.cluster.capacity_total();
+        let cluster_price: f64 = (0..3)
+            .map(|r| prices[r] * cap[r] as f64 / MILLI_PER_UNIT[r])
+            .sum();
+        w.reward.lambda_idle * share(idle - last_idle, cluster_price * unit)
+    } else {
+        0.0
+    };
+    -(job_seconds / unit + idle_term)
+}
+
+/// Seconds job `i` still needs at its requested allocation and its own speed. A `real`
+/// job's progress lives in its training loop, so it is charged its whole work.
+fn remaining_at_request_s(sh: &Shared, episode: &Episode, i: usize) -> f64 {
+    let w = &sh.workload;
+    let job = &episode.jobs[i];
+    let template = &w.templates[sh.template[i]];
+    let workers = sh.worker_count(i, w.scaling.requested_workers_level());
+    let size = w.scaling.sizes[w.scaling.requested_size_level()];
+    let rate = template.speedup(workers as f64, size) * job.speed;
+    let remaining = if episode.real_jobs.is_empty() {
+        job.remaining_at(episode.now)
+    } else {
+        job.work
+    };
+    remaining / rate
 }
 
 pub(super) fn metrics(sh: &Shared, episode: &Episode) -> JobsMetrics {
@@ -53,8 +83,8 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode) -> JobsMetrics {
     let mut delays = Vec::new();
     let mut last_finish: f64 = 0.0;
     let now = episode.now;
-    for (spec, job) in jobs.iter().zip(&episode.jobs) {
-        if let Some(t) = completion_time(spec, job, now) {
+    for (i, (spec, job)) in jobs.iter().zip(&episode.jobs).enumerate() {
+        if let Some(t) = completion_time(sh, episode, i) {
             jct.push(t);
             last_finish = last_finish.max(spec.arrival_s + t);
         }
@@ -103,9 +133,14 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode) -> JobsMetrics {
     }
 }
 
-/// Finish − arrival of an arrived job; a job still in the system at `now` (a truncation)
-/// counts its time so far, a lower bound, so holding jobs back never flatters the averages.
-pub(super) fn completion_time(spec: &JobRecord, job: &Job, now: f64) -> Option<f64> {
-    job.arrived
-        .then(|| job.finish_s.unwrap_or(now) - spec.arrival_s)
+/// Finish − arrival of an arrived job; a job still in the system at a truncation counts
+/// its time so far plus its remaining time at its request, as the reward charges it, so
+/// holding jobs back never flatters the averages.
+pub(super) fn completion_time(sh: &Shared, episode: &Episode, i: usize) -> Option<f64> {
+    let job = &episode.jobs[i];
+    let arrival = sh.workload.jobs[i].arrival_s;
+    job.arrived.then(|| match job.finish_s {
+        Some(finish) => finish - arrival,
+        None => episode.now - arrival + remaining_at_request_s(sh, episode, i),
+    })
 }

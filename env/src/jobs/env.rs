@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use super::accounting::{completion_time, metrics, reward};
 use super::dynamics::{advance, apply};
+use super::family::sample_window;
 use super::machines::Placement;
 use super::metrics::{Integrals, JobsMetrics};
 use super::observe;
@@ -27,6 +28,10 @@ use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
 use crate::scenario::Scenario;
+
+/// Mixed into a family's episode seed before drawing its window, so the window's draws and
+/// the jobs' speed noise (drawn from the seed itself) are independent streams.
+const WINDOW_SEED_SALT: u64 = 0x6a09_e667_f3bc_c908;
 
 /// What `step` returns.
 pub type JobsStep = Step<JobsInfo>;
@@ -47,7 +52,10 @@ pub struct JobsInfo {
 }
 
 pub struct JobsEnv {
+    /// The workload of the current episode: the file's, or the window drawn from a family.
     shared: Arc<Shared>,
+    /// A workload family's file, from which every reset draws a window.
+    family: Option<Arc<JobsWorkload>>,
     /// Per template, the single-job workload the `real` fidelity trains.
     real: Option<Arc<Vec<Arc<Scenario>>>>,
     action_space: ActionSpace,
@@ -67,8 +75,10 @@ impl JobsEnv {
             (observe::SLOT_GROUP, slots, observe::SLOT_FEATURES),
             (observe::CLUSTER_GROUP, 1, observe::CLUSTER_FEATURES),
         ]);
+        let family = workload.family.is_some().then(|| Arc::clone(&workload));
         JobsEnv {
             shared: Arc::new(Shared::new(workload)),
+            family,
             real: None,
             action_space,
             observation_space,
@@ -84,6 +94,8 @@ impl JobsEnv {
         env
     }
 
+    /// The current episode's workload (for a family, the last drawn window; before the
+    /// first reset, the family's whole file).
     pub fn workload(&self) -> &Arc<JobsWorkload> {
         &self.shared.workload
     }
@@ -96,8 +108,14 @@ impl JobsEnv {
         &self.observation_space
     }
 
-    /// Starts an episode; each job's speed factor derives from `seed`.
+    /// Starts an episode; each job's speed factor (and for a family, the window) derives
+    /// from `seed`.
     pub fn reset(&mut self, seed: u64) -> Result<(Observation, JobsInfo)> {
+        if let Some(family) = &self.family {
+            let spec = family.family.as_ref().expect("a family has its section");
+            let (window, _) = sample_window(family, spec, seed ^ WINDOW_SEED_SALT);
+            self.shared = Arc::new(Shared::new(Arc::new(window)));
+        }
         let w = &self.shared.workload;
         let mut rng = StdRng::seed_from_u64(seed);
         let sigma = w.episode.speed_sigma;
@@ -217,7 +235,7 @@ impl JobsEnv {
                 }
             }
         }
-        let reward = reward(&self.shared, &mut episode);
+        let reward = reward(&self.shared, &mut episode, truncated);
         episode.episode_return += reward;
         episode.done = terminated || truncated;
         let observation = self.observe(&mut episode);
@@ -289,12 +307,8 @@ impl JobsEnv {
     /// distribution behind `jct_avg_s` and `jct_p95_s`).
     pub fn completion_times(&self) -> Vec<f64> {
         self.episode.as_ref().map_or_else(Vec::new, |e| {
-            self.shared
-                .workload
-                .jobs
-                .iter()
-                .zip(&e.jobs)
-                .filter_map(|(spec, job)| completion_time(spec, job, e.now))
+            (0..e.jobs.len())
+                .filter_map(|i| completion_time(&self.shared, e, i))
                 .collect()
         })
     }
@@ -345,15 +359,20 @@ impl Environment for JobsEnv {
         &self.observation_space
     }
     /// Decision points come at most at each arrival, each completion, each interval tick and
-    /// the start; each allows `max_steps_per_decision` steps.
+    /// the start; each allows `max_steps_per_decision` steps. A family's window holds at most
+    /// all of its file's jobs.
     fn step_limit(&self) -> usize {
+        let jobs = self
+            .family
+            .as_ref()
+            .map_or(self.shared.workload.jobs.len(), |f| f.jobs.len());
         let e = &self.shared.workload.episode;
         let ticks = if e.decision_interval_s > 0.0 {
             (e.max_time_s / e.decision_interval_s).ceil() as usize + 1
         } else {
             0
         };
-        (2 * self.shared.workload.jobs.len() + ticks + 2) * e.max_steps_per_decision
+        (2 * jobs + ticks + 2) * e.max_steps_per_decision
     }
     fn reset(&mut self, seed: u64) -> Result<(Observation, JobsInfo)> {
         JobsEnv::reset(self, seed)
@@ -364,6 +383,7 @@ impl Environment for JobsEnv {
     fn fresh_copy(&self) -> Self {
         JobsEnv {
             shared: Arc::clone(&self.shared),
+            family: self.family.clone(),
             real: self.real.clone(),
             action_space: self.action_space.clone(),
             observation_space: self.observation_space.clone(),

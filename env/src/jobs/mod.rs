@@ -6,6 +6,7 @@
 mod accounting;
 mod dynamics;
 mod env;
+mod family;
 mod machines;
 mod metrics;
 pub mod observe;
@@ -17,10 +18,11 @@ mod state;
 mod tests;
 
 pub use env::{JobsEnv, JobsInfo, JobsStep};
+pub use family::{FamilySpec, WindowDraw, sample_window};
 pub use machines::{Cluster, Container, Placement};
 pub use metrics::JobsMetrics;
 pub use spec::{
-    Fidelity, GPU_MILLI, JobRecord, JobsEpisode, JobsWorkload, MAX_CONTENTION, MAX_GPUS,
-    MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template, TraceSource, Window, fits_empty,
-    scaled_request, speedup,
+    Fidelity, GPU_MILLI, JobRecord, JobsEpisode, JobsReward, JobsWorkload, MAX_CONTENTION,
+    MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template, TraceSource, Window,
+    fits_empty, scaled_request, speedup,
 };

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::family::FamilySpec;
 use crate::cluster::one;
 use crate::error::{EnvError, Result};
-use crate::workload::{Prices, RewardSpec};
+use crate::workload::Prices;
 
 /// Most GPUs one machine may hold (the shipped traces' largest machines have 8).
 pub const MAX_GPUS: usize = 8;
@@ -41,7 +42,7 @@ pub struct JobsWorkload {
     #[serde(default)]
     pub scaling: Scaling,
     #[serde(default)]
-    pub reward: RewardSpec,
+    pub reward: JobsReward,
     #[serde(default)]
     pub prices: Prices,
     pub machines: Vec<MachineSpec>,
@@ -51,6 +52,9 @@ pub struct JobsWorkload {
     /// A job table (Parquet or CSV) beside the workload, read by the caller's table reader.
     #[serde(default)]
     pub jobs_table: Option<String>,
+    /// Present in a workload family: each episode plays a window sampled from the jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<FamilySpec>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +76,12 @@ pub struct TraceSource {
     /// Rows read, rows kept, and rows dropped by `--lenient` with why.
     pub rows_read: usize,
     pub rows_kept: usize,
+    /// The jobs' arrival window `[from, to)` on the trace's clock, as `--from`/`--to` take it
+    /// (`-`: open); for a family, its training period.
+    #[serde(default)]
+    pub from: String,
+    #[serde(default)]
+    pub to: String,
     #[serde(default)]
     pub dropped: Vec<String>,
     #[serde(default)]
@@ -98,18 +108,6 @@ pub struct JobsEpisode {
     pub speed_sigma: f64,
 }
 
-impl JobsEpisode {
-    /// The interval the reward's terms are normalised by: the decision interval, or an hour
-    /// when decisions come only at arrivals and completions.
-    pub fn reward_interval_s(&self) -> f64 {
-        if self.decision_interval_s > 0.0 {
-            self.decision_interval_s
-        } else {
-            3600.0
-        }
-    }
-}
-
 fn default_restart_s() -> f64 {
     30.0
 }
@@ -118,6 +116,28 @@ fn default_steps_per_decision() -> usize {
 }
 fn default_speed_sigma() -> f64 {
     0.1
+}
+
+/// The jobs env's reward: minus the jobs in the system integrated over the step, in
+/// `time_unit_s` (so an episode's return times `time_unit_s` is minus the total job
+/// completion time, unfinished jobs charged at truncation), minus `lambda_idle` times the
+/// idle cost in units of the whole cluster's price over `time_unit_s`. The idle term is off
+/// by default: with it on, holding a job back saves idle cost, so the return no longer ranks
+/// schedulers by JCT (see README, "The jobs cluster").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JobsReward {
+    pub time_unit_s: f64,
+    pub lambda_idle: f64,
+}
+
+impl Default for JobsReward {
+    fn default() -> Self {
+        JobsReward {
+            time_unit_s: 3600.0,
+            lambda_idle: 0.0,
+        }
+    }
 }
 
 /// How many jobs the observation shows: the oldest queued ones, then running ones.
@@ -353,6 +373,18 @@ impl JobsWorkload {
                 return bad(key.into(), format!("must be 0 or positive, got {v}"));
             }
         }
+        if !(self.reward.time_unit_s > 0.0 && self.reward.time_unit_s.is_finite()) {
+            return bad(
+                "reward.time_unit_s".into(),
+                format!("must be a positive number, got {}", self.reward.time_unit_s),
+            );
+        }
+        if !(self.reward.lambda_idle >= 0.0 && self.reward.lambda_idle.is_finite()) {
+            return bad(
+                "reward.lambda_idle".into(),
+                format!("must be 0 or positive, got {}", self.reward.lambda_idle),
+            );
+        }
         if e.max_steps_per_decision == 0 {
             return bad(
                 "episode.max_steps_per_decision".into(),
@@ -469,6 +501,17 @@ impl JobsWorkload {
                         j.cpu_milli, j.mem_mib, j.gpu_milli
                     ),
                 );
+            }
+        }
+        if let Some(family) = &self.family {
+            if self.fidelity == Fidelity::Real {
+                return bad(
+                    "family".into(),
+                    "a workload family samples windows of the surrogate fidelity only".into(),
+                );
+            }
+            if let Err((key, message)) = family.validate(self) {
+                return bad(key, message);
             }
         }
         Ok(())

@@ -68,6 +68,7 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
         templates: vec![template("t", 0.0)],
         jobs,
         jobs_table: None,
+        family: None,
     };
     w.validate(Path::new("test.toml")).unwrap();
     w
@@ -171,7 +172,7 @@ fn dag_children_wait_for_their_parents() {
 }
 
 #[test]
-fn a_job_held_until_the_time_limit_counts_its_time_in_the_system() {
+fn a_job_held_until_the_time_limit_is_charged_its_time_in_the_system_and_its_work() {
     let jobs = vec![job("run", 0.0, 100.0, 1, 0), job("held", 50.0, 10.0, 1, 0)];
     let mut w = workload(jobs, 1, 0);
     w.episode.max_time_s = 1_000.0;
@@ -196,13 +197,23 @@ fn a_job_held_until_the_time_limit_counts_its_time_in_the_system() {
     assert_eq!((metrics.finished, metrics.unfinished), (1, 1));
     let end = metrics.time_s;
     assert!(end >= 1_000.0, "{metrics:?}");
-    // run: 100 s; held: from its arrival at 50 s to the end
+    // run: 100 s; held: from its arrival at 50 s to the end, plus its 10 s at its request
+    let held = end - 50.0 + 10.0;
     assert!(
-        (metrics.jct_avg_s - (100.0 + end - 50.0) / 2.0).abs() < 1e-9,
+        (metrics.jct_avg_s - (100.0 + held) / 2.0).abs() < 1e-9,
         "{metrics:?}"
     );
-    assert!((metrics.makespan_s - end).abs() < 1e-9, "{metrics:?}");
-    assert_eq!(env.completion_times(), vec![100.0, end - 50.0]);
+    assert!(
+        (metrics.makespan_s - (end + 10.0)).abs() < 1e-9,
+        "{metrics:?}"
+    );
+    assert_eq!(env.completion_times(), vec![100.0, held]);
+    // the return is minus the total JCT in hours
+    let unit = env.workload().reward.time_unit_s;
+    assert!(
+        (metrics.episode_return * unit + 100.0 + held).abs() < 1e-9,
+        "{metrics:?}"
+    );
     assert!(
         (metrics.queueing_delay_avg_s - (end - 50.0) / 2.0).abs() < 1e-9,
         "{metrics:?}"
@@ -269,8 +280,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     /// Under random mask-allowed actions: no machine is ever over capacity, what jobs hold is
-    /// exactly what machines lack, time never goes back, and at the end every job is
-    /// finished or still in the system.
+    /// exactly what machines lack, time never goes back, at the end every job is finished
+    /// or still in the system, and the sum of rewards is minus the total JCT (unfinished
+    /// jobs charged at truncation) in the reward's time unit.
     #[test]
     fn capacity_and_jobs_are_conserved_under_random_actions(seed in 0u64..10_000) {
         let mut rng = StdRng::seed_from_u64(seed);
@@ -279,6 +291,7 @@ proptest! {
         let mut env = JobsEnv::new(w);
         let (mut observation, mut info) = env.reset(seed).unwrap();
         let space = env.action_space().clone();
+        let mut rewards = 0.0;
         for _ in 0..5000 {
             let action: Vec<usize> = (0..space.dims())
                 .map(|d| {
@@ -287,6 +300,7 @@ proptest! {
                 })
                 .collect();
             let step = env.step(&action).unwrap();
+            rewards += step.reward;
             prop_assert!(step.info.time_s >= info.time_s);
             let held = env.held_per_machine();
             for (m, (free, capacity)) in env.machine_state().iter().enumerate() {
@@ -301,6 +315,13 @@ proptest! {
             if let Some(m) = &info.metrics {
                 prop_assert_eq!(m.finished + m.unfinished, jobs);
                 prop_assert_eq!(m.finished, info.finished);
+                let total_jct: f64 = env.completion_times().iter().sum();
+                let unit = env.workload().reward.time_unit_s;
+                prop_assert!(
+                    (rewards * unit + total_jct).abs() <= 1e-9 * total_jct.max(1.0),
+                    "return {} h, total JCT {} s", rewards, total_jct
+                );
+                prop_assert!((m.episode_return - rewards).abs() <= 1e-12 * rewards.abs().max(1.0));
                 break;
             }
             observation = step.observation;
@@ -362,4 +383,99 @@ fn a_real_workload_without_its_templates_is_refused() {
     let (w, _) = fitted_workload(Fidelity::Real);
     let e = JobsEnv::new(Arc::new(w)).reset(0).unwrap_err().to_string();
     assert!(e.contains("new_real"), "{e}");
+}
+
+/// 40 jobs over a 1,000 s period on two machine types, one of which alone holds 2 GPUs.
+fn family_workload() -> JobsWorkload {
+    let jobs: Vec<JobRecord> = (0..40)
+        .map(|k| job(&format!("f{k}"), k as f64 * 25.0, 50.0, 1, 0))
+        .collect();
+    let mut w = workload(jobs, 6, 1);
+    w.machines.push(MachineSpec {
+        name: "big".into(),
+        count: 2,
+        cpu_cores: 8.0,
+        mem_gb: 16.0,
+        gpus: 2,
+        gpu_model: String::new(),
+    });
+    w.jobs[7].gpu_milli = 2000;
+    w.family = Some(FamilySpec {
+        period_s: 1000.0,
+        length_s: [200.0, 400.0],
+        machine_share: [0.25, 0.5],
+        arrival_factor: [0.5, 2.0],
+    });
+    w.validate(Path::new("family.toml")).unwrap();
+    w
+}
+
+#[test]
+fn a_family_window_is_drawn_from_its_seed_and_its_period_only() {
+    let family = family_workload();
+    let spec = family.family.clone().unwrap();
+    let mut names = std::collections::HashSet::new();
+    for seed in 0..64 {
+        let (window, draw) = sample_window(&family, &spec, seed);
+        assert_eq!(sample_window(&family, &spec, seed).0, window, "seed {seed}");
+        names.insert(window.name.clone());
+        assert!(draw.start_s >= 0.0 && draw.start_s + draw.length_s <= spec.period_s);
+        assert!((spec.length_s[0]..=spec.length_s[1]).contains(&draw.length_s));
+        assert!((spec.arrival_factor[0]..=spec.arrival_factor[1]).contains(&draw.arrival_factor));
+        for j in &window.jobs {
+            let original = family.jobs.iter().find(|o| o.id == j.id).unwrap();
+            assert!((draw.start_s..draw.start_s + draw.length_s).contains(&original.arrival_s));
+            let expected = (original.arrival_s - draw.start_s) / draw.arrival_factor;
+            assert!((j.arrival_s - expected).abs() < 1e-9);
+            assert!(window.machines.iter().any(|m| fits_empty(m, j.request())));
+        }
+        let in_window = family
+            .jobs
+            .iter()
+            .filter(|o| (draw.start_s..draw.start_s + draw.length_s).contains(&o.arrival_s))
+            .count();
+        assert_eq!(
+            window.jobs.len(),
+            in_window,
+            "no job of the window is dropped"
+        );
+        for m in &window.machines {
+            let file = family.machines.iter().find(|f| f.name == m.name).unwrap();
+            assert!(m.count <= file.count);
+        }
+        window.validate(Path::new("window.toml")).unwrap();
+    }
+    assert!(
+        names.len() > 32,
+        "seeds draw different windows: {}",
+        names.len()
+    );
+}
+
+#[test]
+fn a_family_env_plays_a_new_window_per_seed_and_the_same_one_again() {
+    let mut env = JobsEnv::new(Arc::new(family_workload()));
+    let first = play(&mut env, 3);
+    let name = env.workload().name.clone();
+    let other = play(&mut env, 4);
+    assert_ne!(env.workload().name, name);
+    assert_eq!(play(&mut env, 3), first);
+    assert_eq!(env.workload().name, name);
+    assert!(first.jobs > 0 && other.jobs > 0);
+    assert_eq!(first.unfinished, 0);
+}
+
+#[test]
+fn a_family_with_a_job_outside_its_period_is_refused_by_name() {
+    let mut family = family_workload();
+    family.family.as_mut().unwrap().period_s = 500.0;
+    family.family.as_mut().unwrap().length_s = [100.0, 200.0];
+    let e = family
+        .validate(Path::new("family.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("family.period_s") && e.contains("job f20 arrives at 500"),
+        "{e}"
+    );
 }

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_env::jobs::{JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window};
+use schedlab_env::jobs::{
+    FamilySpec, JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
+};
 
 use crate::output::write_atomic;
 use crate::traces::machines::MachinesFile;
@@ -45,6 +47,20 @@ pub struct ImportArgs {
     /// Folder of fitted templates (default: the shipped data/templates).
     #[arg(long)]
     templates: Option<PathBuf>,
+    /// Write a workload family instead: the jobs of `[--from, --to)` are its training period
+    /// and each episode plays a window drawn from ranges `KEY=LOW..HIGH`, KEY each of
+    /// `length_s` (trace seconds), `machine_share` (of the machines after `--scale nodes`) and
+    /// `arrival_factor` (see env/src/jobs/family.rs).
+    #[arg(
+        long = "family",
+        value_name = "KEY=LOW..HIGH",
+        conflicts_with = "windows"
+    )]
+    family: Vec<String>,
+    /// Cut `[--from, --to)` into this many consecutive windows of equal length, each its own
+    /// workload `OUT-00.toml`, `OUT-01.toml`, ... (held-out evaluation windows).
+    #[arg(long)]
+    windows: Option<usize>,
     /// The workload file to write (TOML).
     #[arg(short, long)]
     out: PathBuf,
@@ -80,7 +96,85 @@ fn parse_scale(raw: &[String]) -> anyhow::Result<Scale> {
     Ok(scale)
 }
 
+/// `KEY=LOW..HIGH` ranges into a family section; `period_s` is filled in once the
+/// period's length is known.
+fn parse_family(raw: &[String]) -> anyhow::Result<Option<FamilySpec>> {
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let mut ranges: [Option<[f64; 2]>; 3] = [None; 3];
+    const KEYS: [&str; 3] = ["length_s", "machine_share", "arrival_factor"];
+    for (key, value) in super::parse_overrides(raw)? {
+        let k = KEYS.iter().position(|k| *k == key).ok_or_else(|| {
+            anyhow::anyhow!("`--family {key}`: unknown key; use {}", KEYS.join(", "))
+        })?;
+        let range = value
+            .split_once("..")
+            .and_then(|(lo, hi)| Some([lo.trim().parse().ok()?, hi.trim().parse().ok()?]))
+            .ok_or_else(|| {
+                anyhow::anyhow!("`--family {key}={value}`: expected LOW..HIGH, two numbers")
+            })?;
+        ranges[k] = Some(range);
+    }
+    let [Some(length_s), Some(machine_share), Some(arrival_factor)] = ranges else {
+        anyhow::bail!("--family needs all of {}", KEYS.join(", "));
+    };
+    Ok(Some(FamilySpec {
+        period_s: 0.0,
+        length_s,
+        machine_share,
+        arrival_factor,
+    }))
+}
+
+/// Seconds from `from` to `to` when both are given on the same clock.
+fn span_s(from: Option<Bound>, to: Option<Bound>) -> anyhow::Result<f64> {
+    match (from, to) {
+        (Some(Bound::Seconds(a)), Some(Bound::Seconds(b))) => Ok(b - a),
+        (Some(Bound::Epoch(a)), Some(Bound::Epoch(b))) => Ok((b - a) as f64),
+        _ => anyhow::bail!(
+            "--family and --windows need --from and --to, both in seconds or both date-times"
+        ),
+    }
+    .and_then(|s| {
+        anyhow::ensure!(s > 0.0, "--to must be after --from");
+        Ok(s)
+    })
+}
+
 pub fn run(args: ImportArgs) -> anyhow::Result<()> {
+    let from = args.from.as_deref().map(Bound::parse).transpose()?;
+    let to = args.to.as_deref().map(Bound::parse).transpose()?;
+    let family = parse_family(&args.family)?;
+    let Some(count) = args.windows else {
+        return import(&args, from, to, &args.out, family);
+    };
+    anyhow::ensure!(count >= 1, "--windows must be at least 1");
+    let step = span_s(from, to)? / count as f64;
+    let stem = args
+        .out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "window".into());
+    for k in 0..count {
+        let out = args.out.with_file_name(format!("{stem}-{k:02}.toml"));
+        let bounds = [k, k + 1].map(|i| from.map(|b| b.plus_s(step * i as f64)));
+        import(&args, bounds[0], bounds[1], &out, None)?;
+    }
+    Ok(())
+}
+
+fn show(bound: Option<Bound>) -> String {
+    bound.map_or_else(|| "-".into(), |b| b.to_string())
+}
+
+fn import(
+    args: &ImportArgs,
+    from: Option<Bound>,
+    to: Option<Bound>,
+    out: &std::path::Path,
+    mut family: Option<FamilySpec>,
+) -> anyhow::Result<()> {
     let scale = parse_scale(&args.scale)?;
     let nodes = args.nodes.as_ref().ok_or_else(|| {
         anyhow::anyhow!(
@@ -91,13 +185,13 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     let (mut machines, dropped_machines) = traces::read_machines(nodes, args.lenient)?;
     traces::machines::scale_machines(&mut machines, scale.nodes);
     if args.format == Format::AlibabaPaiMachines {
-        return write_machines(&args, machines, dropped_machines);
+        return write_machines(args, machines, dropped_machines);
     }
     let jobs_path = args
         .jobs
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", args.format.name()))?;
-    let out_dir = crate::traces::templates::output_dir(&args.out)?;
+    let out_dir = crate::traces::templates::output_dir(&out)?;
     let template_list = templates::load(
         args.templates
             .as_deref()
@@ -106,8 +200,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     )?;
     let options = ReadOptions {
         machines: &machines,
-        from: args.from.as_deref().map(Bound::parse).transpose()?,
-        to: args.to.as_deref().map(Bound::parse).transpose()?,
+        from,
+        to,
         lenient: args.lenient,
         seed: args.seed,
     };
@@ -126,8 +220,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     }
     let last_arrival = read.jobs.iter().map(|j| j.arrival_s).fold(0.0, f64::max);
     let longest = read.jobs.iter().map(|j| j.duration_s).fold(0.0, f64::max);
-    let name = args
-        .out
+    // a family's episodes last as long as its longest, slowest-arriving window
+    let arrivals_end = match &mut family {
+        Some(f) => {
+            f.period_s = span_s(from, to)? * scale.time * scale.arrival;
+            f.length_s = f.length_s.map(|l| l * scale.time * scale.arrival);
+            f.length_s[1] / f.arrival_factor[0]
+        }
+        None => last_arrival,
+    };
+    let name = out
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "imported".into());
@@ -159,12 +261,14 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
             nodes: nodes.display().to_string(),
             rows_read: read.rows_read,
             rows_kept: read.jobs.len(),
+            from: show(from),
+            to: show(to),
             dropped: dropped.clone(),
             rule: format!(
-                "seed {}; from {:?} to {:?}; scale time {} arrival {} nodes {}; {}",
+                "seed {}; from {} to {}; scale time {} arrival {} nodes {}; {}",
                 args.seed,
-                args.from,
-                args.to,
+                show(from),
+                show(to),
                 scale.time,
                 scale.arrival,
                 scale.nodes,
@@ -173,7 +277,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         }),
         episode: JobsEpisode {
             decision_interval_s: 1800.0 * scale.time,
-            max_time_s: last_arrival + 4.0 * longest + 1.0,
+            max_time_s: arrivals_end + 4.0 * longest + 1.0,
             restart_s: 30.0,
             max_steps_per_decision: 64,
             speed_sigma: 0.1,
@@ -187,13 +291,14 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         templates: template_list,
         jobs: Vec::new(),
         jobs_table: None,
+        family,
     };
     workload.jobs = std::mem::take(&mut read.jobs);
-    workload.validate(&args.out)?;
+    workload.validate(&out)?;
     let jobs = workload.jobs.len();
     if jobs > INLINE_JOBS {
         let table_name = format!("{name}.jobs.parquet");
-        let table_path = args.out.with_file_name(&table_name);
+        let table_path = out.with_file_name(&table_name);
         write_atomic(
             &table_path,
             &traces::table::write_jobs_parquet(&workload.jobs)?,
@@ -202,10 +307,10 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         workload.jobs_table = Some(table_name);
         println!("wrote {}", table_path.display());
     }
-    write_atomic(&args.out, toml::to_string(&workload)?.as_bytes())?;
+    write_atomic(&out, toml::to_string(&workload)?.as_bytes())?;
     println!(
         "wrote {}: {} jobs from {} rows ({} outside --from/--to, {} dropped)",
-        args.out.display(),
+        out.display(),
         jobs,
         read.rows_read,
         read.outside_window,

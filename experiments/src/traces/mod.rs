@@ -65,6 +65,24 @@ impl Bound {
                 anyhow::anyhow!("{text:?}: expected seconds or a date-time YYYY-MM-DD[ HH:MM:SS]")
             })
     }
+
+    /// This bound moved on by `seconds` (whole seconds on a wall clock).
+    pub fn plus_s(self, seconds: f64) -> Bound {
+        match self {
+            Bound::Seconds(s) => Bound::Seconds(s + seconds),
+            Bound::Epoch(e) => Bound::Epoch(e + seconds.round() as i64),
+        }
+    }
+}
+
+/// As `--from`/`--to` take it back.
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bound::Seconds(s) => write!(f, "{s}"),
+            Bound::Epoch(e) => write!(f, "{}", philly::date_time(*e)),
+        }
+    }
 }
 
 /// What a reader needs besides its file.

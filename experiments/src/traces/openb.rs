@@ -19,8 +19,10 @@ pub const COLUMNS: [&str; 10] = [
 ];
 
 /// A pod arrives at `creation_time` and runs `deletion_time - scheduled_time` (a pod never
-/// scheduled, `Pending`, for its whole life `deletion_time - creation_time`). A one-GPU pod
-/// asks `gpu_milli` of a GPU; a multi-GPU pod whole GPUs.
+/// scheduled, `Pending`, for its whole life `deletion_time - creation_time`); a pod deleted
+/// the second it was scheduled is a real, zero-length job and runs 1 s, as the v2018 importer
+/// clamps its tasks (the env needs positive work). A one-GPU pod asks `gpu_milli` of a GPU; a
+/// multi-GPU pod whole GPUs.
 pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
     table.require(&COLUMNS)?;
     let window = options.window(None)?;
@@ -39,14 +41,15 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                 .optional_number(row, "scheduled_time")?
                 .unwrap_or(created);
             let duration = deleted - start;
-            if duration <= 0.0 {
+            if duration < 0.0 {
                 return Err(table.invalid(
                     row,
                     "deletion_time",
-                    "duration not positive",
+                    "deleted before it started",
                     format!("deletion_time {deleted} - start {start} = {duration}"),
                 ));
             }
+            let duration = duration.max(1.0);
             let cpu = table.count(row, "cpu_milli")?;
             let mem = table.count(row, "memory_mib")?;
             let gpus = table.count(row, "num_gpu")?;

@@ -150,6 +150,26 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// `epoch_seconds`'s inverse: `YYYY-MM-DD HH:MM:SS` (H. Hinnant's `civil_from_days`).
+pub fn date_time(epoch: i64) -> String {
+    let (days, secs) = (epoch.div_euclid(86_400), epoch.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +178,13 @@ mod tests {
     fn dates_count_seconds_from_the_unix_epoch() {
         assert_eq!(epoch_seconds("1970-01-01 00:00:00"), Some(0));
         assert_eq!(epoch_seconds("2017-10-09 07:01:55"), Some(1_507_532_515));
+        for text in [
+            "1970-01-01 00:00:00",
+            "2017-10-09 07:01:55",
+            "2000-02-29 23:59:59",
+        ] {
+            assert_eq!(date_time(epoch_seconds(text).unwrap()), text);
+        }
         assert_eq!(epoch_seconds("2000-03-01"), Some(951_868_800));
         assert_eq!(epoch_seconds("2017-13-01 00:00:00"), None);
         assert_eq!(epoch_seconds("yesterday"), None);

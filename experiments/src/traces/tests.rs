@@ -171,7 +171,7 @@ fn malformed_rows_are_named_by_file_line_and_column_or_dropped_when_lenient() {
     // columns: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
     let cases: [(usize, &str, &str, &str); 4] = [
         (1, "lots", "`cpu_milli`", "not a number"),
-        (9, "5", "`deletion_time`", "duration not positive"),
+        (9, "5", "`deletion_time`", "deleted before it started"),
         (3, "9", "`cpu_milli/memory_mib/num_gpu`", "fits on no node"),
         (4, "1500", "`gpu_milli`", "share out of range"),
     ];
@@ -208,6 +208,18 @@ fn malformed_rows_are_named_by_file_line_and_column_or_dropped_when_lenient() {
             && e.contains("the file has: name, cpu_milli, mem"),
         "{e}"
     );
+}
+
+#[test]
+fn a_pod_deleted_when_it_was_scheduled_is_a_one_second_job_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let machines = openb_nodes();
+    // line 4 is openb-pod-0002, scheduled at 1558381
+    let path = broken_openb(dir.path(), |l| with_field(l, 9, "1558381"));
+    let read = read_jobs(Format::AlibabaOpenb, &path, &options(&machines, false)).unwrap();
+    assert_eq!((read.jobs.len(), read.dropped_total()), (5720, 0));
+    let pod = read.jobs.iter().find(|j| j.id == "openb-pod-0002").unwrap();
+    assert_eq!(pod.duration_s, 1.0);
 }
 
 #[test]

@@ -169,4 +169,65 @@ mod tests {
         let report = check_env(&JobsEnv::new(Arc::new(short)), CheckOptions::default()).unwrap();
         assert!(report.ended && report.masked_refused > 0, "{report:?}");
     }
+
+    fn jobs_workload(path: &Path) -> Arc<schedlab_env::jobs::JobsWorkload> {
+        let loaded = load(path, &[]).unwrap();
+        let jobs: &Jobs = loaded.expect("test", path).unwrap();
+        Arc::clone(&jobs.workload)
+    }
+
+    /// `a` is at or after `b` on the same trace clock.
+    fn at_or_after(a: &str, b: &str) -> bool {
+        use crate::traces::Bound;
+        match (Bound::parse(a).unwrap(), Bound::parse(b).unwrap()) {
+            (Bound::Seconds(a), Bound::Seconds(b)) => a >= b,
+            (Bound::Epoch(a), Bound::Epoch(b)) => a >= b,
+            other => panic!("bounds on different clocks: {other:?}"),
+        }
+    }
+
+    /// Held-out discipline: every shipped family ends its training period before the first
+    /// held-out window of its trace begins, its draws are the same for the same seed, and no
+    /// draw holds a job of a held-out window.
+    #[test]
+    fn families_never_draw_from_held_out_periods() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads");
+        let heldout: Vec<_> = std::fs::read_dir(root.join("heldout"))
+            .unwrap()
+            .flat_map(|trace| std::fs::read_dir(trace.unwrap().path()).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .map(|p| jobs_workload(&p))
+            .collect();
+        let families: Vec<_> = shipped()
+            .iter()
+            .filter(|p| load(p, &[]).unwrap().env_kind() == EnvKind::Jobs)
+            .map(|p| jobs_workload(p))
+            .filter(|w| w.family.is_some())
+            .collect();
+        assert!(families.len() >= 2 && heldout.len() >= 20);
+        for family in families {
+            let source = family.source.as_ref().unwrap();
+            let windows: Vec<_> = heldout
+                .iter()
+                .filter(|h| h.source.as_ref().unwrap().jobs == source.jobs)
+                .collect();
+            assert!(windows.len() >= 10, "{}: {}", family.name, windows.len());
+            let mut held_ids = std::collections::HashSet::new();
+            for w in &windows {
+                let from = &w.source.as_ref().unwrap().from;
+                assert!(at_or_after(from, &source.to), "{} starts at {from}", w.name);
+                held_ids.extend(w.jobs.iter().map(|j| j.id.clone()));
+            }
+            let spec = family.family.as_ref().unwrap();
+            for seed in 0..100 {
+                let (window, _) = schedlab_env::jobs::sample_window(&family, spec, seed);
+                assert_eq!(
+                    schedlab_env::jobs::sample_window(&family, spec, seed).0,
+                    window
+                );
+                assert!(window.jobs.iter().all(|j| !held_ids.contains(&j.id)));
+            }
+        }
+    }
 }
