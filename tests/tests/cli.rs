@@ -973,13 +973,17 @@ fn imported_traces_are_validated_compared_and_benchmarked() {
 #[test]
 fn a_family_and_later_windows_are_imported_and_played() {
     let dir = tempfile::tempdir().unwrap();
+    let (jobs, nodes) = (
+        trace("philly/philly_jobs_2017-09_to_10.csv.gz"),
+        trace("alibaba_pai_v2020/pai_machine_spec.csv"),
+    );
     let philly = [
         "--format",
         "philly",
         "--jobs",
-        arg(&trace("philly/philly_jobs_2017-09_to_10.csv.gz")),
+        arg(&jobs),
         "--nodes",
-        arg(&trace("alibaba_pai_v2020/pai_machine_spec.csv")),
+        arg(&nodes),
     ];
     let family = dir.path().join("train.toml");
     let mut import = vec!["workload", "import"];
