@@ -55,7 +55,8 @@ impl BranchingQ {
 
 /// Double-DQN targets per dimension for one transition: the next action is chosen by the
 /// online network among the next state's allowed levels, and valued by the target network:
-/// `y_d = r + gamma * (1 - terminal) * Q_target(s', argmax_{allowed l} Q_online(s', l))_d`.
+/// `y_d = r + gamma * (1 - terminal) * Q_target(s', argmax_{allowed l} Q_online(s', l))_d`,
+/// `gamma` being the transition's own discount.
 /// (Branching: every dimension shares the reward, as in Tavakoli et al.'s mean-free variant.)
 pub fn double_dqn_targets(
     space: &ActionSpace,

@@ -124,6 +124,10 @@ fn vectorised_env_auto_resets_with_derived_seeds() {
         );
         assert!(two.infos[i].metrics.is_some());
         assert!(two.final_observations[i].is_some());
+        // each step's elapsed virtual time adds up to the episode's clock (reset at 0)
+        let clock = two.infos[i].time_s;
+        assert!(one.elapsed_s[i] > 0.0 && two.elapsed_s[i] > 0.0);
+        assert!((one.elapsed_s[i] + two.elapsed_s[i] - clock).abs() < 1e-9 * clock);
         // the returned observation starts a new episode: no history yet
         assert!(two.observations[i].features[..60].iter().all(|&v| v == 0.0));
     }

@@ -16,6 +16,7 @@ use schedlab_agents::dqn::{
     BranchingQ, BranchingQConfig, DqnAgent, DqnBatch, EpsilonSchedule, double_dqn_targets,
     q_values_of, td_loss,
 };
+use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Observation, VecEnv};
 
@@ -48,6 +49,10 @@ pub struct DqnConfig {
     pub lr: f64,
     #[config(default = 0.99)]
     pub gamma: f64,
+    /// 0: `gamma` per step. Otherwise `gamma` per this many virtual seconds (same-time
+    /// decisions are not discounted).
+    #[config(default = 0.0)]
+    pub discount_time_s: f64,
     /// Env rounds between target-network updates.
     #[config(default = 500)]
     pub target_update_every: u64,
@@ -93,7 +98,7 @@ impl DqnConfig {
         .and(check_common(
             c.envs,
             c.lr,
-            c.gamma,
+            (c.gamma, c.discount_time_s),
             c.max_grad_norm,
             c.hidden,
         ))
@@ -202,7 +207,7 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
                     &self.context.action_space,
                     t.reward,
                     t.terminal,
-                    self.config.gamma as f32,
+                    t.discount,
                     &online_next[row * width..(row + 1) * width],
                     &target_next[row * width..(row + 1) * width],
                     t.next_mask,
@@ -262,6 +267,11 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
                     observation: &self.observations[i].features,
                     action,
                     reward: step.rewards[i] as f32,
+                    discount: step_discount(
+                        self.config.gamma,
+                        self.config.discount_time_s,
+                        step.elapsed_s[i],
+                    ),
                     next_observation: &next.features,
                     next_mask: &next.action_mask,
                     terminal: step.terminated[i],

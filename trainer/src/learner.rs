@@ -47,7 +47,7 @@ pub(crate) fn require(conditions: &[(&str, bool)]) -> Result<(), String> {
 pub(crate) fn check_common(
     envs: usize,
     lr: f64,
-    gamma: f64,
+    (gamma, discount_time_s): (f64, f64),
     max_grad_norm: f64,
     hidden: usize,
 ) -> Result<(), String> {
@@ -55,6 +55,10 @@ pub(crate) fn check_common(
         ("envs >= 1", envs >= 1),
         ("lr > 0", lr > 0.0),
         ("0 <= gamma <= 1", (0.0..=1.0).contains(&gamma)),
+        (
+            "discount_time_s >= 0",
+            discount_time_s >= 0.0 && discount_time_s.is_finite(),
+        ),
         ("max_grad_norm > 0", max_grad_norm > 0.0),
         ("hidden >= 1", hidden >= 1),
     ])

@@ -15,7 +15,7 @@ use schedlab_agents::learned::actor_critic::{
     ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
 };
 use schedlab_agents::learned::batch::mask_values;
-use schedlab_agents::learned::gae::{Transition, gae};
+use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Observation, VecEnv};
@@ -41,6 +41,10 @@ pub struct PpoConfig {
     pub lr: f64,
     #[config(default = 0.99)]
     pub gamma: f64,
+    /// 0: `gamma` per step. Otherwise `gamma` per this many virtual seconds, so same-time
+    /// decisions are not discounted and the horizon is a span of time.
+    #[config(default = 0.0)]
+    pub discount_time_s: f64,
     #[config(default = 0.95)]
     pub gae_lambda: f64,
     #[config(default = 0.2)]
@@ -76,7 +80,7 @@ impl PpoConfig {
         .and(check_common(
             c.envs,
             c.lr,
-            c.gamma,
+            (c.gamma, c.discount_time_s),
             c.max_grad_norm,
             c.hidden,
         ))
@@ -101,6 +105,8 @@ struct Record {
     log_prob: f32,
     value: f32,
     reward: f32,
+    /// This step's discount (see `discount_time_s`).
+    discount: f32,
     terminated: bool,
     truncated: bool,
     /// `V` of the episode's final observation, for a truncated round.
@@ -232,6 +238,11 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                     log_prob: acted.log_probs[i],
                     value: acted.values[i],
                     reward: step.rewards[i] as f32,
+                    discount: step_discount(
+                        self.config.gamma,
+                        self.config.discount_time_s,
+                        step.elapsed_s[i],
+                    ),
                     terminated: step.terminated[i],
                     truncated: step.truncated[i],
                     final_value: if step.truncated[i] {
@@ -265,13 +276,10 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                     },
                     terminated: r.terminated,
                     truncated: r.truncated,
+                    discount: r.discount,
                 })
                 .collect();
-            let (advantages, returns) = gae(
-                &transitions,
-                self.config.gamma as f32,
-                self.config.gae_lambda as f32,
-            );
+            let (advantages, returns) = gae(&transitions, self.config.gae_lambda as f32);
             rows.extend(
                 trajectory
                     .iter()

@@ -12,6 +12,7 @@ pub struct ReplayBuffer {
     observations: Vec<f32>,
     actions: Vec<usize>,
     rewards: Vec<f32>,
+    discounts: Vec<f32>,
     next_observations: Vec<f32>,
     next_masks: Vec<bool>,
     /// The episode ended in a terminal state (no bootstrap); a truncated one still bootstraps.
@@ -26,6 +27,8 @@ pub struct Replayed<'a> {
     pub observation: &'a [f32],
     pub action: &'a [usize],
     pub reward: f32,
+    /// The step's discount (`gamma`, or `gamma^(elapsed / time unit)`).
+    pub discount: f32,
     pub next_observation: &'a [f32],
     pub next_mask: &'a [bool],
     pub terminal: bool,
@@ -45,6 +48,7 @@ impl ReplayBuffer {
             observations: Vec::new(),
             actions: Vec::new(),
             rewards: Vec::new(),
+            discounts: Vec::new(),
             next_observations: Vec::new(),
             next_masks: Vec::new(),
             terminals: Vec::new(),
@@ -71,6 +75,7 @@ impl ReplayBuffer {
             self.observations.extend_from_slice(transition.observation);
             self.actions.extend_from_slice(transition.action);
             self.rewards.push(transition.reward);
+            self.discounts.push(transition.discount);
             self.next_observations
                 .extend_from_slice(transition.next_observation);
             self.next_masks.extend_from_slice(transition.next_mask);
@@ -82,6 +87,7 @@ impl ReplayBuffer {
             self.observations[k * o..(k + 1) * o].copy_from_slice(transition.observation);
             self.actions[k * a..(k + 1) * a].copy_from_slice(transition.action);
             self.rewards[k] = transition.reward;
+            self.discounts[k] = transition.discount;
             self.next_observations[k * o..(k + 1) * o].copy_from_slice(transition.next_observation);
             self.next_masks[k * m..(k + 1) * m].copy_from_slice(transition.next_mask);
             self.terminals[k] = transition.terminal;
@@ -95,6 +101,7 @@ impl ReplayBuffer {
             observation: &self.observations[k * o..(k + 1) * o],
             action: &self.actions[k * a..(k + 1) * a],
             reward: self.rewards[k],
+            discount: self.discounts[k],
             next_observation: &self.next_observations[k * o..(k + 1) * o],
             next_mask: &self.next_masks[k * m..(k + 1) * m],
             terminal: self.terminals[k],
@@ -119,6 +126,7 @@ mod tests {
             observation: &[tag, tag],
             action: &[tag as usize],
             reward: tag,
+            discount: 1.0 / (1.0 + tag),
             next_observation: &[tag + 0.5, tag + 0.5],
             next_mask: &[true, (tag as usize).is_multiple_of(2)],
             terminal: (tag as usize).is_multiple_of(3),
@@ -143,6 +151,7 @@ mod tests {
             assert_eq!(t.next_observation, &[tag + 0.5, tag + 0.5]);
             assert_eq!(t.next_mask, &[true, (tag as usize).is_multiple_of(2)]);
             assert_eq!(t.terminal, (tag as usize).is_multiple_of(3));
+            assert_eq!(t.discount, 1.0 / (1.0 + tag));
         }
     }
 

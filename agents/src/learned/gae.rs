@@ -14,15 +14,30 @@ pub struct Transition {
     /// The episode was cut by a limit: bootstrap from `next_value`, but the next step belongs
     /// to another episode.
     pub truncated: bool,
+    /// This step's discount `gamma_t`: a constant per step, or `gamma^(elapsed / time
+    /// unit)` when time sets it (1 for a same-time decision).
+    pub discount: f32,
 }
 
-/// Advantages `A_t = delta_t + gamma lambda A_{t+1}` (the chain cut at episode ends) with
-/// `delta_t = r_t + gamma V(s_{t+1}) - V(s_t)` (no bootstrap after termination), and the
-/// value targets `A_t + V(s_t)`.
-pub fn gae(steps: &[Transition], gamma: f32, lambda: f32) -> (Vec<f32>, Vec<f32>) {
+/// The discount of a step that took `elapsed_s` virtual seconds: `gamma` per step when
+/// `time_unit_s` is 0, else `gamma^(elapsed_s / time_unit_s)`, so same-time decisions cost
+/// no discount and the horizon is set in time, not in steps.
+pub fn step_discount(gamma: f64, time_unit_s: f64, elapsed_s: f64) -> f32 {
+    if time_unit_s > 0.0 {
+        gamma.powf(elapsed_s.max(0.0) / time_unit_s) as f32
+    } else {
+        gamma as f32
+    }
+}
+
+/// Advantages `A_t = delta_t + gamma_t lambda A_{t+1}` (the chain cut at episode ends) with
+/// `delta_t = r_t + gamma_t V(s_{t+1}) - V(s_t)` (no bootstrap after termination), and the
+/// value targets `A_t + V(s_t)`; `gamma_t` is each step's own discount.
+pub fn gae(steps: &[Transition], lambda: f32) -> (Vec<f32>, Vec<f32>) {
     let mut advantages = vec![0.0; steps.len()];
     let mut next_advantage = 0.0;
     for (t, s) in steps.iter().enumerate().rev() {
+        let gamma = s.discount;
         let bootstrap = if s.terminated {
             0.0
         } else {
@@ -60,6 +75,7 @@ mod tests {
                 next_value: next_values[t],
                 terminated: terminated_at == Some(t),
                 truncated: truncated_at == Some(t),
+                discount: 0.9,
             })
             .collect()
     }
@@ -75,7 +91,7 @@ mod tests {
     /// deltas: 1 + 0.9*0.4 - 0.5 = 0.86, 0 + 0.9*0.3 - 0.4 = -0.13, 2 + 0.9*0.9 - 0.3 = 2.51.
     #[test]
     fn gae_matches_a_hand_computed_example() {
-        let (adv, ret) = gae(&steps(None, None), 0.9, 0.8);
+        let (adv, ret) = gae(&steps(None, None), 0.8);
         // A2 = 2.51; A1 = -0.13 + 0.72 * 2.51 = 1.6772; A0 = 0.86 + 0.72 * 1.6772 = 2.067584
         close(&adv, &[2.067584, 1.6772, 2.51]);
         close(&ret, &[2.567584, 2.0772, 2.81]);
@@ -84,14 +100,28 @@ mod tests {
     #[test]
     fn termination_stops_bootstrap_and_the_chain() {
         // delta1 = 0 - 0.4 = -0.4 and A1 = -0.4; A0 = 0.86 + 0.72 * -0.4 = 0.572
-        let (adv, _) = gae(&steps(Some(1), None), 0.9, 0.8);
+        let (adv, _) = gae(&steps(Some(1), None), 0.8);
         close(&adv, &[0.572, -0.4, 2.51]);
     }
 
     #[test]
     fn truncation_bootstraps_but_cuts_the_chain() {
         // delta1 = -0.13 and A1 = -0.13; A0 = 0.86 + 0.72 * -0.13 = 0.7664
-        let (adv, _) = gae(&steps(None, Some(1)), 0.9, 0.8);
+        let (adv, _) = gae(&steps(None, Some(1)), 0.8);
         close(&adv, &[0.7664, -0.13, 2.51]);
+    }
+
+    /// A same-time step (no time passes) is not discounted; the chain through it keeps
+    /// lambda only: with gamma_1 = 1, delta1 = 0 + 0.3 - 0.4 = -0.1, A1 = -0.1 + 0.8 * 2.51
+    /// = 1.908, A0 = 0.86 + 0.72 * 1.908 = 2.23376.
+    #[test]
+    fn time_sets_each_steps_discount() {
+        assert_eq!(step_discount(0.9, 0.0, 1e6), 0.9);
+        assert_eq!(step_discount(0.9, 3600.0, 0.0), 1.0);
+        assert!((step_discount(0.9, 3600.0, 7200.0) - 0.81).abs() < 1e-6);
+        let mut s = steps(None, None);
+        s[1].discount = 1.0;
+        let (adv, _) = gae(&s, 0.8);
+        close(&adv, &[2.23376, 1.908, 2.51]);
     }
 }

@@ -49,6 +49,8 @@ pub trait Environment: Send {
 pub trait StepInfo<M>: Clone + std::fmt::Debug + Send {
     /// Set on the step that ends an episode.
     fn metrics(&self) -> Option<&M>;
+    /// The virtual clock after the step, seconds (learners discount by elapsed time).
+    fn time_s(&self) -> f64;
     /// The training job's mean minibatch loss over the step, where the env trains exactly one
     /// job (NaN otherwise).
     fn train_loss(&self) -> f64 {

@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::environment::Environment;
+use super::environment::{Environment, StepInfo};
 use super::spaces::Observation;
 use crate::error::Result;
 
@@ -32,11 +32,15 @@ pub struct VecStep<I> {
     pub truncated: Vec<bool>,
     pub infos: Vec<I>,
     pub final_observations: Vec<Option<Observation>>,
+    /// Virtual seconds each copy's step took (0 for same-time decisions).
+    pub elapsed_s: Vec<f64>,
 }
 
 pub struct VecEnv<E> {
     envs: Vec<E>,
     episodes: Vec<u64>,
+    /// Each copy's virtual clock after its last reset or step.
+    clocks: Vec<f64>,
     base_seed: u64,
 }
 
@@ -46,6 +50,7 @@ impl<E: Environment> VecEnv<E> {
         VecEnv {
             envs: (0..copies).map(|_| prototype.fresh_copy()).collect(),
             episodes: vec![0; copies],
+            clocks: vec![0.0; copies],
             base_seed,
         }
     }
@@ -63,14 +68,18 @@ impl<E: Environment> VecEnv<E> {
     pub fn reset(&mut self) -> Result<Vec<Observation>> {
         self.episodes.fill(0);
         let base = self.base_seed;
-        self.envs
+        let started: Vec<(Observation, f64)> = self
+            .envs
             .par_iter_mut()
             .enumerate()
             .map(|(i, env)| {
                 env.reset(episode_seed(base, i as u64, 0))
-                    .map(|(obs, _)| obs)
+                    .map(|(obs, info)| (obs, info.time_s()))
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        let (observations, clocks) = started.into_iter().unzip();
+        self.clocks = clocks;
+        Ok(observations)
     }
 
     /// Steps every copy with its action, in parallel, resetting finished copies.
@@ -81,13 +90,17 @@ impl<E: Environment> VecEnv<E> {
             .envs
             .par_iter_mut()
             .zip(self.episodes.par_iter_mut())
+            .zip(self.clocks.par_iter_mut())
             .zip(actions.par_iter())
             .enumerate()
-            .map(|(i, ((env, episode), action))| {
+            .map(|(i, (((env, episode), clock), action))| {
                 let step = env.step(action)?;
+                let elapsed = step.info.time_s() - *clock;
+                *clock = step.info.time_s();
                 if step.terminated || step.truncated {
                     *episode += 1;
-                    let (next, _) = env.reset(episode_seed(base, i as u64, *episode))?;
+                    let (next, info) = env.reset(episode_seed(base, i as u64, *episode))?;
+                    *clock = info.time_s();
                     Ok((
                         next,
                         Some(step.observation),
@@ -95,9 +108,11 @@ impl<E: Environment> VecEnv<E> {
                         step.terminated,
                         step.truncated,
                         step.info,
+                        elapsed,
                     ))
                 } else {
-                    Ok((step.observation, None, step.reward, false, false, step.info))
+                    let (observation, reward, info) = (step.observation, step.reward, step.info);
+                    Ok((observation, None, reward, false, false, info, elapsed))
                 }
             })
             .collect();
@@ -108,9 +123,11 @@ impl<E: Environment> VecEnv<E> {
             truncated: Vec::new(),
             infos: Vec::new(),
             final_observations: Vec::new(),
+            elapsed_s: Vec::new(),
         };
         for r in results {
-            let (obs, fin, reward, term, trunc, info) = r?;
+            let (obs, fin, reward, term, trunc, info, elapsed) = r?;
+            out.elapsed_s.push(elapsed);
             out.observations.push(obs);
             out.final_observations.push(fin);
             out.rewards.push(reward);

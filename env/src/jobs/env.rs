@@ -343,6 +343,9 @@ impl StepInfo<JobsMetrics> for JobsInfo {
     fn metrics(&self) -> Option<&JobsMetrics> {
         self.metrics.as_ref()
     }
+    fn time_s(&self) -> f64 {
+        self.time_s
+    }
 }
 
 impl Environment for JobsEnv {

@@ -517,6 +517,9 @@ impl StepInfo<EpisodeMetrics> for Info {
     fn metrics(&self) -> Option<&EpisodeMetrics> {
         self.metrics.as_ref()
     }
+    fn time_s(&self) -> f64 {
+        self.time_s
+    }
     fn train_loss(&self) -> f64 {
         self.train_loss
     }

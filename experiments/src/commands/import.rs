@@ -191,7 +191,7 @@ fn import(
         .jobs
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", args.format.name()))?;
-    let out_dir = crate::traces::templates::output_dir(&out)?;
+    let out_dir = crate::traces::templates::output_dir(out)?;
     let template_list = templates::load(
         args.templates
             .as_deref()
@@ -294,7 +294,7 @@ fn import(
         family,
     };
     workload.jobs = std::mem::take(&mut read.jobs);
-    workload.validate(&out)?;
+    workload.validate(out)?;
     let jobs = workload.jobs.len();
     if jobs > INLINE_JOBS {
         let table_name = format!("{name}.jobs.parquet");
@@ -307,7 +307,7 @@ fn import(
         workload.jobs_table = Some(table_name);
         println!("wrote {}", table_path.display());
     }
-    write_atomic(&out, toml::to_string(&workload)?.as_bytes())?;
+    write_atomic(out, toml::to_string(&workload)?.as_bytes())?;
     println!(
         "wrote {}: {} jobs from {} rows ({} outside --from/--to, {} dropped)",
         out.display(),
