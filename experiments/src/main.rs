@@ -122,6 +122,8 @@ enum BenchCommand {
     Solvers(commands::bench_solvers::BenchSolversArgs),
     /// The jobs cluster's simulation speed on a trace (jobs per second, peak memory).
     Cluster(commands::bench_cluster::BenchClusterArgs),
+    /// The learned agents' training speed (env steps and gradient steps per second).
+    Train(commands::bench_train::BenchTrainArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -150,5 +152,6 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
         Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),
         Command::Bench(BenchCommand::Cluster(args)) => commands::bench_cluster::run(args),
+        Command::Bench(BenchCommand::Train(args)) => commands::bench_train::run(args),
     }
 }

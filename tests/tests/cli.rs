@@ -292,6 +292,33 @@ fn bench_env_reports_throughput_and_the_ratio() {
 }
 
 #[test]
+fn bench_train_times_each_agent_on_the_training_family() {
+    let out = run_ok(&[
+        "bench",
+        "train",
+        "--seconds",
+        "0.5",
+        "--set",
+        "envs=2",
+        "--set",
+        "learning_starts=8",
+    ]);
+    for agent in ["ppo", "dqn"] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{agent}: ")))
+            .unwrap_or_else(|| panic!("no {agent} line in {out}"));
+        let rate: f64 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(rate > 0.0 && line.contains("gradient steps/s"), "{line}");
+    }
+    assert!(out.starts_with("philly-train "), "{out}");
+}
+
+#[test]
 fn eval_writes_one_row_per_episode_and_workload() {
     let dir = tempfile::tempdir().unwrap();
     let (csv, json) = (dir.path().join("eval.csv"), dir.path().join("eval.json"));

@@ -305,6 +305,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
         }
         Ok(UpdateStats {
             env_steps: self.env_steps,
+            gradient_steps: gradient_steps as u64,
             scalars,
             train_loss,
             finished,

@@ -14,6 +14,8 @@ use crate::run::{Manifest, RunDir};
 pub struct UpdateStats<M> {
     /// Env rounds stepped so far, over all copies.
     pub env_steps: u64,
+    /// Gradient steps (optimiser updates of the networks) this update took.
+    pub gradient_steps: u64,
     /// The learner's own curves by TensorBoard tag (`losses/...`, `charts/epsilon`).
     pub scalars: Vec<(&'static str, f32)>,
     /// Mean training-job minibatch loss over the update's rounds (the `env/train_loss` curve).

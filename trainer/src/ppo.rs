@@ -132,10 +132,11 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let (records, tally) = self.rollout()?;
-        let (policy_loss, value_loss, entropy) = self.optimise(&records);
+        let ((policy_loss, value_loss, entropy), gradient_steps) = self.optimise(&records);
         let (finished, train_loss) = tally.finish();
         Ok(UpdateStats {
             env_steps: self.env_steps,
+            gradient_steps,
             scalars: vec![
                 ("losses/policy_loss", policy_loss),
                 ("losses/value_loss", value_loss),
@@ -257,7 +258,8 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         Ok((records, tally))
     }
 
-    fn optimise(&mut self, records: &[Vec<Record>]) -> (f32, f32, f32) {
+    /// The mean policy loss, value loss and entropy, and the gradient steps taken.
+    fn optimise(&mut self, records: &[Vec<Record>]) -> ((f32, f32, f32), u64) {
         let last_values = self
             .agent
             .values(&self.observations.iter().collect::<Vec<_>>());
@@ -315,7 +317,10 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                 self.agent.net = self.optim.step(self.config.lr, net, grads);
             }
         }
-        (sums.0 / count, sums.1 / count, sums.2 / count)
+        (
+            (sums.0 / count, sums.1 / count, sums.2 / count),
+            count as u64,
+        )
     }
 }
 
