@@ -498,7 +498,11 @@ impl Workload {
 
 /// Sets `a.b.c = value` in a TOML table, creating missing tables (a section left to its
 /// defaults); a misspelt name then fails validation as an unknown field.
-fn set_key(table: &mut toml::Table, key: &str, value: &str) -> std::result::Result<(), String> {
+pub(crate) fn set_key(
+    table: &mut toml::Table,
+    key: &str,
+    value: &str,
+) -> std::result::Result<(), String> {
     let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
         .and_then(|mut t| t.remove("v"))

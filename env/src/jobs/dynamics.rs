@@ -49,6 +49,22 @@ pub(super) fn apply(
     (changed, rejected)
 }
 
+/// One job's change (the one-choice interface): workers level 0 suspends a running job;
+/// otherwise it starts or rescales. `Err` says why it did not fit.
+pub(super) fn apply_one(
+    sh: &Shared,
+    episode: &mut Episode,
+    j: u32,
+    (workers_level, size_level, placement): (usize, usize, Placement),
+) -> std::result::Result<(), String> {
+    if workers_level == 0 {
+        suspend(sh, episode, j);
+        Ok(())
+    } else {
+        allocate(sh, episode, j, workers_level, size_level, placement)
+    }
+}
+
 /// Starts or rescales job `j`; on failure nothing changes.
 fn allocate(
     sh: &Shared,

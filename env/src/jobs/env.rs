@@ -15,13 +15,14 @@ use rand_distr::{Distribution, LogNormal};
 use serde::Serialize;
 
 use super::accounting::{completion_time, metrics, reward};
-use super::dynamics::{advance, apply};
+use super::choice::{Choice, ChoiceLayout};
+use super::dynamics::{advance, apply, apply_one};
 use super::family::sample_window;
 use super::machines::Placement;
 use super::metrics::{Integrals, JobsMetrics};
 use super::observe;
 use super::real::RealJob;
-use super::spec::{Fidelity, JobsWorkload};
+use super::spec::{Fidelity, Interface, JobsWorkload};
 use super::state::{Episode, Job, Shared, Status};
 use crate::error::{EnvError, Result};
 use crate::gym::{
@@ -35,6 +36,16 @@ const WINDOW_SEED_SALT: u64 = 0x6a09_e667_f3bc_c908;
 
 /// What `step` returns.
 pub type JobsStep = Step<JobsInfo>;
+
+/// What acting on the episode did before the reward and observation are taken.
+struct Acted {
+    terminated: bool,
+    truncated: bool,
+    /// Draw the window anew.
+    redraw: bool,
+    /// Why each change that the mask allowed was still refused.
+    rejected: Vec<String>,
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct JobsInfo {
@@ -58,6 +69,11 @@ pub struct JobsEnv {
     family: Option<Arc<JobsWorkload>>,
     /// Per template, the single-job workload the `real` fidelity trains.
     real: Option<Arc<Vec<Arc<Scenario>>>>,
+    /// The per-slot grid `slot x [workers, size, placement]`, which the dynamics read.
+    slot_space: ActionSpace,
+    /// The one-choice interface's layout, when the workload asks for it.
+    choices: Option<ChoiceLayout>,
+    /// What a step takes: `slot_space`, or the one-choice dimension.
     action_space: ActionSpace,
     observation_space: ObservationSpace,
     episode: Option<Episode>,
@@ -70,7 +86,17 @@ impl JobsEnv {
         fields[observe::FIELD_WORKERS] = Field::new("workers", workload.scaling.workers.len() + 1);
         fields[observe::FIELD_SIZE] = Field::new("size", workload.scaling.sizes.len());
         fields[observe::FIELD_PLACEMENT] = Field::new("placement", Placement::ALL.len());
-        let action_space = ActionSpace::grid("slot", slots, fields);
+        let slot_space = ActionSpace::grid("slot", slots, fields);
+        let choices = (workload.window.interface == Interface::OneChoice).then(|| {
+            ChoiceLayout::new(
+                slots,
+                workload.scaling.workers.len() + 1,
+                workload.scaling.sizes.len(),
+            )
+        });
+        let action_space = choices
+            .as_ref()
+            .map_or_else(|| slot_space.clone(), ChoiceLayout::action_space);
         let observation_space = ObservationSpace::new(&[
             (observe::SLOT_GROUP, slots, observe::SLOT_FEATURES),
             (observe::CLUSTER_GROUP, 1, observe::CLUSTER_FEATURES),
@@ -80,6 +106,8 @@ impl JobsEnv {
             shared: Arc::new(Shared::new(workload)),
             family,
             real: None,
+            slot_space,
+            choices,
             action_space,
             observation_space,
             episode: None,
@@ -99,7 +127,8 @@ impl JobsEnv {
     pub fn workload(&self) -> &Arc<JobsWorkload> {
         &self.shared.workload
     }
-    /// Per window slot: workers level (0 = not running), size level, placement.
+    /// Per window slot: workers level (0 = not running), size level, placement; or, with the
+    /// one-choice interface, one dimension of choices (env/src/jobs/choice.rs).
     pub fn action_space(&self) -> &ActionSpace {
         &self.action_space
     }
@@ -193,6 +222,7 @@ impl JobsEnv {
             sums: Integrals::default(),
             reward_marks: (0.0, 0.0),
             window: Vec::new(),
+            changed: vec![false; w.window.slots()],
             mask: Vec::new(),
             steps_here: 0,
             decision_points: 0,
@@ -204,13 +234,14 @@ impl JobsEnv {
         };
         let (terminated, truncated) = advance(&self.shared, &mut episode)?;
         episode.done = terminated || truncated;
-        let observation = self.observe(&mut episode);
+        let observation = self.observe(&mut episode, true);
         let info = self.info(&episode, Vec::new());
         self.episode = Some(episode);
         Ok((observation, info))
     }
 
-    /// Applies one action: per window slot `[workers level, size level, placement]`.
+    /// Applies one action: per window slot `[workers level, size level, placement]`, or with
+    /// the one-choice interface `[choice]`.
     pub fn step(&mut self, action: &[usize]) -> Result<JobsStep> {
         let mut episode = self.episode.take().ok_or(EnvError::EpisodeOver)?;
         if episode.done {
@@ -221,24 +252,28 @@ impl JobsEnv {
             self.episode = Some(episode);
             return Err(e);
         }
-        let (changed, rejected) = apply(&self.shared, &self.action_space, &mut episode, action);
         episode.steps += 1;
-        episode.steps_here += 1;
-        let (mut terminated, mut truncated) = (false, false);
-        if !changed || episode.steps_here >= self.shared.workload.episode.max_steps_per_decision {
-            match advance(&self.shared, &mut episode) {
-                Ok(ends) => (terminated, truncated) = ends,
-                Err(e) => {
-                    episode.done = true;
-                    self.episode = Some(episode);
-                    return Err(e);
-                }
+        let acted = match &self.choices {
+            Some(layout) => self.act_choice(layout, &mut episode, action[0]),
+            None => self.act_per_slot(&mut episode, action),
+        };
+        let Acted {
+            terminated,
+            truncated,
+            redraw,
+            rejected,
+        } = match acted {
+            Ok(acted) => acted,
+            Err(e) => {
+                episode.done = true;
+                self.episode = Some(episode);
+                return Err(e);
             }
-        }
+        };
         let reward = reward(&self.shared, &mut episode, truncated);
         episode.episode_return += reward;
         episode.done = terminated || truncated;
-        let observation = self.observe(&mut episode);
+        let observation = self.observe(&mut episode, redraw);
         let mut info = self.info(&episode, rejected);
         if episode.done {
             info.metrics = Some(metrics(&self.shared, &episode));
@@ -253,11 +288,81 @@ impl JobsEnv {
         })
     }
 
+    /// All slots at once: running jobs' changes, then starts; the clock moves on after a
+    /// step that changed nothing or after `max_steps_per_decision` steps.
+    fn act_per_slot(&self, episode: &mut Episode, action: &[usize]) -> Result<Acted> {
+        let (changed, rejected) = apply(&self.shared, &self.slot_space, episode, action);
+        episode.steps_here += 1;
+        let (mut terminated, mut truncated) = (false, false);
+        if !changed || episode.steps_here >= self.shared.workload.episode.max_steps_per_decision {
+            (terminated, truncated) = advance(&self.shared, episode)?;
+        }
+        Ok(Acted {
+            terminated,
+            truncated,
+            redraw: true,
+            rejected,
+        })
+    }
+
+    /// One job's change, or `advance`: a new drawing of the window at the same time when a
+    /// slot changed since the last one (at most `max_steps_per_decision` drawings), the next
+    /// decision point otherwise.
+    fn act_choice(
+        &self,
+        layout: &ChoiceLayout,
+        episode: &mut Episode,
+        choice: usize,
+    ) -> Result<Acted> {
+        let mut acted = Acted {
+            terminated: false,
+            truncated: false,
+            redraw: false,
+            rejected: Vec::new(),
+        };
+        let change = match layout.decode(choice) {
+            Choice::Advance => {
+                let dirty = episode.changed.iter().any(|&c| c);
+                episode.changed.fill(false);
+                episode.steps_here += 1;
+                acted.redraw = true;
+                if !dirty
+                    || episode.steps_here >= self.shared.workload.episode.max_steps_per_decision
+                {
+                    (acted.terminated, acted.truncated) = advance(&self.shared, episode)?;
+                }
+                return Ok(acted);
+            }
+            Choice::Preempt { slot } => (slot, (0, 0, Placement::BestFit)),
+            Choice::Set {
+                slot,
+                workers_level,
+                size_level,
+                placement,
+            } => (slot, (workers_level, size_level, placement)),
+        };
+        let (slot, levels) = change;
+        let j = episode.window[slot].expect("the mask offers only filled slots");
+        episode.changed[slot] = true;
+        if let Err(reason) = apply_one(&self.shared, episode, j, levels) {
+            episode.rejected_total += 1;
+            acted.rejected.push(reason);
+        }
+        Ok(acted)
+    }
+
     fn check_action(&self, episode: &Episode, action: &[usize]) -> Result<()> {
         let space = &self.action_space;
         space
             .check(action, &episode.mask)
             .map_err(|error| match error {
+                ActionError::Masked { level, .. } if self.choices.is_some() => {
+                    let layout = self.choices.as_ref().expect("checked");
+                    EnvError::BadAction(format!(
+                        "choice {level} ({}) is masked: it does not fit now, changes nothing, or its slot already changed since the window was drawn",
+                        layout.describe(&self.shared, episode, level)
+                    ))
+                }
                 ActionError::Masked { dim, label, level } => {
                     let job = episode.window[space.unit_of(dim)]
                         .map(|j| format!("job {}", self.shared.workload.jobs[j as usize].id))
@@ -270,14 +375,25 @@ impl JobsEnv {
             })
     }
 
-    fn observe(&self, episode: &mut Episode) -> Observation {
-        episode.window = observe::window(&self.shared, episode);
-        let (features, mask) = observe::observe(
+    /// The observation; `redraw` draws the window anew (always, except between one-choice
+    /// changes).
+    fn observe(&self, episode: &mut Episode, redraw: bool) -> Observation {
+        if redraw {
+            episode.window = observe::window(&self.shared, episode);
+        }
+        let (features, slot_mask) = observe::observe(
             &self.shared,
-            &self.action_space,
+            &self.slot_space,
             self.observation_space.len(),
             episode,
         );
+        let mask = match &self.choices {
+            Some(layout) => {
+                let changed = episode.changed.clone();
+                layout.mask(&self.shared, episode, &changed)
+            }
+            None => slot_mask,
+        };
         episode.mask = mask.clone();
         Observation {
             features,
@@ -362,8 +478,9 @@ impl Environment for JobsEnv {
         &self.observation_space
     }
     /// Decision points come at most at each arrival, each completion, each interval tick and
-    /// the start; each allows `max_steps_per_decision` steps. A family's window holds at most
-    /// all of its file's jobs.
+    /// the start; each allows `max_steps_per_decision` steps (one-choice: drawings of the
+    /// window, each with at most one change per slot and an `advance`). A family's window
+    /// holds at most all of its file's jobs.
     fn step_limit(&self) -> usize {
         let jobs = self
             .family
@@ -375,7 +492,12 @@ impl Environment for JobsEnv {
         } else {
             0
         };
-        (2 * jobs + ticks + 2) * e.max_steps_per_decision
+        let per_drawing = if self.choices.is_some() {
+            self.slot_space.units() + 1
+        } else {
+            1
+        };
+        (2 * jobs + ticks + 2) * e.max_steps_per_decision * per_drawing
     }
     fn reset(&mut self, seed: u64) -> Result<(Observation, JobsInfo)> {
         JobsEnv::reset(self, seed)
@@ -388,6 +510,8 @@ impl Environment for JobsEnv {
             shared: Arc::clone(&self.shared),
             family: self.family.clone(),
             real: self.real.clone(),
+            slot_space: self.slot_space.clone(),
+            choices: self.choices.clone(),
             action_space: self.action_space.clone(),
             observation_space: self.observation_space.clone(),
             episode: None,

@@ -4,6 +4,7 @@
 //! jobs start, where, and with how many containers of what size.
 
 mod accounting;
+mod choice;
 mod dynamics;
 mod env;
 mod family;
@@ -22,7 +23,7 @@ pub use family::{FamilySpec, WindowDraw, sample_window};
 pub use machines::{Cluster, Container, Placement};
 pub use metrics::JobsMetrics;
 pub use spec::{
-    Fidelity, GPU_MILLI, JobRecord, JobsEpisode, JobsReward, JobsWorkload, MAX_CONTENTION,
-    MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template, TraceSource, Window,
-    fits_empty, scaled_request, speedup,
+    Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
+    MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template,
+    TraceSource, Window, fits_empty, scaled_request, speedup,
 };

@@ -146,6 +146,20 @@ impl Default for JobsReward {
 pub struct Window {
     pub queued: usize,
     pub running: usize,
+    /// How a step acts on the window (see [`Interface`]).
+    pub interface: Interface,
+}
+
+/// The jobs env's action interface.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Interface {
+    /// Per window slot `[workers level, size level, placement]`, all slots at once.
+    #[default]
+    PerSlot,
+    /// One choice per step: one visible job and what to do with it, or `advance` (see
+    /// env/src/jobs/choice.rs).
+    OneChoice,
 }
 
 impl Default for Window {
@@ -153,6 +167,7 @@ impl Default for Window {
         Window {
             queued: 12,
             running: 4,
+            interface: Interface::PerSlot,
         }
     }
 }
@@ -319,10 +334,24 @@ impl JobsWorkload {
     }
 
     /// Reads and validates a jobs workload; `read_table` reads its `jobs_table` when it has one.
-    pub fn load(path: &Path, read_table: TableReader) -> Result<JobsWorkload> {
+    /// Reads a workload, its job table through `read_table`, and sets `key.path=value`
+    /// overrides (TOML values; a bare word is a string) before validating.
+    pub fn load(
+        path: &Path,
+        overrides: &[(String, String)],
+        read_table: TableReader,
+    ) -> Result<JobsWorkload> {
         let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
-        let mut workload: JobsWorkload = toml::from_str(&text)
-            .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
+        let toml_error = |e: toml::de::Error| {
+            EnvError::config(path, "(file)", e.to_string().trim_end().to_owned())
+        };
+        let mut table: toml::Table = toml::from_str(&text).map_err(toml_error)?;
+        for (key, value) in overrides {
+            crate::workload::set_key(&mut table, key, value)
+                .map_err(|m| EnvError::config(path, key, m))?;
+        }
+        let mut workload =
+            JobsWorkload::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
         if let Some(table) = &workload.jobs_table {
             if !workload.jobs.is_empty() {
                 return Err(EnvError::config(

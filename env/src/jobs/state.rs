@@ -192,6 +192,8 @@ pub(super) struct Episode {
     pub sums: Integrals,
     pub reward_marks: (f64, f64),
     pub window: Vec<Option<u32>>,
+    /// One-choice interface: the slots changed since the window was drawn.
+    pub changed: Vec<bool>,
     pub mask: Vec<bool>,
     pub steps_here: usize,
     pub decision_points: usize,

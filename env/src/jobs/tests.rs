@@ -53,6 +53,7 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
         window: Window {
             queued: 4,
             running: 2,
+            interface: Interface::PerSlot,
         },
         scaling: Scaling::default(),
         reward: Default::default(),
@@ -476,6 +477,122 @@ fn a_family_with_a_job_outside_its_period_is_refused_by_name() {
         .to_string();
     assert!(
         e.contains("family.period_s") && e.contains("job f20 arrives at 500"),
+        "{e}"
+    );
+}
+
+/// The one-choice interface, emulating `start_requested`: each queued job of the drawn window
+/// that fits at its request, best-fit, in slot order, then `advance`.
+fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> JobsMetrics {
+    let w = env.workload().clone();
+    let layout = choice::ChoiceLayout::new(
+        w.window.slots(),
+        w.scaling.workers.len() + 1,
+        w.scaling.sizes.len(),
+    );
+    let requested = (
+        w.scaling.requested_workers_level(),
+        w.scaling.requested_size_level(),
+    );
+    let (mut observation, _) = env.reset(seed).unwrap();
+    loop {
+        let start = (0..=layout.advance()).find(|&c| {
+            observation.action_mask[c]
+                && matches!(
+                    layout.decode(c),
+                    choice::Choice::Set { workers_level, size_level, placement: Placement::BestFit, .. }
+                        if (workers_level, size_level) == requested
+                )
+        });
+        let step = env.step(&[start.unwrap_or(layout.advance())]).unwrap();
+        assert!(step.info.rejected.is_empty(), "{:?}", step.info.rejected);
+        if let Some(m) = step.info.metrics {
+            return m;
+        }
+        observation = step.observation;
+    }
+}
+
+#[test]
+fn one_choice_at_a_time_reproduces_the_per_slot_step() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for seed in 0..12 {
+        let mut w = random_workload(&mut rng);
+        let per_slot = play(&mut JobsEnv::new(Arc::new(w.clone())), seed);
+        w.window.interface = Interface::OneChoice;
+        let one = play_one_choice_start_requested(&mut JobsEnv::new(Arc::new(w)), seed);
+        assert_eq!(
+            (
+                one.jct_avg_s,
+                one.makespan_s,
+                one.finished,
+                one.episode_return
+            ),
+            (
+                per_slot.jct_avg_s,
+                per_slot.makespan_s,
+                per_slot.finished,
+                per_slot.episode_return
+            ),
+            "seed {seed}"
+        );
+        assert_eq!(one.gpu_occupancy, per_slot.gpu_occupancy);
+        assert_eq!(one.decision_points, per_slot.decision_points);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Under random allowed one-choice actions: the mask is exact (nothing allowed is
+    /// refused), a job change takes no time and earns nothing, capacity holds, and the sum of
+    /// rewards is minus the total JCT.
+    #[test]
+    fn one_choice_masks_are_exact_and_the_return_is_minus_the_total_jct(seed in 0u64..10_000) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut w = random_workload(&mut rng);
+        w.window.interface = Interface::OneChoice;
+        let mut env = JobsEnv::new(Arc::new(w));
+        let advance = env.action_space().nvec()[0] - 1;
+        let (mut observation, mut info) = env.reset(seed).unwrap();
+        let mut rewards = 0.0;
+        for _ in 0..20_000 {
+            let allowed = observation.allowed(env.action_space(), 0);
+            let choice = allowed[rng.random_range(0..allowed.len())];
+            let step = env.step(&[choice]).unwrap();
+            prop_assert!(step.info.rejected.is_empty());
+            if choice != advance {
+                prop_assert_eq!(step.info.time_s, info.time_s);
+                prop_assert_eq!(step.reward, 0.0);
+            }
+            rewards += step.reward;
+            for (free, capacity) in env.machine_state() {
+                prop_assert!((0..3).all(|r| free[r] <= capacity[r]));
+            }
+            info = step.info;
+            if info.metrics.is_some() {
+                let total_jct: f64 = env.completion_times().iter().sum();
+                let unit = env.workload().reward.time_unit_s;
+                prop_assert!((rewards * unit + total_jct).abs() <= 1e-9 * total_jct.max(1.0));
+                break;
+            }
+            observation = step.observation;
+        }
+        prop_assert!(info.metrics.is_some(), "the episode ended within 20000 steps");
+    }
+}
+
+#[test]
+fn a_masked_choice_is_refused_naming_the_job_and_what_was_asked() {
+    let mut w = workload(vec![job("big", 0.0, 10.0, 1, 1000)], 1, 1);
+    w.window.interface = Interface::OneChoice;
+    let mut env = JobsEnv::new(Arc::new(w));
+    let (observation, _) = env.reset(0).unwrap();
+    // slot 0 holds `big`, queued: preempting it changes nothing
+    assert!(!observation.action_mask[0]);
+    let e = env.step(&[0]).unwrap_err().to_string();
+    assert!(
+        e.contains("preempt slot 0 (job big)") && e.contains("masked"),
         "{e}"
     );
 }

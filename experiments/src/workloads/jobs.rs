@@ -18,8 +18,8 @@ pub struct Jobs {
     templates: Option<Vec<Arc<Scenario>>>,
 }
 
-pub(super) fn load(path: &Path) -> anyhow::Result<Jobs> {
-    let workload = JobsWorkload::load(path, &crate::traces::table::read_jobs_parquet)?;
+pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Jobs> {
+    let workload = JobsWorkload::load(path, overrides, &crate::traces::table::read_jobs_parquet)?;
     let templates = match workload.fidelity {
         Fidelity::Real => Some(real::load_templates(path, &workload)?),
         Fidelity::Surrogate => None,

@@ -71,17 +71,7 @@ pub(crate) use with_kind;
 /// workload where its kind allows.
 pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
     if JobsWorkload::is_jobs_file(path)? {
-        anyhow::ensure!(
-            overrides.is_empty(),
-            "{}: a jobs workload takes no `--set section.key=value` overrides yet; edit the file (overrides given: {})",
-            path.display(),
-            overrides
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        return Ok(Loaded::Jobs(jobs::load(path)?));
+        return Ok(Loaded::Jobs(jobs::load(path, overrides)?));
     }
     Ok(Loaded::SingleJob(single_job::load(path, overrides)?))
 }
@@ -166,7 +156,21 @@ mod tests {
             .map(|j| j.arrival_s)
             .fold(f64::INFINITY, f64::min);
         short.episode.max_time_s = first + 2.0 * 86_400.0;
-        let report = check_env(&JobsEnv::new(Arc::new(short)), CheckOptions::default()).unwrap();
+        let report = check_env(
+            &JobsEnv::new(Arc::new(short.clone())),
+            CheckOptions::default(),
+        )
+        .unwrap();
+        assert!(report.ended && report.masked_refused > 0, "{report:?}");
+        // the one-choice interface, chosen by an override, keeps the contract too
+        let overrides = [("window.interface".to_owned(), "one-choice".to_owned())];
+        let loaded = load(&path, &overrides).unwrap();
+        let jobs: &Jobs = loaded.expect("test", &path).unwrap();
+        let mut one_choice = (*jobs.workload).clone();
+        one_choice.episode.max_time_s = short.episode.max_time_s;
+        let env = JobsEnv::new(Arc::new(one_choice));
+        assert_eq!(env.action_space().dims(), 1);
+        let report = check_env(&env, CheckOptions::default()).unwrap();
         assert!(report.ended && report.masked_refused > 0, "{report:?}");
     }
 

@@ -1,0 +1,178 @@
+//! The one-choice interface (`window.interface = "one-choice"`): each step picks one visible
+//! job and what to do with it, or `advance`. A job's options are preempt (running jobs only)
+//! and every (workers level >= 1, size level, placement) that fits now with its own
+//! containers counted free, except its current levels; the mask is exact, so an allowed
+//! choice always takes effect.
+//!
+//! The window stays as it was drawn while choices are made, so a slot keeps naming the same
+//! job, and each slot changes at most once per drawing. `advance` redraws the window at the
+//! same time when something changed since it was drawn (jobs beyond it may now be seen),
+//! and moves the clock when nothing did, or after `max_steps_per_decision` drawings.
+//! So the choices between two drawings are one per-slot step applied a job at a time.
+
+use super::machines::Placement;
+use super::state::{Episode, Shared, Status};
+use crate::gym::{ActionSpace, Field};
+
+/// Where each choice sits in the single action dimension: `slot * per_slot + option`, then
+/// `advance` last. Option 0 is preempt; option `1 + ((w - 1) * sizes + s) * placements + p`
+/// is workers level `w`, size level `s`, placement `p`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ChoiceLayout {
+    slots: usize,
+    workers_levels: usize,
+    sizes: usize,
+}
+
+/// What one choice asks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Choice {
+    Advance,
+    Preempt {
+        slot: usize,
+    },
+    Set {
+        slot: usize,
+        workers_level: usize,
+        size_level: usize,
+        placement: Placement,
+    },
+}
+
+impl ChoiceLayout {
+    /// `workers_levels` counts level 0 (not running).
+    pub fn new(slots: usize, workers_levels: usize, sizes: usize) -> Self {
+        ChoiceLayout {
+            slots,
+            workers_levels,
+            sizes,
+        }
+    }
+
+    pub fn per_slot(&self) -> usize {
+        1 + (self.workers_levels - 1) * self.sizes * Placement::ALL.len()
+    }
+
+    pub fn advance(&self) -> usize {
+        self.slots * self.per_slot()
+    }
+
+    /// One dimension, `decision / choice`, of `slots * per_slot + 1` levels.
+    pub fn action_space(&self) -> ActionSpace {
+        ActionSpace::grid(
+            "decision",
+            1,
+            vec![Field::new("choice", self.advance() + 1)],
+        )
+    }
+
+    fn option(&self, workers_level: usize, size_level: usize, placement: usize) -> usize {
+        1 + ((workers_level - 1) * self.sizes + size_level) * Placement::ALL.len() + placement
+    }
+
+    pub fn decode(&self, choice: usize) -> Choice {
+        if choice == self.advance() {
+            return Choice::Advance;
+        }
+        let (slot, option) = (choice / self.per_slot(), choice % self.per_slot());
+        if option == 0 {
+            return Choice::Preempt { slot };
+        }
+        let placements = Placement::ALL.len();
+        let (levels, placement) = ((option - 1) / placements, (option - 1) % placements);
+        Choice::Set {
+            slot,
+            workers_level: 1 + levels / self.sizes,
+            size_level: levels % self.sizes,
+            placement: Placement::ALL[placement],
+        }
+    }
+
+    /// The exact mask of the current window: a slot already changed since the window was
+    /// drawn (`changed[slot]`) offers nothing; `advance` is always allowed.
+    pub fn mask(&self, sh: &Shared, episode: &mut Episode, changed: &[bool]) -> Vec<bool> {
+        let mut mask = vec![false; self.advance() + 1];
+        mask[self.advance()] = true;
+        for (slot, &changed) in changed.iter().enumerate().take(self.slots) {
+            let Some(j) = episode.window[slot].filter(|_| !changed) else {
+                continue;
+            };
+            let i = j as usize;
+            let base = slot * self.per_slot();
+            let job = &episode.jobs[i];
+            let running = job.status == Status::Running;
+            let current = (job.workers_level, job.size_level);
+            mask[base] = running;
+            let own = std::mem::take(&mut episode.jobs[i].containers);
+            episode.cluster.begin_probe(&own);
+            for w in 1..self.workers_levels {
+                for s in 0..self.sizes {
+                    let allowed = !(running && (w, s) == current)
+                        && episode
+                            .cluster
+                            .can_place(sh.container(i, s), sh.worker_count(i, w));
+                    for p in 0..Placement::ALL.len() {
+                        mask[base + self.option(w, s, p)] = allowed;
+                    }
+                }
+            }
+            episode.cluster.end_probe(&own);
+            episode.jobs[i].containers = own;
+        }
+        mask
+    }
+
+    /// A choice in words, for errors.
+    pub fn describe(&self, sh: &Shared, episode: &Episode, choice: usize) -> String {
+        let job = |slot: usize| {
+            episode.window[slot].map_or_else(
+                || format!("slot {slot} (empty)"),
+                |j| format!("slot {slot} (job {})", sh.workload.jobs[j as usize].id),
+            )
+        };
+        match self.decode(choice) {
+            Choice::Advance => "advance".into(),
+            Choice::Preempt { slot } => format!("preempt {}", job(slot)),
+            Choice::Set {
+                slot,
+                workers_level,
+                size_level,
+                placement,
+            } => format!(
+                "{} at workers level {workers_level}, size level {size_level}, {placement:?}",
+                job(slot)
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_choice_decodes_to_a_distinct_request_and_back() {
+        let layout = ChoiceLayout::new(3, 4, 3);
+        assert_eq!(layout.per_slot(), 1 + 3 * 3 * 2);
+        assert_eq!(layout.action_space().nvec(), vec![3 * 19 + 1]);
+        let mut seen = std::collections::HashSet::new();
+        for c in 0..=layout.advance() {
+            let decoded = layout.decode(c);
+            assert!(seen.insert(format!("{decoded:?}")), "{decoded:?} twice");
+            if let Choice::Set {
+                slot,
+                workers_level,
+                size_level,
+                placement,
+            } = decoded
+            {
+                let p = Placement::ALL.iter().position(|x| *x == placement).unwrap();
+                let back = slot * layout.per_slot() + layout.option(workers_level, size_level, p);
+                assert_eq!(back, c);
+                assert!((1..4).contains(&workers_level) && size_level < 3);
+            }
+        }
+        assert_eq!(layout.decode(layout.advance()), Choice::Advance);
+        assert_eq!(layout.decode(19), Choice::Preempt { slot: 1 });
+    }
+}
