@@ -4,7 +4,7 @@
 use schedlab_env::jobs::JobsEnv;
 use schedlab_env::{ActionSpace, Observation, ObservationSpace, SingleJobEnv};
 
-use crate::jobs::JobsContext;
+use crate::jobs::{JobsContext, OneChoice};
 use crate::single_job::SingleJobContext;
 
 /// What every env offers a policy: its declared spaces.
@@ -49,6 +49,18 @@ impl EnvContext {
             EnvContext::Jobs(_) => EnvKind::Jobs,
         }
     }
+    /// A scheduler of this kind, planning in its native interface, as the env takes actions:
+    /// with the jobs env's one-choice interface it acts through [`OneChoice`].
+    pub fn through_interface(&self, policy: Box<dyn Policy>) -> Box<dyn Policy> {
+        match self {
+            EnvContext::Jobs(ctx) => match &ctx.one_choice {
+                Some(layout) => Box::new(OneChoice::new(policy, ctx.clone(), layout.clone())),
+                None => policy,
+            },
+            EnvContext::SingleJob(_) => policy,
+        }
+    }
+
     pub fn common(&self) -> &PolicyContext {
         match self {
             EnvContext::SingleJob(ctx) => ctx,

@@ -75,7 +75,14 @@ pub fn build(
         .cloned()
         .collect();
     let options = Options::parse(row.name, row.options, &pairs)?;
-    (row.build)(ctx, &options)
+    let policy = (row.build)(ctx, &options)?;
+    // a kind's own schedulers plan in its native interface; the generic ones read the spaces
+    let generic = GENERIC.iter().any(|g| g.name == row.name);
+    Ok(if generic {
+        policy
+    } else {
+        ctx.through_interface(policy)
+    })
 }
 
 #[cfg(test)]

@@ -2,12 +2,14 @@
 //! window of queued and running jobs from the observation's slot blocks and answer, per
 //! slot, a workers level, a size level and a placement.
 
+mod one_choice;
 mod ordering;
 mod periodic;
 mod pollux;
 mod raes;
 mod view;
 
+pub use one_choice::OneChoice;
 pub use ordering::{Order, OrderingPolicy};
 pub use periodic::PeriodicPolicy;
 pub use pollux::PolluxPolicy;

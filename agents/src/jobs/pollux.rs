@@ -57,7 +57,7 @@ impl Policy for PolluxPolicy {
                 continue;
             }
             waiting = true;
-            let smallest = (1..ctx.action_space.field_choices(FIELD_WORKERS))
+            let smallest = (1..ctx.slot_space.field_choices(FIELD_WORKERS))
                 .find(|&l| ctx.allowed(observation, s, FIELD_WORKERS, l));
             if let Some(level) = smallest {
                 action[ctx.dim(s, FIELD_WORKERS)] = level;

@@ -121,7 +121,7 @@ impl Policy for JobsRaesPolicy {
                     (0, ctx.requested_size_level)
                 };
                 let mut choices = vec![current];
-                for w in 1..ctx.action_space.field_choices(FIELD_WORKERS) {
+                for w in 1..ctx.slot_space.field_choices(FIELD_WORKERS) {
                     for s in 0..ctx.sizes.len() {
                         // one dimension away from the current levels: what the mask vouches for
                         let near = w == current.0 || s == current.1;

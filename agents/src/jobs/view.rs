@@ -2,13 +2,14 @@
 
 use std::ops::Deref;
 
+use schedlab_env::ActionSpace;
 use schedlab_env::Observation;
 use schedlab_env::jobs::observe::{
     CLUSTER_GROUP, FIELD_SIZE, FIELD_WORKERS, SLOT_ATTAINED, SLOT_CONTENTION, SLOT_GROUP,
     SLOT_PRESENT, SLOT_REMAINING, SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS,
     SLOT_WORKERS_LEVEL, seconds_of,
 };
-use schedlab_env::jobs::{GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
+use schedlab_env::jobs::{ChoiceLayout, GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
 
 use crate::options::{OptionSpec, OptionType};
 use crate::policy::{EnvContext, PolicyContext};
@@ -34,6 +35,12 @@ pub fn jobs_context(ctx: &EnvContext) -> &JobsContext {
 #[derive(Debug, Clone)]
 pub struct JobsContext {
     pub common: PolicyContext,
+    /// The per-slot grid `slot x [workers, size, placement]` the heuristics plan in (the
+    /// env's action space unless it takes one choice per step).
+    pub slot_space: ActionSpace,
+    /// The one-choice layout, when the env takes one choice per step: the heuristics' plans
+    /// then reach it through [`super::one_choice::OneChoice`].
+    pub one_choice: Option<ChoiceLayout>,
     /// `workers[level - 1]` multiplies the requested container count (level 0: not running).
     pub workers: Vec<f64>,
     pub sizes: Vec<f64>,
@@ -78,6 +85,8 @@ impl JobsContext {
                 action_space: env.action_space().clone(),
                 observation_space: env.observation_space().clone(),
             },
+            slot_space: env.slot_space().clone(),
+            one_choice: env.choice_layout().cloned(),
             cluster_capacity,
             largest_machine,
             prices_per_s: std::array::from_fn(|r| per_unit[r] / MILLI_PER_UNIT[r]),
@@ -95,12 +104,12 @@ impl JobsContext {
     }
 
     pub fn slots(&self) -> usize {
-        self.action_space.units()
+        self.slot_space.units()
     }
 
     /// The dimension of `field` (`observe::FIELD_*`) at `slot`.
     pub fn dim(&self, slot: usize, field: usize) -> usize {
-        self.action_space.dim(slot, field)
+        self.slot_space.dim(slot, field)
     }
 
     pub fn slot<'a>(&self, observation: &'a Observation, slot: usize) -> SlotView<'a> {
@@ -109,8 +118,8 @@ impl JobsContext {
             .group(SLOT_GROUP)
             .block(&observation.features, slot);
         let top = [
-            self.action_space.field_choices(FIELD_WORKERS) - 1,
-            self.action_space.field_choices(FIELD_SIZE) - 1,
+            self.slot_space.field_choices(FIELD_WORKERS) - 1,
+            self.slot_space.field_choices(FIELD_SIZE) - 1,
         ];
         SlotView {
             slot,
@@ -140,12 +149,12 @@ impl JobsContext {
         field: usize,
         level: usize,
     ) -> bool {
-        observation.mask_of(&self.action_space, self.dim(slot, field))[level]
+        observation.mask_of(&self.slot_space, self.dim(slot, field))[level]
     }
 
     /// Every slot unchanged: running jobs keep their levels, queued ones wait.
     pub fn keep_all(&self, observation: &Observation) -> Vec<usize> {
-        let mut action = vec![0; self.action_space.dims()];
+        let mut action = vec![0; self.slot_space.dims()];
         for s in 0..self.slots() {
             let v = self.slot(observation, s);
             let (workers, size) = if v.running() {
@@ -179,7 +188,7 @@ impl JobsContext {
         up: bool,
     ) -> Option<usize> {
         let now = self.worker_count(view, view.workers_level);
-        let top = self.action_space.field_choices(FIELD_WORKERS) - 1;
+        let top = self.slot_space.field_choices(FIELD_WORKERS) - 1;
         let candidates: Vec<usize> = if up {
             (view.workers_level + 1..=top).collect()
         } else {

@@ -18,7 +18,7 @@ use crate::gym::{ActionSpace, Field};
 /// `advance` last. Option 0 is preempt; option `1 + ((w - 1) * sizes + s) * placements + p`
 /// is workers level `w`, size level `s`, placement `p`.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct ChoiceLayout {
+pub struct ChoiceLayout {
     slots: usize,
     workers_levels: usize,
     sizes: usize,
@@ -26,7 +26,7 @@ pub(super) struct ChoiceLayout {
 
 /// What one choice asks.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Choice {
+pub enum Choice {
     Advance,
     Preempt {
         slot: usize,
@@ -70,6 +70,26 @@ impl ChoiceLayout {
         1 + ((workers_level - 1) * self.sizes + size_level) * Placement::ALL.len() + placement
     }
 
+    /// The index of `choice` (inverse of [`ChoiceLayout::decode`]).
+    pub fn encode(&self, choice: Choice) -> usize {
+        match choice {
+            Choice::Advance => self.advance(),
+            Choice::Preempt { slot } => slot * self.per_slot(),
+            Choice::Set {
+                slot,
+                workers_level,
+                size_level,
+                placement,
+            } => {
+                let p = Placement::ALL
+                    .iter()
+                    .position(|x| *x == placement)
+                    .expect("a placement of the list");
+                slot * self.per_slot() + self.option(workers_level, size_level, p)
+            }
+        }
+    }
+
     pub fn decode(&self, choice: usize) -> Choice {
         if choice == self.advance() {
             return Choice::Advance;
@@ -90,7 +110,7 @@ impl ChoiceLayout {
 
     /// The exact mask of the current window: a slot already changed since the window was
     /// drawn (`changed[slot]`) offers nothing; `advance` is always allowed.
-    pub fn mask(&self, sh: &Shared, episode: &mut Episode, changed: &[bool]) -> Vec<bool> {
+    pub(super) fn mask(&self, sh: &Shared, episode: &mut Episode, changed: &[bool]) -> Vec<bool> {
         let mut mask = vec![false; self.advance() + 1];
         mask[self.advance()] = true;
         for (slot, &changed) in changed.iter().enumerate().take(self.slots) {
@@ -123,7 +143,7 @@ impl ChoiceLayout {
     }
 
     /// A choice in words, for errors.
-    pub fn describe(&self, sh: &Shared, episode: &Episode, choice: usize) -> String {
+    pub(super) fn describe(&self, sh: &Shared, episode: &Episode, choice: usize) -> String {
         let job = |slot: usize| {
             episode.window[slot].map_or_else(
                 || format!("slot {slot} (empty)"),
@@ -169,6 +189,7 @@ mod tests {
                 let p = Placement::ALL.iter().position(|x| *x == placement).unwrap();
                 let back = slot * layout.per_slot() + layout.option(workers_level, size_level, p);
                 assert_eq!(back, c);
+                assert_eq!(layout.encode(decoded), c);
                 assert!((1..4).contains(&workers_level) && size_level < 3);
             }
         }

@@ -132,6 +132,14 @@ impl JobsEnv {
     pub fn action_space(&self) -> &ActionSpace {
         &self.action_space
     }
+    /// The per-slot grid the dynamics read (the action space unless one-choice).
+    pub fn slot_space(&self) -> &ActionSpace {
+        &self.slot_space
+    }
+    /// The one-choice layout, when the workload asks for that interface.
+    pub fn choice_layout(&self) -> Option<&ChoiceLayout> {
+        self.choices.as_ref()
+    }
     /// Feature group `slot` (one block per window slot), then `cluster`.
     pub fn observation_space(&self) -> &ObservationSpace {
         &self.observation_space

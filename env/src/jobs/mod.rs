@@ -18,6 +18,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
+pub use choice::{Choice, ChoiceLayout};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use family::{FamilySpec, WindowDraw, sample_window};
 pub use machines::{Cluster, Container, Placement};

@@ -174,6 +174,45 @@ mod tests {
         assert!(report.ended && report.masked_refused > 0, "{report:?}");
     }
 
+    /// Every jobs heuristic plays the same episode through the one-choice interface as per
+    /// slot (the runs of choices between drawings are its per-slot steps, a job at a time).
+    #[test]
+    fn the_heuristics_keep_their_results_through_the_one_choice_interface() {
+        use schedlab_agents::{SchedulingEnv, registry, run_episode};
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/heldout");
+        let one_choice = [("window.interface".to_owned(), "one-choice".to_owned())];
+        for file in [
+            "philly/philly-heldout-04.toml",
+            "openb/openb-heldout-05.toml",
+        ] {
+            let path = root.join(file);
+            let per_slot = jobs_workload(&path);
+            let loaded = load(&path, &one_choice).unwrap();
+            let chosen: &Jobs = loaded.expect("test", &path).unwrap();
+            for name in ["fifo", "sjf", "las", "static", "periodic", "pollux", "raes"] {
+                let play = |mut env: JobsEnv| {
+                    let mut policy = registry::build(name, &env.context(), &[]).unwrap();
+                    run_episode(&mut env, policy.as_mut(), 1).unwrap()
+                };
+                let a = play(JobsEnv::new(Arc::clone(&per_slot)));
+                let b = play(chosen.env());
+                let key = |m: &schedlab_env::jobs::JobsMetrics| {
+                    (
+                        m.jct_avg_s,
+                        m.jct_p95_s,
+                        m.makespan_s,
+                        m.finished,
+                        m.episode_return,
+                    )
+                };
+                assert_eq!(key(&a), key(&b), "{name} on {file}");
+                assert_eq!(a.gpu_occupancy, b.gpu_occupancy, "{name} on {file}");
+                assert_eq!(a.decision_points, b.decision_points, "{name} on {file}");
+                assert!(b.steps >= a.steps, "{name} on {file}");
+            }
+        }
+    }
+
     fn jobs_workload(path: &Path) -> Arc<schedlab_env::jobs::JobsWorkload> {
         let loaded = load(path, &[]).unwrap();
         let jobs: &Jobs = loaded.expect("test", path).unwrap();

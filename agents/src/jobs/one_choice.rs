@@ -1,0 +1,135 @@
+//! A per-slot jobs scheduler acting through the one-choice interface: on each fresh window
+//! it plans as it would per slot, then hands the plan's changes over one per step, in the
+//! order the per-slot step applies them (running jobs first, then starts, each in slot
+//! order), and `advance` last. The env keeps the window while the changes are made, and a
+//! change its exact mask no longer allows is skipped, as the per-slot step would refuse it;
+//! so the scheduler's decisions, and the episode, are the same in both interfaces.
+
+use std::collections::VecDeque;
+
+use schedlab_env::Observation;
+use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
+use schedlab_env::jobs::{Choice, ChoiceLayout, Placement};
+
+use super::view::JobsContext;
+use crate::policy::Policy;
+
+pub struct OneChoice {
+    inner: Box<dyn Policy>,
+    ctx: JobsContext,
+    layout: ChoiceLayout,
+    /// The current plan's choices not handed over yet.
+    pending: VecDeque<usize>,
+}
+
+impl OneChoice {
+    pub fn new(inner: Box<dyn Policy>, ctx: JobsContext, layout: ChoiceLayout) -> Self {
+        OneChoice {
+            inner,
+            ctx,
+            layout,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// The per-slot mask of a fresh window, from the one-choice mask: a workers level with
+    /// the size at its base (current when running, requested when queued), a size with the
+    /// workers level at its base; the base levels themselves and every placement allowed.
+    fn slot_mask(&self, observation: &Observation) -> Vec<bool> {
+        let ctx = &self.ctx;
+        let space = &ctx.slot_space;
+        let mut mask = vec![false; space.mask_len()];
+        for slot in 0..ctx.slots() {
+            let view = ctx.slot(observation, slot);
+            let workers_at = space.mask_offset(ctx.dim(slot, FIELD_WORKERS));
+            let size_at = space.mask_offset(ctx.dim(slot, FIELD_SIZE));
+            mask[space.mask_range(ctx.dim(slot, FIELD_PLACEMENT))].fill(true);
+            mask[workers_at] = true;
+            if !view.present() {
+                mask[size_at + ctx.requested_size_level] = true;
+                continue;
+            }
+            let (base_w, base_s) = if view.running() {
+                (view.workers_level, view.size_level)
+            } else {
+                (ctx.requested_workers_level, ctx.requested_size_level)
+            };
+            let fits = |workers_level: usize, size_level: usize| {
+                observation.action_mask[self.layout.encode(Choice::Set {
+                    slot,
+                    workers_level,
+                    size_level,
+                    placement: Placement::ALL[0],
+                })]
+            };
+            for level in 1..space.field_choices(FIELD_WORKERS) {
+                mask[workers_at + level] =
+                    (view.running() && level == base_w) || fits(level, base_s);
+            }
+            for level in 0..space.field_choices(FIELD_SIZE) {
+                mask[size_at + level] = level == base_s || fits(base_w, level);
+            }
+        }
+        mask
+    }
+
+    /// The per-slot action's changes as choices, in the per-slot step's order, then advance.
+    fn plan(&mut self, observation: &Observation) {
+        let per_slot = Observation {
+            features: observation.features.clone(),
+            action_mask: self.slot_mask(observation),
+        };
+        let action = self.inner.act(&per_slot);
+        let ctx = &self.ctx;
+        for running_pass in [true, false] {
+            for slot in 0..ctx.slots() {
+                let view = ctx.slot(observation, slot);
+                if !view.present() || view.running() != running_pass {
+                    continue;
+                }
+                let workers_level = action[ctx.dim(slot, FIELD_WORKERS)];
+                let size_level = action[ctx.dim(slot, FIELD_SIZE)];
+                let placement = Placement::ALL[action[ctx.dim(slot, FIELD_PLACEMENT)]];
+                let unchanged = view.running()
+                    && (workers_level, size_level) == (view.workers_level, view.size_level);
+                let choice = if view.running() && workers_level == 0 {
+                    Choice::Preempt { slot }
+                } else if workers_level > 0 && !unchanged {
+                    Choice::Set {
+                        slot,
+                        workers_level,
+                        size_level,
+                        placement,
+                    }
+                } else {
+                    continue;
+                };
+                self.pending.push_back(self.layout.encode(choice));
+            }
+        }
+        self.pending.push_back(self.layout.advance());
+    }
+}
+
+impl Policy for OneChoice {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.pending.clear();
+        self.inner.reset(seed);
+    }
+
+    fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        if self.pending.is_empty() {
+            self.plan(observation);
+        }
+        while let Some(choice) = self.pending.pop_front() {
+            if observation.action_mask[choice] {
+                return vec![choice];
+            }
+        }
+        unreachable!("advance ends every plan and is always allowed")
+    }
+}
