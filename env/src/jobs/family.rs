@@ -74,6 +74,9 @@ impl FamilySpec {
                 ),
             );
         }
+        if workload.jobs.is_empty() {
+            return bad("period_s", "the period holds no job".into());
+        }
         if let Some(j) = workload
             .jobs
             .iter()
@@ -90,8 +93,28 @@ impl FamilySpec {
         Ok(())
     }
 
-    /// The window an episode seed draws.
-    pub fn draw(&self, rng: &mut StdRng) -> WindowDraw {
+    /// The window an episode seed draws: start uniform over the period, redrawn while it
+    /// holds no job of `arrivals` (an episode needs one); after `MAX_DRAWS` empty draws it is
+    /// placed around a job drawn at random, which always succeeds.
+    pub fn draw(&self, rng: &mut StdRng, arrivals: &[f64]) -> WindowDraw {
+        const MAX_DRAWS: usize = 1000;
+        for _ in 0..MAX_DRAWS {
+            let draw = self.draw_once(rng);
+            let end = draw.start_s + draw.length_s;
+            if arrivals.iter().any(|a| (draw.start_s..end).contains(a)) {
+                return draw;
+            }
+        }
+        let mut draw = self.draw_once(rng);
+        let a = arrivals[rng.random_range(0..arrivals.len())];
+        // start in (a - length, a], within the period: the window holds the job
+        let earliest = (a - draw.length_s).max(0.0);
+        let latest = a.min(self.period_s - draw.length_s);
+        draw.start_s = latest - rng.random_range(0.0..1.0) * (latest - earliest);
+        draw
+    }
+
+    fn draw_once(&self, rng: &mut StdRng) -> WindowDraw {
         let uniform = |rng: &mut StdRng, [low, high]: [f64; 2]| {
             if high > low {
                 rng.random_range(low..=high)
@@ -124,7 +147,8 @@ pub fn sample_window(
     seed: u64,
 ) -> (JobsWorkload, WindowDraw) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let draw = spec.draw(&mut rng);
+    let arrivals: Vec<f64> = family.jobs.iter().map(|j| j.arrival_s).collect();
+    let draw = spec.draw(&mut rng, &arrivals);
     let end = draw.start_s + draw.length_s;
     let mut jobs: Vec<_> = family
         .jobs

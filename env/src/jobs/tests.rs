@@ -440,6 +440,7 @@ fn a_family_window_is_drawn_from_its_seed_and_its_period_only() {
             in_window,
             "no job of the window is dropped"
         );
+        assert!(in_window > 0, "seed {seed}: an empty window");
         for m in &window.machines {
             let file = family.machines.iter().find(|f| f.name == m.name).unwrap();
             assert!(m.count <= file.count);
@@ -451,6 +452,26 @@ fn a_family_window_is_drawn_from_its_seed_and_its_period_only() {
         "seeds draw different windows: {}",
         names.len()
     );
+}
+
+#[test]
+fn a_sparse_family_never_draws_an_empty_window() {
+    let mut family = family_workload();
+    // two jobs in a period of 1,000 s, windows of 1-2 s: almost every uniform start misses
+    // both, so some seeds fall back to a window placed around one of them
+    family.jobs.truncate(2);
+    family.jobs[1].arrival_s = 900.0;
+    let spec = FamilySpec {
+        length_s: [1.0, 2.0],
+        ..family.family.clone().unwrap()
+    };
+    family.family = Some(spec.clone());
+    family.validate(Path::new("sparse.toml")).unwrap();
+    for seed in 0..200 {
+        let (window, draw) = sample_window(&family, &spec, seed);
+        assert!(!window.jobs.is_empty(), "seed {seed}: {draw:?}");
+        assert!(draw.start_s >= 0.0 && draw.start_s + draw.length_s <= spec.period_s);
+    }
 }
 
 #[test]
