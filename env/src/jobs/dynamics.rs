@@ -112,6 +112,7 @@ fn allocate(
         episode.queue.remove(&key);
         job.status = Status::Running;
         job.first_start_s.get_or_insert(now);
+        change_queued_demand(sh, episode, i, false);
         episode.counts[status_index(Status::Queued)] -= 1;
         episode.counts[status_index(Status::Running)] += 1;
     }
@@ -132,6 +133,20 @@ fn allocate(
     Ok(())
 }
 
+/// Adds (or takes away) job `i`'s requested resources to the queue's total.
+fn change_queued_demand(sh: &Shared, episode: &mut Episode, i: usize, add: bool) {
+    let spec = &sh.workload.jobs[i];
+    for (r, amount) in spec.request().into_iter().enumerate() {
+        let demand = amount as u64 * spec.workers as u64;
+        let total = &mut episode.queued_demand[r];
+        *total = if add {
+            *total + demand
+        } else {
+            *total - demand
+        };
+    }
+}
+
 /// Takes a running job off its containers and back to the end of the queue.
 fn suspend(sh: &Shared, episode: &mut Episode, j: u32) {
     let i = j as usize;
@@ -149,10 +164,11 @@ fn suspend(sh: &Shared, episode: &mut Episode, j: u32) {
     if let Some(real) = episode.real_jobs.get_mut(i) {
         real.next_round_s = f64::INFINITY;
     }
-    enqueue(episode, i);
+    enqueue(sh, episode, i);
 }
 
-fn enqueue(episode: &mut Episode, i: usize) {
+fn enqueue(sh: &Shared, episode: &mut Episode, i: usize) {
+    change_queued_demand(sh, episode, i, true);
     episode.jobs[i].status = Status::Queued;
     episode.counts[status_index(Status::Queued)] += 1;
     episode.queue_key[i] = episode.next_key;
@@ -245,7 +261,7 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
         if job.parents_left == 0 {
             job.eligible_s = t;
             episode.counts[status_index(Status::Waiting)] -= 1;
-            enqueue(episode, j as usize);
+            enqueue(sh, episode, j as usize);
         }
     }
     while tick <= t && episode.next_tick <= t {
@@ -278,7 +294,7 @@ fn finish(sh: &Shared, episode: &mut Episode, i: usize) {
         if c.parents_left == 0 && c.arrived {
             c.eligible_s = now;
             episode.counts[status_index(Status::Waiting)] -= 1;
-            enqueue(episode, child as usize);
+            enqueue(sh, episode, child as usize);
         }
     }
 }

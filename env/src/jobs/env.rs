@@ -226,6 +226,7 @@ impl JobsEnv {
             next_key: 0,
             running_ring: VecDeque::new(),
             counts: [count, 0, 0, 0],
+            queued_demand: [0; 3],
             used_rate: [0.0; 3],
             sums: Integrals::default(),
             reward_marks: (0.0, 0.0),

@@ -17,7 +17,7 @@ pub const SLOT_GROUP: &str = "slot";
 pub const CLUSTER_GROUP: &str = "cluster";
 
 /// Per window slot, in this order. Times are `ln(1 + hours)`.
-pub const SLOT_FEATURES: usize = 14;
+pub const SLOT_FEATURES: usize = 15;
 /// 1 when the slot holds a job.
 pub const SLOT_PRESENT: usize = 0;
 /// 1 when the job runs, 0 when it is queued.
@@ -32,21 +32,25 @@ pub const SLOT_GPU: usize = 5;
 pub const SLOT_WAIT: usize = 6;
 /// GPU-hours (container-hours without GPUs) received so far: Tiresias's attained service.
 pub const SLOT_ATTAINED: usize = 7;
-/// Time left at the requested allocation (the trace's duration: an oracle estimate).
+/// Time left at the requested allocation (the trace's duration: an oracle estimate; 0
+/// when `window.oracle` is off).
 pub const SLOT_REMAINING: usize = 8;
 /// Current workers and size levels over the highest level (0 when queued).
 pub const SLOT_WORKERS_LEVEL: usize = 9;
 pub const SLOT_SIZE_LEVEL: usize = 10;
-/// Share of its work done.
+/// Share of its work done (0 when `window.oracle` is off).
 pub const SLOT_PROGRESS: usize = 11;
 /// The job's template: contention and size exponent of its speed-up curve.
 pub const SLOT_CONTENTION: usize = 12;
 pub const SLOT_SIZE_EXPONENT: usize = 13;
+/// 1 when the job runs, or could start now at its request.
+pub const SLOT_FITS_NOW: usize = 14;
 
 /// After the slots: free CPU, memory and GPU shares of the cluster, the fragmented share of
-/// free GPU, `ln(1 + queued)`, `ln(1 + running)`, elapsed share of `max_time_s`, and
-/// `ln(1 + jobs not yet arrived)`.
-pub const CLUSTER_FEATURES: usize = 8;
+/// free GPU, `ln(1 + queued)`, `ln(1 + running)`, elapsed share of `max_time_s`,
+/// `ln(1 + jobs not yet arrived)`, `ln(1 + queued jobs beyond the window)` and what those ask
+/// in all as a share of the cluster (GPU, or CPU on a cluster without GPUs).
+pub const CLUSTER_FEATURES: usize = 10;
 
 pub(crate) fn hours(seconds: f64) -> f32 {
     (seconds / 3600.0).max(0.0).ln_1p() as f32
@@ -100,7 +104,9 @@ pub(super) fn observe(
         f[SLOT_WAIT] = hours(now - job.eligible_s);
         f[SLOT_ATTAINED] = hours(job.attained_at(now));
         let request_rate = template.speedup(spec.workers as f64, 1.0) * job.speed;
-        f[SLOT_REMAINING] = hours(job.remaining_at(now) / request_rate);
+        if w.window.oracle {
+            f[SLOT_REMAINING] = hours(job.remaining_at(now) / request_rate);
+        }
         f[SLOT_WORKERS_LEVEL] = job.workers_level as f32 / top[0] as f32;
         f[SLOT_SIZE_LEVEL] = job.size_level as f32 / top[1].max(1) as f32;
         f[SLOT_PROGRESS] = (1.0 - job.remaining_at(now) / job.work) as f32;
@@ -115,6 +121,11 @@ pub(super) fn observe(
         };
         let own = std::mem::take(&mut episode.jobs[i].containers);
         episode.cluster.begin_probe(&own);
+        f[SLOT_FITS_NOW] = (running
+            || episode.cluster.can_place(
+                sh.container(i, requested_size),
+                sh.worker_count(i, requested_workers),
+            )) as u8 as f32;
         for level in 1..workers_levels {
             mask[workers_at + level] = (running && level == base_w)
                 || episode
@@ -149,6 +160,22 @@ pub(super) fn observe(
     cluster[5] = (episode.counts[Status::Running as usize] as f32).ln_1p();
     cluster[6] = (now / w.episode.max_time_s) as f32;
     cluster[7] = ((w.jobs.len() - episode.arrived()) as f32).ln_1p();
+    let mut beyond = episode.queued_demand;
+    let mut shown = 0;
+    for &j in episode.window.iter().flatten() {
+        let job = &episode.jobs[j as usize];
+        if job.status == Status::Queued {
+            shown += 1;
+            let spec = &w.jobs[j as usize];
+            for (r, amount) in spec.request().into_iter().enumerate() {
+                beyond[r] -= amount as u64 * spec.workers as u64;
+            }
+        }
+    }
+    let queued = episode.counts[Status::Queued as usize];
+    cluster[8] = (queued.saturating_sub(shown) as f32).ln_1p();
+    let r = if cap[2] > 0 { 2 } else { 0 };
+    cluster[9] = (beyond[r] as f64 / cap[r].max(1) as f64) as f32;
     (features, mask)
 }
 

@@ -148,6 +148,10 @@ pub struct Window {
     pub running: usize,
     /// How a step acts on the window (see [`Interface`]).
     pub interface: Interface,
+    /// Show each job's true remaining time and progress (the trace's duration: an oracle no
+    /// production scheduler has). Off, both features read 0, and so do the estimates of
+    /// the schedulers that use them (`sjf`, `raes`, `periodic`).
+    pub oracle: bool,
 }
 
 /// The jobs env's action interface.
@@ -168,6 +172,7 @@ impl Default for Window {
             queued: 12,
             running: 4,
             interface: Interface::PerSlot,
+            oracle: true,
         }
     }
 }

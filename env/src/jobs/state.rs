@@ -188,6 +188,8 @@ pub(super) struct Episode {
     /// Running jobs in the order the window shows them (round-robin).
     pub running_ring: VecDeque<(u32, u32)>,
     pub counts: [usize; 4],
+    /// What the queued jobs request in all, `[cpu, mem, gpu]` milli-units x containers.
+    pub queued_demand: [u64; 3],
     pub used_rate: [f64; 3],
     pub sums: Integrals,
     pub reward_marks: (f64, f64),

@@ -54,6 +54,7 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
             queued: 4,
             running: 2,
             interface: Interface::PerSlot,
+            oracle: true,
         },
         scaling: Scaling::default(),
         reward: Default::default(),
@@ -616,4 +617,55 @@ fn a_masked_choice_is_refused_naming_the_job_and_what_was_asked() {
         e.contains("preempt slot 0 (job big)") && e.contains("masked"),
         "{e}"
     );
+}
+
+#[test]
+fn the_queue_beyond_the_window_and_what_fits_now_are_observed_and_the_oracle_can_be_hidden() {
+    let jobs = (0..7)
+        .map(|k| job(&format!("g{k}"), 0.0, 100.0, 1, 1000))
+        .collect();
+    let mut w = workload(jobs, 1, 1);
+    let space_of = |env: &JobsEnv| env.observation_space().clone();
+    let mut env = JobsEnv::new(Arc::new(w.clone()));
+    let (observation, _) = env.reset(0).unwrap();
+    let space = space_of(&env);
+    let cluster = space
+        .group(observe::CLUSTER_GROUP)
+        .block(&observation.features, 0);
+    // 7 queued, 4 shown: 3 beyond, asking 3 GPUs of the cluster's 1
+    assert!((cluster[8] - 4f32.ln()).abs() < 1e-6, "{cluster:?}");
+    assert!((cluster[9] - 3.0).abs() < 1e-6, "{cluster:?}");
+    let slot = |o: &crate::Observation, s: usize| {
+        space
+            .group(observe::SLOT_GROUP)
+            .block(&o.features, s)
+            .to_vec()
+    };
+    for s in 0..4 {
+        assert_eq!(slot(&observation, s)[observe::SLOT_FITS_NOW], 1.0);
+        assert!(slot(&observation, s)[observe::SLOT_REMAINING] > 0.0);
+    }
+    // start one: the others no longer fit, and one more job comes into view
+    let step = env.step(&start_requested(&env, &observation)).unwrap();
+    let o = step.observation;
+    let cluster = space.group(observe::CLUSTER_GROUP).block(&o.features, 0);
+    assert!((cluster[8] - 3f32.ln()).abs() < 1e-6, "{cluster:?}");
+    assert!((cluster[9] - 2.0).abs() < 1e-6, "{cluster:?}");
+    for s in 0..6 {
+        let f = slot(&o, s);
+        let expected = f[observe::SLOT_RUNNING];
+        assert_eq!(f[observe::SLOT_FITS_NOW], expected, "slot {s}: {f:?}");
+    }
+    // without the oracle, remaining time and progress read 0
+    w.window.oracle = false;
+    let mut env = JobsEnv::new(Arc::new(w));
+    let (observation, _) = env.reset(0).unwrap();
+    for s in 0..4 {
+        let f = slot(&observation, s);
+        assert_eq!(
+            (f[observe::SLOT_REMAINING], f[observe::SLOT_PROGRESS]),
+            (0.0, 0.0)
+        );
+        assert_eq!(f[observe::SLOT_PRESENT], 1.0);
+    }
 }
