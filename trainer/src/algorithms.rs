@@ -9,10 +9,9 @@ use schedlab_agents::SchedulingEnv;
 
 use crate::dqn::{DqnConfig, DqnTrainer};
 use crate::learner::{Learner, LearnerError};
-use crate::ppo::{PpoConfig, PpoTrainer};
+use crate::ppo::{PpoConfig, PpoTrainer, network};
 use crate::run::{Manifest, load_record};
 use schedlab_agents::dqn::{BranchingQConfig, DqnAgent};
-use schedlab_agents::learned::actor_critic::ActorCriticConfig;
 use schedlab_agents::ppo::PpoAgent;
 
 /// The learned agents `schedlab train` knows.
@@ -167,9 +166,8 @@ pub fn load_agent(
             Box::new(DqnAgent::new(net, ctx, manifest.seed))
         }
         AgentKind::Ppo | AgentKind::A2c => {
-            let net = ActorCriticConfig::new(obs, mask)
-                .with_hidden(hidden)
-                .init(device);
+            let config: PpoConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
+            let net = network(&config, ctx).map_err(invalid)?.init(device);
             let net = load_record(net, run, &manifest.model).map_err(invalid)?;
             let mut agent = PpoAgent::new(net, ctx, manifest.seed);
             agent.deterministic = true;

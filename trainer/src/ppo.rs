@@ -61,6 +61,20 @@ pub struct PpoConfig {
     /// Standardise advantages within each minibatch.
     #[config(default = true)]
     pub normalize_advantages: bool,
+    /// Score each unit of a one-choice space (the jobs env's window slots) with one shared
+    /// network instead of one flat network (see agents/src/learned/actor_critic.rs).
+    #[config(default = false)]
+    pub per_unit: bool,
+}
+
+/// The network `config` asks for on the spaces of `ctx`.
+pub fn network(config: &PpoConfig, ctx: &PolicyContext) -> Result<ActorCriticConfig, String> {
+    let net = if config.per_unit {
+        ActorCriticConfig::per_unit(&ctx.observation_space, &ctx.action_space)?
+    } else {
+        ActorCriticConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
+    };
+    Ok(net.with_hidden(config.hidden))
 }
 
 impl PpoConfig {
@@ -181,8 +195,8 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let mut envs = VecEnv::new(prototype, config.envs, seed);
         let observations = envs.reset()?;
         let ctx = prototype.policy_context();
-        let net = ActorCriticConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
-            .with_hidden(config.hidden)
+        let net = network(&config, &ctx)
+            .map_err(schedlab_env::EnvError::BadAction)?
             .init(&device);
         let optim = AdamConfig::new()
             .with_grad_clipping(Some(GradientClippingConfig::Norm(

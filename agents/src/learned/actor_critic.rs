@@ -1,6 +1,14 @@
 //! The actor-critic network of A2C and PPO: a shared two-layer torso, one logit per action
 //! level (factorised: one categorical per node and resource) and a value head, and the PPO
 //! clipped objective on top of it.
+//!
+//! Per unit (`units > 0`), for a one-choice space laid out unit-major with a last `advance`
+//! choice (the jobs env's one-choice interface): the same torso scores every unit from its
+//! own features and the global ones (the observation's first group is the units, the rest
+//! global), giving each unit its options' logits and an advance score; `advance` is the mean
+//! of those scores and the value reads the mean of the units' torso outputs. So the network
+//! is the same for any order of the units, and a rule such as "shortest first" is within
+//! its reach.
 
 use burn::config::Config;
 use burn::module::Module;
@@ -20,6 +28,12 @@ pub struct ActorCriticConfig {
     pub outputs: usize,
     #[config(default = 128)]
     pub hidden: usize,
+    /// 0: one flat network. Otherwise the number of units scored by a shared network.
+    #[config(default = 0)]
+    pub units: usize,
+    /// Features per unit (the observation's first group), when `units > 0`.
+    #[config(default = 0)]
+    pub unit_features: usize,
 }
 
 #[derive(Module, Debug)]
@@ -28,15 +42,52 @@ pub struct ActorCritic {
     torso_out: Linear,
     policy: Linear,
     value: Linear,
+    units: usize,
+    unit_features: usize,
 }
 
 impl ActorCriticConfig {
+    /// The per-unit layout of `observation` and a one-choice `action` space: `units` from the
+    /// first feature group, `Err` when the space does not fit that layout.
+    pub fn per_unit(
+        observation: &schedlab_env::ObservationSpace,
+        action: &ActionSpace,
+    ) -> Result<Self, String> {
+        let group = observation
+            .groups()
+            .first()
+            .ok_or("the observation has no feature groups")?;
+        let choices = action.mask_len();
+        if group.offset != 0 || action.dims() != 1 || !(choices - 1).is_multiple_of(group.count) {
+            return Err(format!(
+                "a per-unit network needs one choice dimension of units x options + advance and the units first in the observation; got {} dimensions of {choices} levels and {} units of group `{}`",
+                action.dims(),
+                group.count,
+                group.name
+            ));
+        }
+        Ok(ActorCriticConfig::new(observation.len(), choices)
+            .with_units(group.count)
+            .with_unit_features(group.width))
+    }
+
     pub fn init(&self, device: &Device) -> ActorCritic {
+        let (inputs, outputs) = if self.units > 0 {
+            let global = self.inputs - self.units * self.unit_features;
+            (
+                self.unit_features + global,
+                (self.outputs - 1) / self.units + 1,
+            )
+        } else {
+            (self.inputs, self.outputs)
+        };
         ActorCritic {
-            torso_in: LinearConfig::new(self.inputs, self.hidden).init(device),
+            torso_in: LinearConfig::new(inputs, self.hidden).init(device),
             torso_out: LinearConfig::new(self.hidden, self.hidden).init(device),
-            policy: LinearConfig::new(self.hidden, self.outputs).init(device),
+            policy: LinearConfig::new(self.hidden, outputs).init(device),
             value: LinearConfig::new(self.hidden, 1).init(device),
+            units: self.units,
+            unit_features: self.unit_features,
         }
     }
 }
@@ -44,6 +95,9 @@ impl ActorCriticConfig {
 impl ActorCritic {
     /// Logits `[batch, outputs]` and values `[batch]`.
     pub fn forward(&self, observations: Tensor<2>) -> (Tensor<2>, Tensor<1>) {
+        if self.units > 0 {
+            return self.forward_per_unit(observations);
+        }
         let h = relu(
             self.torso_out
                 .forward(relu(self.torso_in.forward(observations))),
@@ -52,6 +106,38 @@ impl ActorCritic {
             self.policy.forward(h.clone()),
             self.value.forward(h).squeeze_dim(1),
         )
+    }
+
+    fn forward_per_unit(&self, observations: Tensor<2>) -> (Tensor<2>, Tensor<1>) {
+        let [batch, width] = observations.dims();
+        let (units, per) = (self.units, self.unit_features);
+        let unit_part = observations
+            .clone()
+            .narrow(1, 0, units * per)
+            .reshape([batch, units, per]);
+        let global = width - units * per;
+        let global_part = observations
+            .narrow(1, units * per, global)
+            .reshape([batch, 1, global])
+            .repeat_dim(1, units);
+        let inputs = Tensor::cat(vec![unit_part, global_part], 2);
+        let h = relu(self.torso_out.forward(relu(self.torso_in.forward(inputs))));
+        let scores = self.policy.forward(h.clone());
+        let options = scores.dims()[2] - 1;
+        let option_logits = scores
+            .clone()
+            .narrow(2, 0, options)
+            .reshape([batch, units * options]);
+        let advance = scores.narrow(2, options, 1).mean_dim(1).reshape([batch, 1]);
+        let pooled = h.mean_dim(1).reshape([batch, self.hidden_width()]);
+        (
+            Tensor::cat(vec![option_logits, advance], 1),
+            self.value.forward(pooled).squeeze_dim(1),
+        )
+    }
+
+    fn hidden_width(&self) -> usize {
+        self.value.weight.dims()[0]
     }
 }
 
@@ -139,6 +225,56 @@ mod tests {
     use super::*;
     use crate::learned::masked::argmax;
     use crate::single_job::context::fixtures::node_space;
+
+    /// Per unit: permuting the units (the jobs env's window slots) permutes their options'
+    /// logits and leaves the advance logit and the value as they were.
+    #[test]
+    fn permuting_the_units_permutes_their_scores_and_nothing_else() {
+        use schedlab_env::ObservationSpace;
+        use schedlab_env::gym::Field;
+        let device = Device::flex();
+        device.seed(5);
+        let (units, per, global, options) = (3, 2, 2, 2);
+        let observation = ObservationSpace::new(&[("unit", units, per), ("global", 1, global)]);
+        let action = ActionSpace::grid(
+            "decision",
+            1,
+            vec![Field::new("choice", units * options + 1)],
+        );
+        let net = ActorCriticConfig::per_unit(&observation, &action)
+            .unwrap()
+            .with_hidden(8)
+            .init(&device);
+        let features: Vec<f32> = vec![0.3, -1.0, 0.8, 0.1, -0.5, 0.7, 0.2, -0.4];
+        let order = [2, 0, 1];
+        let mut permuted = Vec::new();
+        for &u in &order {
+            permuted.extend_from_slice(&features[u * per..(u + 1) * per]);
+        }
+        permuted.extend_from_slice(&features[units * per..]);
+        let run = |f: Vec<f32>| {
+            let (logits, value) =
+                net.forward(Tensor::from_data(TensorData::new(f, [1, 8]), &device));
+            (
+                logits.into_data().try_to_vec::<f32>().unwrap(),
+                value.into_data().try_to_vec::<f32>().unwrap()[0],
+            )
+        };
+        let (logits, value) = run(features.clone());
+        let (moved, moved_value) = run(permuted);
+        assert_eq!(logits.len(), units * options + 1);
+        for (k, &u) in order.iter().enumerate() {
+            for o in 0..options {
+                assert!((moved[k * options + o] - logits[u * options + o]).abs() < 1e-5);
+            }
+        }
+        assert!((moved[units * options] - logits[units * options]).abs() < 1e-5);
+        assert!((moved_value - value).abs() < 1e-5);
+        // the scores do read the unit's features
+        let mut other = features;
+        other[0] += 1.0;
+        assert_ne!(run(other).0[..options], logits[..options]);
+    }
 
     #[test]
     fn ppo_steps_raise_the_probability_of_an_advantaged_action_and_never_of_a_masked_one() {
