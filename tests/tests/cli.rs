@@ -1079,20 +1079,10 @@ fn a_family_and_later_windows_are_imported_and_played() {
         assert!(text.contains(&from), "{from}\n{text}");
         assert!(run_ok(&["workload", "validate", arg(&path)]).starts_with("ok later-"));
     }
-    let e = run_err(&[
-        "workload",
-        "import",
-        "--format",
-        "philly",
-        "--jobs",
-        arg(&trace("philly/philly_jobs_2017-09_to_10.csv.gz")),
-        "--nodes",
-        arg(&trace("alibaba_pai_v2020/pai_machine_spec.csv")),
-        "--windows",
-        "2",
-        "-o",
-        arg(&windows),
-    ]);
+    let mut import = vec!["workload", "import"];
+    import.extend(philly);
+    import.extend(["--windows", "2", "-o", arg(&windows)]);
+    let e = run_err(&import);
     assert!(e.contains("need --from and --to"), "{e}");
 }
 
