@@ -40,6 +40,10 @@ impl PpoAgent {
         }
     }
 
+    pub fn space(&self) -> &ActionSpace {
+        &self.space
+    }
+
     /// Masked log-probabilities `[rows x mask_len]` and values, without autodiff.
     fn evaluate(&self, observations: &[&Observation]) -> (Vec<f32>, Vec<f32>) {
         let device = inference_device(&self.net);

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use burn::tensor::Device;
-use schedlab_agents::SchedulingEnv;
+use schedlab_agents::{EnvKind, SchedulingEnv};
 
 use crate::dqn::{DqnConfig, DqnTrainer};
 use crate::learner::{Learner, LearnerError};
@@ -51,11 +51,15 @@ impl AgentKind {
         self == AgentKind::Dqn
     }
 
-    /// The default hyperparameters with `pairs` set, as JSON (the form `config.json` keeps):
-    /// an unknown name, a value of the wrong type or one out of range is refused here, before
-    /// any run folder is made.
-    pub fn configure(self, pairs: &[(String, String)]) -> Result<serde_json::Value, LearnerError> {
-        let mut config = self.default_config();
+    /// The default hyperparameters for envs of `env` with `pairs` set, as JSON (the form
+    /// `config.json` keeps): an unknown name, a value of the wrong type or one out of range is
+    /// refused here, before any run folder is made.
+    pub fn configure(
+        self,
+        env: EnvKind,
+        pairs: &[(String, String)],
+    ) -> Result<serde_json::Value, LearnerError> {
+        let mut config = self.default_config(env);
         let map = config.as_object_mut().expect("configs are JSON objects");
         for (key, raw) in pairs {
             if !map.contains_key(key) {
@@ -84,11 +88,19 @@ impl AgentKind {
         }
     }
 
-    /// The default hyperparameters, as JSON (the form `--set` edits and `config.json` keeps).
-    pub fn default_config(self) -> serde_json::Value {
+    /// The default hyperparameters on envs of `env`, as JSON (the form `--set` edits and
+    /// `config.json` keeps). Jobs workloads have episodes of thousands of decisions and get
+    /// their own (`PpoConfig::jobs`; DQN discounts per virtual hour there).
+    pub fn default_config(self, env: EnvKind) -> serde_json::Value {
+        let jobs = env == EnvKind::Jobs;
         let config = match self {
+            AgentKind::Ppo if jobs => serde_json::to_value(PpoConfig::new().jobs()),
             AgentKind::Ppo => serde_json::to_value(PpoConfig::new()),
+            AgentKind::A2c if jobs => serde_json::to_value(PpoConfig::a2c().jobs()),
             AgentKind::A2c => serde_json::to_value(PpoConfig::a2c()),
+            AgentKind::Dqn if jobs => {
+                serde_json::to_value(DqnConfig::new().with_discount_time_s(3600.0))
+            }
             AgentKind::Dqn => serde_json::to_value(DqnConfig::new()),
         };
         config.expect("configs serialise")

@@ -7,6 +7,7 @@ use std::path::Path;
 use schedlab_agents::Policy;
 use schedlab_env::{StepInfo, VecStep};
 
+use crate::imitation::WarmStartReport;
 use crate::run::{Manifest, RunDir};
 
 /// What one update did; `M` is the env's episode metrics.
@@ -35,6 +36,14 @@ pub trait Learner<M> {
     fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String>;
     /// The current agent acting greedily, for evaluation episodes.
     fn greedy_policy(&self) -> Box<dyn Policy>;
+    /// How many env steps the whole run will take (for schedules such as learning-rate
+    /// annealing).
+    fn plan(&mut self, _total_steps: u64) {}
+    /// Runs the learner's warm start, if its configuration asks for one, before any update
+    /// of a new run.
+    fn warm_start(&mut self) -> Result<Option<WarmStartReport>, String> {
+        Ok(None)
+    }
 }
 
 /// `Err` naming the first of `(name, holds)` that does not hold.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use burn::tensor::Device;
-use schedlab_agents::SchedulingEnv;
+use schedlab_agents::{SchedulingEnv, registry};
 use schedlab_env::{EnvError, EpisodeSummary};
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::algorithms::AgentKind;
 use crate::evaluation::{eval_scalars, evaluate};
 use crate::files::sha256_file;
-use crate::learner::{LearnerError, UpdateStats};
+use crate::imitation::WarmStartReport;
+use crate::learner::{Learner, LearnerError, UpdateStats};
 use crate::run::{Manifest, RunDir};
 use crate::tensorboard::TensorBoard;
 
@@ -24,6 +25,8 @@ pub enum TrainError {
     /// A checkpoint that cannot be resumed: corrupt, of another agent or another workload.
     #[error("cannot resume {run}: {message}")]
     Checkpoint { run: PathBuf, message: String },
+    #[error("warm start: {0}")]
+    WarmStart(String),
     #[error("{agent} hyperparameters: {message}")]
     Config {
         agent: &'static str,
@@ -196,10 +199,43 @@ pub fn train<E: SchedulingEnv>(
             mask_len,
         }
     };
+    learner.plan(spec.steps);
+    let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
+    if start.is_none()
+        && let Some(report) = learner.warm_start().map_err(TrainError::WarmStart)?
+    {
+        let warm = compare_with_teacher(prototype, learner.as_ref(), &report, &eval_seeds)?;
+        for (tag, value) in eval_scalars(&warm.clone_metrics) {
+            board.scalar(&tag, value, 0);
+        }
+        board.scalar(
+            "warm_start/train_agreement",
+            report.train_agreement as f32,
+            0,
+        );
+        board.scalar(
+            "warm_start/held_out_agreement",
+            report.held_out_agreement as f32,
+            0,
+        );
+        board.scalar(
+            "warm_start/cross_entropy",
+            report.final_cross_entropy as f32,
+            0,
+        );
+        run.write_json("warm_start.json", &warm)
+            .map_err(io(&run.path))?;
+        if spec.steps == 0 {
+            let manifest = manifest(0);
+            learner
+                .save(&run, &manifest)
+                .and_then(|()| run.commit_checkpoint(&manifest))
+                .map_err(io(&run.path))?;
+        }
+    }
     let start_time = Instant::now();
     let mut next_checkpoint = step_at_start + spec.checkpoint_every.max(1);
     let mut next_eval = step_at_start + spec.eval_every.max(1);
-    let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
     while learner.env_steps() < spec.steps {
         let stats = learner.update()?;
         let step = stats.env_steps;
@@ -251,6 +287,54 @@ pub fn train<E: SchedulingEnv>(
     board.flush();
     drop(board);
     Ok(run)
+}
+
+/// A warm start's report with the clone and its teacher played greedily on the evaluation
+/// seeds (what `warm_start.json` in the run folder holds).
+#[derive(serde::Serialize)]
+pub struct WarmStartComparison<M> {
+    pub report: WarmStartReport,
+    pub seeds: Vec<u64>,
+    /// Per headline figure (the env's `curves`, objective first): its name and the clone's
+    /// and the teacher's means over the seeds.
+    pub headline: Vec<(String, f64, f64)>,
+    pub clone_metrics: Vec<M>,
+    pub teacher_metrics: Vec<M>,
+}
+
+fn compare_with_teacher<E: SchedulingEnv>(
+    prototype: &E,
+    learner: &dyn Learner<E::Metrics>,
+    report: &WarmStartReport,
+    seeds: &[u64],
+) -> Result<WarmStartComparison<E::Metrics>, TrainError> {
+    let teachers = seeds
+        .iter()
+        .map(|_| registry::build(&report.teacher, &prototype.context(), &[]))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| TrainError::WarmStart(e.to_string()))?;
+    let clones = seeds.iter().map(|_| learner.greedy_policy()).collect();
+    let clone_metrics = evaluate(prototype, clones, seeds)?;
+    let teacher_metrics = evaluate(prototype, teachers, seeds)?;
+    let mean = |metrics: &[E::Metrics], k: usize| {
+        metrics.iter().map(|m| m.curves()[k].1).sum::<f64>() / metrics.len().max(1) as f64
+    };
+    let headline = match clone_metrics.first() {
+        Some(first) => (first.curves().iter().enumerate())
+            .map(|(k, (name, _))| {
+                let (clone, teacher) = (mean(&clone_metrics, k), mean(&teacher_metrics, k));
+                ((*name).to_owned(), clone, teacher)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(WarmStartComparison {
+        report: report.clone(),
+        seeds: seeds.to_vec(),
+        headline,
+        clone_metrics,
+        teacher_metrics,
+    })
 }
 
 /// The hyperparameters as a Markdown table, for TensorBoard's text tab.
@@ -414,7 +498,7 @@ mod tests {
         let resumed = train(
             AgentKind::Ppo,
             &scenario,
-            AgentKind::Ppo.default_config(),
+            AgentKind::Ppo.default_config(schedlab_agents::EnvKind::SingleJob),
             &spec(&workload, out.path(), 48, Some(&run.path)),
             device.clone(),
             &mut |p| steps.push(p.stats.env_steps),
@@ -486,7 +570,7 @@ mod tests {
         train(
             AgentKind::Dqn,
             &scenario,
-            AgentKind::Dqn.default_config(),
+            AgentKind::Dqn.default_config(schedlab_agents::EnvKind::SingleJob),
             &spec(&workload, out.path(), 32, Some(&run.path)),
             device.clone(),
             &mut |p| {
@@ -522,7 +606,7 @@ mod tests {
         let err = train(
             AgentKind::Dqn,
             &scenario,
-            AgentKind::Dqn.default_config(),
+            AgentKind::Dqn.default_config(schedlab_agents::EnvKind::SingleJob),
             &spec(&workload, out.path(), 48, Some(&run.path)),
             device,
             &mut |_| {},
@@ -558,7 +642,7 @@ mod tests {
     fn bad_hyperparameters_are_refused_before_a_run_folder_is_made() {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
-        let mut config = AgentKind::Dqn.default_config();
+        let mut config = AgentKind::Dqn.default_config(schedlab_agents::EnvKind::SingleJob);
         config["batch_size"] = serde_json::json!(0);
         let err = train(
             AgentKind::Dqn,

@@ -1,18 +1,24 @@
-//! The actor-critic network of A2C and PPO: a shared two-layer torso, one logit per action
-//! level (factorised: one categorical per node and resource) and a value head, and the PPO
-//! clipped objective on top of it.
+//! The actor-critic network of A2C and PPO and the objectives trained on it: the PPO clipped
+//! objective and behaviour cloning of a teacher (`imitation_loss`).
 //!
-//! Per unit (`units > 0`), for a one-choice space laid out unit-major with a last `advance`
-//! choice (the jobs env's one-choice interface): the same torso scores every unit from its
-//! own features and the global ones (the observation's first group is the units, the rest
-//! global), giving each unit its options' logits and an advance score; `advance` is the mean
-//! of those scores and the value reads the mean of the units' torso outputs. So the network
-//! is the same for any order of the units, and a rule such as "shortest first" is within
-//! its reach.
+//! Actor and critic are separate two-layer ReLU torsos (a shared torso lets the value loss,
+//! large on long episodes, pull the policy's features around), orthogonally initialised with
+//! CleanRL's gains: sqrt(2) in the torsos, 0.01 on the policy head (near-uniform first
+//! policy), 1 on the value head.
+//!
+//! Flat (`units == 0`): one logit per action level (factorised: one categorical per node and
+//! resource). Per unit (`units > 0`), for a one-choice space laid out unit-major with a last
+//! `advance` choice (the jobs env's one-choice interface): the same actor scores every unit
+//! from its own features and the global ones (the observation's first group is the units,
+//! the rest global: cluster state and the queue beyond the window), giving each unit its
+//! options' logits and an advance score; `advance` is the mean of those scores, and the
+//! critic reads the mean of its per-unit features. So the network is the same for any order
+//! of the units and any number of jobs behind the window, and a rule such as "shortest
+//! first" is within its reach.
 
 use burn::config::Config;
 use burn::module::Module;
-use burn::nn::{Linear, LinearConfig};
+use burn::nn::{Initializer, Linear, LinearConfig};
 use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor, TensorData};
 use schedlab_env::ActionSpace;
@@ -36,10 +42,41 @@ pub struct ActorCriticConfig {
     pub unit_features: usize,
 }
 
+/// Two ReLU layers.
+#[derive(Module, Debug)]
+pub struct Torso {
+    input: Linear,
+    output: Linear,
+}
+
+impl Torso {
+    fn new(inputs: usize, hidden: usize, device: &Device) -> Self {
+        let gain = std::f64::consts::SQRT_2;
+        Torso {
+            input: orthogonal(inputs, hidden, gain, device),
+            output: orthogonal(hidden, hidden, gain, device),
+        }
+    }
+
+    fn forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
+        relu(self.output.forward(relu(self.input.forward(x))))
+    }
+}
+
+/// A linear layer with an orthogonal weight of `gain` and a zero bias (burn's orthogonal
+/// initialiser takes matrices only, so the bias is set apart).
+fn orthogonal(inputs: usize, outputs: usize, gain: f64, device: &Device) -> Linear {
+    let mut layer = LinearConfig::new(inputs, outputs)
+        .with_initializer(Initializer::Zeros)
+        .init(device);
+    layer.weight = Initializer::Orthogonal { gain }.init([inputs, outputs], device);
+    layer
+}
+
 #[derive(Module, Debug)]
 pub struct ActorCritic {
-    torso_in: Linear,
-    torso_out: Linear,
+    actor: Torso,
+    critic: Torso,
     policy: Linear,
     value: Linear,
     units: usize,
@@ -82,10 +119,10 @@ impl ActorCriticConfig {
             (self.inputs, self.outputs)
         };
         ActorCritic {
-            torso_in: LinearConfig::new(inputs, self.hidden).init(device),
-            torso_out: LinearConfig::new(self.hidden, self.hidden).init(device),
-            policy: LinearConfig::new(self.hidden, outputs).init(device),
-            value: LinearConfig::new(self.hidden, 1).init(device),
+            actor: Torso::new(inputs, self.hidden, device),
+            critic: Torso::new(inputs, self.hidden, device),
+            policy: orthogonal(self.hidden, outputs, 0.01, device),
+            value: orthogonal(self.hidden, 1, 1.0, device),
             units: self.units,
             unit_features: self.unit_features,
         }
@@ -98,13 +135,12 @@ impl ActorCritic {
         if self.units > 0 {
             return self.forward_per_unit(observations);
         }
-        let h = relu(
-            self.torso_out
-                .forward(relu(self.torso_in.forward(observations))),
-        );
         (
-            self.policy.forward(h.clone()),
-            self.value.forward(h).squeeze_dim(1),
+            self.policy
+                .forward(self.actor.forward(observations.clone())),
+            self.value
+                .forward(self.critic.forward(observations))
+                .squeeze_dim(1),
         )
     }
 
@@ -121,23 +157,21 @@ impl ActorCritic {
             .reshape([batch, 1, global])
             .repeat_dim(1, units);
         let inputs = Tensor::cat(vec![unit_part, global_part], 2);
-        let h = relu(self.torso_out.forward(relu(self.torso_in.forward(inputs))));
-        let scores = self.policy.forward(h.clone());
+        let scores = self.policy.forward(self.actor.forward(inputs.clone()));
         let options = scores.dims()[2] - 1;
         let option_logits = scores
             .clone()
             .narrow(2, 0, options)
             .reshape([batch, units * options]);
         let advance = scores.narrow(2, options, 1).mean_dim(1).reshape([batch, 1]);
-        let pooled = h.mean_dim(1).reshape([batch, self.hidden_width()]);
+        let pooled = self.critic.forward(inputs).mean_dim(1);
+        let hidden = pooled.dims()[2];
         (
             Tensor::cat(vec![option_logits, advance], 1),
-            self.value.forward(pooled).squeeze_dim(1),
+            self.value
+                .forward(pooled.reshape([batch, hidden]))
+                .squeeze_dim(1),
         )
-    }
-
-    fn hidden_width(&self) -> usize {
-        self.value.weight.dims()[0]
     }
 }
 
@@ -215,6 +249,56 @@ pub fn ppo_loss(
         policy,
         value,
         entropy,
+    }
+}
+
+/// A teacher's decisions for behaviour cloning, flat row-major host data.
+#[derive(Debug, Clone)]
+pub struct ImitationBatch {
+    pub observations: Vec<f32>,
+    /// 1 for allowed levels, 0 for masked ones, `[rows, mask_len]`.
+    pub masks: Vec<f32>,
+    /// The teacher's level per dimension, `[rows, dims]`.
+    pub actions: Vec<usize>,
+    /// What the critic should predict: the teacher's return from each state.
+    pub value_targets: Vec<f32>,
+}
+
+/// The terms of the cloning objective, for logging.
+pub struct ImitationLoss {
+    pub total: Tensor<1>,
+    pub cross_entropy: Tensor<1>,
+    pub value: Tensor<1>,
+}
+
+/// `-mean log pi(a_teacher | s) + c_v mean (V(s) - G)^2`: the actor learns the teacher's
+/// choices (cross-entropy over the masked heads) and the critic the teacher's returns, so
+/// PPO fine-tuning starts with a critic that already values the cloned policy.
+pub fn imitation_loss(
+    net: &ActorCritic,
+    space: &ActionSpace,
+    batch: &ImitationBatch,
+    value_coef: f32,
+    device: &Device,
+) -> ImitationLoss {
+    let rows = batch.value_targets.len();
+    let width = space.mask_len();
+    let tensor2 =
+        |v: Vec<f32>, cols: usize| Tensor::<2>::from_data(TensorData::new(v, [rows, cols]), device);
+    let (logits, values) = net.forward(tensor2(
+        batch.observations.clone(),
+        batch.observations.len() / rows,
+    ));
+    let log_probs = masked_log_probs(space, logits, tensor2(batch.masks.clone(), width));
+    let chosen = tensor2(chosen_one_hot(space, &batch.actions), width);
+    let cross_entropy = (log_probs * chosen).sum_dim(1).mean().neg();
+    let error = values
+        - Tensor::<1>::from_data(TensorData::new(batch.value_targets.clone(), [rows]), device);
+    let value = (error.clone() * error).mean();
+    ImitationLoss {
+        total: cross_entropy.clone() + value.clone().mul_scalar(value_coef),
+        cross_entropy,
+        value,
     }
 }
 

@@ -49,13 +49,13 @@ pub fn run(args: BenchTrainArgs) -> anyhow::Result<()> {
                 AgentKind::NAMES.join(", ")
             )
         })?;
-        let known = kind.default_config();
+        let known = kind.default_config(loaded.env_kind());
         let pairs: Vec<(String, String)> = overrides
             .iter()
             .filter(|(key, _)| known.get(key).is_some())
             .cloned()
             .collect();
-        let config = kind.configure(&pairs)?;
+        let config = kind.configure(loaded.env_kind(), &pairs)?;
         let line = with_kind!(&loaded, |w| time_agent(
             kind,
             &w.env(),

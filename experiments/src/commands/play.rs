@@ -1,7 +1,7 @@
 //! Playing policies on workloads of any kind over seeds: what `run`, `eval`, `compare`,
 //! sweeps and plots share.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -49,17 +49,31 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
 /// Where `raes` finds fitted predictors unless told: the ones shipped in the repository.
 const SHIPPED_PREDICTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/predictors");
 
-/// A scheduler by spec (with the `options` it declares), or the trained agent of a run
+/// Trained schedulers shipped with the repository, by folder name (data/policies/README.md).
+pub const SHIPPED_POLICIES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/policies");
+
+/// The run folder `spec` names: a path to one, or the name of a shipped policy.
+pub fn trained_run(spec: &str) -> Option<PathBuf> {
+    let path = Path::new(spec);
+    if path.join("manifest.json").is_file() {
+        return Some(path.to_owned());
+    }
+    let shipped = Path::new(SHIPPED_POLICIES).join(spec);
+    let plain_name = !spec.is_empty() && !spec.contains(['/', ':', '.']);
+    (plain_name && shipped.join("manifest.json").is_file()).then_some(shipped)
+}
+
+/// A scheduler by spec (with the `options` it declares), a shipped trained policy by name
+/// (data/policies/), or the trained agent of a run
 /// folder (acting deterministically; refused on an env of another shape).
 pub fn make_policy<E: SchedulingEnv>(
     spec: &str,
     env: &E,
     options: &[(String, String)],
 ) -> anyhow::Result<Box<dyn Policy>> {
-    let run = Path::new(spec);
-    if run.join("manifest.json").is_file() {
+    if let Some(run) = trained_run(spec) {
         return Ok(load_agent(
-            run,
+            &run,
             &env.policy_context(),
             &crate::device::agents(),
         )?);

@@ -47,7 +47,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     let run = train_with_progress(
         AgentKind::Ppo,
         &single_job.env(),
-        AgentKind::Ppo.default_config(),
+        AgentKind::Ppo.default_config(schedlab_agents::EnvKind::SingleJob),
         &spec,
     )?;
     println!("   run folder: {}", run.path.display());

@@ -47,6 +47,11 @@ pub struct TrainArgs {
     /// Set a hyperparameter, e.g. `--set lr=0.001` (repeatable; see config.json for names).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     hyperparameters: Vec<String>,
+    /// Clone this scheduler's decisions (behaviour cloning on its episodes) before RL starts,
+    /// e.g. `las` or `raes`; the same as `--set warm_start=NAME` (PPO and A2C). With
+    /// `--steps 0` the run holds the clone alone.
+    #[arg(long, value_name = "SCHEDULER")]
+    warm_start: Option<String>,
 }
 
 /// Trains with a progress bar showing env rounds per second, the latest episode return and
@@ -104,7 +109,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
-    let config = kind.configure(&parse_overrides(&args.hyperparameters)?)?;
+    let mut pairs = parse_overrides(&args.hyperparameters)?;
+    if let Some(teacher) = &args.warm_start {
+        pairs.push(("warm_start".to_owned(), teacher.clone()));
+    }
+    let loaded = crate::workloads::load(&args.workload, &[])?;
+    let config = kind.configure(loaded.env_kind(), &pairs)?;
     let spec = TrainSpec {
         workload_path: &args.workload,
         out: &args.out,
@@ -116,7 +126,6 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         resume: args.resume.as_deref(),
         stop: Some(&stop),
     };
-    let loaded = crate::workloads::load(&args.workload, &[])?;
     let workload_name = loaded.name().to_owned();
     let run = with_kind!(&loaded, |workload| train_with_progress(
         kind,
@@ -125,6 +134,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         &spec
     ))?;
     let step = schedlab_trainer::run::Manifest::read(&run.path)?.step;
+    print_warm_start(&run.path)?;
     if stop.load(Ordering::Relaxed) {
         println!(
             "interrupted: checkpoint at {step} rounds; continue with --resume {}",
@@ -145,6 +155,40 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The warm start's agreement and the clone's headline figure beside its teacher's, from the
+/// run folder's `warm_start.json`, when the run had one.
+fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
+    let path = run.join("warm_start.json");
+    if !path.is_file() {
+        return Ok(());
+    }
+    let warm: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+    let r = &warm["report"];
+    println!(
+        "warm start: cloned {} from {} decisions of {} episodes in {:.1} s; agreement {:.1}% on them, {:.1}% on {} held-out decisions",
+        r["teacher"].as_str().unwrap_or("?"),
+        r["decisions"],
+        r["episodes"],
+        r["seconds"].as_f64().unwrap_or(f64::NAN),
+        100.0 * r["train_agreement"].as_f64().unwrap_or(f64::NAN),
+        100.0 * r["held_out_agreement"].as_f64().unwrap_or(f64::NAN),
+        r["held_out_decisions"],
+    );
+    if let Some(first) = warm["headline"].as_array().and_then(|h| h.first()) {
+        let (name, clone, teacher) = (
+            first[0].as_str().unwrap_or("?"),
+            first[1].as_f64().unwrap_or(f64::NAN),
+            first[2].as_f64().unwrap_or(f64::NAN),
+        );
+        println!(
+            "before RL, greedy on {} evaluation seeds: clone {name} {clone:.1}, teacher {teacher:.1} ({:+.1}%)",
+            warm["seeds"].as_array().map_or(0, Vec::len),
+            100.0 * (clone / teacher - 1.0)
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,14 +202,20 @@ mod tests {
     #[test]
     fn hyperparameters_are_set_by_name_and_unknown_or_bad_ones_refused() {
         let config = AgentKind::Dqn
-            .configure(&pairs(&[("lr", "0.01"), ("envs", "2")]))
+            .configure(
+                schedlab_agents::EnvKind::SingleJob,
+                &pairs(&[("lr", "0.01"), ("envs", "2")]),
+            )
             .unwrap();
         assert_eq!(
             (config["lr"].as_f64(), config["envs"].as_u64()),
             (Some(0.01), Some(2))
         );
         let err = AgentKind::Ppo
-            .configure(&pairs(&[("learning_rate", "1")]))
+            .configure(
+                schedlab_agents::EnvKind::SingleJob,
+                &pairs(&[("learning_rate", "1")]),
+            )
             .unwrap_err()
             .to_string();
         assert!(
@@ -174,12 +224,15 @@ mod tests {
         );
         // a value of the wrong type or out of range is refused before any run folder exists
         let err = AgentKind::Ppo
-            .configure(&pairs(&[("envs", "many")]))
+            .configure(
+                schedlab_agents::EnvKind::SingleJob,
+                &pairs(&[("envs", "many")]),
+            )
             .unwrap_err()
             .to_string();
         assert!(err.contains("many"), "{err}");
         let err = AgentKind::Dqn
-            .configure(&pairs(&[("tau", "0")]))
+            .configure(schedlab_agents::EnvKind::SingleJob, &pairs(&[("tau", "0")]))
             .unwrap_err()
             .to_string();
         assert!(err.contains("0 < tau <= 1"), "{err}");

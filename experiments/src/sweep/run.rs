@@ -124,7 +124,10 @@ fn trained_run(
         .get(agent)
         .map(pairs)
         .unwrap_or_default();
-    let config = kind.configure(&crate::commands::parse_overrides(&raw)?)?;
+    let config = kind.configure(
+        target.workload.env_kind(),
+        &crate::commands::parse_overrides(&raw)?,
+    )?;
     let train_spec = TrainSpec {
         workload_path,
         out: &runs,

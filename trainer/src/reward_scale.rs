@@ -1,0 +1,81 @@
+//! Reward scaling by the running standard deviation of the discounted return (Gymnasium's
+//! `NormalizeReward`, as CleanRL's PPO uses it): the critic's targets stay near unit size
+//! whatever the reward's unit and however long the episodes, without shifting the rewards
+//! (a shift would change what ending an episode early is worth).
+
+/// Running return per env copy and the running variance of all of them.
+#[derive(Debug, Clone)]
+pub struct RewardScale {
+    returns: Vec<f64>,
+    count: f64,
+    mean: f64,
+    var: f64,
+}
+
+impl RewardScale {
+    pub fn new(copies: usize) -> Self {
+        // Gymnasium's starting point: variance 1 (rewards unscaled) with a tiny weight
+        RewardScale {
+            returns: vec![0.0; copies],
+            count: 1e-4,
+            mean: 0.0,
+            var: 1.0,
+        }
+    }
+
+    /// Adds copy `copy`'s `reward` to its running return (after discounting it by the
+    /// previous step's `discount`) and to the statistics.
+    pub fn observe(&mut self, copy: usize, reward: f64, discount: f32) {
+        let ret = self.returns[copy] * f64::from(discount) + reward;
+        self.returns[copy] = ret;
+        // Welford, one sample at a time
+        let total = self.count + 1.0;
+        let delta = ret - self.mean;
+        self.mean += delta / total;
+        self.var = (self.var * self.count + delta * delta * self.count / total) / total;
+        self.count = total;
+    }
+
+    pub fn end_episode(&mut self, copy: usize) {
+        self.returns[copy] = 0.0;
+    }
+
+    /// `reward` in the scaled unit.
+    pub fn apply(&self, reward: f64) -> f64 {
+        reward / (self.var + 1e-8).sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_returns_have_about_unit_spread_whatever_the_reward_unit() {
+        for unit in [1e-3, 1.0, 1e4] {
+            let mut scale = RewardScale::new(1);
+            let rewards: Vec<f64> = (0..5000).map(|k| -unit * ((k % 7) as f64 + 1.0)).collect();
+            for (k, &r) in rewards.iter().enumerate() {
+                scale.observe(0, r, 0.9);
+                if k % 50 == 49 {
+                    scale.end_episode(0);
+                }
+            }
+            // the discounted return's spread, measured in the scaled unit, is about 1
+            let mut ret = 0.0;
+            let mut returns = Vec::new();
+            for (k, &r) in rewards.iter().enumerate() {
+                ret = ret * 0.9 + scale.apply(r);
+                returns.push(ret);
+                if k % 50 == 49 {
+                    ret = 0.0;
+                }
+            }
+            let mean = returns.iter().sum::<f64>() / returns.len() as f64;
+            let std = (returns.iter().map(|r| (r - mean).powi(2)).sum::<f64>()
+                / returns.len() as f64)
+                .sqrt();
+            assert!((0.9..1.1).contains(&std), "unit {unit}: spread {std}");
+        }
+    }
+}
