@@ -79,8 +79,9 @@ pub struct PpoConfig {
     /// Teacher episodes played for cloning (every fourth held out to score agreement).
     #[config(default = 8)]
     pub warm_start_episodes: usize,
-    /// Passes over the teacher's decisions.
-    #[config(default = 30)]
+    /// Passes over the teacher's decisions (30 left a Philly clone of `raes` that strands jobs
+    /// on held-out windows; see README.md).
+    #[config(default = 100)]
     pub warm_start_epochs: usize,
     #[config(default = 1e-3)]
     pub warm_start_lr: f64,
