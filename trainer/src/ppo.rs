@@ -138,13 +138,13 @@ impl PpoConfig {
 
     /// The defaults for jobs workloads, where an episode is hundreds to thousands of
     /// decisions rather than tens: rollouts of 256 decisions per copy (1,024 per update, so an
-    /// update sees whole decision points and several arrivals), the per-job network on the
-    /// one-choice interface, a discount per virtual hour rather than per step (same-time
-    /// decisions cost nothing; horizon about 100 hours), and a smaller entropy bonus for a
-    /// 305-way choice whose uniform entropy would otherwise dominate the objective.
+    /// update sees whole decision points and several arrivals), a discount per virtual hour
+    /// rather than per step (same-time decisions cost nothing; horizon about 100 hours), and a
+    /// smaller entropy bonus for a 305-way choice whose uniform entropy would otherwise
+    /// dominate the objective. The per-job network (`per_unit`) fits the one-choice interface
+    /// only, so it is asked for by name.
     pub fn jobs(self) -> Self {
         self.with_rollout_steps(256)
-            .with_per_unit(true)
             .with_discount_time_s(3600.0)
             .with_entropy_coef(0.003)
     }
