@@ -20,8 +20,8 @@ pub fn evaluate<E: Environment>(
         .collect()
 }
 
-/// The mean of each of the episodes' curves, as `eval/NAME` tags.
-pub fn eval_scalars<M: EpisodeSummary>(metrics: &[M]) -> Vec<(String, f32)> {
+/// The mean of each of the episodes' curves, by curve name (objective first).
+pub fn curve_means<M: EpisodeSummary>(metrics: &[M]) -> Vec<(&'static str, f64)> {
     let mut sums: Vec<(&'static str, f64)> = Vec::new();
     for m in metrics {
         for (k, (name, value)) in m.curves().into_iter().enumerate() {
@@ -33,6 +33,14 @@ pub fn eval_scalars<M: EpisodeSummary>(metrics: &[M]) -> Vec<(String, f32)> {
     }
     let n = metrics.len().max(1) as f64;
     sums.into_iter()
-        .map(|(name, sum)| (format!("eval/{name}"), (sum / n) as f32))
+        .map(|(name, sum)| (name, sum / n))
+        .collect()
+}
+
+/// [`curve_means`] as `eval/NAME` tags.
+pub fn eval_scalars<M: EpisodeSummary>(metrics: &[M]) -> Vec<(String, f32)> {
+    curve_means(metrics)
+        .into_iter()
+        .map(|(name, mean)| (format!("eval/{name}"), mean as f32))
         .collect()
 }

@@ -12,7 +12,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use schedlab_agents::learned::actor_critic::{ImitationBatch, imitation_loss};
-use schedlab_agents::learned::batch::mask_values;
+use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{SchedulingEnv, registry};
@@ -25,6 +25,11 @@ const BATCH: usize = 256;
 /// Every `HOLD_OUT`-th teacher episode is kept out of cloning to measure agreement on states
 /// the clone never trained on.
 const HOLD_OUT: usize = 4;
+
+/// Whether episode `k` of `episodes` is held out (a lone episode is trained on).
+fn is_held_out(k: usize, episodes: usize) -> bool {
+    episodes > 1 && k % HOLD_OUT == HOLD_OUT - 1
+}
 
 /// One teacher decision.
 pub struct Decision {
@@ -126,7 +131,7 @@ pub fn clone_teacher(
     let mut rows: Vec<(&Decision, f32)> = Vec::new();
     let mut held_out: Vec<&Decision> = Vec::new();
     for (k, demo) in demonstrations.iter().enumerate() {
-        if demonstrations.len() > 1 && k % HOLD_OUT == HOLD_OUT - 1 {
+        if is_held_out(k, demonstrations.len()) {
             held_out.extend(&demo.decisions);
             continue;
         }
@@ -147,19 +152,15 @@ pub fn clone_teacher(
         order.shuffle(&mut rng);
         let (mut sum, mut count) = (0.0, 0.0);
         for chunk in order.chunks(BATCH) {
+            let (observations, masks, actions) = stack(
+                chunk
+                    .iter()
+                    .map(|&k| (&rows[k].0.observation, rows[k].0.action.as_slice())),
+            );
             let batch = ImitationBatch {
-                observations: chunk
-                    .iter()
-                    .flat_map(|&k| rows[k].0.observation.features.iter().copied())
-                    .collect(),
-                masks: chunk
-                    .iter()
-                    .flat_map(|&k| mask_values(&rows[k].0.observation.action_mask))
-                    .collect(),
-                actions: chunk
-                    .iter()
-                    .flat_map(|&k| rows[k].0.action.iter().copied())
-                    .collect(),
+                observations,
+                masks,
+                actions,
                 value_targets: chunk.iter().map(|&k| rows[k].1).collect(),
             };
             let loss = imitation_loss(&agent.net, &space, &batch, settings.value_coef, device);
@@ -224,7 +225,7 @@ pub fn warm_start<E: SchedulingEnv>(
     let held_out_decisions: usize = demonstrations
         .iter()
         .enumerate()
-        .filter(|(k, _)| demonstrations.len() > 1 && k % HOLD_OUT == HOLD_OUT - 1)
+        .filter(|(k, _)| is_held_out(*k, demonstrations.len()))
         .map(|(_, d)| d.decisions.len())
         .sum();
     Ok(WarmStartReport {

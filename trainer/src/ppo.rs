@@ -14,7 +14,7 @@ use rand::seq::SliceRandom;
 use schedlab_agents::learned::actor_critic::{
     ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
 };
-use schedlab_agents::learned::batch::mask_values;
+use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
@@ -192,8 +192,9 @@ pub struct PpoTrainer<E: SchedulingEnv> {
 impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
+        let lr = self.learning_rate();
         let (records, tally) = self.rollout()?;
-        let ((policy_loss, value_loss, entropy), gradient_steps) = self.optimise(&records);
+        let ((policy_loss, value_loss, entropy), gradient_steps) = self.optimise(&records, lr);
         let (finished, train_loss) = tally.finish();
         Ok(UpdateStats {
             env_steps: self.env_steps,
@@ -367,19 +368,18 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         Ok((records, tally))
     }
 
-    /// The rate for this update: annealed linearly from `lr` by the share of the run done
-    /// before its rollout (a run whose length is unknown keeps `lr`).
+    /// The rate for the next update: annealed linearly from `lr` by the share of the run done
+    /// (a run whose length is unknown keeps `lr`).
     fn learning_rate(&self) -> f64 {
-        let rollout = (self.envs.len() * self.config.rollout_steps) as u64;
         if !self.config.anneal_lr || self.total_steps == 0 {
             return self.config.lr;
         }
-        let done = self.env_steps.saturating_sub(rollout) as f64 / self.total_steps as f64;
+        let done = self.env_steps as f64 / self.total_steps as f64;
         self.config.lr * (1.0 - done).max(0.0)
     }
 
     /// The mean policy loss, value loss and entropy, and the gradient steps taken.
-    fn optimise(&mut self, records: &[Vec<Record>]) -> ((f32, f32, f32), u64) {
+    fn optimise(&mut self, records: &[Vec<Record>], lr: f64) -> ((f32, f32, f32), u64) {
         let last_values = self
             .agent
             .values(&self.observations.iter().collect::<Vec<_>>());
@@ -417,7 +417,6 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let per_batch = rows.len().div_ceil(self.config.minibatches.max(1));
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let (mut sums, mut count) = ((0.0, 0.0, 0.0), 0.0);
-        let lr = self.learning_rate();
         for _ in 0..self.config.epochs {
             order.shuffle(&mut self.rng);
             for chunk in order.chunks(per_batch) {
@@ -456,19 +455,15 @@ fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize], normalize: bool) -> 
     } else {
         (0.0, 1.0)
     };
+    let (observations, masks, actions) = stack(
+        chunk
+            .iter()
+            .map(|&k| (&rows[k].0.observation, rows[k].0.action.as_slice())),
+    );
     PpoBatch {
-        observations: chunk
-            .iter()
-            .flat_map(|&k| rows[k].0.observation.features.iter().copied())
-            .collect(),
-        masks: chunk
-            .iter()
-            .flat_map(|&k| mask_values(&rows[k].0.observation.action_mask))
-            .collect(),
-        actions: chunk
-            .iter()
-            .flat_map(|&k| rows[k].0.action.iter().copied())
-            .collect(),
+        observations,
+        masks,
+        actions,
         old_log_probs: chunk.iter().map(|&k| rows[k].0.log_prob).collect(),
         advantages: advantages.iter().map(|a| (a - mean) / std).collect(),
         returns: chunk.iter().map(|&k| rows[k].2).collect(),

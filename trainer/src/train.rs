@@ -11,7 +11,7 @@ use schedlab_env::{EnvError, EpisodeSummary};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::algorithms::AgentKind;
-use crate::evaluation::{eval_scalars, evaluate};
+use crate::evaluation::{curve_means, eval_scalars, evaluate};
 use crate::files::sha256_file;
 use crate::imitation::WarmStartReport;
 use crate::learner::{Learner, LearnerError, UpdateStats};
@@ -199,6 +199,14 @@ pub fn train<E: SchedulingEnv>(
             mask_len,
         }
     };
+    // record files first, the manifest naming them last (trainer/src/run.rs)
+    let checkpoint = |learner: &dyn Learner<E::Metrics>, step: u64| {
+        let manifest = manifest(step);
+        learner
+            .save(&run, &manifest)
+            .and_then(|()| run.commit_checkpoint(&manifest))
+            .map_err(io(&run.path))
+    };
     learner.plan(spec.steps);
     let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
     if start.is_none()
@@ -226,11 +234,7 @@ pub fn train<E: SchedulingEnv>(
         run.write_json("warm_start.json", &warm)
             .map_err(io(&run.path))?;
         if spec.steps == 0 {
-            let manifest = manifest(0);
-            learner
-                .save(&run, &manifest)
-                .and_then(|()| run.commit_checkpoint(&manifest))
-                .map_err(io(&run.path))?;
+            checkpoint(learner.as_ref(), 0)?;
         }
     }
     let start_time = Instant::now();
@@ -273,11 +277,7 @@ pub fn train<E: SchedulingEnv>(
             evaluation: evaluation.as_deref(),
         });
         if stopping || step >= next_checkpoint {
-            let manifest = manifest(step);
-            learner
-                .save(&run, &manifest)
-                .and_then(|()| run.commit_checkpoint(&manifest))
-                .map_err(io(&run.path))?;
+            checkpoint(learner.as_ref(), step)?;
             next_checkpoint = step + spec.checkpoint_every.max(1);
         }
         if stopping {
@@ -316,18 +316,11 @@ fn compare_with_teacher<E: SchedulingEnv>(
     let clones = seeds.iter().map(|_| learner.greedy_policy()).collect();
     let clone_metrics = evaluate(prototype, clones, seeds)?;
     let teacher_metrics = evaluate(prototype, teachers, seeds)?;
-    let mean = |metrics: &[E::Metrics], k: usize| {
-        metrics.iter().map(|m| m.curves()[k].1).sum::<f64>() / metrics.len().max(1) as f64
-    };
-    let headline = match clone_metrics.first() {
-        Some(first) => (first.curves().iter().enumerate())
-            .map(|(k, (name, _))| {
-                let (clone, teacher) = (mean(&clone_metrics, k), mean(&teacher_metrics, k));
-                ((*name).to_owned(), clone, teacher)
-            })
-            .collect(),
-        None => Vec::new(),
-    };
+    let headline = curve_means(&clone_metrics)
+        .into_iter()
+        .zip(curve_means(&teacher_metrics))
+        .map(|((name, clone), (_, teacher))| (name.to_owned(), clone, teacher))
+        .collect();
     Ok(WarmStartComparison {
         report: report.clone(),
         seeds: seeds.to_vec(),

@@ -175,6 +175,32 @@ impl ActorCritic {
     }
 }
 
+/// For host rows `(features, masks as 1/0, chosen levels)`: the masked per-level
+/// log-probabilities `[rows, mask_len]`, each row's joint log-probability of its chosen
+/// action (summed over dimensions) `[rows]`, and the values `[rows]`.
+fn chosen_log_probs(
+    net: &ActorCritic,
+    space: &ActionSpace,
+    (observations, masks, actions): (&[f32], &[f32], &[usize]),
+    device: &Device,
+) -> (Tensor<2>, Tensor<1>, Tensor<1>) {
+    let (rows, width) = (actions.len() / space.dims(), space.mask_len());
+    let tensor2 =
+        |v: Vec<f32>, cols: usize| Tensor::<2>::from_data(TensorData::new(v, [rows, cols]), device);
+    let (logits, values) = net.forward(tensor2(observations.to_vec(), observations.len() / rows));
+    let log_probs = masked_log_probs(space, logits, tensor2(masks.to_vec(), width));
+    let chosen = (log_probs.clone() * tensor2(chosen_one_hot(space, actions), width))
+        .sum_dim(1)
+        .squeeze_dim(1);
+    (log_probs, chosen, values)
+}
+
+/// `mean (values - targets)^2`.
+fn squared_error(values: Tensor<1>, targets: Tensor<1>) -> Tensor<1> {
+    let error = values - targets;
+    (error.clone() * error).mean()
+}
+
 /// A minibatch for the PPO update, flat row-major host data.
 #[derive(Debug, Clone)]
 pub struct PpoBatch {
@@ -218,26 +244,19 @@ pub fn ppo_loss(
     device: &Device,
 ) -> PpoLoss {
     let rows = batch.advantages.len();
-    let width = space.mask_len();
-    let tensor2 =
-        |v: Vec<f32>, cols: usize| Tensor::<2>::from_data(TensorData::new(v, [rows, cols]), device);
     let tensor1 = |v: Vec<f32>| Tensor::<1>::from_data(TensorData::new(v, [rows]), device);
-    let (logits, values) = net.forward(tensor2(
-        batch.observations.clone(),
-        batch.observations.len() / rows,
-    ));
-    let log_probs = masked_log_probs(space, logits, tensor2(batch.masks.clone(), width));
-    let chosen = chosen_one_hot(space, &batch.actions);
-    let new_log_prob: Tensor<1> = (log_probs.clone() * tensor2(chosen, width))
-        .sum_dim(1)
-        .squeeze_dim(1);
+    let (log_probs, new_log_prob, values) = chosen_log_probs(
+        net,
+        space,
+        (&batch.observations, &batch.masks, &batch.actions),
+        device,
+    );
     let ratio = (new_log_prob - tensor1(batch.old_log_probs.clone())).exp();
     let advantages = tensor1(batch.advantages.clone());
     let unclipped = ratio.clone() * advantages.clone();
     let clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip) * advantages;
     let policy = unclipped.min_pair(clipped).mean().neg();
-    let error = values - tensor1(batch.returns.clone());
-    let value = (error.clone() * error).mean();
+    let value = squared_error(values, tensor1(batch.returns.clone()));
     let entropy = (log_probs.clone().exp() * log_probs)
         .sum_dim(1)
         .mean()
@@ -282,19 +301,15 @@ pub fn imitation_loss(
     device: &Device,
 ) -> ImitationLoss {
     let rows = batch.value_targets.len();
-    let width = space.mask_len();
-    let tensor2 =
-        |v: Vec<f32>, cols: usize| Tensor::<2>::from_data(TensorData::new(v, [rows, cols]), device);
-    let (logits, values) = net.forward(tensor2(
-        batch.observations.clone(),
-        batch.observations.len() / rows,
-    ));
-    let log_probs = masked_log_probs(space, logits, tensor2(batch.masks.clone(), width));
-    let chosen = tensor2(chosen_one_hot(space, &batch.actions), width);
-    let cross_entropy = (log_probs * chosen).sum_dim(1).mean().neg();
-    let error = values
-        - Tensor::<1>::from_data(TensorData::new(batch.value_targets.clone(), [rows]), device);
-    let value = (error.clone() * error).mean();
+    let (_, chosen, values) = chosen_log_probs(
+        net,
+        space,
+        (&batch.observations, &batch.masks, &batch.actions),
+        device,
+    );
+    let cross_entropy = chosen.mean().neg();
+    let targets = TensorData::new(batch.value_targets.clone(), [rows]);
+    let value = squared_error(values, Tensor::<1>::from_data(targets, device));
     ImitationLoss {
         total: cross_entropy.clone() + value.clone().mul_scalar(value_coef),
         cross_entropy,

@@ -24,6 +24,21 @@ pub fn features(observations: &[&Observation], device: &Device) -> Tensor<2> {
     Tensor::from_data(TensorData::new(values, [observations.len(), width]), device)
 }
 
+/// Decisions `(observation, chosen levels)` as flat host rows, the form the losses take:
+/// features `[rows, observation length]`, masks as 1/0 `[rows, mask_len]`, levels
+/// `[rows, dims]`.
+pub fn stack<'a>(
+    decisions: impl Iterator<Item = (&'a Observation, &'a [usize])>,
+) -> (Vec<f32>, Vec<f32>, Vec<usize>) {
+    let (mut observations, mut masks, mut actions) = (Vec::new(), Vec::new(), Vec::new());
+    for (observation, action) in decisions {
+        observations.extend_from_slice(&observation.features);
+        masks.extend(mask_values(&observation.action_mask));
+        actions.extend_from_slice(action);
+    }
+    (observations, masks, actions)
+}
+
 /// A mask as 1 (allowed) and 0 (masked), the form the masked heads take.
 pub fn mask_values(mask: &[bool]) -> impl Iterator<Item = f32> + '_ {
     mask.iter().map(|&m| f32::from(u8::from(m)))
