@@ -12,6 +12,7 @@
 //! the command line: those crates depend on it, never the reverse.
 
 pub mod cluster;
+pub mod dag;
 pub mod data;
 pub mod error;
 pub mod gym;

@@ -496,6 +496,29 @@ impl Workload {
     }
 }
 
+/// The `kind` a workload file declares (`jobs`, `dag`; none for single-job files).
+pub fn file_kind(path: &Path) -> Result<Option<String>> {
+    let table = read_with_overrides(path, &[])?;
+    Ok(table
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .map(str::to_owned))
+}
+
+/// A workload file as a TOML table with `key.path=value` overrides set.
+pub(crate) fn read_with_overrides(
+    path: &Path,
+    overrides: &[(String, String)],
+) -> Result<toml::Table> {
+    let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
+    let mut table: toml::Table = toml::from_str(&text)
+        .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
+    for (key, value) in overrides {
+        set_key(&mut table, key, value).map_err(|m| EnvError::config(path, key, m))?;
+    }
+    Ok(table)
+}
+
 /// Sets `a.b.c = value` in a TOML table, creating missing tables (a section left to its
 /// defaults); a misspelt name then fails validation as an unknown field.
 pub(crate) fn set_key(

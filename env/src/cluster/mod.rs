@@ -5,7 +5,9 @@ mod background;
 mod trace_v2018;
 
 pub use background::{Background, BackgroundSpec, LoadSeries, hash_task};
-pub use trace_v2018::{TraceStats, TraceTask, V2018_COLUMNS, load_v2018_tasks};
+pub use trace_v2018::{
+    TaskName, TraceStats, TraceTask, V2018_COLUMNS, load_v2018_tasks, parse_task_name,
+};
 
 use serde::{Deserialize, Serialize};
 

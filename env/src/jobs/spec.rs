@@ -332,10 +332,7 @@ pub type TableReader<'a> = &'a dyn Fn(&Path) -> std::result::Result<Vec<JobRecor
 impl JobsWorkload {
     /// Whether a TOML file is a jobs workload (`kind = "jobs"`), without validating it.
     pub fn is_jobs_file(path: &Path) -> Result<bool> {
-        let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
-        let table: toml::Table = toml::from_str(&text)
-            .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
-        Ok(table.get("kind").and_then(|k| k.as_str()) == Some("jobs"))
+        crate::workload::file_kind(path).map(|k| k.as_deref() == Some("jobs"))
     }
 
     /// Reads and validates a jobs workload; `read_table` reads its `jobs_table` when it has one.
@@ -346,15 +343,10 @@ impl JobsWorkload {
         overrides: &[(String, String)],
         read_table: TableReader,
     ) -> Result<JobsWorkload> {
-        let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
         let toml_error = |e: toml::de::Error| {
             EnvError::config(path, "(file)", e.to_string().trim_end().to_owned())
         };
-        let mut table: toml::Table = toml::from_str(&text).map_err(toml_error)?;
-        for (key, value) in overrides {
-            crate::workload::set_key(&mut table, key, value)
-                .map_err(|m| EnvError::config(path, key, m))?;
-        }
+        let table = crate::workload::read_with_overrides(path, overrides)?;
         let mut workload =
             JobsWorkload::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
         if let Some(table) = &workload.jobs_table {

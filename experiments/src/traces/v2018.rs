@@ -2,56 +2,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use schedlab_env::cluster::V2018_COLUMNS;
+use schedlab_env::cluster::{TaskName, V2018_COLUMNS, parse_task_name};
 use schedlab_env::jobs::JobRecord;
 
 use super::table::{RowError, TextTable};
 use super::{ReadJobs, ReadOptions, check_fits, templates};
-
-/// The trace cuts task names at this many characters.
-const NAME_LIMIT: usize = 50;
-
-/// A task name parsed: its id and the ids it depends on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskName {
-    pub id: String,
-    pub parents: Vec<String>,
-    /// The name was cut at the trace's limit; its last, possibly partial, parent was dropped.
-    pub truncated: bool,
-}
-
-/// `M1`, `R2_1`, `J4_2_3`: a type letter, the task id, then the ids it depends on. A name
-/// of the trace's full 50 characters was cut there, so its last parent is unreliable and is
-/// dropped. Names without this shape (independent tasks) are their own id.
-pub fn parse_task_name(name: &str) -> TaskName {
-    let letters = name.bytes().take_while(u8::is_ascii_alphabetic).count();
-    let mut parts = name[letters..].split('_');
-    let own = parts.next().unwrap_or_default();
-    let is_dag = letters > 0
-        && !own.is_empty()
-        && own.bytes().all(|b| b.is_ascii_digit())
-        && name[letters..]
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b == b'_');
-    if !is_dag {
-        return TaskName {
-            id: name.to_owned(),
-            parents: Vec::new(),
-            truncated: false,
-        };
-    }
-    let mut parents: Vec<String> = parts.map(str::to_owned).collect();
-    let truncated = name.len() >= NAME_LIMIT;
-    if truncated {
-        parents.pop();
-    }
-    parents.retain(|p| !p.is_empty());
-    TaskName {
-        id: own.to_owned(),
-        parents,
-        truncated,
-    }
-}
 
 struct Task {
     row: usize,
@@ -193,36 +148,4 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
     }
     window.rebase(&mut out.jobs);
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dag_names_give_id_and_parents() {
-        let n = parse_task_name("J4_2_3");
-        assert_eq!(
-            (n.id.as_str(), n.parents.clone(), n.truncated),
-            ("4", vec!["2".to_owned(), "3".to_owned()], false)
-        );
-        assert_eq!(parse_task_name("M1").parents, Vec::<String>::new());
-        let independent = parse_task_name("task_Nzg3ODAw");
-        assert_eq!(
-            (independent.id.as_str(), independent.parents.len()),
-            ("task_Nzg3ODAw", 0)
-        );
-    }
-
-    #[test]
-    fn names_cut_at_fifty_characters_lose_their_last_parent() {
-        // real names from the shipped slice
-        let cut = parse_task_name("J53_1_2_3_4_6_8_10_12_13_14_15_16_18_20_22_24_25_2");
-        assert!(cut.truncated);
-        assert_eq!(cut.id, "53");
-        assert_eq!(cut.parents.last().map(String::as_str), Some("25"));
-        let trailing = parse_task_name("J30_4_5_6_8_9_10_12_13_14_16_17_18_19_21_22_24_25_");
-        assert!(trailing.truncated);
-        assert_eq!(trailing.parents.last().map(String::as_str), Some("25"));
-    }
 }

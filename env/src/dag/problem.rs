@@ -1,0 +1,250 @@
+//! One scheduling instance: tasks with their dependencies and data, compiled against a
+//! platform into what every DAG scheduler reads (execution time of each task on each GPU,
+//! transfer time of each edge between two GPUs, release times).
+
+use std::fmt;
+
+use super::platform::Platform;
+
+/// A task of a DAG workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub name: String,
+    /// Index of the DAG job it belongs to.
+    pub job: usize,
+    /// What it does (`M`, `R`, `J` in the Alibaba trace; `compute` in the generators): GPU
+    /// types may run kinds at different speeds.
+    pub kind: String,
+    /// Seconds on a GPU of speed 1.
+    pub work_s: f64,
+    pub memory_gb: f64,
+    /// Its job's arrival: it cannot start before.
+    pub release_s: f64,
+    /// Seconds on each GPU, replacing `work_s` over the speeds (the published examples give
+    /// a cost matrix).
+    pub times_s: Option<Vec<f64>>,
+}
+
+/// `from`'s output, `data_mb` megabytes, is an input of `to`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    pub data_mb: f64,
+}
+
+/// Tasks and edges before compilation against a platform.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dag {
+    pub tasks: Vec<Task>,
+    pub edges: Vec<Edge>,
+    /// Job names, indexed by `Task::job`.
+    pub jobs: Vec<String>,
+}
+
+/// Why a DAG cannot be scheduled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DagError {
+    Cycle(Vec<String>),
+    Edge { index: usize, message: String },
+    Task { name: String, message: String },
+}
+
+impl fmt::Display for DagError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DagError::Cycle(names) => {
+                write!(f, "the dependencies form a cycle: {}", names.join(" -> "))
+            }
+            DagError::Edge { index, message } => write!(f, "edge {index}: {message}"),
+            DagError::Task { name, message } => write!(f, "task `{name}`: {message}"),
+        }
+    }
+}
+
+/// A DAG compiled against a platform: the form schedulers and the env read.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub tasks: Vec<Task>,
+    pub jobs: Vec<String>,
+    gpus: usize,
+    /// `exec[task * gpus + gpu]`, infinite where the task does not fit the GPU's memory.
+    exec: Vec<f64>,
+    preds: Vec<Vec<(usize, f64)>>,
+    succs: Vec<Vec<(usize, f64)>>,
+    machine_of: Vec<usize>,
+    /// `per_mb_s[from * gpus + to]`: transfer seconds per megabyte.
+    per_mb_s: Vec<f64>,
+    mean_per_mb_s: f64,
+}
+
+impl Problem {
+    /// Checks the DAG (edges in range, positive finite work, no cycle, every task fitting
+    /// some GPU) and compiles it.
+    pub fn new(dag: Dag, platform: &Platform) -> Result<Problem, DagError> {
+        let n = dag.tasks.len();
+        let gpus = platform.gpus();
+        let mut preds = vec![Vec::new(); n];
+        let mut succs = vec![Vec::new(); n];
+        for (index, e) in dag.edges.iter().enumerate() {
+            let bad = |message: String| Err(DagError::Edge { index, message });
+            if e.from >= n || e.to >= n {
+                return bad(format!(
+                    "{} -> {} names a task beyond the {n} tasks",
+                    e.from, e.to
+                ));
+            }
+            if e.from == e.to {
+                return Err(DagError::Cycle(vec![dag.tasks[e.from].name.clone(); 2]));
+            }
+            if !(e.data_mb.is_finite() && e.data_mb >= 0.0) {
+                return bad(format!(
+                    "data {} MB is not a non-negative number",
+                    e.data_mb
+                ));
+            }
+            if preds[e.to].iter().any(|&(p, _)| p == e.from) {
+                return bad(format!(
+                    "{} -> {} is given twice",
+                    dag.tasks[e.from].name, dag.tasks[e.to].name
+                ));
+            }
+            preds[e.to].push((e.from, e.data_mb));
+            succs[e.from].push((e.to, e.data_mb));
+        }
+        let mut exec = Vec::with_capacity(n * gpus);
+        for task in &dag.tasks {
+            let bad = |message: String| {
+                Err(DagError::Task {
+                    name: task.name.clone(),
+                    message,
+                })
+            };
+            if !(task.work_s.is_finite() && task.work_s > 0.0) {
+                return bad(format!("work {} s is not a positive number", task.work_s));
+            }
+            if !(task.release_s.is_finite() && task.release_s >= 0.0) {
+                return bad(format!(
+                    "release {} s is not a non-negative number",
+                    task.release_s
+                ));
+            }
+            if task.job >= dag.jobs.len() {
+                return bad(format!("job {} of {} jobs", task.job, dag.jobs.len()));
+            }
+            match &task.times_s {
+                Some(times) if times.len() != gpus => {
+                    return bad(format!("{} times for {gpus} GPUs", times.len()));
+                }
+                Some(times) if times.iter().any(|t| !(t.is_finite() && *t > 0.0)) => {
+                    return bad(format!("times {times:?} must be positive numbers"));
+                }
+                _ => {}
+            }
+            for g in 0..gpus {
+                let fits = task.memory_gb <= platform.memory_gb(g);
+                exec.push(match (&task.times_s, fits) {
+                    (_, false) => f64::INFINITY,
+                    (Some(times), true) => times[g],
+                    (None, true) => task.work_s / platform.speed(g, &task.kind),
+                });
+            }
+            if exec[exec.len() - gpus..].iter().all(|t| t.is_infinite()) {
+                return bad(format!(
+                    "needs {} GB, more than any GPU holds ({} GB)",
+                    task.memory_gb,
+                    platform.largest_memory_gb()
+                ));
+            }
+        }
+        let problem = Problem {
+            tasks: dag.tasks,
+            jobs: dag.jobs,
+            gpus,
+            exec,
+            preds,
+            succs,
+            machine_of: (0..gpus).map(|g| platform.machine_of(g)).collect(),
+            per_mb_s: (0..gpus * gpus)
+                .map(|i| platform.per_mb_s(i / gpus, i % gpus))
+                .collect(),
+            mean_per_mb_s: platform.mean_per_mb_s(),
+        };
+        problem.check_acyclic()?;
+        Ok(problem)
+    }
+
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+    pub fn gpus(&self) -> usize {
+        self.gpus
+    }
+    /// Seconds `task` runs on `gpu` (infinite where it does not fit).
+    pub fn exec_s(&self, task: usize, gpu: usize) -> f64 {
+        self.exec[task * self.gpus + gpu]
+    }
+    pub fn fits(&self, task: usize, gpu: usize) -> bool {
+        self.exec_s(task, gpu).is_finite()
+    }
+    /// Parents with the megabytes each sends.
+    pub fn preds(&self, task: usize) -> &[(usize, f64)] {
+        &self.preds[task]
+    }
+    pub fn succs(&self, task: usize) -> &[(usize, f64)] {
+        &self.succs[task]
+    }
+    pub fn machine_of(&self, gpu: usize) -> usize {
+        self.machine_of[gpu]
+    }
+    /// Seconds to move `data_mb` from `from` to `to`: nothing on the same GPU.
+    pub fn transfer_s(&self, data_mb: f64, from: usize, to: usize) -> f64 {
+        data_mb * self.per_mb_s[from * self.gpus + to]
+    }
+    /// [`Platform::mean_per_mb_s`].
+    pub fn mean_per_mb_s(&self) -> f64 {
+        self.mean_per_mb_s
+    }
+
+    /// Kahn's algorithm; tasks left over lie on or behind a cycle, and one cycle among them
+    /// is named.
+    fn check_acyclic(&self) -> Result<(), DagError> {
+        let n = self.len();
+        let mut indegree: Vec<usize> = self.preds.iter().map(Vec::len).collect();
+        let mut ready: Vec<usize> = (0..n).filter(|&t| indegree[t] == 0).collect();
+        let mut seen = 0;
+        while let Some(t) = ready.pop() {
+            seen += 1;
+            for &(s, _) in &self.succs[t] {
+                indegree[s] -= 1;
+                if indegree[s] == 0 {
+                    ready.push(s);
+                }
+            }
+        }
+        if seen == n {
+            return Ok(());
+        }
+        // walk parents among the leftovers until a task repeats: that loop is a cycle
+        let mut path = vec![(0..n).find(|&t| indegree[t] > 0).expect("a task is left")];
+        loop {
+            let last = *path.last().expect("path is never empty");
+            let parent = self.preds[last]
+                .iter()
+                .map(|&(p, _)| p)
+                .find(|&p| indegree[p] > 0)
+                .expect("a leftover task has a leftover parent");
+            if let Some(at) = path.iter().position(|&t| t == parent) {
+                let name = |t: usize| self.tasks[t].name.clone();
+                let mut cycle = vec![name(parent)];
+                cycle.extend(path[at + 1..].iter().rev().map(|&t| name(t)));
+                cycle.push(name(parent));
+                return Err(DagError::Cycle(cycle));
+            }
+            path.push(parent);
+        }
+    }
+}
