@@ -8,6 +8,7 @@
 //! workload declares) and nothing of how they simulate, of training loops, logging or the
 //! command line.
 
+pub mod dag;
 pub mod dqn;
 pub mod jobs;
 pub mod learned;

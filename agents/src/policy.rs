@@ -1,9 +1,11 @@
 //! The one interface every scheduler implements, and what a scheduler may know of its env:
 //! what every env offers ([`PolicyContext`]) and what one kind of env adds ([`EnvContext`]).
 
+use schedlab_env::dag::DagEnv;
 use schedlab_env::jobs::JobsEnv;
 use schedlab_env::{ActionSpace, Observation, ObservationSpace, SingleJobEnv};
 
+use crate::dag::DagContext;
 use crate::jobs::{JobsContext, OneChoice};
 use crate::single_job::SingleJobContext;
 
@@ -21,16 +23,19 @@ pub enum EnvKind {
     SingleJob,
     /// Many jobs arriving at a cluster of machines ([`JobsEnv`]).
     Jobs,
+    /// DAGs of tasks placed on heterogeneous GPUs ([`DagEnv`]).
+    Dag,
 }
 
 impl EnvKind {
-    pub const ALL: [EnvKind; 2] = [EnvKind::SingleJob, EnvKind::Jobs];
+    pub const ALL: [EnvKind; 3] = [EnvKind::SingleJob, EnvKind::Jobs, EnvKind::Dag];
 
     /// As the command line and workload files say it.
     pub fn name(self) -> &'static str {
         match self {
             EnvKind::SingleJob => "single-job",
             EnvKind::Jobs => "jobs",
+            EnvKind::Dag => "dag",
         }
     }
 }
@@ -40,6 +45,7 @@ impl EnvKind {
 pub enum EnvContext {
     SingleJob(SingleJobContext),
     Jobs(JobsContext),
+    Dag(DagContext),
 }
 
 impl EnvContext {
@@ -47,6 +53,7 @@ impl EnvContext {
         match self {
             EnvContext::SingleJob(_) => EnvKind::SingleJob,
             EnvContext::Jobs(_) => EnvKind::Jobs,
+            EnvContext::Dag(_) => EnvKind::Dag,
         }
     }
     /// A scheduler of this kind, planning in its native interface, as the env takes actions:
@@ -57,7 +64,7 @@ impl EnvContext {
                 Some(layout) => Box::new(OneChoice::new(policy, ctx.clone(), layout.clone())),
                 None => policy,
             },
-            EnvContext::SingleJob(_) => policy,
+            EnvContext::SingleJob(_) | EnvContext::Dag(_) => policy,
         }
     }
 
@@ -65,6 +72,7 @@ impl EnvContext {
         match self {
             EnvContext::SingleJob(ctx) => ctx,
             EnvContext::Jobs(ctx) => ctx,
+            EnvContext::Dag(ctx) => ctx,
         }
     }
 }
@@ -87,6 +95,12 @@ impl SchedulingEnv for SingleJobEnv {
 impl SchedulingEnv for JobsEnv {
     fn context(&self) -> EnvContext {
         EnvContext::Jobs(JobsContext::of(self))
+    }
+}
+
+impl SchedulingEnv for DagEnv {
+    fn context(&self) -> EnvContext {
+        EnvContext::Dag(DagContext::of(self))
     }
 }
 

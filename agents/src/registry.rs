@@ -1,6 +1,7 @@
 //! Every scheduler by name, as a table of rows: name, the kinds of env it acts in, typed
 //! options with defaults and help, and its constructor. The rows live beside the schedulers
-//! ([`crate::single_job::SCHEDULERS`], [`crate::jobs::SCHEDULERS`], [`GENERIC`]); adding a
+//! ([`crate::single_job::SCHEDULERS`], [`crate::jobs::SCHEDULERS`],
+//! [`crate::dag::SCHEDULERS`], [`GENERIC`]); adding a
 //! scheduler is one file and one row (see ARCHITECTURE.md, "Add a scheduler").
 //!
 //! A spec is a name with optional inline options, `raes:solver=heuristic:predictor=ewma`;
@@ -31,6 +32,7 @@ pub fn rows() -> impl Iterator<Item = &'static SchedulerRow> {
     crate::single_job::SCHEDULERS
         .iter()
         .chain(crate::jobs::SCHEDULERS)
+        .chain(crate::dag::SCHEDULERS)
         .chain(GENERIC)
 }
 

@@ -1,0 +1,59 @@
+//! The metaheuristics' decoder: a plan's makespan as the env would play it (its order,
+//! insertion), and a continuous position mapped to GPUs that hold each task.
+
+use schedlab_env::dag::{Builder, Problem, env_order};
+
+use super::plan::fitting_gpus;
+
+pub struct Decoder<'a> {
+    pub problem: &'a Problem,
+    order: Vec<usize>,
+    builder: Builder,
+    /// Each task's GPUs that hold it.
+    pub fitting: Vec<Vec<usize>>,
+    /// Plans evaluated so far.
+    pub evaluations: usize,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(problem: &'a Problem) -> Self {
+        Decoder {
+            problem,
+            order: env_order(problem),
+            builder: Builder::new(problem),
+            fitting: fitting_gpus(problem),
+            evaluations: 0,
+        }
+    }
+
+    /// The makespan of `assignment` in the env.
+    pub fn makespan_s(&mut self, assignment: &[usize]) -> f64 {
+        self.evaluations += 1;
+        self.builder.play(self.problem, &self.order, assignment)
+    }
+
+    /// Position `x[t]` in `[0, 1)` picks among task `t`'s GPUs that hold it.
+    pub fn gpus_of(&self, position: &[f64]) -> Vec<usize> {
+        position
+            .iter()
+            .zip(&self.fitting)
+            .map(|(&x, gpus)| gpus[((x * gpus.len() as f64) as usize).min(gpus.len() - 1)])
+            .collect()
+    }
+
+    /// The position in the middle of each task's interval for `assignment`'s GPU (so that
+    /// [`Self::gpus_of`] gives `assignment` back).
+    pub fn position_of(&self, assignment: &[usize]) -> Vec<f64> {
+        assignment
+            .iter()
+            .zip(&self.fitting)
+            .map(|(g, gpus)| {
+                let k = gpus
+                    .iter()
+                    .position(|x| x == g)
+                    .expect("a plan uses GPUs that hold its tasks");
+                (k as f64 + 0.5) / gpus.len() as f64
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,41 @@
+//! HEFT (Topcuoglu, Hariri and Wu 2002): tasks by upward rank, each on the GPU of least
+//! earliest finish time with insertion. Its order is the env's, so its plan replays exactly.
+
+use schedlab_env::dag::{Builder, Problem, Schedule, env_order};
+
+use super::dag_context;
+use super::plan::{PlanPolicy, Planner};
+use crate::policy::EnvKind;
+use crate::registry::SchedulerRow;
+
+pub const ROW: SchedulerRow = SchedulerRow {
+    name: "heft",
+    kinds: &[EnvKind::Dag],
+    help: "HEFT: upward-rank order, least earliest finish time with insertion",
+    options: &[],
+    build: |ctx, _| {
+        let ctx = dag_context(ctx);
+        Ok(Box::new(PlanPolicy::new(
+            "heft",
+            ctx.workload.clone(),
+            Box::new(Heft),
+        )))
+    },
+};
+
+pub fn heft(problem: &Problem) -> Schedule {
+    let mut builder = Builder::new(problem);
+    for t in env_order(problem) {
+        let g = builder.best_gpu(problem, t);
+        builder.place(problem, t, g);
+    }
+    builder.into_schedule()
+}
+
+struct Heft;
+
+impl Planner for Heft {
+    fn plan(&mut self, problem: &Problem, _seed: u64) -> Vec<usize> {
+        heft(problem).gpu
+    }
+}
