@@ -633,9 +633,9 @@ mod tests {
         let mut count = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
-            // jobs workloads (and their Parquet tables) are checked by the CLI tests
+            // other kinds (jobs, DAG) are checked by their own tests and the CLI tests
             let is_toml = path.extension().is_some_and(|e| e == "toml");
-            if !is_toml || crate::jobs::JobsWorkload::is_jobs_file(&path).unwrap() {
+            if !is_toml || file_kind(&path).unwrap().is_some() {
                 continue;
             }
             Workload::load(&path).unwrap_or_else(|e| panic!("{e}"));

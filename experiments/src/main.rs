@@ -124,6 +124,8 @@ enum BenchCommand {
     Cluster(commands::bench_cluster::BenchClusterArgs),
     /// The learned agents' training speed (env steps and gradient steps per second).
     Train(commands::bench_train::BenchTrainArgs),
+    /// The DAG schedulers on large instances: list schedulers' times, decoder plans per second.
+    Dag(commands::bench_dag::BenchDagArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -153,5 +155,6 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),
         Command::Bench(BenchCommand::Cluster(args)) => commands::bench_cluster::run(args),
         Command::Bench(BenchCommand::Train(args)) => commands::bench_train::run(args),
+        Command::Bench(BenchCommand::Dag(args)) => commands::bench_dag::run(args),
     }
 }

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use schedlab_env::EpisodeMetrics;
+use schedlab_env::dag::DagMetrics;
 use schedlab_env::jobs::JobsMetrics;
 
 /// [`schedlab_trainer::files::write_atomic`], with the path in the error.
@@ -124,6 +125,34 @@ pub const METRICS: [Metric<EpisodeMetrics>; 11] = [
         flag: false,
     },
 ];
+
+/// Every DAG metric, in [`DagMetrics`]'s order.
+pub const DAG_METRICS: [Metric<DagMetrics>; 9] = [
+    metric("makespan_s", |m| m.makespan_s, 1, Better::Lower),
+    metric("slr", |m| m.slr, 3, Better::Lower),
+    metric("lower_bound_s", |m| m.lower_bound_s, 1, Better::Neither),
+    metric("jct_avg_s", |m| m.jct_avg_s, 1, Better::Lower),
+    metric("gpu_utilisation", |m| m.gpu_utilisation, 3, Better::Higher),
+    metric("transferred_mb", |m| m.transferred_mb, 0, Better::Lower),
+    metric("tasks", |m| m.tasks as f64, 0, Better::Neither),
+    metric("jobs", |m| m.jobs as f64, 0, Better::Neither),
+    metric("episode_return", |m| m.episode_return, 1, Better::Higher),
+];
+
+const fn metric(
+    name: &'static str,
+    value: fn(&DagMetrics) -> f64,
+    decimals: usize,
+    better: Better,
+) -> Metric<DagMetrics> {
+    Metric {
+        name,
+        value,
+        decimals,
+        better,
+        flag: false,
+    }
+}
 
 /// Every jobs-cluster metric, in [`JobsMetrics`]'s order.
 pub const JOBS_METRICS: [Metric<JobsMetrics>; 14] = [

@@ -7,7 +7,12 @@ use super::plan::fitting_gpus;
 
 pub struct Decoder<'a> {
     pub problem: &'a Problem,
+    /// The env's order, and the problem renumbered by it (played front to back).
     order: Vec<usize>,
+    in_order: Problem,
+    identity: Vec<usize>,
+    /// A plan renumbered the same way.
+    scratch: Vec<usize>,
     builder: Builder,
     /// Each task's GPUs that hold it.
     pub fitting: Vec<Vec<usize>>,
@@ -17,9 +22,13 @@ pub struct Decoder<'a> {
 
 impl<'a> Decoder<'a> {
     pub fn new(problem: &'a Problem) -> Self {
+        let order = env_order(problem);
         Decoder {
             problem,
-            order: env_order(problem),
+            in_order: problem.renumbered(&order),
+            identity: (0..problem.len()).collect(),
+            scratch: vec![0; problem.len()],
+            order,
             builder: Builder::new(problem),
             fitting: fitting_gpus(problem),
             evaluations: 0,
@@ -29,7 +38,11 @@ impl<'a> Decoder<'a> {
     /// The makespan of `assignment` in the env.
     pub fn makespan_s(&mut self, assignment: &[usize]) -> f64 {
         self.evaluations += 1;
-        self.builder.play(self.problem, &self.order, assignment)
+        for (slot, &t) in self.scratch.iter_mut().zip(&self.order) {
+            *slot = assignment[t];
+        }
+        self.builder
+            .play(&self.in_order, &self.identity, &self.scratch)
     }
 
     /// Position `x[t]` in `[0, 1)` picks among task `t`'s GPUs that hold it.

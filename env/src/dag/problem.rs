@@ -62,6 +62,31 @@ impl fmt::Display for DagError {
     }
 }
 
+/// Each task's neighbours with the data on the edge, in one block (the decoder walks them
+/// for every task of every plan).
+#[derive(Debug, Clone)]
+struct Adjacency {
+    start: Vec<usize>,
+    edges: Vec<(usize, f64)>,
+}
+
+impl Adjacency {
+    fn new(lists: &[Vec<(usize, f64)>]) -> Self {
+        let mut start = Vec::with_capacity(lists.len() + 1);
+        let mut edges = Vec::new();
+        for list in lists {
+            start.push(edges.len());
+            edges.extend_from_slice(list);
+        }
+        start.push(edges.len());
+        Adjacency { start, edges }
+    }
+    #[inline]
+    fn of(&self, task: usize) -> &[(usize, f64)] {
+        &self.edges[self.start[task]..self.start[task + 1]]
+    }
+}
+
 /// A DAG compiled against a platform: the form schedulers and the env read.
 #[derive(Debug, Clone)]
 pub struct Problem {
@@ -70,9 +95,11 @@ pub struct Problem {
     gpus: usize,
     /// `exec[task * gpus + gpu]`, infinite where the task does not fit the GPU's memory.
     exec: Vec<f64>,
-    preds: Vec<Vec<(usize, f64)>>,
-    succs: Vec<Vec<(usize, f64)>>,
+    preds: Adjacency,
+    succs: Adjacency,
     machine_of: Vec<usize>,
+    /// Each task's release, apart from the tasks (read for every task of every plan).
+    release: Vec<f64>,
     /// `per_mb_s[from * gpus + to]`: transfer seconds per megabyte.
     per_mb_s: Vec<f64>,
     mean_per_mb_s: f64,
@@ -157,14 +184,16 @@ impl Problem {
                 ));
             }
         }
+        let release = dag.tasks.iter().map(|t| t.release_s).collect();
         let problem = Problem {
             tasks: dag.tasks,
             jobs: dag.jobs,
             gpus,
             exec,
-            preds,
-            succs,
+            preds: Adjacency::new(&preds),
+            succs: Adjacency::new(&succs),
             machine_of: (0..gpus).map(|g| platform.machine_of(g)).collect(),
+            release,
             per_mb_s: (0..gpus * gpus)
                 .map(|i| platform.per_mb_s(i / gpus, i % gpus))
                 .collect(),
@@ -172,6 +201,41 @@ impl Problem {
         };
         problem.check_acyclic()?;
         Ok(problem)
+    }
+
+    /// The same problem with its tasks renumbered: task `k` of the result is task
+    /// `order[k]` here. Played in the order `0..n`, a problem renumbered by its env order
+    /// reads its tables front to back (the decoder's hot loop).
+    pub fn renumbered(&self, order: &[usize]) -> Problem {
+        let n = self.len();
+        let mut new_index = vec![usize::MAX; n];
+        for (k, &t) in order.iter().enumerate() {
+            new_index[t] = k;
+        }
+        let relabel = |list: &[(usize, f64)]| -> Vec<(usize, f64)> {
+            list.iter().map(|&(t, d)| (new_index[t], d)).collect()
+        };
+        let preds: Vec<_> = order.iter().map(|&t| relabel(self.preds(t))).collect();
+        let succs: Vec<_> = order.iter().map(|&t| relabel(self.succs(t))).collect();
+        Problem {
+            tasks: order.iter().map(|&t| self.tasks[t].clone()).collect(),
+            jobs: self.jobs.clone(),
+            gpus: self.gpus,
+            exec: order
+                .iter()
+                .flat_map(|&t| {
+                    self.exec[t * self.gpus..(t + 1) * self.gpus]
+                        .iter()
+                        .copied()
+                })
+                .collect(),
+            preds: Adjacency::new(&preds),
+            succs: Adjacency::new(&succs),
+            machine_of: self.machine_of.clone(),
+            release: order.iter().map(|&t| self.release[t]).collect(),
+            per_mb_s: self.per_mb_s.clone(),
+            mean_per_mb_s: self.mean_per_mb_s,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -183,7 +247,13 @@ impl Problem {
     pub fn gpus(&self) -> usize {
         self.gpus
     }
+    /// When `task`'s job arrives.
+    #[inline]
+    pub fn release_s(&self, task: usize) -> f64 {
+        self.release[task]
+    }
     /// Seconds `task` runs on `gpu` (infinite where it does not fit).
+    #[inline]
     pub fn exec_s(&self, task: usize, gpu: usize) -> f64 {
         self.exec[task * self.gpus + gpu]
     }
@@ -191,16 +261,19 @@ impl Problem {
         self.exec_s(task, gpu).is_finite()
     }
     /// Parents with the megabytes each sends.
+    #[inline]
     pub fn preds(&self, task: usize) -> &[(usize, f64)] {
-        &self.preds[task]
+        self.preds.of(task)
     }
+    #[inline]
     pub fn succs(&self, task: usize) -> &[(usize, f64)] {
-        &self.succs[task]
+        self.succs.of(task)
     }
     pub fn machine_of(&self, gpu: usize) -> usize {
         self.machine_of[gpu]
     }
     /// Seconds to move `data_mb` from `from` to `to`: nothing on the same GPU.
+    #[inline]
     pub fn transfer_s(&self, data_mb: f64, from: usize, to: usize) -> f64 {
         data_mb * self.per_mb_s[from * self.gpus + to]
     }
@@ -213,12 +286,12 @@ impl Problem {
     /// is named.
     fn check_acyclic(&self) -> Result<(), DagError> {
         let n = self.len();
-        let mut indegree: Vec<usize> = self.preds.iter().map(Vec::len).collect();
+        let mut indegree: Vec<usize> = (0..n).map(|t| self.preds(t).len()).collect();
         let mut ready: Vec<usize> = (0..n).filter(|&t| indegree[t] == 0).collect();
         let mut seen = 0;
         while let Some(t) = ready.pop() {
             seen += 1;
-            for &(s, _) in &self.succs[t] {
+            for &(s, _) in self.succs(t) {
                 indegree[s] -= 1;
                 if indegree[s] == 0 {
                     ready.push(s);
@@ -232,7 +305,8 @@ impl Problem {
         let mut path = vec![(0..n).find(|&t| indegree[t] > 0).expect("a task is left")];
         loop {
             let last = *path.last().expect("path is never empty");
-            let parent = self.preds[last]
+            let parent = self
+                .preds(last)
                 .iter()
                 .map(|&(p, _)| p)
                 .find(|&p| indegree[p] > 0)

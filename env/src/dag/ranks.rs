@@ -155,7 +155,7 @@ pub fn lower_bound_s(problem: &Problem) -> f64 {
             .preds(t)
             .iter()
             .map(|&(p, _)| finish[p])
-            .fold(problem.tasks[t].release_s, f64::max);
+            .fold(problem.release_s(t), f64::max);
         finish[t] = start + fastest(t);
         chain = chain.max(finish[t]);
         work += fastest(t);

@@ -55,7 +55,7 @@ impl Schedule {
                     problem.exec_s(t, g)
                 ));
             }
-            if s + tolerance < problem.tasks[t].release_s {
+            if s + tolerance < problem.release_s(t) {
                 return Err(format!("{} starts at {s} before its release", name(t)));
             }
             for &(p, data) in problem.preds(t) {
@@ -145,6 +145,7 @@ impl Builder {
     }
 
     /// When `task`'s inputs are all on `gpu` (and it is released); its parents must be placed.
+    #[inline]
     pub fn data_ready_s(&self, problem: &Problem, task: usize, gpu: usize) -> f64 {
         problem
             .preds(task)
@@ -153,24 +154,35 @@ impl Builder {
                 debug_assert!(self.is_placed(p), "parents are placed first");
                 self.schedule.finish[p] + problem.transfer_s(data, self.schedule.gpu[p], gpu)
             })
-            .fold(problem.tasks[task].release_s, f64::max)
+            .fold(problem.release_s(task), f64::max)
     }
 
     /// The earliest start of `task` on `gpu`: the first idle gap after its data arrives
     /// that holds it.
     pub fn earliest_start_s(&self, problem: &Problem, task: usize, gpu: usize) -> f64 {
+        self.slot(problem, task, gpu).0
+    }
+
+    /// The earliest start and where its interval goes in the GPU's list.
+    #[inline]
+    fn slot(&self, problem: &Problem, task: usize, gpu: usize) -> (f64, usize) {
         let duration = problem.exec_s(task, gpu);
         let busy = &self.busy[gpu];
         let mut start = self.data_ready_s(problem, task, gpu);
-        // intervals are disjoint and sorted, so their ends are sorted too
-        let first = busy.partition_point(|&(_, end)| end <= start);
-        for &(s, e) in &busy[first..] {
+        // the first interval ending after the data arrives: a scan back from the end, since
+        // tasks in rank order mostly land near it (cheaper than a binary search's branches)
+        let mut at = busy.len();
+        while at > 0 && busy[at - 1].1 > start {
+            at -= 1;
+        }
+        for &(s, e) in &busy[at..] {
             if s >= start + duration {
                 break;
             }
             start = start.max(e);
+            at += 1;
         }
-        start
+        (start, at)
     }
 
     /// Earliest finish time of `task` on `gpu` (infinite where it does not fit).
@@ -193,11 +205,9 @@ impl Builder {
     /// Places `task` on `gpu` at its earliest start; returns `(start, finish)`.
     pub fn place(&mut self, problem: &Problem, task: usize, gpu: usize) -> (f64, f64) {
         debug_assert!(problem.fits(task, gpu) && !self.is_placed(task));
-        let start = self.earliest_start_s(problem, task, gpu);
+        let (start, at) = self.slot(problem, task, gpu);
         let finish = start + problem.exec_s(task, gpu);
-        let busy = &mut self.busy[gpu];
-        let at = busy.partition_point(|&(s, _)| s < start);
-        busy.insert(at, (start, finish));
+        self.busy[gpu].insert(at, (start, finish));
         self.schedule.gpu[task] = gpu;
         self.schedule.start[task] = start;
         self.schedule.finish[task] = finish;

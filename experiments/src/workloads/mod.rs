@@ -5,15 +5,18 @@
 //! variant here, an arm in [`load`] and [`with_kind!`], and a file implementing [`Kind`]
 //! (ARCHITECTURE.md, "Add a kind of environment").
 
+mod dag;
 mod jobs;
 mod single_job;
 
 use std::path::Path;
 
 use schedlab_agents::{EnvKind, SchedulingEnv};
+use schedlab_env::dag::DagWorkload;
 use schedlab_env::jobs::JobsWorkload;
 use schedlab_env::{Environment, Step};
 
+pub use dag::Dag;
 pub use jobs::Jobs;
 pub use single_job::SingleJob;
 
@@ -54,6 +57,7 @@ pub trait Kind: Sync + Sized {
 pub enum Loaded {
     SingleJob(SingleJob),
     Jobs(Jobs),
+    Dag(Dag),
 }
 
 /// Runs `$body` with `$k` bound to the loaded workload of whatever kind `$loaded` is.
@@ -62,6 +66,7 @@ macro_rules! with_kind {
         match $loaded {
             $crate::workloads::Loaded::SingleJob($k) => $body,
             $crate::workloads::Loaded::Jobs($k) => $body,
+            $crate::workloads::Loaded::Dag($k) => $body,
         }
     };
 }
@@ -72,6 +77,9 @@ pub(crate) use with_kind;
 pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
     if JobsWorkload::is_jobs_file(path)? {
         return Ok(Loaded::Jobs(jobs::load(path, overrides)?));
+    }
+    if DagWorkload::is_dag_file(path)? {
+        return Ok(Loaded::Dag(dag::load(path, overrides)?));
     }
     Ok(Loaded::SingleJob(single_job::load(path, overrides)?))
 }
@@ -134,7 +142,7 @@ mod tests {
         for path in files {
             let loaded = load(&path, &[]).unwrap();
             let options = match loaded.env_kind() {
-                EnvKind::SingleJob => CheckOptions::default(),
+                EnvKind::SingleJob | EnvKind::Dag => CheckOptions::default(),
                 EnvKind::Jobs => CheckOptions {
                     max_steps: Some(3000),
                     ..CheckOptions::default()
@@ -142,7 +150,7 @@ mod tests {
             };
             let report = with_kind!(&loaded, |w| check_env(&w.env(), options))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            if loaded.env_kind() == EnvKind::SingleJob {
+            if loaded.env_kind() != EnvKind::Jobs {
                 assert!(report.ended, "{}: {report:?}", path.display());
             }
         }

@@ -1,0 +1,128 @@
+//! `schedlab bench dag`: the DAG schedulers' speed on large instances: HEFT's time and every
+//! list scheduler's, and how many plans per second the metaheuristics' decoder (the env's
+//! executor) scores, on one core.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use schedlab_agents::dag::{Decoder, batch_mode, cpop, heft, peft};
+use schedlab_env::dag::{DagWorkload, Problem, Schedule};
+
+use super::bench::shipped_workload;
+use super::parse_overrides;
+use crate::output::align;
+
+#[derive(Args)]
+pub struct BenchDagArgs {
+    /// DAG workload (default: the shipped dag-layered.toml).
+    #[arg(long)]
+    workload: Option<PathBuf>,
+    /// Tasks per instance (sets the generator's `tasks`).
+    #[arg(long, default_value_t = 1000)]
+    tasks: usize,
+    /// Instances (episode seeds 0..N); times are medians.
+    #[arg(long, default_value_t = 3)]
+    instances: u64,
+    /// Random plans the decoder scores per instance.
+    #[arg(long, default_value_t = 2000)]
+    evaluations: usize,
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+pub fn run(args: BenchDagArgs) -> anyhow::Result<()> {
+    let path = args
+        .workload
+        .unwrap_or_else(|| shipped_workload("dag-layered.toml"));
+    let mut overrides = parse_overrides(&args.overrides)?;
+    let workload = DagWorkload::load(&path, &[])?;
+    if let schedlab_env::dag::DagSource::Layered { .. } = workload.spec.dags {
+        overrides.push(("dags.layered.tasks".into(), args.tasks.to_string()));
+    } else if let schedlab_env::dag::DagSource::ForkJoin { .. } = workload.spec.dags {
+        overrides.push(("dags.fork-join.tasks".into(), args.tasks.to_string()));
+    } else {
+        overrides.push(("dags.alibaba.tasks".into(), args.tasks.to_string()));
+    }
+    let workload = DagWorkload::load(&path, &overrides)?;
+    let schedulers: [(&str, fn(&Problem) -> Schedule); 5] = [
+        ("heft", heft),
+        ("cpop", cpop),
+        ("peft", peft),
+        ("min-min", |p| batch_mode(p, false)),
+        ("max-min", |p| batch_mode(p, true)),
+    ];
+    let mut times = vec![Vec::new(); schedulers.len()];
+    let mut makespans = vec![Vec::new(); schedulers.len()];
+    let mut rates = Vec::new();
+    let mut sizes = Vec::new();
+    for seed in 0..args.instances {
+        let problem = workload.instance(seed);
+        sizes.push(problem.len());
+        for (k, (_, schedule)) in schedulers.iter().enumerate() {
+            let start = Instant::now();
+            let s = schedule(&problem);
+            times[k].push(start.elapsed().as_secs_f64() * 1e3);
+            makespans[k].push(s.makespan_s());
+        }
+        let mut decoder = Decoder::new(&problem);
+        let mut rng = StdRng::seed_from_u64(seed);
+        let plans: Vec<Vec<usize>> = (0..64)
+            .map(|_| {
+                decoder
+                    .fitting
+                    .iter()
+                    .map(|g| *g.choose(&mut rng).expect("fits"))
+                    .collect()
+            })
+            .collect();
+        let start = Instant::now();
+        let mut checksum = 0.0;
+        for i in 0..args.evaluations {
+            checksum += decoder.makespan_s(&plans[i % plans.len()]);
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        anyhow::ensure!(
+            checksum.is_finite(),
+            "a plan decoded to a non-finite makespan"
+        );
+        rates.push(args.evaluations as f64 / seconds);
+    }
+    println!(
+        "{}: {} GPUs, instances of {:?} tasks (seeds 0..{}), one thread",
+        workload.name(),
+        workload.platform.gpus(),
+        sizes,
+        args.instances
+    );
+    let mut rows = vec![vec![
+        "scheduler".to_owned(),
+        "median ms".to_owned(),
+        "mean makespan s".to_owned(),
+    ]];
+    for (k, (name, _)) in schedulers.iter().enumerate() {
+        rows.push(vec![
+            name.to_string(),
+            format!("{:.2}", median(times[k].clone())),
+            format!(
+                "{:.1}",
+                makespans[k].iter().sum::<f64>() / makespans[k].len() as f64
+            ),
+        ]);
+    }
+    println!("{}", align(&rows));
+    println!(
+        "decoder (the env's executor; WOA, GA): {:.0} plans/s (median over instances, {} random plans each)",
+        median(rates),
+        args.evaluations
+    );
+    Ok(())
+}

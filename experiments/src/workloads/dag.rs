@@ -1,0 +1,104 @@
+//! DAG workloads: DAGs of tasks (generated, or Alibaba v2018 jobs) placed on heterogeneous
+//! GPUs.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use schedlab_agents::EnvKind;
+use schedlab_env::Step;
+use schedlab_env::dag::{DagEnv, DagInfo, DagMetrics, DagWorkload};
+
+use super::{Kind, Loaded};
+use crate::output::{DAG_METRICS, Metric};
+
+/// A DAG workload ready to make envs from.
+pub struct Dag {
+    pub workload: Arc<DagWorkload>,
+    path: PathBuf,
+}
+
+pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Dag> {
+    Ok(Dag {
+        workload: Arc::new(DagWorkload::load(path, overrides)?),
+        path: path.to_owned(),
+    })
+}
+
+impl Kind for Dag {
+    type Env = DagEnv;
+    const ENV_KIND: EnvKind = EnvKind::Dag;
+
+    fn of(loaded: &Loaded) -> Option<&Self> {
+        match loaded {
+            Loaded::Dag(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    fn name(&self) -> &str {
+        self.workload.name()
+    }
+    fn env(&self) -> DagEnv {
+        DagEnv::new(self.workload.clone())
+    }
+    fn columns(&self) -> &'static [Metric<DagMetrics>] {
+        &DAG_METRICS
+    }
+    fn describe(&self) -> String {
+        format!(
+            "{} ({}, up to {} tasks per episode on {} GPUs)",
+            self.workload.name(),
+            self.path.display(),
+            self.workload.max_tasks(),
+            self.workload.platform.gpus()
+        )
+    }
+    fn summary(&self) -> anyhow::Result<String> {
+        let w = &self.workload;
+        let p = &w.platform;
+        let mut types: Vec<String> = Vec::new();
+        for g in 0..p.gpus() {
+            let name = &p.type_of(g).name;
+            match types.iter_mut().find(|t| t.ends_with(&format!(" {name}"))) {
+                Some(t) => {
+                    let (count, rest) = t.split_once(' ').expect("count then name");
+                    *t = format!("{} {rest}", count.parse::<usize>()? + 1);
+                }
+                None => types.push(format!("1 {name}")),
+            }
+        }
+        let mut line = format!(
+            "ok {}: {:?} DAGs, up to {} tasks per episode, on {} GPUs ({}) in {} machines",
+            w.name(),
+            w.spec.dags,
+            w.max_tasks(),
+            p.gpus(),
+            types.join(", "),
+            p.machines()
+        );
+        for note in &w.notes {
+            line.push_str(&format!("\n  {note}"));
+        }
+        Ok(line)
+    }
+    fn step_columns(&self) -> &'static str {
+        "placed,task,gpu,start_s,finish_s,makespan_s,reward"
+    }
+    fn step_row(&self, step: &Step<DagInfo>) -> String {
+        let i = &step.info;
+        format!(
+            "{},{},{},{},{},{},{}",
+            i.placed,
+            i.task,
+            i.gpu.map_or(String::new(), |g| g.to_string()),
+            i.start_s,
+            i.finish_s,
+            i.time_s,
+            step.reward
+        )
+    }
+    fn completion_times(&self, env: &DagEnv) -> Option<Vec<f64>> {
+        let problem = env.problem()?;
+        Some(env.schedule()?.job_completion_s(problem))
+    }
+}
