@@ -4,25 +4,15 @@
 
 use schedlab_env::dag::{Builder, Problem, Schedule, downward_rank, upward_rank};
 
-use super::dag_context;
-use super::plan::{PlanPolicy, Planner};
-use crate::policy::EnvKind;
+use super::plan::{Planner, plan_policy, row};
 use crate::registry::SchedulerRow;
 
-pub const ROW: SchedulerRow = SchedulerRow {
-    name: "cpop",
-    kinds: &[EnvKind::Dag],
-    help: "CPOP: critical-path tasks on the critical-path GPU, others by least EFT",
-    options: &[],
-    build: |ctx, _| {
-        let ctx = dag_context(ctx);
-        Ok(Box::new(PlanPolicy::new(
-            "cpop",
-            ctx.workload.clone(),
-            Box::new(Cpop),
-        )))
-    },
-};
+pub const ROW: SchedulerRow = row(
+    "cpop",
+    "CPOP: critical-path tasks on the critical-path GPU, others by least EFT",
+    &[],
+    |ctx, _| plan_policy(ctx, "cpop", Cpop),
+);
 
 fn same(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs())

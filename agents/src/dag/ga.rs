@@ -7,28 +7,18 @@ use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use schedlab_env::dag::Problem;
 
-use super::dag_context;
 use super::decoder::Decoder;
-use super::plan::{PlanPolicy, Planner};
+use super::plan::{Planner, plan_policy, row};
 use super::woa::{EVALUATIONS, POPULATION};
 use crate::options::Options;
-use crate::policy::EnvKind;
 use crate::registry::SchedulerRow;
 
-pub const ROW: SchedulerRow = SchedulerRow {
-    name: "ga",
-    kinds: &[EnvKind::Dag],
-    help: "genetic algorithm over plans decoded by the env's executor (seeded by the episode)",
-    options: &[POPULATION, EVALUATIONS],
-    build: |ctx, options| {
-        let ctx = dag_context(ctx);
-        Ok(Box::new(PlanPolicy::new(
-            "ga",
-            ctx.workload.clone(),
-            Box::new(Ga::from_options(options)),
-        )))
-    },
-};
+pub const ROW: SchedulerRow = row(
+    "ga",
+    "genetic algorithm over plans decoded by the env's executor (seeded by the episode)",
+    &[POPULATION, EVALUATIONS],
+    |ctx, options| plan_policy(ctx, "ga", Ga::from_options(options)),
+);
 
 pub struct Ga {
     pub population: usize,

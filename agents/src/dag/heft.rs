@@ -3,25 +3,15 @@
 
 use schedlab_env::dag::{Builder, Problem, Schedule, env_order};
 
-use super::dag_context;
-use super::plan::{PlanPolicy, Planner};
-use crate::policy::EnvKind;
+use super::plan::{Planner, plan_policy, row};
 use crate::registry::SchedulerRow;
 
-pub const ROW: SchedulerRow = SchedulerRow {
-    name: "heft",
-    kinds: &[EnvKind::Dag],
-    help: "HEFT: upward-rank order, least earliest finish time with insertion",
-    options: &[],
-    build: |ctx, _| {
-        let ctx = dag_context(ctx);
-        Ok(Box::new(PlanPolicy::new(
-            "heft",
-            ctx.workload.clone(),
-            Box::new(Heft),
-        )))
-    },
-};
+pub const ROW: SchedulerRow = row(
+    "heft",
+    "HEFT: upward-rank order, least earliest finish time with insertion",
+    &[],
+    |ctx, _| plan_policy(ctx, "heft", Heft),
+);
 
 pub fn heft(problem: &Problem) -> Schedule {
     let mut builder = Builder::new(problem);

@@ -3,27 +3,23 @@
 
 use schedlab_env::dag::{Builder, Problem, Schedule};
 
-use super::dag_context;
-use super::plan::{PlanPolicy, Planner};
-use crate::policy::EnvKind;
+use super::plan::{Planner, plan_policy, row};
 use crate::registry::SchedulerRow;
 
-pub const ROW: SchedulerRow = SchedulerRow {
-    name: "min-min",
-    kinds: &[EnvKind::Dag],
-    help: "min-min: the ready task of smallest least-EFT first, on its best GPU",
-    options: &[],
-    build: |ctx, _| {
-        let ctx = dag_context(ctx);
-        Ok(Box::new(PlanPolicy::new(
+pub const ROW: SchedulerRow = row(
+    "min-min",
+    "min-min: the ready task of smallest least-EFT first, on its best GPU",
+    &[],
+    |ctx, _| {
+        plan_policy(
+            ctx,
             "min-min",
-            ctx.workload.clone(),
-            Box::new(BatchMode {
+            BatchMode {
                 largest_first: false,
-            }),
-        )))
+            },
+        )
     },
-};
+);
 
 /// Min-min (`largest_first = false`) or max-min (`true`) over ready sets.
 pub fn batch_mode(problem: &Problem, largest_first: bool) -> Schedule {

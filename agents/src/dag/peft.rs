@@ -3,25 +3,15 @@
 
 use schedlab_env::dag::{Builder, Problem, Schedule, optimistic_cost_table, priority_order};
 
-use super::dag_context;
-use super::plan::{PlanPolicy, Planner};
-use crate::policy::EnvKind;
+use super::plan::{Planner, plan_policy, row};
 use crate::registry::SchedulerRow;
 
-pub const ROW: SchedulerRow = SchedulerRow {
-    name: "peft",
-    kinds: &[EnvKind::Dag],
-    help: "PEFT: optimistic-cost-table rank, least EFT plus optimistic cost",
-    options: &[],
-    build: |ctx, _| {
-        let ctx = dag_context(ctx);
-        Ok(Box::new(PlanPolicy::new(
-            "peft",
-            ctx.workload.clone(),
-            Box::new(Peft),
-        )))
-    },
-};
+pub const ROW: SchedulerRow = row(
+    "peft",
+    "PEFT: optimistic-cost-table rank, least EFT plus optimistic cost",
+    &[],
+    |ctx, _| plan_policy(ctx, "peft", Peft),
+);
 
 pub fn peft(problem: &Problem) -> Schedule {
     let (n, p) = (problem.len(), problem.gpus());

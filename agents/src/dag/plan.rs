@@ -6,7 +6,36 @@ use std::time::Instant;
 use schedlab_env::Observation;
 use schedlab_env::dag::{DagWorkload, Problem, env_order};
 
-use crate::policy::Policy;
+use super::dag_context;
+use crate::options::{OptionSpec, PolicyError};
+use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::registry::{BuildFn, SchedulerRow};
+
+/// The registry row of a DAG scheduler.
+pub(super) const fn row(
+    name: &'static str,
+    help: &'static str,
+    options: &'static [OptionSpec],
+    build: BuildFn,
+) -> SchedulerRow {
+    SchedulerRow {
+        name,
+        kinds: &[EnvKind::Dag],
+        help,
+        options,
+        build,
+    }
+}
+
+/// `planner` acting in the env of `ctx` as `name`.
+pub(super) fn plan_policy(
+    ctx: &EnvContext,
+    name: &'static str,
+    planner: impl Planner + 'static,
+) -> Result<Box<dyn Policy>, PolicyError> {
+    let workload = dag_context(ctx).workload.clone();
+    Ok(Box::new(PlanPolicy::new(name, workload, Box::new(planner))))
+}
 
 /// Plans a whole instance: a GPU for every task.
 pub trait Planner: Send {

@@ -2,25 +2,15 @@
 
 use schedlab_env::dag::{Problem, env_order};
 
-use super::dag_context;
-use super::plan::{PlanPolicy, Planner};
-use crate::policy::EnvKind;
+use super::plan::{Planner, plan_policy, row};
 use crate::registry::SchedulerRow;
 
-pub const ROW: SchedulerRow = SchedulerRow {
-    name: "round-robin",
-    kinds: &[EnvKind::Dag],
-    help: "each task in the env's order on the next GPU in turn that holds it",
-    options: &[],
-    build: |ctx, _| {
-        let ctx = dag_context(ctx);
-        Ok(Box::new(PlanPolicy::new(
-            "round-robin",
-            ctx.workload.clone(),
-            Box::new(RoundRobin),
-        )))
-    },
-};
+pub const ROW: SchedulerRow = row(
+    "round-robin",
+    "each task in the env's order on the next GPU in turn that holds it",
+    &[],
+    |ctx, _| plan_policy(ctx, "round-robin", RoundRobin),
+);
 
 struct RoundRobin;
 

@@ -11,11 +11,9 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use schedlab_env::dag::Problem;
 
-use super::dag_context;
 use super::decoder::Decoder;
-use super::plan::{PlanPolicy, Planner};
+use super::plan::{Planner, plan_policy, row};
 use crate::options::{OptionSpec, OptionType, Options};
-use crate::policy::EnvKind;
 use crate::registry::SchedulerRow;
 
 pub(super) const POPULATION: OptionSpec = OptionSpec {
@@ -31,20 +29,12 @@ pub(super) const EVALUATIONS: OptionSpec = OptionSpec {
     help: "plans evaluated in all (the budget)",
 };
 
-pub const ROW: SchedulerRow = SchedulerRow {
-    name: "woa",
-    kinds: &[EnvKind::Dag],
-    help: "whale optimisation over plans decoded by the env's executor (seeded by the episode)",
-    options: &[POPULATION, EVALUATIONS],
-    build: |ctx, options| {
-        let ctx = dag_context(ctx);
-        Ok(Box::new(PlanPolicy::new(
-            "woa",
-            ctx.workload.clone(),
-            Box::new(Woa::from_options(options)),
-        )))
-    },
-};
+pub const ROW: SchedulerRow = row(
+    "woa",
+    "plans in the population",
+    &[POPULATION, EVALUATIONS],
+    |ctx, options| plan_policy(ctx, "woa", Woa::from_options(options)),
+);
 
 /// One whale's random numbers for one iteration.
 #[derive(Debug, Clone, Copy, PartialEq)]
