@@ -14,6 +14,13 @@ pub struct Summary {
     pub ci95: f64,
 }
 
+/// The middle value (the upper of the two middle ones for an even count), as the benchmarks
+/// report times.
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
 pub fn summarize(values: &[f64]) -> Summary {
     let n = values.len();
     let mean = values.iter().sum::<f64>() / n.max(1) as f64;

@@ -3,8 +3,6 @@
 
 use schedlab_env::dag::{Builder, Problem, env_order};
 
-use super::plan::fitting_gpus;
-
 pub struct Decoder<'a> {
     pub problem: &'a Problem,
     /// The env's order, and the problem renumbered by it (played front to back).
@@ -69,4 +67,15 @@ impl<'a> Decoder<'a> {
             })
             .collect()
     }
+}
+
+/// Each task's GPUs that hold it.
+fn fitting_gpus(problem: &Problem) -> Vec<Vec<usize>> {
+    (0..problem.len())
+        .map(|t| {
+            (0..problem.gpus())
+                .filter(|&g| problem.fits(t, g))
+                .collect()
+        })
+        .collect()
 }

@@ -1,7 +1,6 @@
 //! Planning schedulers acting in the DAG env: a plan per episode, replayed a task at a time.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use schedlab_env::Observation;
 use schedlab_env::dag::{DagWorkload, Problem, env_order};
@@ -50,8 +49,6 @@ pub struct PlanPolicy {
     order: Vec<usize>,
     plan: Vec<usize>,
     step: usize,
-    /// Seconds the last plan took.
-    pub wall_s: f64,
 }
 
 impl PlanPolicy {
@@ -63,7 +60,6 @@ impl PlanPolicy {
             order: Vec::new(),
             plan: Vec::new(),
             step: 0,
-            wall_s: 0.0,
         }
     }
 }
@@ -75,9 +71,7 @@ impl Policy for PlanPolicy {
 
     fn reset(&mut self, seed: u64) {
         let problem = self.workload.instance(seed);
-        let started = Instant::now();
         self.plan = self.planner.plan(&problem, seed);
-        self.wall_s = started.elapsed().as_secs_f64();
         self.order = env_order(&problem);
         self.step = 0;
     }
@@ -94,15 +88,4 @@ impl Policy for PlanPolicy {
         self.step += 1;
         vec![gpu]
     }
-}
-
-/// Each task's GPUs that hold it, for decoders that map a number to an allowed GPU.
-pub(crate) fn fitting_gpus(problem: &Problem) -> Vec<Vec<usize>> {
-    (0..problem.len())
-        .map(|t| {
-            (0..problem.gpus())
-                .filter(|&g| problem.fits(t, g))
-                .collect()
-        })
-        .collect()
 }

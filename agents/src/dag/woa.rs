@@ -147,7 +147,7 @@ impl Woa {
     }
 }
 
-pub(super) fn best_of(whales: &[Whale]) -> &Whale {
+fn best_of(whales: &[Whale]) -> &Whale {
     whales
         .iter()
         .min_by(|a, b| a.makespan_s.total_cmp(&b.makespan_s))

@@ -111,7 +111,10 @@ impl DagEnv {
         let b = &e.builder;
         let ready: Vec<f64> = (0..gpus).map(|g| b.data_ready_s(p, task, g)).collect();
         let reference = ready.iter().copied().fold(f64::INFINITY, f64::min);
-        let eft: Vec<f64> = (0..gpus).map(|g| b.eft_s(p, task, g)).collect();
+        let start: Vec<f64> = (0..gpus)
+            .map(|g| b.earliest_start_after_s(p, task, g, ready[g]))
+            .collect();
+        let eft: Vec<f64> = (0..gpus).map(|g| start[g] + p.exec_s(task, g)).collect();
         let best_eft = eft.iter().copied().fold(f64::INFINITY, f64::min);
         let makespan = b.makespan_s();
         let largest_memory = self.workload.platform.largest_memory_gb();
@@ -128,7 +131,7 @@ impl DagEnv {
                 mask[g] = true;
                 block[0] = 1.0;
                 block[1] = (e.mean_exec[task] / p.exec_s(task, g)) as f32;
-                block[4] = time(eft[g] - p.exec_s(task, g));
+                block[4] = time(start[g]);
                 block[5] = ((eft[g] - best_eft) / e.scale) as f32;
             }
         }

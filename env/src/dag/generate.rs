@@ -91,8 +91,7 @@ pub fn layered(tasks: usize, shape: f64, max_parents: usize, draw: &TaskDraw, se
         }
     }
     first_of_layer.push(tasks);
-    for t in first_of_layer[1]..tasks {
-        let l = layer_of[t];
+    for (t, &l) in layer_of.iter().enumerate().skip(first_of_layer[1]) {
         let mut parents = vec![rng.random_range(first_of_layer[l - 1]..first_of_layer[l])];
         let extra = rng.random_range(0..max_parents.max(1));
         for _ in 0..extra {

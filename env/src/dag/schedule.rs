@@ -160,15 +160,26 @@ impl Builder {
     /// The earliest start of `task` on `gpu`: the first idle gap after its data arrives
     /// that holds it.
     pub fn earliest_start_s(&self, problem: &Problem, task: usize, gpu: usize) -> f64 {
-        self.slot(problem, task, gpu).0
+        self.earliest_start_after_s(problem, task, gpu, self.data_ready_s(problem, task, gpu))
     }
 
-    /// The earliest start and where its interval goes in the GPU's list.
+    /// [`Self::earliest_start_s`] given when the data is there ([`Self::data_ready_s`]).
+    pub fn earliest_start_after_s(
+        &self,
+        problem: &Problem,
+        task: usize,
+        gpu: usize,
+        ready_s: f64,
+    ) -> f64 {
+        self.slot(problem, task, gpu, ready_s).0
+    }
+
+    /// The earliest start at or after `ready_s` and where its interval goes in the GPU's list.
     #[inline]
-    fn slot(&self, problem: &Problem, task: usize, gpu: usize) -> (f64, usize) {
+    fn slot(&self, problem: &Problem, task: usize, gpu: usize, ready_s: f64) -> (f64, usize) {
         let duration = problem.exec_s(task, gpu);
         let busy = &self.busy[gpu];
-        let mut start = self.data_ready_s(problem, task, gpu);
+        let mut start = ready_s;
         // the first interval ending after the data arrives: a scan back from the end, since
         // tasks in rank order mostly land near it (cheaper than a binary search's branches)
         let mut at = busy.len();
@@ -205,7 +216,8 @@ impl Builder {
     /// Places `task` on `gpu` at its earliest start; returns `(start, finish)`.
     pub fn place(&mut self, problem: &Problem, task: usize, gpu: usize) -> (f64, f64) {
         debug_assert!(problem.fits(task, gpu) && !self.is_placed(task));
-        let (start, at) = self.slot(problem, task, gpu);
+        let ready = self.data_ready_s(problem, task, gpu);
+        let (start, at) = self.slot(problem, task, gpu, ready);
         let finish = start + problem.exec_s(task, gpu);
         self.busy[gpu].insert(at, (start, finish));
         self.schedule.gpu[task] = gpu;

@@ -120,15 +120,13 @@ fn random_plans_on_random_dags_are_valid_and_above_the_lower_bound() {
                 ("dags.layered.ccr", "2.0"),
             ]),
             _ => {
-                let mut spec = layered_workload(&[]).spec;
-                spec.dags = DagSource::ForkJoin {
+                let mut w = layered_workload(&[]);
+                w.spec.dags = DagSource::ForkJoin {
                     tasks,
                     width: rng.random_range(1..9),
                     ccr: 0.5,
                     task: TaskDraw::default(),
                 };
-                let mut w = layered_workload(&[]);
-                w.spec = spec;
                 w
             }
         };

@@ -70,6 +70,17 @@ pub enum DagSource {
     },
 }
 
+impl DagSource {
+    /// Its section under `dags` in a workload file (`dags.layered.tasks`, ...).
+    pub fn section(&self) -> &'static str {
+        match self {
+            DagSource::Layered { .. } => "layered",
+            DagSource::ForkJoin { .. } => "fork-join",
+            DagSource::Alibaba { .. } => "alibaba",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Arrivals {
@@ -196,7 +207,7 @@ impl DagWorkload {
             workload.notes = notes;
             // every drawn job must be schedulable on this platform
             for job in &workload.trace_jobs {
-                workload.job_dag(job, 0.0).map_err(|e| {
+                Problem::new(workload.job_dag(job, 0.0), &workload.platform).map_err(|e| {
                     EnvError::config(&trace, format!("job {}", job.name), e.to_string())
                 })?;
             }
@@ -277,24 +288,22 @@ impl DagWorkload {
                 Arrivals::Batch => 0.0,
                 Arrivals::Trace => job.arrival_s + lap - first_arrival,
             };
-            let part = self
-                .job_dag(job, release)
-                .expect("jobs are checked at load");
-            append(&mut dag, part);
+            append(&mut dag, self.job_dag(job, release));
             at += 1;
         }
         dag
     }
 
-    /// One trace job as a DAG of its own (edge data still zero).
-    fn job_dag(&self, job: &TraceJob, release_s: f64) -> std::result::Result<Dag, super::DagError> {
+    /// One trace job as a DAG of its own (edge data still zero; checked against the platform
+    /// once, at load).
+    fn job_dag(&self, job: &TraceJob, release_s: f64) -> Dag {
         let DagSource::Alibaba {
             machine_memory_gb, ..
         } = &self.spec.dags
         else {
             unreachable!("trace jobs come from Alibaba sources")
         };
-        let dag = Dag {
+        Dag {
             jobs: vec![job.name.clone()],
             tasks: job
                 .tasks
@@ -318,9 +327,7 @@ impl DagWorkload {
                     data_mb: 0.0,
                 })
                 .collect(),
-        };
-        Problem::new(dag.clone(), &self.platform)?;
-        Ok(dag)
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use schedlab_env::dag::{DagWorkload, Problem, Schedule};
 use super::bench::shipped_workload;
 use super::parse_overrides;
 use crate::output::align;
+use crate::stats::median;
 
 #[derive(Args)]
 pub struct BenchDagArgs {
@@ -34,26 +35,19 @@ pub struct BenchDagArgs {
     overrides: Vec<String>,
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
+/// A list scheduler's published algorithm: the instance in, its schedule out.
+type ListScheduler = fn(&Problem) -> Schedule;
 
 pub fn run(args: BenchDagArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("dag-layered.toml"));
     let mut overrides = parse_overrides(&args.overrides)?;
-    let workload = DagWorkload::load(&path, &[])?;
-    if let schedlab_env::dag::DagSource::Layered { .. } = workload.spec.dags {
-        overrides.push(("dags.layered.tasks".into(), args.tasks.to_string()));
-    } else if let schedlab_env::dag::DagSource::ForkJoin { .. } = workload.spec.dags {
-        overrides.push(("dags.fork-join.tasks".into(), args.tasks.to_string()));
-    } else {
-        overrides.push(("dags.alibaba.tasks".into(), args.tasks.to_string()));
-    }
+    // the size lives in the section of the workload's source
+    let section = DagWorkload::load(&path, &overrides)?.spec.dags.section();
+    overrides.push((format!("dags.{section}.tasks"), args.tasks.to_string()));
     let workload = DagWorkload::load(&path, &overrides)?;
-    let schedulers: [(&str, fn(&Problem) -> Schedule); 5] = [
+    let schedulers: [(&str, ListScheduler); 5] = [
         ("heft", heft),
         ("cpop", cpop),
         ("peft", peft),

@@ -10,6 +10,7 @@ use schedlab_agents::raes::heuristic::solve_heuristic;
 use schedlab_agents::raes::problem::random_problem;
 
 use crate::output::align;
+use crate::stats::median;
 
 #[derive(Args)]
 pub struct BenchSolversArgs {
@@ -25,11 +26,6 @@ pub struct BenchSolversArgs {
     /// Seconds the exact solver may take per instance.
     #[arg(long, default_value_t = 20.0)]
     time_limit: f64,
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
 
 pub fn run(args: BenchSolversArgs) -> anyhow::Result<()> {

@@ -56,17 +56,16 @@ impl Kind for Dag {
     fn summary(&self) -> anyhow::Result<String> {
         let w = &self.workload;
         let p = &w.platform;
-        let mut types: Vec<String> = Vec::new();
+        // GPU counts per type, in the order the types first appear
+        let mut types: Vec<(&str, usize)> = Vec::new();
         for g in 0..p.gpus() {
-            let name = &p.type_of(g).name;
-            match types.iter_mut().find(|t| t.ends_with(&format!(" {name}"))) {
-                Some(t) => {
-                    let (count, rest) = t.split_once(' ').expect("count then name");
-                    *t = format!("{} {rest}", count.parse::<usize>()? + 1);
-                }
-                None => types.push(format!("1 {name}")),
+            let name = p.type_of(g).name.as_str();
+            match types.iter_mut().find(|(t, _)| *t == name) {
+                Some((_, count)) => *count += 1,
+                None => types.push((name, 1)),
             }
         }
+        let types: Vec<String> = types.iter().map(|(t, n)| format!("{n} {t}")).collect();
         let mut line = format!(
             "ok {}: {:?} DAGs, up to {} tasks per episode, on {} GPUs ({}) in {} machines",
             w.name(),
