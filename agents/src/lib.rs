@@ -22,7 +22,7 @@ pub mod rollout;
 pub mod single_job;
 
 pub use options::PolicyError;
-pub use policy::{EnvContext, EnvKind, Policy, PolicyContext, SchedulingEnv};
+pub use policy::{EnvContext, EnvKind, Policy, PolicyContext, SchedulingEnv, TrainedLoader};
 pub use random::RandomPolicy;
 pub use rollout::{run_episode, run_episode_observed};
 pub use single_job::{GreedyPolicy, PeriodicPolicy, SingleJobContext, StaticPolicy};

@@ -20,6 +20,8 @@ pub enum PolicyError {
         value: String,
         expected: String,
     },
+    #[error("trained agent `{spec}`: {message}")]
+    Trained { spec: String, message: String },
     #[error("scheduler `raes`: {0}")]
     Predictor(String),
 }

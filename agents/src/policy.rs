@@ -1,19 +1,51 @@
 //! The one interface every scheduler implements, and what a scheduler may know of its env:
 //! what every env offers ([`PolicyContext`]) and what one kind of env adds ([`EnvContext`]).
 
+use std::fmt;
+use std::sync::Arc;
+
 use schedlab_env::dag::DagEnv;
 use schedlab_env::jobs::JobsEnv;
 use schedlab_env::{ActionSpace, Observation, ObservationSpace, SingleJobEnv};
 
 use crate::dag::DagContext;
 use crate::jobs::{JobsContext, OneChoice};
+use crate::options::PolicyError;
 use crate::single_job::SingleJobContext;
 
-/// What every env offers a policy: its declared spaces.
+/// What every env offers a policy: its declared spaces, and a way to load trained agents.
 #[derive(Debug, Clone)]
 pub struct PolicyContext {
     pub action_space: ActionSpace,
     pub observation_space: ObservationSpace,
+    /// Loads trained agents for schedulers built on another policy (WORL-RTGS's guide);
+    /// the command line provides it.
+    pub trained: Option<TrainedLoader>,
+}
+
+impl PolicyContext {
+    pub fn new(action_space: ActionSpace, observation_space: ObservationSpace) -> Self {
+        PolicyContext {
+            action_space,
+            observation_space,
+            trained: None,
+        }
+    }
+}
+
+/// The trained agent a spec names (a run folder, a shipped policy), acting in the env of the
+/// context; `None` when the spec names no trained agent.
+pub type LoadTrained =
+    dyn Fn(&str, &PolicyContext) -> Option<Result<Box<dyn Policy>, String>> + Send + Sync;
+
+/// A shared [`LoadTrained`].
+#[derive(Clone)]
+pub struct TrainedLoader(pub Arc<LoadTrained>);
+
+impl fmt::Debug for TrainedLoader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TrainedLoader")
+    }
 }
 
 /// The kinds of env a scheduler can act in.
@@ -74,6 +106,30 @@ impl EnvContext {
             EnvContext::Jobs(ctx) => ctx,
             EnvContext::Dag(ctx) => ctx,
         }
+    }
+
+    /// This context with a loader of trained agents.
+    pub fn with_trained(mut self, loader: TrainedLoader) -> Self {
+        let common = match &mut self {
+            EnvContext::SingleJob(ctx) => &mut ctx.common,
+            EnvContext::Jobs(ctx) => &mut ctx.common,
+            EnvContext::Dag(ctx) => &mut ctx.common,
+        };
+        common.trained = Some(loader);
+        self
+    }
+
+    /// The policy `spec` names in this env: a trained agent the loader knows, else a
+    /// scheduler of the registry (with its inline options).
+    pub fn resolve(&self, spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
+        let common = self.common();
+        if let Some(loaded) = common.trained.as_ref().and_then(|l| (l.0)(spec, common)) {
+            return loaded.map_err(|message| PolicyError::Trained {
+                spec: spec.to_owned(),
+                message,
+            });
+        }
+        crate::registry::build(spec, self, &[])
     }
 }
 

@@ -1,4 +1,5 @@
-//! PNG charts (plotters): bars with confidence intervals, empirical CDFs and line curves.
+//! PNG charts (plotters): bars with confidence intervals, empirical CDFs, line curves and
+//! scatter plots.
 //! Text is drawn with the DejaVu Sans font the binary embeds, so no system font is needed.
 
 use std::path::Path;
@@ -8,13 +9,19 @@ use plotters::prelude::*;
 
 const FONT: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
 pub const SIZE: (u32, u32) = (900, 540);
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 12] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
     RGBColor(214, 39, 40),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(255, 215, 0),
 ];
 
 fn register_font() {
@@ -261,6 +268,50 @@ pub fn cdfs(
     )
 }
 
+/// Named point clouds on linear axes, with a legend.
+pub fn scatter(
+    path: &Path,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    clouds: &[(String, Vec<(f64, f64)>)],
+) -> anyhow::Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| error(path, e))?;
+    let points = || clouds.iter().flat_map(|c| c.1.iter());
+    let (x0, x1) = span(points().map(|p| p.0));
+    let (y0, y1) = span(points().map(|p| p.1));
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|e| error(path, e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| error(path, e))?;
+    for (k, (name, data)) in clouds.iter().enumerate() {
+        let c = color(k);
+        chart
+            .draw_series(data.iter().map(|&p| Circle::new(p, 2, c.mix(0.6).filled())))
+            .map_err(|e| error(path, e))?
+            .label(name.as_str())
+            .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| error(path, e))?;
+    root.present().map_err(|e| error(path, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +365,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(png_size(&log), SIZE);
+        let cloud = dir.path().join("scatter.png");
+        scatter(
+            &cloud,
+            "SPD against FTG",
+            ("SPD", "FTG"),
+            &[("heft".into(), vec![(0.1, 0.02), (0.5, 0.3)])],
+        )
+        .unwrap();
+        assert_eq!(png_size(&cloud), SIZE);
         // a blank image would compress to almost nothing: the chart drew something
         assert!(std::fs::metadata(&cdf).unwrap().len() > 5_000);
     }

@@ -377,6 +377,53 @@ fn compare_tabulates_every_policy_and_marks_the_best() {
     assert!(out.contains('*') && out.contains('±'), "{out}");
 }
 
+/// The shipped DDQN plays DAG workloads by name and guides WORL-RTGS, which ends no worse
+/// than its guide's greedy plan on generated and on real DAGs; on a platform of another
+/// size the guide is refused with the shapes.
+#[test]
+fn worl_rtgs_is_guided_by_the_shipped_ddqn_and_refused_on_another_platform() {
+    for (file, size) in [
+        ("dag-layered.toml", "dags.layered.tasks=40"),
+        ("dag-alibaba-16gpu.toml", "dags.alibaba.tasks=40"),
+    ] {
+        let out = run_ok(&[
+            "compare",
+            "--policy",
+            "dag-ddqn,worl-rtgs:evaluations=300,heft",
+            "--workload",
+            arg(&workload(file)),
+            "--seeds",
+            "0..1",
+            "--set",
+            size,
+        ]);
+        let makespan = |policy: &str| -> f64 {
+            let line = out
+                .lines()
+                .find(|l| l.trim_start().starts_with(policy))
+                .unwrap_or_else(|| panic!("{policy} in {out}"));
+            line.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .trim_end_matches('*')
+                .parse()
+                .unwrap()
+        };
+        assert!(makespan("worl-rtgs") <= makespan("dag-ddqn"), "{out}");
+    }
+    let err = run_err(&[
+        "run",
+        "--policy",
+        "worl-rtgs",
+        "--workload",
+        arg(&workload("dag-alibaba.toml")),
+    ]);
+    assert!(
+        err.contains("option `guide=dag-ddqn`") && err.contains("trained for observations of 136"),
+        "{err}"
+    );
+}
+
 /// Reads a run folder with real TensorBoard and prints `tag count` per scalar tag, then the
 /// text tags. Fails (no silent skip) when TensorBoard cannot be imported.
 const READ_EVENTS: &str = r#"

@@ -2,27 +2,28 @@
 //! each gene redrawn among the GPUs that hold its task with probability 1/tasks, the best
 //! plan kept; scored by the env's executor.
 
+use rand::RngExt;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
-use rand::{RngExt, SeedableRng};
 use schedlab_env::dag::Problem;
 
 use super::decoder::Decoder;
 use super::plan::{Planner, plan_policy, row};
-use super::woa::{EVALUATIONS, POPULATION};
+use super::woa::{EVALUATIONS, POPULATION, SEARCH_SEED, search_rng};
 use crate::options::Options;
 use crate::registry::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "ga",
     "genetic algorithm over plans decoded by the env's executor (seeded by the episode)",
-    &[POPULATION, EVALUATIONS],
+    &[POPULATION, EVALUATIONS, SEARCH_SEED],
     |ctx, options| plan_policy(ctx, "ga", Ga::from_options(options)),
 );
 
 pub struct Ga {
     pub population: usize,
     pub evaluations: usize,
+    pub search_seed: u64,
 }
 
 impl Ga {
@@ -30,13 +31,14 @@ impl Ga {
         Ga {
             population: options.number("population") as usize,
             evaluations: options.number("evaluations") as usize,
+            search_seed: options.number("search_seed") as u64,
         }
     }
 }
 
 impl Planner for Ga {
     fn plan(&mut self, problem: &Problem, seed: u64) -> Vec<usize> {
-        let mut rng = StdRng::seed_from_u64(seed ^ 0x6a);
+        let mut rng = search_rng(seed, 0x6a, self.search_seed);
         let mut decoder = Decoder::new(problem);
         let n = problem.len();
         let size = self.population.max(2);

@@ -9,13 +9,16 @@
 mod cpop;
 mod decoder;
 mod ga;
+mod guide;
 mod heft;
 mod max_min;
 mod min_min;
 mod peft;
 mod plan;
+pub mod plan_distance;
 mod round_robin;
 mod woa;
+mod worl_rtgs;
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -25,11 +28,13 @@ use schedlab_env::dag::{DagEnv, DagWorkload};
 pub use cpop::cpop;
 pub use decoder::Decoder;
 pub use ga::Ga;
+pub use guide::Guide;
 pub use heft::heft;
 pub use min_min::batch_mode;
 pub use peft::peft;
 pub use plan::{PlanPolicy, Planner};
 pub use woa::{Whale, Woa, WoaDraws, woa_move};
+pub use worl_rtgs::{DEFAULT_GUIDE, WorlRtgs};
 
 use crate::policy::{EnvContext, PolicyContext};
 use crate::registry::SchedulerRow;
@@ -44,6 +49,7 @@ pub const SCHEDULERS: &[SchedulerRow] = &[
     round_robin::ROW,
     ga::ROW,
     woa::ROW,
+    worl_rtgs::ROW,
 ];
 
 /// What a DAG scheduler knows: the spaces and the workload it draws instances from.
@@ -64,10 +70,7 @@ impl DagContext {
     pub fn of(env: &DagEnv) -> Self {
         use schedlab_env::Environment;
         DagContext {
-            common: PolicyContext {
-                action_space: env.action_space().clone(),
-                observation_space: env.observation_space().clone(),
-            },
+            common: PolicyContext::new(env.action_space().clone(), env.observation_space().clone()),
             workload: Arc::clone(env.workload()),
         }
     }

@@ -53,7 +53,11 @@ fn every_scheduler_plays_valid_plans_and_the_same_seed_gives_the_same_plan() {
     for (k, tasks) in [12usize, 40, 90].into_iter().enumerate() {
         let env = DagEnv::new(workload(tasks));
         for name in &names {
-            let options = [("evaluations".to_owned(), "300".to_owned())];
+            // WORL-RTGS guided by HEFT: a trained guide needs the command line's loader
+            let options = [
+                ("evaluations".to_owned(), "300".to_owned()),
+                ("guide".to_owned(), "heft".to_owned()),
+            ];
             let mut policy = registry::build(name, &env.context(), &options).unwrap();
             let mut plays = Vec::new();
             for _ in 0..2 {
@@ -152,6 +156,7 @@ fn a_whale_search_seeded_with_heft_never_ends_worse() {
         let woa = Woa {
             population: 10,
             evaluations: 200,
+            search_seed: 0,
             initial: vec![heft_plan],
         };
         let (best, curve) = woa.search(&mut decoder, &mut StdRng::seed_from_u64(seed));
@@ -159,4 +164,138 @@ fn a_whale_search_seeded_with_heft_never_ends_worse() {
         assert!(curve.windows(2).all(|w| w[1] <= w[0]), "{curve:?}");
         assert_eq!(decoder.evaluations, 1 + 10 + 19 * 10);
     }
+}
+
+#[test]
+fn plan_distance_and_finish_time_gap() {
+    use plan_distance::{GapSlope, ftg, pearson, spd, spearman};
+    assert_eq!(spd(&[0, 1, 2, 3], &[0, 1, 2, 3]), 0.0);
+    assert_eq!(spd(&[0, 1, 2, 3], &[0, 2, 2, 0]), 0.5);
+    assert_eq!(ftg(100.0, 125.0), 0.25);
+    assert_eq!(ftg(125.0, 100.0), 0.25);
+    let mut slope = GapSlope::default();
+    assert_eq!(slope.slope(), None);
+    slope.add(0.1, 0.05);
+    slope.add(0.2, 0.1);
+    assert!((slope.slope().unwrap() - 0.5).abs() < 1e-12);
+    let line: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, 3.0 * i as f64 + 1.0)).collect();
+    assert!((pearson(&line) - 1.0).abs() < 1e-12);
+    // monotone but not linear: Spearman 1, Pearson below
+    let curve: Vec<(f64, f64)> = (1..10).map(|i| (i as f64, (i as f64).powi(4))).collect();
+    assert!((spearman(&curve) - 1.0).abs() < 1e-12);
+    assert!(pearson(&curve) < 0.99);
+}
+
+/// The study's perturbed plans are at the asked distance from their base, and moving no task
+/// (the base itself) gives no gap.
+#[test]
+fn perturbed_plans_sit_at_the_asked_distance() {
+    use plan_distance::perturbation_pairs;
+    let problem = workload(50).instance(4);
+    let mut decoder = Decoder::new(&problem);
+    let base = heft(&problem).gpu;
+    let pairs = perturbation_pairs(
+        &mut decoder,
+        &base,
+        &[0.1, 0.5],
+        3,
+        &mut StdRng::seed_from_u64(1),
+    );
+    assert_eq!(pairs.len(), 6);
+    // every 50-task plan moves 5 then 25 tasks (each fits more than one of 16 GPUs)
+    for (k, (spd, ftg)) in pairs.iter().enumerate() {
+        assert_eq!(*spd, if k < 3 { 0.1 } else { 0.5 }, "{pairs:?}");
+        assert!(*ftg >= 0.0);
+    }
+}
+
+/// A guide's greedy episode is its plan; with ε the episodes differ and stay valid.
+#[test]
+fn guide_episodes_follow_the_guide_unless_exploring() {
+    let w = workload(40);
+    let env = DagEnv::new(w.clone());
+    let ctx = env.context();
+    let problem = w.instance(3);
+    let mut guide = Guide::new(w.clone(), registry::build("heft", &ctx, &[]).unwrap());
+    let mut rng = StdRng::seed_from_u64(0);
+    assert_eq!(guide.rollout(3, 0.0, &mut rng), heft(&problem).gpu);
+    let explored = guide.rollout(3, 0.5, &mut rng);
+    assert_ne!(explored, heft(&problem).gpu);
+    assert!(
+        explored
+            .iter()
+            .enumerate()
+            .all(|(t, &g)| problem.fits(t, g))
+    );
+}
+
+/// WORL-RTGS keeps the guide's greedy plan in its first population and its best: it never
+/// ends worse than its guide, and stays within its evaluation budget.
+#[test]
+fn worl_rtgs_never_ends_worse_than_its_guide_and_keeps_its_budget() {
+    let w = workload(60);
+    let env = DagEnv::new(w.clone());
+    let ctx = env.context();
+    for seed in 0..3 {
+        let problem = w.instance(seed);
+        let guide = registry::build("round-robin", &ctx, &[]).unwrap();
+        let mut planner = WorlRtgs {
+            population: 10,
+            evaluations: 400,
+            search_seed: 0,
+            guided: 0.5,
+            epsilon: 0.1,
+            refresh_every: 3,
+            refresh: 0.2,
+            steer: true,
+            guide: Guide::new(w.clone(), guide),
+        };
+        let mut decoder = Decoder::new(&problem);
+        let mut greedy = Guide::new(
+            w.clone(),
+            registry::build("round-robin", &ctx, &[]).unwrap(),
+        );
+        let guide_makespan =
+            decoder.makespan_s(&greedy.rollout(seed, 0.0, &mut StdRng::seed_from_u64(0)));
+        decoder.evaluations = 0;
+        let (best, curve) = planner.search(&mut decoder, seed, &mut StdRng::seed_from_u64(seed));
+        assert!(
+            best.makespan_s <= guide_makespan,
+            "{} > {guide_makespan}",
+            best.makespan_s
+        );
+        assert!(best.makespan_s < curve[0] || curve[0] == best.makespan_s);
+        assert!(curve.windows(2).all(|w| w[1] <= w[0]), "{curve:?}");
+        assert!(decoder.evaluations <= 400, "{}", decoder.evaluations);
+        assert!(decoder.evaluations > 300, "{}", decoder.evaluations);
+    }
+}
+
+/// A context with a loader resolves the loader's names first, then the registry's; a failed
+/// load names the spec.
+#[test]
+fn a_context_resolves_trained_agents_through_its_loader() {
+    let env = DagEnv::new(workload(20));
+    let loader = crate::TrainedLoader(Arc::new(
+        |spec: &str, ctx: &crate::PolicyContext| match spec {
+            "my-agent" => Some(Ok(
+                Box::new(crate::RandomPolicy::new(ctx.clone())) as Box<dyn crate::Policy>
+            )),
+            "broken" => Some(Err("model-0.bpk: truncated".to_owned())),
+            _ => None,
+        },
+    ));
+    let ctx = env.context().with_trained(loader);
+    assert_eq!(ctx.resolve("my-agent").unwrap().name(), "random");
+    assert_eq!(ctx.resolve("heft").unwrap().name(), "heft");
+    let err = ctx.resolve("broken").err().unwrap().to_string();
+    assert_eq!(err, "trained agent `broken`: model-0.bpk: truncated");
+    let err = registry::build("worl-rtgs:guide=nowhere", &ctx, &[])
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("option `guide=nowhere`") && err.contains("unknown scheduler `nowhere`"),
+        "{err}"
+    );
 }

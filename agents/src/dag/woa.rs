@@ -29,10 +29,23 @@ pub(super) const EVALUATIONS: OptionSpec = OptionSpec {
     help: "plans evaluated in all (the budget)",
 };
 
+pub(super) const SEARCH_SEED: OptionSpec = OptionSpec {
+    key: "search_seed",
+    kind: OptionType::NonNegative,
+    default: "0",
+    help: "the search's own seed, mixed with the episode's (runs on one instance differ by it)",
+};
+
+/// The search's random numbers: from the episode's seed, the scheduler's salt and the
+/// `search_seed` option.
+pub(super) fn search_rng(seed: u64, salt: u64, options_seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed ^ salt ^ options_seed.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
 pub const ROW: SchedulerRow = row(
     "woa",
-    "plans in the population",
-    &[POPULATION, EVALUATIONS],
+    "whale optimisation over plans decoded by the env's executor (Mirjalili and Lewis 2016)",
+    &[POPULATION, EVALUATIONS, SEARCH_SEED],
     |ctx, options| plan_policy(ctx, "woa", Woa::from_options(options)),
 );
 
@@ -81,7 +94,8 @@ pub struct Whale {
 pub struct Woa {
     pub population: usize,
     pub evaluations: usize,
-    /// Positions to start from besides random ones (WORL-RTGS seeds them).
+    pub search_seed: u64,
+    /// Plans to start from besides random positions (for example HEFT's).
     pub initial: Vec<Vec<usize>>,
 }
 
@@ -90,6 +104,7 @@ impl Woa {
         Woa {
             population: options.number("population") as usize,
             evaluations: options.number("evaluations") as usize,
+            search_seed: options.number("search_seed") as u64,
             initial: Vec::new(),
         }
     }
@@ -147,7 +162,7 @@ impl Woa {
     }
 }
 
-fn best_of(whales: &[Whale]) -> &Whale {
+pub(super) fn best_of(whales: &[Whale]) -> &Whale {
     whales
         .iter()
         .min_by(|a, b| a.makespan_s.total_cmp(&b.makespan_s))
@@ -157,7 +172,7 @@ fn best_of(whales: &[Whale]) -> &Whale {
 impl Planner for Woa {
     fn plan(&mut self, problem: &Problem, seed: u64) -> Vec<usize> {
         let mut decoder = Decoder::new(problem);
-        let mut rng = StdRng::seed_from_u64(seed ^ 0x3a1e);
+        let mut rng = search_rng(seed, 0x3a1e, self.search_seed);
         let (best, _) = self.search(&mut decoder, &mut rng);
         decoder.gpus_of(&best.position)
     }

@@ -81,10 +81,7 @@ impl JobsContext {
         }
         let per_unit = w.prices.per_second();
         JobsContext {
-            common: PolicyContext {
-                action_space: env.action_space().clone(),
-                observation_space: env.observation_space().clone(),
-            },
+            common: PolicyContext::new(env.action_space().clone(), env.observation_space().clone()),
             slot_space: env.slot_space().clone(),
             one_choice: env.choice_layout().cloned(),
             cluster_capacity,

@@ -46,10 +46,7 @@ impl SingleJobContext {
         let level_sizes = schedlab_env::cluster::Resource::ALL
             .map(|r| (0..ladder.levels(r)).map(|l| ladder.amount(r, l)).collect());
         SingleJobContext {
-            common: PolicyContext {
-                action_space: env.action_space().clone(),
-                observation_space: env.observation_space().clone(),
-            },
+            common: PolicyContext::new(env.action_space().clone(), env.observation_space().clone()),
             level_sizes,
             node_capacity: env.scenario().nodes.iter().map(|n| n.capacity()).collect(),
             round_interval_s: workload.episode.round_interval_s,
@@ -160,10 +157,7 @@ pub(crate) mod fixtures {
         mask[node1_gpu + 1] = false;
         mask[node1_gpu + 2] = false;
         let ctx = SingleJobContext {
-            common: PolicyContext {
-                action_space,
-                observation_space: ObservationSpace::new(&[(NODE_GROUP, 2, 1)]),
-            },
+            common: PolicyContext::new(action_space, ObservationSpace::new(&[(NODE_GROUP, 2, 1)])),
             level_sizes: [
                 vec![0.0, 1.0, 2.0, 4.0, 8.0],
                 vec![0.0, 4.0, 8.0],

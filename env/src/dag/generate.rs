@@ -250,6 +250,7 @@ pub fn topcuoglu_example() -> (Dag, Platform) {
             count: 3,
         }],
         pai: None,
+        heterogeneity: 1.0,
     };
     let platform = spec
         .compile(std::path::Path::new("(built in)"))

@@ -61,6 +61,14 @@ pub struct PlatformSpec {
     #[serde(default)]
     pub machines: Vec<MachineGroup>,
     pub pai: Option<PaiSample>,
+    /// Every listed speed is raised to this power: 0 makes the GPUs alike (speed 1), 1 keeps
+    /// the list, 2 squares its spread (for sweeps over heterogeneity).
+    #[serde(default = "listed")]
+    pub heterogeneity: f64,
+}
+
+fn listed() -> f64 {
+    1.0
 }
 
 /// The compiled platform: one entry per GPU.
@@ -144,6 +152,12 @@ impl PlatformSpec {
                 return bad(key, format!("{v} is not a positive bandwidth"));
             }
         }
+        if !(self.heterogeneity.is_finite() && self.heterogeneity >= 0.0) {
+            return bad(
+                "platform.heterogeneity",
+                format!("{} is not an exponent >= 0", self.heterogeneity),
+            );
+        }
         for (i, t) in self.gpu_types.iter().enumerate() {
             let key = format!("platform.gpu_types[{i}]");
             let speeds = std::iter::once(t.speed).chain(t.kind_speed.values().copied());
@@ -189,8 +203,15 @@ impl PlatformSpec {
         if groups.is_empty() {
             return bad("platform.machines", "the platform has no GPU".into());
         }
+        let mut types = self.gpu_types.clone();
+        for t in &mut types {
+            t.speed = t.speed.powf(self.heterogeneity);
+            for s in t.kind_speed.values_mut() {
+                *s = s.powf(self.heterogeneity);
+            }
+        }
         let mut platform = Platform {
-            types: self.gpu_types.clone(),
+            types,
             gpu_type: Vec::new(),
             machine: Vec::new(),
             machine_names: Vec::new(),

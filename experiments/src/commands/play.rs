@@ -2,12 +2,13 @@
 //! sweeps and plots share.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use schedlab_agents::registry;
-use schedlab_agents::{Policy, SchedulingEnv, run_episode_observed};
+use schedlab_agents::{Policy, PolicyContext, SchedulingEnv, TrainedLoader, run_episode_observed};
 use schedlab_env::Step;
 use schedlab_trainer::algorithms::load_agent;
 
@@ -80,7 +81,16 @@ pub fn make_policy<E: SchedulingEnv>(
     }
     let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
     let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
-    Ok(registry::build(spec, &env.context(), &options)?)
+    let context = env
+        .context()
+        .with_trained(TrainedLoader(Arc::new(load_trained)));
+    Ok(registry::build(spec, &context, &options)?)
+}
+
+/// The trained agent `spec` names, for schedulers built on one (WORL-RTGS's guide).
+fn load_trained(spec: &str, ctx: &PolicyContext) -> Option<Result<Box<dyn Policy>, String>> {
+    let run = trained_run(spec)?;
+    Some(load_agent(&run, ctx, &crate::device::agents()).map_err(|e| e.to_string()))
 }
 
 /// Plays one episode of `policy` (see [`make_policy`]) on a fresh env of `workload`, handing

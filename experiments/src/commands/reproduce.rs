@@ -9,6 +9,7 @@ pub enum Target {
     Fig2,
     Table1,
     Table2,
+    Dag,
     All,
 }
 
@@ -38,7 +39,8 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Fig2 => vec!["fig2"],
         Target::Table1 => vec!["table1"],
         Target::Table2 => vec!["table2"],
-        Target::All => vec!["fig2", "table1", "table2"],
+        Target::Dag => vec!["dag"],
+        Target::All => vec!["fig2", "table1", "table2", "dag"],
     };
     let settings = crate::reproduce::Settings {
         seeds: args.seeds,

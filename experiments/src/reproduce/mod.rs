@@ -1,10 +1,12 @@
 //! `schedlab reproduce`: the workbench's versions of the reference paper's convergence figure
-//! (fig2), resource-use table (table1) and end-to-end table (table2), each a sweep over the
+//! (fig2), resource-use table (table1) and end-to-end table (table2), and the DAG study of
+//! WORL-RTGS (dag), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and Welch's p-values, plotted, and
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
 
 mod context;
+mod dag;
 mod fig2;
 mod protocol;
 mod table1;
@@ -17,10 +19,10 @@ use crate::commands::bench::shipped_workload;
 use crate::output::write_atomic;
 
 /// The sections in document order.
-const SECTIONS: [&str; 4] = ["tuning", "fig2", "table1", "table2"];
+const SECTIONS: [&str; 5] = ["tuning", "fig2", "table1", "table2", "dag"];
 
-/// Reproduces `targets` (of fig2, table1, table2; tuning always runs first) and rewrites the
-/// document from every section reproduced so far.
+/// Reproduces `targets` (of fig2, table1, table2, dag; tuning runs first where a single-job
+/// section needs it) and rewrites the document from every section reproduced so far.
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     // the checkout's data when run from its root, else the data the binary was built with
     let local = std::path::PathBuf::from("data");
@@ -35,13 +37,19 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         protocol,
         args: settings,
     };
-    let (section, tuned) = tuning::tune(&cx)?;
-    write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
+    let tuned = if targets.iter().any(|&t| t != "dag") {
+        let (section, tuned) = tuning::tune(&cx)?;
+        write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
+        tuned
+    } else {
+        context::Tuned::new()
+    };
     for &target in targets {
         let section = match target {
             "fig2" => fig2::fig2(&cx, &tuned)?,
             "table1" => table1::table1(&cx, &tuned)?,
-            _ => table2::table2(&cx, &tuned)?,
+            "table2" => table2::table2(&cx, &tuned)?,
+            _ => dag::dag(&cx)?,
         };
         write_atomic(
             &settings.out.join(format!("{target}.md")),
@@ -53,9 +61,12 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         round = cx.protocol.round_s,
         rounds = cx.protocol.max_rounds,
     );
+    // sections not reproduced into this output folder keep their text from the document
+    let previous = std::fs::read_to_string(&settings.doc).unwrap_or_default();
     for section in SECTIONS {
-        if let Ok(text) = std::fs::read_to_string(settings.out.join(format!("{section}.md"))) {
-            doc += &text;
+        match std::fs::read_to_string(settings.out.join(format!("{section}.md"))) {
+            Ok(text) => doc += &text,
+            Err(_) => doc += &previous_block(&previous, section),
         }
     }
     write_atomic(&settings.doc, doc.as_bytes())?;
@@ -65,4 +76,43 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         settings.figures.display()
     );
     Ok(())
+}
+
+/// The block of `doc` from the heading of `section` (`## Title (section)`) to the next `## `
+/// heading; empty when the document has none.
+fn previous_block(doc: &str, section: &str) -> String {
+    let heading = |line: &str| line.starts_with("## ");
+    let mut offset = 0;
+    let mut start = None;
+    for line in doc.split_inclusive('\n') {
+        let title = line.trim_end();
+        match start {
+            None if heading(title) && title.ends_with(&format!("({section})")) => {
+                start = Some(offset)
+            }
+            Some(s) if heading(title) => return doc[s..offset].to_owned(),
+            _ => {}
+        }
+        offset += line.len();
+    }
+    start.map_or(String::new(), |s| doc[s..].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::previous_block;
+
+    #[test]
+    fn a_section_not_reproduced_keeps_its_block_of_the_document() {
+        let doc = "# Experiments\n\nintro\n\n## Convergence (fig2)\n\nrows\n### sub\n\n## End to end (table2)\n\nmore\n";
+        assert_eq!(
+            previous_block(doc, "fig2"),
+            "## Convergence (fig2)\n\nrows\n### sub\n\n"
+        );
+        assert_eq!(
+            previous_block(doc, "table2"),
+            "## End to end (table2)\n\nmore\n"
+        );
+        assert_eq!(previous_block(doc, "dag"), "");
+    }
 }

@@ -24,6 +24,40 @@ pub struct Protocol {
     pub optimizers: Vec<Optimizer>,
     pub table1: Table1,
     pub table2: Table2,
+    pub dag: DagProtocol,
+}
+
+/// The DAG section: schedulers against WORL-RTGS (Du et al. 2025).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DagProtocol {
+    /// The generated workload of the size, heterogeneity and bandwidth axes, in
+    /// `data/workloads/`.
+    pub workload: String,
+    /// Real DAGs on the same platform (the DDQN's observation fixes the GPU count).
+    pub trace_workload: String,
+    /// Real DAGs of the SPD-FTG study.
+    pub correlation_workload: String,
+    pub policies: Vec<String>,
+    /// The scheduler every other is tested against.
+    pub reference: String,
+    /// The shipped DDQN (WORL-RTGS's default guide) and the task count it was trained on.
+    pub guide: String,
+    pub guide_tasks: usize,
+    /// Plan evaluations of GA, WOA and WORL-RTGS.
+    pub evaluations: usize,
+    pub tasks: Vec<usize>,
+    /// Tasks on the heterogeneity and bandwidth axes and in the stability study.
+    pub sweep_tasks: usize,
+    pub heterogeneity: Vec<f64>,
+    pub inter_mbps: Vec<f64>,
+    pub correlation_shares: Vec<f64>,
+    pub correlation_per_share: usize,
+    /// Searches per instance in the stability study.
+    pub search_seeds: u64,
+    /// Baseline sets of the headline, by name.
+    pub baseline_sets: Vec<(String, Vec<String>)>,
+    pub paper_reduction_percent: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,0 +1,481 @@
+//! dag: the DAG schedulers against WORL-RTGS (Du et al. 2025) on generated DAGs of growing
+//! size, heterogeneity and bandwidth and on real Alibaba DAGs; the SPD-FTG correlation on real
+//! DAGs; WOA's and WORL-RTGS's spread over search seeds; plan wall times.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use schedlab_agents::dag::Decoder;
+use schedlab_agents::dag::heft;
+use schedlab_agents::dag::plan_distance::{pearson, perturbation_pairs, spearman};
+use schedlab_env::dag::DagWorkload;
+
+use super::context::{Context, mean, mean_ci, values};
+use super::protocol::DagProtocol;
+use crate::commands::bench::shipped_workload;
+use crate::commands::play::play;
+use crate::commands::summarize::p_text;
+use crate::plots::{self, XScale};
+use crate::stats::{summarize, welch};
+use crate::sweep::journal::Row;
+use crate::sweep::spec::{SweepSpec, TrainSettings};
+use crate::workloads::{Dag, Loaded};
+
+const MAKESPAN: &str = "makespan_s";
+
+/// One axis of the study: a sweep over override sets of the generated workload.
+struct Axis {
+    name: &'static str,
+    label: &'static str,
+    /// How the headline names a setting of the axis.
+    short: &'static str,
+    key: &'static str,
+    points: Vec<f64>,
+}
+
+impl Axis {
+    fn variant(&self, x: f64) -> String {
+        format!("{}={x}", self.key)
+    }
+}
+
+pub fn dag(cx: &Context) -> anyhow::Result<String> {
+    let p = &cx.protocol.dag;
+    let generated = shipped_workload(&p.workload);
+    let tasks_key = "dags.layered.tasks";
+    let axes = [
+        Axis {
+            name: "size",
+            label: "tasks",
+            short: "tasks",
+            key: tasks_key,
+            points: p.tasks.iter().map(|&t| t as f64).collect(),
+        },
+        Axis {
+            name: "heterogeneity",
+            label: "heterogeneity (speed exponent)",
+            short: "heterogeneity",
+            key: "platform.heterogeneity",
+            points: p.heterogeneity.clone(),
+        },
+        Axis {
+            name: "bandwidth",
+            label: "inter-machine MB/s",
+            short: "MB/s",
+            key: "platform.inter_mbps",
+            points: p.inter_mbps.clone(),
+        },
+    ];
+    let mut text = format!(
+        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. The DDQN (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
+        cx.command("dag"),
+        cx.args.seeds,
+        p.reference,
+        p.workload,
+        p.sweep_tasks,
+        p.trace_workload,
+        p.guide,
+        p.guide_tasks,
+        p.evaluations,
+        p.paper_reduction_percent,
+    );
+    let policies: Vec<String> = p
+        .policies
+        .iter()
+        .map(|name| budgeted(name, p.evaluations))
+        .collect();
+    let mut cells: Vec<Cell> = Vec::new();
+    for axis in &axes {
+        let overrides = axis
+            .points
+            .iter()
+            .map(|&x| {
+                let mut set = BTreeMap::from([(axis.key.to_owned(), toml_number(axis.key, x))]);
+                if axis.key != tasks_key {
+                    set.insert(
+                        tasks_key.to_owned(),
+                        toml::Value::Integer(p.sweep_tasks as i64),
+                    );
+                }
+                (axis.variant(x), set)
+            })
+            .collect();
+        let rows = cx.sweep(&SweepSpec {
+            name: format!("dag-{}", axis.name),
+            policies: policies.clone(),
+            workloads: vec![generated.clone()],
+            seeds: cx.seeds(),
+            overrides,
+            train: TrainSettings::default(),
+        })?;
+        text += &axis_table(cx, p, axis, &rows, &policies)?;
+        for &x in &axis.points {
+            let name = format!("{} {x}", axis.short);
+            cells.push(Cell::of(&rows, &policies, &axis.variant(x), name));
+        }
+    }
+    let trace_rows = cx.sweep(&SweepSpec {
+        name: "dag-alibaba".into(),
+        policies: policies.clone(),
+        workloads: vec![shipped_workload(&p.trace_workload)],
+        seeds: cx.seeds(),
+        overrides: BTreeMap::new(),
+        train: TrainSettings::default(),
+    })?;
+    text += &trace_table(p, &trace_rows, &policies);
+    let trace_name = p.trace_workload.trim_end_matches(".toml").to_owned();
+    cells.push(Cell::of(&trace_rows, &policies, "default", trace_name));
+    text += &headline(p, &policies, &cells);
+    text += &correlation(cx, p)?;
+    text += &stability(cx, p, &generated)?;
+    text += &wall_times(p, &generated, &policies)?;
+    Ok(text)
+}
+
+/// A scheduler spec with the protocol's evaluation budget where it takes one.
+fn budgeted(name: &str, evaluations: usize) -> String {
+    if ["ga", "woa", "worl-rtgs"].contains(&name) {
+        format!("{name}:evaluations={evaluations}")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// The plain name of a spec (`woa:evaluations=3000` is `woa`).
+fn short(spec: &str) -> &str {
+    spec.split(':').next().unwrap_or(spec)
+}
+
+fn toml_number(key: &str, x: f64) -> toml::Value {
+    if key.ends_with("tasks") {
+        toml::Value::Integer(x as i64)
+    } else {
+        toml::Value::Float(x)
+    }
+}
+
+/// The makespans of one setting, per scheduler.
+struct Cell {
+    name: String,
+    by_policy: BTreeMap<String, Vec<f64>>,
+}
+
+impl Cell {
+    fn of(rows: &[Row], policies: &[String], variant: &str, name: String) -> Cell {
+        let by_policy = policies
+            .iter()
+            .map(|s| (short(s).to_owned(), values(rows, s, variant, MAKESPAN)))
+            .collect();
+        Cell { name, by_policy }
+    }
+}
+
+/// `mean ± ci (p)` per scheduler and point of an axis, its figure, and a line on the order.
+fn axis_table(
+    cx: &Context,
+    p: &DagProtocol,
+    axis: &Axis,
+    rows: &[Row],
+    policies: &[String],
+) -> anyhow::Result<String> {
+    let header: Vec<String> = axis.points.iter().map(|x| x.to_string()).collect();
+    let mut text = format!(
+        "### Makespan against {}\n\n| scheduler | {} |\n| --- |{}\n",
+        axis.label,
+        header.join(" | "),
+        " --- |".repeat(header.len())
+    );
+    let reference = policies
+        .iter()
+        .find(|s| short(s) == p.reference)
+        .expect("the protocol's reference is one of its policies");
+    let mut series = Vec::new();
+    for spec in policies {
+        let mut cells = Vec::new();
+        let mut line = Vec::new();
+        for &x in &axis.points {
+            let variant = axis.variant(x);
+            let v = values(rows, spec, &variant, MAKESPAN);
+            let ours = values(rows, reference, &variant, MAKESPAN);
+            let pv = if spec == reference {
+                String::new()
+            } else {
+                format!(" ({})", p_text(welch(&v, &ours).2))
+            };
+            cells.push(format!("{}{pv}", mean_ci(&v)));
+            line.push((x, mean(&v)));
+        }
+        text += &format!("| {} | {} |\n", short(spec), cells.join(" | "));
+        series.push((short(spec).to_owned(), line));
+    }
+    let figure = format!("dag-{}.png", axis.name);
+    let scale = if axis.name == "bandwidth" {
+        XScale::Log
+    } else {
+        XScale::Linear
+    };
+    plots::lines(
+        &cx.figure(&figure)?,
+        &format!("Makespan against {}", axis.label),
+        (axis.label, "makespan (s)"),
+        &series,
+        scale,
+    )?;
+    text += &format!(
+        "\n![makespan against {}]({})\n\n",
+        axis.label,
+        cx.link(&figure)
+    );
+    Ok(text)
+}
+
+fn trace_table(p: &DagProtocol, rows: &[Row], policies: &[String]) -> String {
+    let reference = policies
+        .iter()
+        .find(|s| short(s) == p.reference)
+        .expect("the reference is a policy");
+    let ours = values(rows, reference, "default", MAKESPAN);
+    let mut text = format!(
+        "### Real DAGs: `{}`\n\n| scheduler | makespan (s) | SLR | p |\n| --- | --- | --- | --- |\n",
+        p.trace_workload
+    );
+    for spec in policies {
+        let v = values(rows, spec, "default", MAKESPAN);
+        let pv = if spec == reference {
+            String::new()
+        } else {
+            p_text(welch(&v, &ours).2)
+        };
+        text += &format!(
+            "| {} | {} | {} | {pv} |\n",
+            short(spec),
+            mean_ci(&v),
+            mean_ci(&values(rows, spec, "default", "slr"))
+        );
+    }
+    text + "\n"
+}
+
+/// WORL-RTGS's reduction of the mean makespan against each baseline: the largest over the
+/// settings (the paper's "up to") and the mean, with the settings where it is behind.
+fn headline(p: &DagProtocol, policies: &[String], cells: &[Cell]) -> String {
+    let mut text = format!(
+        "### Headline\n\nReduction of the mean makespan by {} against each baseline, over the {} settings above (each size, heterogeneity, bandwidth and the real DAGs): the largest (the paper's \"up to\" reads this way), the mean, and the settings where {} is the longer.\n\n| baseline | set | largest reduction | mean reduction | settings where {} is longer |\n| --- | --- | --- | --- | --- |\n",
+        p.reference,
+        cells.len(),
+        p.reference,
+        p.reference
+    );
+    for spec in policies {
+        let name = short(spec);
+        if name == p.reference {
+            continue;
+        }
+        let reductions: Vec<(f64, &str)> = cells
+            .iter()
+            .map(|c| {
+                let ours = mean(&c.by_policy[p.reference.as_str()]);
+                (1.0 - ours / mean(&c.by_policy[name]), c.name.as_str())
+            })
+            .collect();
+        let largest = reductions.iter().map(|r| r.0).fold(f64::MIN, f64::max);
+        let behind: Vec<&str> = reductions
+            .iter()
+            .filter(|r| r.0 < 0.0)
+            .map(|r| r.1)
+            .collect();
+        let set = p
+            .baseline_sets
+            .iter()
+            .find(|(_, members)| members.iter().any(|m| m == name))
+            .map_or("", |(set, _)| set.as_str());
+        text += &format!(
+            "| {name} | {set} | {:.1}% | {:.1}% | {} |\n",
+            100.0 * largest,
+            100.0 * summarize(&reductions.iter().map(|r| r.0).collect::<Vec<_>>()).mean,
+            if behind.is_empty() {
+                "none".to_owned()
+            } else {
+                behind.join(", ")
+            }
+        );
+    }
+    text + "\n"
+}
+
+/// SPD against FTG on real DAGs: plans made from HEFT's and from random plans by moving a
+/// share of their tasks.
+fn correlation(cx: &Context, p: &DagProtocol) -> anyhow::Result<String> {
+    let path = shipped_workload(&p.correlation_workload);
+    let workload = DagWorkload::load(&path, &[])?;
+    let mut clouds: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+    for seed in cx.seeds() {
+        let problem = workload.instance(seed);
+        let mut decoder = Decoder::new(&problem);
+        let mut rng = StdRng::seed_from_u64(seed);
+        let heft_plan = heft(&problem).gpu;
+        let random_plan: Vec<usize> = decoder
+            .fitting
+            .iter()
+            .map(|gpus| gpus[rand::RngExt::random_range(&mut rng, 0..gpus.len())])
+            .collect();
+        for (name, base) in [
+            ("from HEFT's plan", heft_plan),
+            ("from a random plan", random_plan),
+        ] {
+            clouds.entry(name).or_default().extend(perturbation_pairs(
+                &mut decoder,
+                &base,
+                &p.correlation_shares,
+                p.correlation_per_share,
+                &mut rng,
+            ));
+        }
+    }
+    let mut text = format!(
+        "### SPD and FTG on real DAGs\n\nSPD is the share of tasks two plans place on different GPUs; FTG is the difference of their makespans over the shorter. On {} instances of `{}` (Alibaba v2018 DAGs on PAI machines), plans were made from HEFT's plan and from a random plan by moving a share of their tasks ({}; {} plans per share) to other GPUs that hold them.\n\n| base | pairs | Pearson r | Spearman ρ |\n| --- | --- | --- | --- |\n",
+        cx.args.seeds,
+        p.correlation_workload,
+        p.correlation_shares
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        p.correlation_per_share
+    );
+    let all: Vec<(f64, f64)> = clouds.values().flatten().copied().collect();
+    for (name, pairs) in clouds
+        .iter()
+        .map(|(n, v)| (*n, v.as_slice()))
+        .chain([("both", all.as_slice())])
+    {
+        text += &format!(
+            "| {name} | {} | {:.3} | {:.3} |\n",
+            pairs.len(),
+            pearson(pairs),
+            spearman(pairs)
+        );
+    }
+    let figure = "dag-spd-ftg.png";
+    let clouds: Vec<(String, Vec<(f64, f64)>)> =
+        clouds.into_iter().map(|(n, v)| (n.to_owned(), v)).collect();
+    plots::scatter(
+        &cx.figure(figure)?,
+        "Plan distance against finish time gap (Alibaba DAGs)",
+        (
+            "SPD (share of tasks placed differently)",
+            "FTG (makespan gap / shorter)",
+        ),
+        &clouds,
+    )?;
+    text += &format!("\n![SPD against FTG]({})\n\n", cx.link(figure));
+    Ok(text)
+}
+
+/// WOA's and WORL-RTGS's makespans on one instance over search seeds: the coefficient of
+/// variation per instance, then its mean over instances.
+fn stability(cx: &Context, p: &DagProtocol, generated: &std::path::Path) -> anyhow::Result<String> {
+    let searches = ["woa", p.reference.as_str()];
+    let policies: Vec<String> = searches
+        .iter()
+        .flat_map(|name| {
+            (0..p.search_seeds)
+                .map(move |k| format!("{}:search_seed={k}", budgeted(name, p.evaluations)))
+        })
+        .collect();
+    let rows = cx.sweep(&SweepSpec {
+        name: "dag-stability".into(),
+        policies: policies.clone(),
+        workloads: vec![generated.to_owned()],
+        seeds: cx.seeds(),
+        overrides: BTreeMap::from([(
+            "stability".to_owned(),
+            BTreeMap::from([(
+                "dags.layered.tasks".to_owned(),
+                toml::Value::Integer(p.sweep_tasks as i64),
+            )]),
+        )]),
+        train: TrainSettings::default(),
+    })?;
+    let mut text = format!(
+        "### Stability over search seeds\n\nEach of {} instances ({} tasks) searched {} times with different search seeds (`search_seed=0..{}`); per instance the spread of the makespans over the searches, then its mean over instances.\n\n| scheduler | mean makespan (s) | coefficient of variation | range / mean |\n| --- | --- | --- | --- |\n",
+        cx.args.seeds,
+        p.sweep_tasks,
+        p.search_seeds,
+        p.search_seeds - 1
+    );
+    let mut bars = Vec::new();
+    for name in searches {
+        let mine: Vec<&String> = policies.iter().filter(|s| short(s) == name).collect();
+        let (mut cv, mut range, mut all) = (Vec::new(), Vec::new(), Vec::new());
+        for seed in cx.seeds() {
+            let v: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.key.seed == seed && mine.contains(&&r.key.policy))
+                .filter_map(|r| r.metrics.iter().find(|m| m.0 == MAKESPAN).map(|m| m.1))
+                .collect();
+            let s = summarize(&v);
+            cv.push(s.std / s.mean);
+            let (lo, hi) = v
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                    (a.min(x), b.max(x))
+                });
+            range.push((hi - lo) / s.mean);
+            all.extend(v);
+        }
+        let cv_summary = summarize(&cv);
+        text += &format!(
+            "| {name} | {} | {} | {} |\n",
+            mean_ci(&all),
+            mean_ci(&cv),
+            mean_ci(&range)
+        );
+        bars.push((name.to_owned(), cv_summary.mean, cv_summary.ci95));
+    }
+    let figure = "dag-stability.png";
+    plots::bars(
+        &cx.figure(figure)?,
+        "Spread over search seeds (coefficient of variation)",
+        "CV of the makespan",
+        &bars,
+    )?;
+    text += &format!("\n![stability]({})\n\n", cx.link(figure));
+    Ok(text)
+}
+
+/// Seconds each scheduler takes to plan and play one episode (seed 0), one at a time, per
+/// size.
+fn wall_times(
+    p: &DagProtocol,
+    generated: &std::path::Path,
+    policies: &[String],
+) -> anyhow::Result<String> {
+    let header: Vec<String> = p.tasks.iter().map(|t| t.to_string()).collect();
+    let mut text = format!(
+        "### Wall time per episode\n\nSeconds to plan and play one episode (seed 0), schedulers run one at a time on one thread of this machine; the DDQN and WORL-RTGS include their network's inference.\n\n| scheduler | {} |\n| --- |{}\n",
+        header.join(" | "),
+        " --- |".repeat(header.len())
+    );
+    let workloads: Vec<Loaded> = p
+        .tasks
+        .iter()
+        .map(|&t| {
+            let overrides = [("dags.layered.tasks".to_owned(), t.to_string())];
+            crate::workloads::load(generated, &overrides)
+        })
+        .collect::<anyhow::Result<_>>()?;
+    for spec in policies {
+        let mut cells = Vec::new();
+        for loaded in &workloads {
+            let w: &Dag = loaded.expect("reproduce dag", generated)?;
+            let start = Instant::now();
+            play(w, spec, &[], 0)?;
+            cells.push(format!("{:.3}", start.elapsed().as_secs_f64()));
+        }
+        text += &format!("| {} | {} |\n", short(spec), cells.join(" | "));
+    }
+    Ok(text + "\n")
+}
