@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::sync::Once;
 
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 const FONT: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
@@ -201,23 +203,8 @@ fn draw_lines(
     register_font();
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| error(path, e))?;
-    let points = || series.iter().flat_map(|s| s.1.iter());
-    let (x0, x1) = span(points().map(|p| p.0));
-    let (y0, y1) = span(points().map(|p| p.1));
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 24))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(|e| error(path, e))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .x_label_formatter(&tick)
-        .draw()
-        .map_err(|e| error(path, e))?;
+    let points: Vec<(f64, f64)> = series.iter().flat_map(|s| s.1.iter().copied()).collect();
+    let mut chart = xy_chart(&root, path, title, (x_label, y_label), &points, &tick)?;
     for (k, (name, data)) in series.iter().enumerate() {
         let c = color(k);
         chart
@@ -268,20 +255,19 @@ pub fn cdfs(
     )
 }
 
-/// Named point clouds on linear axes, with a legend.
-pub fn scatter(
+/// A captioned chart on linear axes spanning `points`, with its mesh drawn.
+fn xy_chart<'r, 'a>(
+    root: &'r DrawingArea<BitMapBackend<'a>, Shift>,
     path: &Path,
     title: &str,
     (x_label, y_label): (&str, &str),
-    clouds: &[(String, Vec<(f64, f64)>)],
-) -> anyhow::Result<()> {
-    register_font();
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| error(path, e))?;
-    let points = || clouds.iter().flat_map(|c| c.1.iter());
-    let (x0, x1) = span(points().map(|p| p.0));
-    let (y0, y1) = span(points().map(|p| p.1));
-    let mut chart = ChartBuilder::on(&root)
+    points: &[(f64, f64)],
+    x_tick: &dyn Fn(&f64) -> String,
+) -> anyhow::Result<ChartContext<'r, BitMapBackend<'a>, Cartesian2d<RangedCoordf64, RangedCoordf64>>>
+{
+    let (x0, x1) = span(points.iter().map(|p| p.0));
+    let (y0, y1) = span(points.iter().map(|p| p.1));
+    let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 24))
         .margin(15)
         .x_label_area_size(45)
@@ -292,8 +278,25 @@ pub fn scatter(
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
+        .x_label_formatter(x_tick)
         .draw()
         .map_err(|e| error(path, e))?;
+    Ok(chart)
+}
+
+/// Named point clouds on linear axes, with a legend.
+pub fn scatter(
+    path: &Path,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    clouds: &[(String, Vec<(f64, f64)>)],
+) -> anyhow::Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| error(path, e))?;
+    let points: Vec<(f64, f64)> = clouds.iter().flat_map(|c| c.1.iter().copied()).collect();
+    let plain = |v: &f64| format!("{v:.1}");
+    let mut chart = xy_chart(&root, path, title, (x_label, y_label), &points, &plain)?;
     for (k, (name, data)) in clouds.iter().enumerate() {
         let c = color(k);
         chart

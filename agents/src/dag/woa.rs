@@ -59,6 +59,19 @@ pub struct WoaDraws {
     pub l: f64,
 }
 
+impl WoaDraws {
+    /// One whale's draws at `a`.
+    pub fn draw(a: f64, rng: &mut StdRng) -> Self {
+        WoaDraws {
+            a,
+            r1: rng.random_range(0.0..1.0),
+            r2: rng.random_range(0.0..1.0),
+            p: rng.random_range(0.0..1.0),
+            l: rng.random_range(-1.0..=1.0),
+        }
+    }
+}
+
 /// The published update of position `x` given the best whale and a random one.
 pub fn woa_move(x: &[f64], best: &[f64], random: &[f64], d: WoaDraws) -> Vec<f64> {
     const B: f64 = 1.0;
@@ -132,13 +145,7 @@ impl Woa {
         for it in 0..iterations {
             let a = 2.0 - 2.0 * it as f64 / iterations as f64;
             for i in 0..population {
-                let draws = WoaDraws {
-                    a,
-                    r1: rng.random_range(0.0..1.0),
-                    r2: rng.random_range(0.0..1.0),
-                    p: rng.random_range(0.0..1.0),
-                    l: rng.random_range(-1.0..=1.0),
-                };
+                let draws = WoaDraws::draw(a, rng);
                 let partner = rng.random_range(0..population);
                 let position = woa_move(
                     &whales[i].position,

@@ -170,13 +170,7 @@ impl WorlRtgs {
         while decoder.evaluations + population <= budget {
             let a = 2.0 - 2.0 * decoder.evaluations as f64 / budget as f64;
             for i in 0..population {
-                let draws = WoaDraws {
-                    a,
-                    r1: rng.random_range(0.0..1.0),
-                    r2: rng.random_range(0.0..1.0),
-                    p: rng.random_range(0.0..1.0),
-                    l: rng.random_range(-1.0..=1.0),
-                };
+                let draws = WoaDraws::draw(a, rng);
                 let partner = rng.random_range(0..population);
                 let from = &whales[i];
                 let mut position = woa_move(
