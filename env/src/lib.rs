@@ -18,6 +18,7 @@ pub mod error;
 pub mod gym;
 pub mod jobs;
 pub mod model;
+pub mod network;
 pub mod scenario;
 pub mod sim;
 pub mod single_job;

@@ -126,6 +126,8 @@ enum BenchCommand {
     Train(commands::bench_train::BenchTrainArgs),
     /// The DAG schedulers on large instances: list schedulers' times, decoder plans per second.
     Dag(commands::bench_dag::BenchDagArgs),
+    /// The network allocation dynamics: iterations per second on many centres.
+    Network(commands::bench_network::BenchNetworkArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -156,5 +158,6 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Cluster(args)) => commands::bench_cluster::run(args),
         Command::Bench(BenchCommand::Train(args)) => commands::bench_train::run(args),
         Command::Bench(BenchCommand::Dag(args)) => commands::bench_dag::run(args),
+        Command::Bench(BenchCommand::Network(args)) => commands::bench_network::run(args),
     }
 }
