@@ -4,8 +4,9 @@
 //! (`reset(seed)`, `step(action)`, neutral declared spaces, action masks, metrics) and the
 //! shared env checker; [`single_job`] is a cluster of nodes running one **real** training job
 //! (HB-ASGD and baseline optimisers computing real gradients of real models on real data on a
-//! virtual clock); [`jobs`] is a cluster of machines that many jobs arrive at (see
-//! ARCHITECTURE.md).
+//! virtual clock); [`jobs`] is a cluster of machines that many jobs arrive at; [`dag`] places
+//! DAGs of tasks on heterogeneous GPUs; [`network`] holds a network of computing centres
+//! allocating CPUs and training by consensus (see ARCHITECTURE.md).
 //!
 //! It owns data loading, models, the cluster performance model, workload files and the
 //! simulation. It must know nothing of schedulers, predictors, learning agents, logging or
