@@ -110,7 +110,7 @@ mod tests {
         let err = row("fifo", EnvKind::SingleJob).err().unwrap().to_string();
         assert_eq!(
             err,
-            "unknown scheduler `fifo` for single-job workloads; available: static, greedy, periodic, raes, random"
+            "unknown scheduler `fifo` for single-job workloads; available: static, greedy, periodic, raes, consensus, random"
         );
         assert!(row("fifo", EnvKind::Jobs).is_ok());
     }

@@ -1,12 +1,14 @@
 //! Schedulers of the single-job env ([`schedlab_env::SingleJobEnv`]): per node and resource a
 //! level of the container ladder, read from the node blocks of the observation.
 
+mod consensus;
 pub mod context;
 mod greedy;
 mod periodic;
 pub mod raes;
 mod static_alloc;
 
+pub use consensus::ConsensusPolicy;
 pub use context::SingleJobContext;
 pub use greedy::GreedyPolicy;
 pub use periodic::PeriodicPolicy;
@@ -22,4 +24,5 @@ pub const SCHEDULERS: &[SchedulerRow] = &[
     greedy::ROW,
     periodic::ROW,
     raes::ROW,
+    consensus::ROW,
 ];

@@ -16,6 +16,8 @@ pub const NODE_DELAY: usize = NODE_VARIANCE + 1;
 pub const NODE_BATCH: usize = NODE_VARIANCE + 2;
 pub const NODE_STALENESS: usize = NODE_VARIANCE + 3;
 pub const NODE_THROUGHPUT: usize = NODE_VARIANCE + 4;
+pub const NODE_BACKGROUND_CPU: usize = NODE_VARIANCE + 5;
+pub const NODE_SPEED: usize = NODE_VARIANCE + 7;
 /// For the job: validation loss / initial loss, progress to the target in [0, 1], elapsed
 /// share of the time limit, elapsed share of the round limit, HB-ASGD's learning-rate factor.
 pub const JOB_FEATURES: usize = 5;
