@@ -72,3 +72,12 @@ pub fn proportional(costs: &[CentreCost], demand: f64) -> Vec<f64> {
     let total: f64 = costs.iter().map(|c| c.work_s).sum();
     costs.iter().map(|c| demand * c.work_s / total).collect()
 }
+
+/// The allocation the distributed CPU scheduler of Rikos et al. 2021 (finite-time quantised
+/// coordination) reaches: every centre loaded to the same share of its capacity, so `demand`
+/// is split in proportion to the upper bounds. Computed at its fixed point; its quantised
+/// message exchange is not simulated here.
+pub fn capacity_proportional(costs: &[CentreCost], demand: f64) -> Vec<f64> {
+    let total: f64 = costs.iter().map(|c| c.max).sum();
+    costs.iter().map(|c| demand * c.max / total).collect()
+}

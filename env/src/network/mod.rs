@@ -12,7 +12,7 @@ pub mod quantize;
 pub mod switching;
 pub mod training;
 
-pub use allocation::{Dynamics, proportional, uniform};
+pub use allocation::{Dynamics, capacity_proportional, proportional, uniform};
 pub use cost::{CentreCost, optimum, total_cost};
 pub use graph::{Graph, Weights};
 pub use quantize::Quantizer;

@@ -138,6 +138,23 @@ fn the_optimum_equalises_marginal_costs_and_meets_the_demand() {
     }
 }
 
+#[test]
+fn fixed_splits_meet_the_demand_and_the_optimum_beats_them() {
+    let c = costs(7, 8);
+    let demand = 84.0;
+    let (best, _) = optimum(&c, demand);
+    for split in [
+        uniform(7, demand),
+        proportional(&c, demand),
+        capacity_proportional(&c, demand),
+    ] {
+        assert!((split.iter().sum::<f64>() - demand).abs() < 1e-9);
+        assert!(total_cost(&c, &split) >= total_cost(&c, &best));
+    }
+    // equal capacities: Rikos et al.'s fixed point is the uniform split
+    assert_eq!(capacity_proportional(&c, demand), uniform(7, demand));
+}
+
 fn run(
     n: usize,
     seed: u64,

@@ -8,8 +8,8 @@ use clap::Args;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use schedlab_env::network::{
-    CentreCost, Dynamics, GraphKind, Quantizer, Weights, optimum, switching::connected, total_cost,
-    uniform,
+    CentreCost, Dynamics, GraphKind, Quantizer, Weights, capacity_proportional, optimum,
+    proportional, switching::connected, total_cost, uniform,
 };
 
 use crate::stats::median;
@@ -50,7 +50,7 @@ pub fn run(args: BenchNetworkArgs) -> anyhow::Result<()> {
             serial: rng.random_range(0.05..0.3),
             time_value: 1.0,
             min: 4.0,
-            max: 32.0,
+            max: rng.random_range(16.0..48.0),
             penalty: 10.0,
         })
         .collect();
@@ -61,6 +61,13 @@ pub fn run(args: BenchNetworkArgs) -> anyhow::Result<()> {
         "{n} centres, {} edges (Erdős-Rényi, mean degree {:.1}, Metropolis weights), one thread",
         graph.edges().len(),
         2.0 * graph.edges().len() as f64 / n as f64
+    );
+    let gap = |x: &[f64]| (total_cost(&costs, x) - optimal) / optimal;
+    println!(
+        "cost gap of the fixed splits: uniform {:.3e}, work-proportional {:.3e}, capacity-proportional (Rikos et al. 2021's fixed point) {:.3e}",
+        gap(&uniform(n, demand)),
+        gap(&proportional(&costs, demand)),
+        gap(&capacity_proportional(&costs, demand))
     );
     for quantizer in [
         Quantizer::Exact,
@@ -80,7 +87,6 @@ pub fn run(args: BenchNetworkArgs) -> anyhow::Result<()> {
             }
             rates.push(args.iterations as f64 / start.elapsed().as_secs_f64());
         }
-        let gap = (total_cost(&costs, &x) - optimal) / optimal;
         println!(
             "{:>6}: {:.0} iterations/s median, {:.0} best; step {:.3e} = 1 / (L {:.4} x Laplacian bound {:.3}); cost gap after {} iterations {:.2e}, |sum - demand| / demand {:.1e}",
             match quantizer {
@@ -93,7 +99,7 @@ pub fn run(args: BenchNetworkArgs) -> anyhow::Result<()> {
             dynamics.lipschitz,
             graph.laplacian_bound(),
             args.iterations * args.rounds.max(1),
-            gap,
+            gap(&x),
             (x.iter().sum::<f64>() - demand).abs() / demand
         );
     }
