@@ -8,6 +8,9 @@
 //! penalty `penalty / 2 (max(0, m - x)^2 + max(0, x - M)^2)`, which keeps the dynamics a plain
 //! gradient flow; the reference optimum is of the same penalised cost.
 
+use rand::RngExt;
+use rand::rngs::StdRng;
+
 /// One centre's cost.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -81,6 +84,23 @@ impl CentreCost {
         }
         0.5 * (lo + hi)
     }
+}
+
+/// `n` centres' costs drawn from a seed (a generator, not data): price 0.5-2 per CPU, 50-500
+/// single-core seconds of work, serial share 0.05-0.3, time valued at 1 per second, at least 4
+/// CPUs and at most a draw from `max_cpus` (inclusive of both ends when equal), penalty 10.
+pub fn sampled_costs(n: usize, max_cpus: (f64, f64), rng: &mut StdRng) -> Vec<CentreCost> {
+    (0..n)
+        .map(|_| CentreCost {
+            price: rng.random_range(0.5..2.0),
+            work_s: rng.random_range(50.0..500.0),
+            serial: rng.random_range(0.05..0.3),
+            time_value: 1.0,
+            min: 4.0,
+            max: rng.random_range(max_cpus.0..=max_cpus.1),
+            penalty: 10.0,
+        })
+        .collect()
 }
 
 /// The centralised optimum of `sum_i penalised_i(x_i)` subject to `sum_i x_i = demand`: the

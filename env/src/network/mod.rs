@@ -13,7 +13,7 @@ pub mod switching;
 pub mod training;
 
 pub use allocation::{Dynamics, capacity_proportional, proportional, uniform};
-pub use cost::{CentreCost, optimum, total_cost};
+pub use cost::{CentreCost, optimum, sampled_costs, total_cost};
 pub use graph::{Graph, Weights};
 pub use quantize::Quantizer;
 pub use switching::{GraphKind, GraphSequence, Switching};

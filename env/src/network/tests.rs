@@ -5,18 +5,7 @@ use rand::{RngExt, SeedableRng};
 use super::*;
 
 fn costs(n: usize, seed: u64) -> Vec<CentreCost> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| CentreCost {
-            price: rng.random_range(0.5..2.0),
-            work_s: rng.random_range(50.0..500.0),
-            serial: rng.random_range(0.05..0.3),
-            time_value: 1.0,
-            min: 4.0,
-            max: 32.0,
-            penalty: 10.0,
-        })
-        .collect()
+    sampled_costs(n, (32.0, 32.0), &mut StdRng::seed_from_u64(seed))
 }
 
 fn log_quantizer(rho: f64) -> Quantizer {

@@ -5,11 +5,11 @@
 use std::time::Instant;
 
 use clap::Args;
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 use schedlab_env::network::{
-    CentreCost, Dynamics, GraphKind, Quantizer, Weights, capacity_proportional, optimum,
-    proportional, switching::connected, total_cost, uniform,
+    Dynamics, GraphKind, Quantizer, Weights, capacity_proportional, optimum, proportional,
+    sampled_costs, switching::connected, total_cost, uniform,
 };
 
 use crate::stats::median;
@@ -43,17 +43,7 @@ pub fn run(args: BenchNetworkArgs) -> anyhow::Result<()> {
         &mut rng,
     )
     .map_err(anyhow::Error::msg)?;
-    let costs: Vec<CentreCost> = (0..n)
-        .map(|_| CentreCost {
-            price: rng.random_range(0.5..2.0),
-            work_s: rng.random_range(50.0..500.0),
-            serial: rng.random_range(0.05..0.3),
-            time_value: 1.0,
-            min: 4.0,
-            max: rng.random_range(16.0..48.0),
-            penalty: 10.0,
-        })
-        .collect();
+    let costs = sampled_costs(n, (16.0, 48.0), &mut rng);
     let demand = 12.0 * n as f64;
     let (best, _) = optimum(&costs, demand);
     let optimal = total_cost(&costs, &best);
