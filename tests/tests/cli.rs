@@ -377,6 +377,49 @@ fn compare_tabulates_every_policy_and_marks_the_best() {
     assert!(out.contains('*') && out.contains('±'), "{out}");
 }
 
+/// The network's dynamics are benchmarked with their step-size rule and gaps, and
+/// `consensus` plays the single-job env beside `static`.
+#[test]
+fn bench_network_prints_its_step_rule_and_consensus_plays_beside_static() {
+    let out = run_ok(&[
+        "bench",
+        "network",
+        "--centres",
+        "40",
+        "--degree",
+        "6",
+        "--iterations",
+        "300",
+        "--rounds",
+        "1",
+    ]);
+    assert!(out.contains("capacity-proportional"), "{out}");
+    for quantizer in ["exact:", "log:"] {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(quantizer))
+            .unwrap_or_else(|| panic!("{quantizer} in {out}"));
+        assert!(
+            line.contains("iterations/s") && line.contains("step"),
+            "{line}"
+        );
+    }
+    let out = run_ok(&[
+        "compare",
+        "--policy",
+        "static,consensus,consensus:rho=0.2",
+        "--workload",
+        arg(&workload("small-4node.toml")),
+        "--seeds",
+        "0..1",
+    ]);
+    assert_eq!(
+        out.lines().filter(|l| l.contains("consensus")).count(),
+        2,
+        "{out}"
+    );
+}
+
 /// The shipped DDQN plays DAG workloads by name and guides WORL-RTGS, which ends no worse
 /// than its guide's greedy plan on generated and on real DAGs; on a platform of another
 /// size the guide is refused with the shapes.
