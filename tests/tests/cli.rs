@@ -420,6 +420,54 @@ fn bench_network_prints_its_step_rule_and_consensus_plays_beside_static() {
     );
 }
 
+/// `reproduce network` writes its section into a document of its own, keeps the demand
+/// throughout and draws its figure; no single-job tuning runs for it.
+#[test]
+fn reproduce_network_writes_its_section_and_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, doc, figures) = (
+        dir.path().join("out"),
+        dir.path().join("EXPERIMENTS.md"),
+        dir.path().join("figures"),
+    );
+    run_ok(&[
+        "reproduce",
+        "network",
+        "--seeds",
+        "2",
+        "--out",
+        arg(&out),
+        "--doc",
+        arg(&doc),
+        "--figures",
+        arg(&figures),
+    ]);
+    let text = std::fs::read_to_string(&doc).unwrap();
+    assert!(
+        text.contains("## A network of computing centres (network)"),
+        "{text}"
+    );
+    assert!(!text.contains("(tuning)") && !out.join("tuning.md").exists());
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.starts_with("| static |")
+                || l.starts_with("| dropout |")
+                || l.starts_with("| redraw |")
+        })
+        .collect();
+    assert!(rows.len() >= 15, "{text}");
+    for row in &rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // the residual column of the allocation table is the third from the end
+        if cells.len() > 8 {
+            let residual: f64 = cells[cells.len() - 4].parse().unwrap();
+            assert!(residual <= 1e-9, "{row}");
+        }
+    }
+    assert_eq!(png_size(&figures.join("network-gap.png")), (900, 540));
+}
+
 /// The shipped DDQN plays DAG workloads by name and guides WORL-RTGS, which ends no worse
 /// than its guide's greedy plan on generated and on real DAGs; on a platform of another
 /// size the guide is refused with the shapes.

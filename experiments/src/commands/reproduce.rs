@@ -10,6 +10,7 @@ pub enum Target {
     Table1,
     Table2,
     Dag,
+    Network,
     All,
 }
 
@@ -40,7 +41,8 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Table1 => vec!["table1"],
         Target::Table2 => vec!["table2"],
         Target::Dag => vec!["dag"],
-        Target::All => vec!["fig2", "table1", "table2", "dag"],
+        Target::Network => vec!["network"],
+        Target::All => vec!["fig2", "table1", "table2", "dag", "network"],
     };
     let settings = crate::reproduce::Settings {
         seeds: args.seeds,

@@ -1,6 +1,6 @@
 //! `schedlab reproduce`: the workbench's versions of the reference paper's convergence figure
-//! (fig2), resource-use table (table1) and end-to-end table (table2), and the DAG study of
-//! WORL-RTGS (dag), each a sweep over the
+//! (fig2), resource-use table (table1) and end-to-end table (table2), the DAG study of
+//! WORL-RTGS (dag) and the network of computing centres (network), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and Welch's p-values, plotted, and
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
@@ -8,6 +8,7 @@
 mod context;
 mod dag;
 mod fig2;
+mod network;
 mod protocol;
 mod table1;
 mod table2;
@@ -19,9 +20,9 @@ use crate::commands::bench::shipped_workload;
 use crate::output::write_atomic;
 
 /// The sections in document order.
-const SECTIONS: [&str; 5] = ["tuning", "fig2", "table1", "table2", "dag"];
+const SECTIONS: [&str; 6] = ["tuning", "fig2", "table1", "table2", "dag", "network"];
 
-/// Reproduces `targets` (of fig2, table1, table2, dag; tuning runs first where a single-job
+/// Reproduces `targets` (of fig2, table1, table2, dag, network; tuning runs first where a single-job
 /// section needs it) and rewrites the document from every section reproduced so far.
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     // the checkout's data when run from its root, else the data the binary was built with
@@ -37,7 +38,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         protocol,
         args: settings,
     };
-    let tuned = if targets.iter().any(|&t| t != "dag") {
+    let tuned = if targets.iter().any(|&t| !["dag", "network"].contains(&t)) {
         let (section, tuned) = tuning::tune(&cx)?;
         write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
         tuned
@@ -49,7 +50,8 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
             "fig2" => fig2::fig2(&cx, &tuned)?,
             "table1" => table1::table1(&cx, &tuned)?,
             "table2" => table2::table2(&cx, &tuned)?,
-            _ => dag::dag(&cx)?,
+            "dag" => dag::dag(&cx)?,
+            _ => network::network(&cx)?,
         };
         write_atomic(
             &settings.out.join(format!("{target}.md")),

@@ -25,6 +25,28 @@ pub struct Protocol {
     pub table1: Table1,
     pub table2: Table2,
     pub dag: DagProtocol,
+    pub network: NetworkProtocol,
+}
+
+/// The network section: allocation dynamics and consensus training (issue 17).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkProtocol {
+    pub centres: usize,
+    pub edge_probability: f64,
+    /// Range the centres' upper bounds are drawn from.
+    pub max_cpus: (f64, f64),
+    pub demand_per_centre: f64,
+    /// Log quantisers' rho (each also run as the uniform quantiser with its bits).
+    pub rhos: Vec<f64>,
+    pub dropout: f64,
+    pub dropout_period: usize,
+    pub redraw_every: usize,
+    /// Iterations at which the gap is recorded; the last ends the run.
+    pub checkpoints: Vec<usize>,
+    pub training_centres: usize,
+    pub training_iterations: usize,
+    pub training_step: f32,
 }
 
 /// The DAG section: schedulers against WORL-RTGS (Du et al. 2025).
