@@ -36,6 +36,8 @@ pub enum OptionType {
     Positive,
     /// Zero or a number above it.
     NonNegative,
+    /// A number in `[0, 1]`.
+    Share,
     /// Any text, such as a folder.
     Text,
 }
@@ -47,6 +49,7 @@ impl fmt::Display for OptionType {
             OptionType::Bool => write!(f, "true|false"),
             OptionType::Positive => write!(f, "a number > 0"),
             OptionType::NonNegative => write!(f, "a number >= 0"),
+            OptionType::Share => write!(f, "a number in [0, 1]"),
             OptionType::Text => write!(f, "text"),
         }
     }
@@ -175,6 +178,12 @@ fn parse_value(scheduler: &str, spec: &OptionSpec, raw: &str) -> Result<OptionVa
             .parse::<f64>()
             .ok()
             .filter(|x| *x >= 0.0 && x.is_finite())
+            .map(OptionValue::Number)
+            .ok_or_else(bad),
+        OptionType::Share => raw
+            .parse::<f64>()
+            .ok()
+            .filter(|x| (0.0..=1.0).contains(x))
             .map(OptionValue::Number)
             .ok_or_else(bad),
         OptionType::Text => Ok(OptionValue::Text(raw.to_owned())),

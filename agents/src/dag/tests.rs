@@ -290,6 +290,14 @@ fn a_context_resolves_trained_agents_through_its_loader() {
     assert_eq!(ctx.resolve("heft").unwrap().name(), "heft");
     let err = ctx.resolve("broken").err().unwrap().to_string();
     assert_eq!(err, "trained agent `broken`: model-0.bpk: truncated");
+    let err = registry::build("worl-rtgs:guide=heft:epsilon=1.5", &ctx, &[])
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        err,
+        "scheduler `worl-rtgs`: option `epsilon=1.5`: expected a number in [0, 1]"
+    );
     let err = registry::build("worl-rtgs:guide=nowhere", &ctx, &[])
         .err()
         .unwrap()

@@ -50,13 +50,13 @@ pub const ROW: SchedulerRow = row(
         },
         OptionSpec {
             key: "guided",
-            kind: OptionType::NonNegative,
+            kind: OptionType::Share,
             default: "0.5",
             help: "share of the first population taken from guide episodes",
         },
         OptionSpec {
             key: "epsilon",
-            kind: OptionType::NonNegative,
+            kind: OptionType::Share,
             default: "0.1",
             help: "chance per step that a guide episode takes a random GPU instead",
         },
@@ -68,7 +68,7 @@ pub const ROW: SchedulerRow = row(
         },
         OptionSpec {
             key: "refresh",
-            kind: OptionType::NonNegative,
+            kind: OptionType::Share,
             default: "0.2",
             help: "share of the population (the worst) replaced at a refresh",
         },
@@ -91,15 +91,14 @@ fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn crate::Policy>, 
         expected: format!("a trained agent or DAG scheduler for this workload ({e})"),
     })?;
     let workload = Arc::clone(&dag_context(ctx).workload);
-    let share = |key| options.number(key).min(1.0);
     let planner = WorlRtgs {
         population: options.number("population") as usize,
         evaluations: options.number("evaluations") as usize,
         search_seed: options.number("search_seed") as u64,
-        guided: share("guided"),
-        epsilon: share("epsilon"),
+        guided: options.number("guided"),
+        epsilon: options.number("epsilon"),
         refresh_every: options.number("refresh_every") as usize,
-        refresh: share("refresh"),
+        refresh: options.number("refresh"),
         steer: options.flag("steer"),
         guide: Guide::new(Arc::clone(&workload), guide),
     };

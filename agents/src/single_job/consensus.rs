@@ -36,7 +36,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
         },
         OptionSpec {
             key: "serial",
-            kind: OptionType::NonNegative,
+            kind: OptionType::Share,
             default: "0.1",
             help: "Amdahl serial share of a node's work",
         },
@@ -58,7 +58,7 @@ fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyE
         } else {
             Quantizer::Exact
         },
-        serial: options.number("serial").min(0.99),
+        serial: options.number("serial"),
     }))
 }
 
