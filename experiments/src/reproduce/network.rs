@@ -223,9 +223,21 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
             .for_each(|(w, g)| *w -= 0.05 * g);
     }
     let (best, _) = centralised_objective(&model, &data, &central, l2);
+    // the loss gap and disagreement at the allocation's checkpoints within the run, and its end
+    let marks: Vec<usize> = p
+        .checkpoints
+        .iter()
+        .copied()
+        .filter(|&c| c < p.training_iterations)
+        .chain([p.training_iterations])
+        .collect();
+    let header: Vec<String> = marks.iter().map(|m| m.to_string()).collect();
     let mut text = format!(
-        "### Ridge regression by consensus (diabetes, {} centres, gradient tracking, {} iterations, step {})\n\n| graph | messages | loss gap to the centralised optimum | disagreement | bits sent |\n| --- | --- | --- | --- | --- |\n",
-        p.training_centres, p.training_iterations, p.training_step
+        "### Ridge regression by consensus (diabetes, {} centres, gradient tracking, step {})\n\nLoss gap to the centralised optimum, then the centres' disagreement (largest distance from the mean model over its norm), after each number of iterations.\n\n| graph | messages | quantity | {} | bits sent |\n| --- | --- | --- |{} --- |\n",
+        p.training_centres,
+        p.training_step,
+        header.join(" | "),
+        " --- |".repeat(header.len())
     );
     let rho = p.rhos[p.rhos.len() - 1];
     for (graph_name, switching) in switchings(p).into_iter().take(2) {
@@ -240,7 +252,9 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
                 },
             ),
         ] {
-            let (mut gaps, mut disagreement, mut bits) = (Vec::new(), Vec::new(), 0.0);
+            let mut gaps = vec![Vec::new(); marks.len()];
+            let mut disagreement = vec![Vec::new(); marks.len()];
+            let mut bits = 0.0;
             for seed in cx.seeds() {
                 let mut graphs = GraphSequence::new(
                     kind,
@@ -259,18 +273,28 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
                     quantizer,
                     &zero,
                 );
-                for _ in 0..p.training_iterations {
+                for k in 1..=p.training_iterations {
                     bits += training.step(graphs.current()) as f64 / cx.args.seeds as f64;
                     graphs.advance().map_err(anyhow::Error::msg)?;
+                    if let Some(m) = marks.iter().position(|&m| m == k) {
+                        let (loss, _) =
+                            centralised_objective(&model, &data, &training.mean_params(), l2);
+                        gaps[m].push((loss - best) / best);
+                        disagreement[m].push(training.disagreement());
+                    }
                 }
-                let (loss, _) = centralised_objective(&model, &data, &training.mean_params(), l2);
-                gaps.push((loss - best) / best);
-                disagreement.push(training.disagreement());
             }
+            let row = |values: &[Vec<f64>]| {
+                values
+                    .iter()
+                    .map(|v| sci(v))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            };
             text += &format!(
-                "| {graph_name} | {channel} | {} | {} | {bits:.3e} |\n",
-                sci(&gaps),
-                sci(&disagreement)
+                "| {graph_name} | {channel} | loss gap | {} | {bits:.3e} |\n| {graph_name} | {channel} | disagreement | {} | |\n",
+                row(&gaps),
+                row(&disagreement)
             );
         }
     }
