@@ -2,21 +2,19 @@
 //! critical path all go to the one GPU that runs them fastest in total, every other task to
 //! its GPU of least earliest finish time (insertion), ready tasks by highest priority.
 
-use schedlab_env::dag::{Builder, Problem, Schedule, downward_rank, upward_rank};
+use schedlab_env::dag::{
+    Builder, Problem, Schedule, downward_rank, priority_order, same_priority, upward_rank,
+};
 
-use super::plan::{Planner, plan_policy, row};
+use super::plan::{ListScheduler, plan_policy, row};
 use crate::registry::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "cpop",
     "CPOP: critical-path tasks on the critical-path GPU, others by least EFT",
     &[],
-    |ctx, _| plan_policy(ctx, "cpop", Cpop),
+    |ctx, _| plan_policy(ctx, "cpop", cpop as ListScheduler),
 );
-
-fn same(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
-}
 
 pub fn cpop(problem: &Problem) -> Schedule {
     let (up, down) = (upward_rank(problem), downward_rank(problem));
@@ -35,7 +33,7 @@ pub fn cpop(problem: &Problem) -> Schedule {
             .succs(at)
             .iter()
             .map(|&(s, _)| s)
-            .find(|&s| same(priority[s], length))
+            .find(|&s| same_priority(priority[s], length))
         {
             Some(next) => at = next,
             None => break,
@@ -53,7 +51,7 @@ pub fn cpop(problem: &Problem) -> Schedule {
         .expect("a platform has GPUs")
         .1;
     let mut builder = Builder::new(problem);
-    for t in schedlab_env::dag::priority_order(problem, &priority) {
+    for t in priority_order(problem, &priority) {
         let g = if critical[t] && problem.fits(t, path_gpu) {
             path_gpu
         } else {
@@ -62,12 +60,4 @@ pub fn cpop(problem: &Problem) -> Schedule {
         builder.place(problem, t, g);
     }
     builder.into_schedule()
-}
-
-struct Cpop;
-
-impl Planner for Cpop {
-    fn plan(&mut self, problem: &Problem, _seed: u64) -> Vec<usize> {
-        cpop(problem).gpu
-    }
 }

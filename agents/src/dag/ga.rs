@@ -9,39 +9,24 @@ use schedlab_env::dag::Problem;
 
 use super::decoder::Decoder;
 use super::plan::{Planner, plan_policy, row};
-use super::woa::{EVALUATIONS, POPULATION, SEARCH_SEED, search_rng};
-use crate::options::Options;
+use super::woa::SearchBudget;
 use crate::registry::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "ga",
     "genetic algorithm over plans decoded by the env's executor (seeded by the episode)",
-    &[POPULATION, EVALUATIONS, SEARCH_SEED],
-    |ctx, options| plan_policy(ctx, "ga", Ga::from_options(options)),
+    &SearchBudget::OPTIONS,
+    |ctx, options| plan_policy(ctx, "ga", Ga(SearchBudget::from_options(options))),
 );
 
-pub struct Ga {
-    pub population: usize,
-    pub evaluations: usize,
-    pub search_seed: u64,
-}
-
-impl Ga {
-    fn from_options(options: &Options) -> Self {
-        Ga {
-            population: options.number("population") as usize,
-            evaluations: options.number("evaluations") as usize,
-            search_seed: options.number("search_seed") as u64,
-        }
-    }
-}
+pub struct Ga(pub SearchBudget);
 
 impl Planner for Ga {
     fn plan(&mut self, problem: &Problem, seed: u64) -> Vec<usize> {
-        let mut rng = search_rng(seed, 0x6a, self.search_seed);
+        let mut rng = self.0.rng(seed, 0x6a);
         let mut decoder = Decoder::new(problem);
         let n = problem.len();
-        let size = self.population.max(2);
+        let size = self.0.population.max(2);
         let draw = |rng: &mut StdRng, t: usize, d: &Decoder| {
             *d.fitting[t].choose(rng).expect("a task fits a GPU")
         };
@@ -52,7 +37,7 @@ impl Planner for Ga {
                 (plan, m)
             })
             .collect();
-        let generations = (self.evaluations / size).saturating_sub(1);
+        let generations = (self.0.evaluations / size).saturating_sub(1);
         for _ in 0..generations {
             let elite = plans
                 .iter()

@@ -3,14 +3,14 @@
 
 use schedlab_env::dag::{Builder, Problem, Schedule, env_order};
 
-use super::plan::{Planner, plan_policy, row};
+use super::plan::{ListScheduler, plan_policy, row};
 use crate::registry::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "heft",
     "HEFT: upward-rank order, least earliest finish time with insertion",
     &[],
-    |ctx, _| plan_policy(ctx, "heft", Heft),
+    |ctx, _| plan_policy(ctx, "heft", heft as ListScheduler),
 );
 
 pub fn heft(problem: &Problem) -> Schedule {
@@ -20,12 +20,4 @@ pub fn heft(problem: &Problem) -> Schedule {
         builder.place(problem, t, g);
     }
     builder.into_schedule()
-}
-
-struct Heft;
-
-impl Planner for Heft {
-    fn plan(&mut self, problem: &Problem, _seed: u64) -> Vec<usize> {
-        heft(problem).gpu
-    }
 }

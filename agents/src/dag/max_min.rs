@@ -1,21 +1,13 @@
 //! Max-min: among the ready tasks, place the one whose least earliest finish time is
 //! largest first (long tasks early), on that GPU.
 
-use super::min_min::BatchMode;
-use super::plan::{plan_policy, row};
+use super::min_min::max_min;
+use super::plan::{ListScheduler, plan_policy, row};
 use crate::registry::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "max-min",
     "max-min: the ready task of largest least-EFT first, on its best GPU",
     &[],
-    |ctx, _| {
-        plan_policy(
-            ctx,
-            "max-min",
-            BatchMode {
-                largest_first: true,
-            },
-        )
-    },
+    |ctx, _| plan_policy(ctx, "max-min", max_min as ListScheduler),
 );

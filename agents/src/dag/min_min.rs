@@ -3,26 +3,26 @@
 
 use schedlab_env::dag::{Builder, Problem, Schedule};
 
-use super::plan::{Planner, plan_policy, row};
+use super::plan::{ListScheduler, plan_policy, row};
 use crate::registry::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "min-min",
     "min-min: the ready task of smallest least-EFT first, on its best GPU",
     &[],
-    |ctx, _| {
-        plan_policy(
-            ctx,
-            "min-min",
-            BatchMode {
-                largest_first: false,
-            },
-        )
-    },
+    |ctx, _| plan_policy(ctx, "min-min", min_min as ListScheduler),
 );
 
+pub fn min_min(problem: &Problem) -> Schedule {
+    batch_mode(problem, false)
+}
+
+pub fn max_min(problem: &Problem) -> Schedule {
+    batch_mode(problem, true)
+}
+
 /// Min-min (`largest_first = false`) or max-min (`true`) over ready sets.
-pub fn batch_mode(problem: &Problem, largest_first: bool) -> Schedule {
+fn batch_mode(problem: &Problem, largest_first: bool) -> Schedule {
     let n = problem.len();
     let mut waiting: Vec<usize> = (0..n).map(|t| problem.preds(t).len()).collect();
     let mut ready: Vec<usize> = (0..n).filter(|&t| waiting[t] == 0).collect();
@@ -52,14 +52,4 @@ pub fn batch_mode(problem: &Problem, largest_first: bool) -> Schedule {
         }
     }
     builder.into_schedule()
-}
-
-pub(super) struct BatchMode {
-    pub largest_first: bool,
-}
-
-impl Planner for BatchMode {
-    fn plan(&mut self, problem: &Problem, _seed: u64) -> Vec<usize> {
-        batch_mode(problem, self.largest_first).gpu
-    }
 }

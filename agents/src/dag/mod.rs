@@ -30,10 +30,10 @@ pub use decoder::Decoder;
 pub use ga::Ga;
 pub use guide::Guide;
 pub use heft::heft;
-pub use min_min::batch_mode;
+pub use min_min::{max_min, min_min};
 pub use peft::peft;
-pub use plan::{PlanPolicy, Planner};
-pub use woa::{Whale, Woa, WoaDraws, woa_move};
+pub use plan::{ListScheduler, PlanPolicy, Planner};
+pub use woa::{SearchBudget, Whale, Woa, WoaDraws, woa_move};
 pub use worl_rtgs::{DEFAULT_GUIDE, WorlRtgs};
 
 use crate::policy::{EnvContext, PolicyContext};
@@ -50,6 +50,15 @@ pub const SCHEDULERS: &[SchedulerRow] = &[
     ga::ROW,
     woa::ROW,
     worl_rtgs::ROW,
+];
+
+/// The published list schedulers by name, for benchmarks.
+pub const LIST_SCHEDULERS: [(&str, ListScheduler); 5] = [
+    ("heft", heft),
+    ("cpop", cpop),
+    ("peft", peft),
+    ("min-min", min_min),
+    ("max-min", max_min),
 ];
 
 /// What a DAG scheduler knows: the spaces and the workload it draws instances from.

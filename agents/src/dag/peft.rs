@@ -3,14 +3,14 @@
 
 use schedlab_env::dag::{Builder, Problem, Schedule, optimistic_cost_table, priority_order};
 
-use super::plan::{Planner, plan_policy, row};
+use super::plan::{ListScheduler, plan_policy, row};
 use crate::registry::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "peft",
     "PEFT: optimistic-cost-table rank, least EFT plus optimistic cost",
     &[],
-    |ctx, _| plan_policy(ctx, "peft", Peft),
+    |ctx, _| plan_policy(ctx, "peft", peft as ListScheduler),
 );
 
 pub fn peft(problem: &Problem) -> Schedule {
@@ -29,12 +29,4 @@ pub fn peft(problem: &Problem) -> Schedule {
         builder.place(problem, t, g);
     }
     builder.into_schedule()
-}
-
-struct Peft;
-
-impl Planner for Peft {
-    fn plan(&mut self, problem: &Problem, _seed: u64) -> Vec<usize> {
-        peft(problem).gpu
-    }
 }

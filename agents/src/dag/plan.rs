@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use schedlab_env::Observation;
-use schedlab_env::dag::{DagWorkload, Problem, env_order};
+use schedlab_env::dag::{DagWorkload, Problem, Schedule, env_order};
 
 use super::dag_context;
 use crate::options::{OptionSpec, PolicyError};
@@ -39,6 +39,16 @@ pub(super) fn plan_policy(
 /// Plans a whole instance: a GPU for every task.
 pub trait Planner: Send {
     fn plan(&mut self, problem: &Problem, seed: u64) -> Vec<usize>;
+}
+
+/// A list scheduler's published algorithm: the instance in, its schedule out.
+pub type ListScheduler = fn(&Problem) -> Schedule;
+
+/// A list scheduler plans its schedule's GPUs (it draws nothing from the seed).
+impl Planner for ListScheduler {
+    fn plan(&mut self, problem: &Problem, _seed: u64) -> Vec<usize> {
+        self(problem).gpu
+    }
 }
 
 /// A [`Planner`] acting in the DAG env.

@@ -34,11 +34,7 @@ fn heft_and_cpop_give_the_published_schedule_lengths() {
     for t in [0, 1, 8, 9] {
         assert_eq!(cpop.gpu[t], 1, "task n{}", t + 1);
     }
-    for schedule in [
-        peft(&problem),
-        batch_mode(&problem, false),
-        batch_mode(&problem, true),
-    ] {
+    for schedule in [peft(&problem), min_min(&problem), max_min(&problem)] {
         schedule.validate(&problem).unwrap();
         assert!(schedule.makespan_s() >= lower_bound_s(&problem));
     }
@@ -154,9 +150,11 @@ fn a_whale_search_seeded_with_heft_never_ends_worse() {
         let heft_makespan = decoder.makespan_s(&heft_plan);
         assert_eq!(decoder.gpus_of(&decoder.position_of(&heft_plan)), heft_plan);
         let woa = Woa {
-            population: 10,
-            evaluations: 200,
-            search_seed: 0,
+            budget: SearchBudget {
+                population: 10,
+                evaluations: 200,
+                search_seed: 0,
+            },
             initial: vec![heft_plan],
         };
         let (best, curve) = woa.search(&mut decoder, &mut StdRng::seed_from_u64(seed));
@@ -240,9 +238,11 @@ fn worl_rtgs_never_ends_worse_than_its_guide_and_keeps_its_budget() {
         let problem = w.instance(seed);
         let guide = registry::build("round-robin", &ctx, &[]).unwrap();
         let mut planner = WorlRtgs {
-            population: 10,
-            evaluations: 400,
-            search_seed: 0,
+            budget: SearchBudget {
+                population: 10,
+                evaluations: 400,
+                search_seed: 0,
+            },
             guided: 0.5,
             epsilon: 0.1,
             refresh_every: 3,

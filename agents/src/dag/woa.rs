@@ -36,17 +36,45 @@ pub(super) const SEARCH_SEED: OptionSpec = OptionSpec {
     help: "the search's own seed, mixed with the episode's (runs on one instance differ by it)",
 };
 
-/// The search's random numbers: from the episode's seed, the scheduler's salt and the
-/// `search_seed` option.
-pub(super) fn search_rng(seed: u64, salt: u64, options_seed: u64) -> StdRng {
-    StdRng::seed_from_u64(seed ^ salt ^ options_seed.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+/// What every search over plans takes (`ga`, `woa`, `worl-rtgs`): its population, its
+/// budget of plan evaluations and its own seed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchBudget {
+    pub population: usize,
+    pub evaluations: usize,
+    pub search_seed: u64,
+}
+
+impl SearchBudget {
+    /// The options it is read from.
+    pub(super) const OPTIONS: [OptionSpec; 3] = [POPULATION, EVALUATIONS, SEARCH_SEED];
+
+    pub(super) fn from_options(options: &Options) -> Self {
+        SearchBudget {
+            population: options.number("population") as usize,
+            evaluations: options.number("evaluations") as usize,
+            search_seed: options.number("search_seed") as u64,
+        }
+    }
+
+    /// The search's random numbers: from the episode's seed, the scheduler's salt and
+    /// `search_seed`.
+    pub(super) fn rng(&self, seed: u64, salt: u64) -> StdRng {
+        StdRng::seed_from_u64(seed ^ salt ^ self.search_seed.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    }
 }
 
 pub const ROW: SchedulerRow = row(
     "woa",
     "whale optimisation over plans decoded by the env's executor (Mirjalili and Lewis 2016)",
-    &[POPULATION, EVALUATIONS, SEARCH_SEED],
-    |ctx, options| plan_policy(ctx, "woa", Woa::from_options(options)),
+    &SearchBudget::OPTIONS,
+    |ctx, options| {
+        let woa = Woa {
+            budget: SearchBudget::from_options(options),
+            initial: Vec::new(),
+        };
+        plan_policy(ctx, "woa", woa)
+    },
 );
 
 /// One whale's random numbers for one iteration.
@@ -104,43 +132,45 @@ pub struct Whale {
     pub makespan_s: f64,
 }
 
+impl Whale {
+    /// A whale at a uniformly drawn position.
+    pub(super) fn random(decoder: &mut Decoder, rng: &mut StdRng) -> Whale {
+        let position: Vec<f64> = (0..decoder.problem.len())
+            .map(|_| rng.random_range(0.0..1.0))
+            .collect();
+        Whale {
+            makespan_s: decoder.makespan_s(&decoder.gpus_of(&position)),
+            position,
+        }
+    }
+
+    /// The whale in the middle of `plan`'s intervals (it decodes back to `plan`).
+    pub(super) fn of_plan(decoder: &mut Decoder, plan: &[usize]) -> Whale {
+        Whale {
+            makespan_s: decoder.makespan_s(plan),
+            position: decoder.position_of(plan),
+        }
+    }
+}
+
 pub struct Woa {
-    pub population: usize,
-    pub evaluations: usize,
-    pub search_seed: u64,
+    pub budget: SearchBudget,
     /// Plans to start from besides random positions (for example HEFT's).
     pub initial: Vec<Vec<usize>>,
 }
 
 impl Woa {
-    fn from_options(options: &Options) -> Self {
-        Woa {
-            population: options.number("population") as usize,
-            evaluations: options.number("evaluations") as usize,
-            search_seed: options.number("search_seed") as u64,
-            initial: Vec::new(),
-        }
-    }
-
     /// Runs the search; returns the best whale and the best makespan after each iteration.
     pub fn search(&self, decoder: &mut Decoder, rng: &mut StdRng) -> (Whale, Vec<f64>) {
-        let n = decoder.problem.len();
-        let population = self.population.max(1);
+        let population = self.budget.population.max(1);
         let mut whales: Vec<Whale> = (0..population)
-            .map(|i| {
-                let position = match self.initial.get(i) {
-                    Some(plan) => decoder.position_of(plan),
-                    None => (0..n).map(|_| rng.random_range(0.0..1.0)).collect(),
-                };
-                let makespan_s = decoder.makespan_s(&decoder.gpus_of(&position));
-                Whale {
-                    position,
-                    makespan_s,
-                }
+            .map(|i| match self.initial.get(i) {
+                Some(plan) => Whale::of_plan(decoder, plan),
+                None => Whale::random(decoder, rng),
             })
             .collect();
         let mut best = best_of(&whales).clone();
-        let iterations = (self.evaluations / population).saturating_sub(1);
+        let iterations = (self.budget.evaluations / population).saturating_sub(1);
         let mut curve = vec![best.makespan_s];
         for it in 0..iterations {
             let a = 2.0 - 2.0 * it as f64 / iterations as f64;
@@ -179,7 +209,7 @@ pub(super) fn best_of(whales: &[Whale]) -> &Whale {
 impl Planner for Woa {
     fn plan(&mut self, problem: &Problem, seed: u64) -> Vec<usize> {
         let mut decoder = Decoder::new(problem);
-        let mut rng = search_rng(seed, 0x3a1e, self.search_seed);
+        let mut rng = self.budget.rng(seed, 0x3a1e);
         let (best, _) = self.search(&mut decoder, &mut rng);
         decoder.gpus_of(&best.position)
     }

@@ -26,7 +26,7 @@ use super::guide::Guide;
 use super::plan::{PlanPolicy, Planner, row};
 use super::plan_distance::{GapSlope, ftg, spd};
 use super::woa::{
-    EVALUATIONS, POPULATION, SEARCH_SEED, Whale, WoaDraws, best_of, search_rng, woa_move,
+    EVALUATIONS, POPULATION, SEARCH_SEED, SearchBudget, Whale, WoaDraws, best_of, woa_move,
 };
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::EnvContext;
@@ -92,9 +92,7 @@ fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn crate::Policy>, 
     })?;
     let workload = Arc::clone(&dag_context(ctx).workload);
     let planner = WorlRtgs {
-        population: options.number("population") as usize,
-        evaluations: options.number("evaluations") as usize,
-        search_seed: options.number("search_seed") as u64,
+        budget: SearchBudget::from_options(options),
         guided: options.number("guided"),
         epsilon: options.number("epsilon"),
         refresh_every: options.number("refresh_every") as usize,
@@ -110,9 +108,7 @@ fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn crate::Policy>, 
 }
 
 pub struct WorlRtgs {
-    pub population: usize,
-    pub evaluations: usize,
-    pub search_seed: u64,
+    pub budget: SearchBudget,
     pub guided: f64,
     pub epsilon: f64,
     pub refresh_every: usize,
@@ -132,10 +128,7 @@ impl WorlRtgs {
     ) -> Whale {
         let epsilon = if greedy { 0.0 } else { self.epsilon };
         let plan = self.guide.rollout(seed, epsilon, rng);
-        Whale {
-            makespan_s: decoder.makespan_s(&plan),
-            position: decoder.position_of(&plan),
-        }
+        Whale::of_plan(decoder, &plan)
     }
 
     /// Runs the search on the instance of `seed`; returns the best whale and the best
@@ -146,25 +139,23 @@ impl WorlRtgs {
         seed: u64,
         rng: &mut StdRng,
     ) -> (Whale, Vec<f64>) {
-        let n = decoder.problem.len();
-        let population = self.population.max(1);
+        let population = self.budget.population.max(1);
         let guided = ((population as f64 * self.guided).ceil() as usize).min(population);
         let mut whales: Vec<Whale> = Vec::with_capacity(population);
         for i in 0..population {
             whales.push(if i < guided {
                 self.guided_whale(decoder, seed, i == 0, rng)
             } else {
-                let position: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..1.0)).collect();
-                Whale {
-                    makespan_s: decoder.makespan_s(&decoder.gpus_of(&position)),
-                    position,
-                }
+                Whale::random(decoder, rng)
             });
         }
         let mut best = best_of(&whales).clone();
         let mut curve = vec![best.makespan_s];
         let mut slope = GapSlope::default();
-        let budget = self.evaluations.max(decoder.evaluations + population);
+        let budget = self
+            .budget
+            .evaluations
+            .max(decoder.evaluations + population);
         let mut iteration = 0;
         while decoder.evaluations + population <= budget {
             let a = 2.0 - 2.0 * decoder.evaluations as f64 / budget as f64;
@@ -266,7 +257,7 @@ fn bound_move(
 impl Planner for WorlRtgs {
     fn plan(&mut self, problem: &Problem, seed: u64) -> Vec<usize> {
         let mut decoder = Decoder::new(problem);
-        let mut rng = search_rng(seed, 0x5715, self.search_seed);
+        let mut rng = self.budget.rng(seed, 0x5715);
         let (best, _) = self.search(&mut decoder, seed, &mut rng);
         decoder.gpus_of(&best.position)
     }

@@ -25,7 +25,7 @@ pub use platform::{GpuType, MachineGroup, PaiSample, Platform, PlatformSpec};
 pub use problem::{Dag, DagError, Edge, Problem, Task};
 pub use ranks::{
     downward_rank, env_order, lower_bound_s, mean_exec_s, optimistic_cost_table, priority_order,
-    topological, upward_rank,
+    same_priority, topological, upward_rank,
 };
 pub use schedule::{Builder, Schedule};
 pub use workload::{Arrivals, DagSource, DagWorkload, DagWorkloadSpec, TraceJob};

@@ -282,23 +282,32 @@ impl Problem {
         self.mean_per_mb_s
     }
 
-    /// Kahn's algorithm; tasks left over lie on or behind a cycle, and one cycle among them
-    /// is named.
-    fn check_acyclic(&self) -> Result<(), DagError> {
+    /// Kahn's algorithm: the tasks in an order where every parent comes before its
+    /// children, and each task's parents left unordered (above 0 only on or behind a cycle).
+    pub(super) fn kahn(&self) -> (Vec<usize>, Vec<usize>) {
         let n = self.len();
         let mut indegree: Vec<usize> = (0..n).map(|t| self.preds(t).len()).collect();
-        let mut ready: Vec<usize> = (0..n).filter(|&t| indegree[t] == 0).collect();
-        let mut seen = 0;
-        while let Some(t) = ready.pop() {
-            seen += 1;
+        let mut order: Vec<usize> = (0..n).filter(|&t| indegree[t] == 0).collect();
+        let mut next = 0;
+        while next < order.len() {
+            let t = order[next];
+            next += 1;
             for &(s, _) in self.succs(t) {
                 indegree[s] -= 1;
                 if indegree[s] == 0 {
-                    ready.push(s);
+                    order.push(s);
                 }
             }
         }
-        if seen == n {
+        (order, indegree)
+    }
+
+    /// Tasks left over by [`Self::kahn`] lie on or behind a cycle; one cycle among them is
+    /// named.
+    fn check_acyclic(&self) -> Result<(), DagError> {
+        let n = self.len();
+        let (order, indegree) = self.kahn();
+        if order.len() == n {
             return Ok(());
         }
         // walk parents among the leftovers until a task repeats: that loop is a cycle

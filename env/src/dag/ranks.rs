@@ -17,21 +17,8 @@ pub fn mean_exec_s(problem: &Problem, task: usize) -> f64 {
 
 /// Tasks in an order where every parent comes before its children.
 pub fn topological(problem: &Problem) -> Vec<usize> {
-    let n = problem.len();
-    let mut indegree: Vec<usize> = (0..n).map(|t| problem.preds(t).len()).collect();
-    let mut order: Vec<usize> = (0..n).filter(|&t| indegree[t] == 0).collect();
-    let mut next = 0;
-    while next < order.len() {
-        let t = order[next];
-        next += 1;
-        for &(s, _) in problem.succs(t) {
-            indegree[s] -= 1;
-            if indegree[s] == 0 {
-                order.push(s);
-            }
-        }
-    }
-    debug_assert_eq!(order.len(), n, "problems are acyclic");
+    let (order, _) = problem.kahn();
+    debug_assert_eq!(order.len(), problem.len(), "problems are acyclic");
     order
 }
 
@@ -98,8 +85,13 @@ pub fn env_order(problem: &Problem) -> Vec<usize> {
     priority_order(problem, &upward_rank(problem))
 }
 
-/// Ready tasks taken by highest `priority`, ties (equal to 1e-9 relative, so that sums in
-/// another order still tie) to the lower index.
+/// Whether two priorities tie: equal to 1e-9 relative, so that sums taken in another order
+/// still tie.
+pub fn same_priority(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// Ready tasks taken by highest `priority`, ties ([`same_priority`]) to the lower index.
 pub fn priority_order(problem: &Problem, priority: &[f64]) -> Vec<usize> {
     #[derive(PartialEq)]
     struct Ready(f64, usize);
@@ -111,8 +103,7 @@ pub fn priority_order(problem: &Problem, priority: &[f64]) -> Vec<usize> {
     }
     impl Ord for Ready {
         fn cmp(&self, other: &Self) -> Ordering {
-            let tie = (self.0 - other.0).abs() <= 1e-9 * self.0.abs().max(other.0.abs());
-            let by_priority = if tie {
+            let by_priority = if same_priority(self.0, other.0) {
                 Ordering::Equal
             } else {
                 self.0.total_cmp(&other.0)

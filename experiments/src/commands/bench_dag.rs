@@ -9,8 +9,8 @@ use clap::Args;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
-use schedlab_agents::dag::{Decoder, batch_mode, cpop, heft, peft};
-use schedlab_env::dag::{DagWorkload, Problem, Schedule};
+use schedlab_agents::dag::{Decoder, LIST_SCHEDULERS};
+use schedlab_env::dag::DagWorkload;
 
 use super::bench::shipped_workload;
 use super::parse_overrides;
@@ -39,9 +39,6 @@ pub struct BenchDagArgs {
     overrides: Vec<String>,
 }
 
-/// A list scheduler's published algorithm: the instance in, its schedule out.
-type ListScheduler = fn(&Problem) -> Schedule;
-
 pub fn run(args: BenchDagArgs) -> anyhow::Result<()> {
     let path = args
         .workload
@@ -51,13 +48,7 @@ pub fn run(args: BenchDagArgs) -> anyhow::Result<()> {
     let section = DagWorkload::load(&path, &overrides)?.spec.dags.section();
     overrides.push((format!("dags.{section}.tasks"), args.tasks.to_string()));
     let workload = DagWorkload::load(&path, &overrides)?;
-    let schedulers: [(&str, ListScheduler); 5] = [
-        ("heft", heft),
-        ("cpop", cpop),
-        ("peft", peft),
-        ("min-min", |p| batch_mode(p, false)),
-        ("max-min", |p| batch_mode(p, true)),
-    ];
+    let schedulers = LIST_SCHEDULERS;
     let mut times = vec![Vec::new(); schedulers.len()];
     let mut makespans = vec![Vec::new(); schedulers.len()];
     let mut rates = Vec::new();
