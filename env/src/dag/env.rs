@@ -43,13 +43,40 @@ impl StepInfo<DagMetrics> for DagInfo {
     }
 }
 
-struct Episode {
+/// What an episode's seed fixes: its instance and the orders and scales read from it.
+struct Instance {
+    seed: u64,
     problem: Arc<Problem>,
     order: Vec<usize>,
     rank: Vec<f64>,
+    /// The largest upward rank, the unit of the task's rank feature.
+    rank_max: f64,
     mean_exec: Vec<f64>,
     /// Mean task execution seconds: the time unit of the features.
     scale: f64,
+}
+
+impl Instance {
+    fn draw(workload: &DagWorkload, seed: u64) -> Self {
+        let problem = Arc::new(workload.instance(seed));
+        let rank = upward_rank(&problem);
+        let mean_exec: Vec<f64> = (0..problem.len())
+            .map(|t| mean_exec_s(&problem, t))
+            .collect();
+        Instance {
+            seed,
+            order: env_order(&problem),
+            scale: mean_exec.iter().sum::<f64>() / problem.len() as f64,
+            rank_max: rank.iter().copied().fold(f64::MIN_POSITIVE, f64::max),
+            problem,
+            rank,
+            mean_exec,
+        }
+    }
+}
+
+struct Episode {
+    instance: Instance,
     builder: Builder,
     episode_return: f64,
     done: bool,
@@ -57,7 +84,7 @@ struct Episode {
 
 impl Episode {
     fn next_task(&self) -> usize {
-        self.order[self.builder.placed()]
+        self.instance.order[self.builder.placed()]
     }
 }
 
@@ -88,7 +115,7 @@ impl DagEnv {
 
     /// The current episode's problem (none before the first `reset`).
     pub fn problem(&self) -> Option<&Arc<Problem>> {
-        self.episode.as_ref().map(|e| &e.problem)
+        self.episode.as_ref().map(|e| &e.instance.problem)
     }
 
     /// The schedule so far.
@@ -97,7 +124,7 @@ impl DagEnv {
     }
 
     fn observe(&self, e: &Episode) -> Observation {
-        let (p, gpus) = (&*e.problem, e.problem.gpus());
+        let (p, gpus) = (&*e.instance.problem, e.instance.problem.gpus());
         let mut features = vec![0.0f32; self.observation_space.len()];
         let mut mask = vec![false; gpus];
         if e.done {
@@ -118,7 +145,7 @@ impl DagEnv {
         let best_eft = eft.iter().copied().fold(f64::INFINITY, f64::min);
         let makespan = b.makespan_s();
         let largest_memory = self.workload.platform.largest_memory_gb();
-        let time = |t: f64| ((t - reference) / e.scale) as f32;
+        let time = |t: f64| ((t - reference) / e.instance.scale) as f32;
         let gpu_group = self.observation_space.group("gpu");
         for g in 0..gpus {
             let at = gpu_group.offset + g * GPU_FEATURES;
@@ -130,19 +157,19 @@ impl DagEnv {
             if p.fits(task, g) {
                 mask[g] = true;
                 block[0] = 1.0;
-                block[1] = (e.mean_exec[task] / p.exec_s(task, g)) as f32;
+                block[1] = (e.instance.mean_exec[task] / p.exec_s(task, g)) as f32;
                 block[4] = time(start[g]);
-                block[5] = ((eft[g] - best_eft) / e.scale) as f32;
+                block[5] = ((eft[g] - best_eft) / e.instance.scale) as f32;
             }
         }
         let per_mb = p.mean_per_mb_s();
         let data = |edges: &[(usize, f64)]| {
-            (edges.iter().map(|(_, d)| d * per_mb).sum::<f64>() / e.scale) as f32
+            (edges.iter().map(|(_, d)| d * per_mb).sum::<f64>() / e.instance.scale) as f32
         };
         let at = self.observation_space.group("task").offset;
         features[at..at + TASK_FEATURES].copy_from_slice(&[
-            (e.mean_exec[task] / e.scale) as f32,
-            (e.rank[task] / e.rank.iter().copied().fold(f64::MIN_POSITIVE, f64::max)) as f32,
+            (e.instance.mean_exec[task] / e.instance.scale) as f32,
+            (e.instance.rank[task] / e.instance.rank_max) as f32,
             (p.preds(task).len() as f32).ln_1p(),
             (p.succs(task).len() as f32).ln_1p(),
             data(p.preds(task)),
@@ -191,18 +218,14 @@ impl Environment for DagEnv {
     }
 
     fn reset(&mut self, seed: u64) -> Result<(Observation, DagInfo)> {
-        let problem = Arc::new(self.workload.instance(seed));
-        let rank = upward_rank(&problem);
-        let mean_exec: Vec<f64> = (0..problem.len())
-            .map(|t| mean_exec_s(&problem, t))
-            .collect();
+        // a seed played again (a guide's episodes of one instance) keeps its instance
+        let instance = match self.episode.take() {
+            Some(e) if e.instance.seed == seed => e.instance,
+            _ => Instance::draw(&self.workload, seed),
+        };
         let episode = Episode {
-            order: env_order(&problem),
-            scale: mean_exec.iter().sum::<f64>() / problem.len() as f64,
-            builder: Builder::new(&problem),
-            problem,
-            rank,
-            mean_exec,
+            builder: Builder::new(&instance.problem),
+            instance,
             episode_return: 0.0,
             done: false,
         };
@@ -217,8 +240,8 @@ impl Environment for DagEnv {
         if e.done {
             return Err(EnvError::EpisodeOver);
         }
-        let mask: Vec<bool> = (0..e.problem.gpus())
-            .map(|g| e.problem.fits(e.next_task(), g))
+        let mask: Vec<bool> = (0..e.instance.problem.gpus())
+            .map(|g| e.instance.problem.fits(e.next_task(), g))
             .collect();
         self.action_space
             .check(action, &mask)
@@ -226,16 +249,16 @@ impl Environment for DagEnv {
         let mut e = self.episode.take().expect("checked above");
         let (task, gpu) = (e.next_task(), action[0]);
         let before = e.builder.makespan_s();
-        let (start, finish) = e.builder.place(&e.problem, task, gpu);
+        let (start, finish) = e.builder.place(&e.instance.problem, task, gpu);
         let reward = -(e.builder.makespan_s() - before);
         e.episode_return += reward;
-        e.done = e.builder.placed() == e.problem.len();
+        e.done = e.builder.placed() == e.instance.problem.len();
         let mut info = Self::info(&e, task, Some((gpu, start, finish)));
         if e.done {
             info.metrics = Some(DagMetrics::of(
-                &e.problem,
+                &e.instance.problem,
                 e.builder.schedule(),
-                lower_bound_s(&e.problem),
+                lower_bound_s(&e.instance.problem),
                 e.episode_return,
             ));
         }
