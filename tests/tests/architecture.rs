@@ -241,9 +241,9 @@ fn only_the_workloads_entry_point_asks_what_kind_a_file_is() {
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
             let inside = file.starts_with(repo().join("experiments/src/workloads"))
-                || file.ends_with("env/src/jobs/spec.rs");
+                || file.ends_with("env/src/workload.rs");
             assert!(
-                inside || !text.contains("is_jobs_file"),
+                inside || !text.contains("file_kind"),
                 "{} asks what kind a workload file is; use experiments/src/workloads",
                 file.display()
             );

@@ -125,11 +125,6 @@ pub struct DagWorkload {
 }
 
 impl DagWorkload {
-    /// Whether `path` is a DAG workload file.
-    pub fn is_dag_file(path: &Path) -> Result<bool> {
-        crate::workload::file_kind(path).map(|k| k.as_deref() == Some("dag"))
-    }
-
     /// Reads a DAG workload with `key.path=value` overrides and checks it whole.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<DagWorkload> {
         let table = crate::workload::read_with_overrides(path, overrides)?;

@@ -330,11 +330,6 @@ pub fn scaled_request(request: [u32; 3], factor: f64) -> [u32; 3] {
 pub type TableReader<'a> = &'a dyn Fn(&Path) -> std::result::Result<Vec<JobRecord>, String>;
 
 impl JobsWorkload {
-    /// Whether a TOML file is a jobs workload (`kind = "jobs"`), without validating it.
-    pub fn is_jobs_file(path: &Path) -> Result<bool> {
-        crate::workload::file_kind(path).map(|k| k.as_deref() == Some("jobs"))
-    }
-
     /// Reads and validates a jobs workload; `read_table` reads its `jobs_table` when it has one.
     /// Reads a workload, its job table through `read_table`, and sets `key.path=value`
     /// overrides (TOML values; a bare word is a string) before validating.

@@ -12,8 +12,7 @@ mod single_job;
 use std::path::Path;
 
 use schedlab_agents::{EnvKind, SchedulingEnv};
-use schedlab_env::dag::DagWorkload;
-use schedlab_env::jobs::JobsWorkload;
+use schedlab_env::workload::file_kind;
 use schedlab_env::{Environment, Step};
 
 pub use dag::Dag;
@@ -75,13 +74,11 @@ pub(crate) use with_kind;
 /// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change the
 /// workload where its kind allows.
 pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
-    if JobsWorkload::is_jobs_file(path)? {
-        return Ok(Loaded::Jobs(jobs::load(path, overrides)?));
-    }
-    if DagWorkload::is_dag_file(path)? {
-        return Ok(Loaded::Dag(dag::load(path, overrides)?));
-    }
-    Ok(Loaded::SingleJob(single_job::load(path, overrides)?))
+    Ok(match file_kind(path)?.as_deref() {
+        Some("jobs") => Loaded::Jobs(jobs::load(path, overrides)?),
+        Some("dag") => Loaded::Dag(dag::load(path, overrides)?),
+        _ => Loaded::SingleJob(single_job::load(path, overrides)?),
+    })
 }
 
 impl Loaded {
