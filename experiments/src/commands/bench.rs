@@ -27,17 +27,21 @@ pub struct BenchEnvArgs {
     overrides: Vec<String>,
 }
 
-/// The shipped workloads folder: next to the current directory when run from a clone,
-/// otherwise where this binary was built from.
-pub fn shipped_workload(name: &str) -> PathBuf {
-    let local = PathBuf::from("data/workloads").join(name);
-    if local.is_file() {
+/// The data folder that holds `relative`: the checkout's `data/` when run from its root and
+/// it has the file, otherwise the one this binary was built from.
+pub fn data_root(relative: &str) -> PathBuf {
+    let local = PathBuf::from("data");
+    if local.join(relative).is_file() {
         local
     } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../data/workloads")
-            .join(name)
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
     }
+}
+
+/// A shipped workload file by name ([`data_root`]).
+pub fn shipped_workload(name: &str) -> PathBuf {
+    let relative = format!("workloads/{name}");
+    data_root(&relative).join(relative)
 }
 
 /// One timed episode and the work it did.

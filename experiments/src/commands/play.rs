@@ -72,18 +72,14 @@ pub fn make_policy<E: SchedulingEnv>(
     env: &E,
     options: &[(String, String)],
 ) -> anyhow::Result<Box<dyn Policy>> {
-    if let Some(run) = trained_run(spec) {
-        return Ok(load_agent(
-            &run,
-            &env.policy_context(),
-            &crate::device::agents(),
-        )?);
-    }
-    let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
-    let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
     let context = env
         .context()
         .with_trained(TrainedLoader(Arc::new(load_trained)));
+    if let Some(loaded) = load_trained(spec, context.common()) {
+        return loaded.map_err(anyhow::Error::msg);
+    }
+    let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
+    let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
     Ok(registry::build(spec, &context, &options)?)
 }
 

@@ -16,7 +16,7 @@ mod tuning;
 
 pub use context::Settings;
 
-use crate::commands::bench::shipped_workload;
+use crate::commands::bench::{data_root, shipped_workload};
 use crate::output::write_atomic;
 
 /// The sections in document order.
@@ -25,14 +25,7 @@ const SECTIONS: [&str; 6] = ["tuning", "fig2", "table1", "table2", "dag", "netwo
 /// Reproduces `targets` (of fig2, table1, table2, dag, network; tuning runs first where a single-job
 /// section needs it) and rewrites the document from every section reproduced so far.
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
-    // the checkout's data when run from its root, else the data the binary was built with
-    let local = std::path::PathBuf::from("data");
-    let data = if local.join(protocol::PROTOCOL_FILE).is_file() {
-        local
-    } else {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data")
-    };
-    let protocol = protocol::Protocol::load(&data)?;
+    let protocol = protocol::Protocol::load(&data_root(protocol::PROTOCOL_FILE))?;
     let cx = context::Context {
         paper: shipped_workload(&protocol.workload),
         protocol,
