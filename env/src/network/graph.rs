@@ -23,6 +23,8 @@ pub struct Graph {
     n: usize,
     /// Each edge once, `i < j`.
     edges: Vec<(usize, usize, f64)>,
+    /// [`Self::laplacian_bound`], fixed with the edges (the dynamics read it every step).
+    laplacian_bound: f64,
 }
 
 impl Graph {
@@ -34,7 +36,7 @@ impl Graph {
             degree[i] += 1;
             degree[j] += 1;
         }
-        let edges = pairs
+        let edges: Vec<(usize, usize, f64)> = pairs
             .iter()
             .map(|&(i, j)| {
                 let w = match weights {
@@ -44,7 +46,16 @@ impl Graph {
                 (i.min(j), i.max(j), w)
             })
             .collect();
-        Graph { n, edges }
+        let mut weighted_degree = vec![0.0; n];
+        for &(i, j, w) in &edges {
+            weighted_degree[i] += w;
+            weighted_degree[j] += w;
+        }
+        Graph {
+            n,
+            edges,
+            laplacian_bound: 2.0 * weighted_degree.iter().copied().fold(0.0, f64::max),
+        }
     }
 
     pub fn nodes(&self) -> usize {
@@ -107,12 +118,7 @@ impl Graph {
     /// A bound on the Laplacian's largest eigenvalue that needs no eigen-solve: twice the
     /// largest weighted degree (Gershgorin).
     pub fn laplacian_bound(&self) -> f64 {
-        let mut degree = vec![0.0; self.n];
-        for &(i, j, w) in &self.edges {
-            degree[i] += w;
-            degree[j] += w;
-        }
-        2.0 * degree.iter().copied().fold(0.0, f64::max)
+        self.laplacian_bound
     }
 }
 

@@ -3,20 +3,19 @@
 //! graphs with exact, log-quantised and uniformly quantised messages; and ridge regression by
 //! consensus over the same channels (Doostmohammadian et al. 2025; issue 17).
 
-use std::path::Path;
-
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use schedlab_env::data::{FeatureScaling, NaPolicy, load_csv, prepare};
 use schedlab_env::model::{LinearLoss, LinearModel, Model};
 use schedlab_env::network::{
-    ConsensusTraining, Dynamics, GraphKind, GraphSequence, Quantizer, Switching, Weights,
-    capacity_proportional, centralised_objective, optimum, proportional, sampled_costs, shards,
-    total_cost, uniform,
+    CentreCost, ConsensusTraining, Dynamics, GraphKind, GraphSequence, Quantizer, Switching,
+    Weights, capacity_proportional, centralised_objective, optimum, proportional, sampled_costs,
+    shards, total_cost, uniform,
 };
 
 use super::context::Context;
 use super::protocol::NetworkProtocol;
+use crate::commands::bench::data_root;
 use crate::plots::{self, XScale};
 use crate::stats::summarize;
 
@@ -93,14 +92,19 @@ pub fn network(cx: &Context) -> anyhow::Result<String> {
         ("work-proportional", Vec::new()),
         ("capacity-proportional (Rikos et al. 2021)", Vec::new()),
     ];
-    for seed in cx.seeds() {
-        let costs = sampled_costs(p.centres, p.max_cpus, &mut StdRng::seed_from_u64(seed));
-        let (best, _) = optimum(&costs, demand);
-        let optimal = total_cost(&costs, &best);
-        let gap = |x: &[f64]| (total_cost(&costs, x) - optimal) / optimal;
-        fixed[0].1.push(gap(&uniform(p.centres, demand)));
-        fixed[1].1.push(gap(&proportional(&costs, demand)));
-        fixed[2].1.push(gap(&capacity_proportional(&costs, demand)));
+    let cases: Vec<Case> = cx
+        .seeds()
+        .into_iter()
+        .map(|seed| Case::new(p, seed))
+        .collect();
+    for case in &cases {
+        fixed[0].1.push(case.gap(&uniform(p.centres, demand)));
+        fixed[1]
+            .1
+            .push(case.gap(&proportional(&case.costs, demand)));
+        fixed[2]
+            .1
+            .push(case.gap(&capacity_proportional(&case.costs, demand)));
     }
     let rikos = super::context::mean(&fixed[2].1);
     text += "| fixed split | cost gap |\n| --- | --- |\n";
@@ -118,10 +122,9 @@ pub fn network(cx: &Context) -> anyhow::Result<String> {
     let mut static_exact: Vec<f64> = Vec::new();
     for (graph_name, switching) in switchings(p) {
         for (channel, quantizer) in channels(p) {
-            let records: Vec<Record> = cx
-                .seeds()
-                .into_iter()
-                .map(|seed| allocate(p, kind, switching, quantizer, seed, &checkpoints))
+            let records: Vec<Record> = cases
+                .iter()
+                .map(|case| allocate(p, case, kind, switching, quantizer, &checkpoints))
                 .collect::<anyhow::Result<_>>()?;
             let at = |k: usize| records.iter().map(|r| r.gaps[k]).collect::<Vec<f64>>();
             let cells: Vec<String> = (0..checkpoints.len()).map(|k| sci(&at(k))).collect();
@@ -170,21 +173,42 @@ pub fn network(cx: &Context) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// One seed's centres: their costs and the optimum's cost.
+struct Case {
+    seed: u64,
+    costs: Vec<CentreCost>,
+    optimal: f64,
+}
+
+impl Case {
+    fn new(p: &NetworkProtocol, seed: u64) -> Self {
+        let costs = sampled_costs(p.centres, p.max_cpus, &mut StdRng::seed_from_u64(seed));
+        let (best, _) = optimum(&costs, p.demand_per_centre * p.centres as f64);
+        Case {
+            seed,
+            optimal: total_cost(&costs, &best),
+            costs,
+        }
+    }
+
+    /// The cost gap of allocation `x`.
+    fn gap(&self, x: &[f64]) -> f64 {
+        (total_cost(&self.costs, x) - self.optimal) / self.optimal
+    }
+}
+
 fn allocate(
     p: &NetworkProtocol,
+    case: &Case,
     kind: GraphKind,
     switching: Switching,
     quantizer: Quantizer,
-    seed: u64,
     checkpoints: &[usize],
 ) -> anyhow::Result<Record> {
-    let costs = sampled_costs(p.centres, p.max_cpus, &mut StdRng::seed_from_u64(seed));
     let demand = p.demand_per_centre * p.centres as f64;
-    let (best, _) = optimum(&costs, demand);
-    let optimal = total_cost(&costs, &best);
-    let mut graphs = GraphSequence::new(kind, p.centres, Weights::Metropolis, switching, seed)
+    let mut graphs = GraphSequence::new(kind, p.centres, Weights::Metropolis, switching, case.seed)
         .map_err(anyhow::Error::msg)?;
-    let mut dynamics = Dynamics::new(&costs, quantizer);
+    let mut dynamics = Dynamics::new(&case.costs, quantizer);
     let mut x = uniform(p.centres, demand);
     let (mut gaps, mut residual, mut bits) = (Vec::new(), 0.0f64, 0u64);
     for k in 1..=*checkpoints.last().expect("checkpoints") {
@@ -193,7 +217,7 @@ fn allocate(
             .map_err(anyhow::Error::msg)?;
         residual = residual.max((x.iter().sum::<f64>() - demand).abs() / demand);
         if checkpoints.contains(&k) {
-            gaps.push((total_cost(&costs, &x) - optimal) / optimal);
+            gaps.push(case.gap(&x));
         }
         graphs.advance().map_err(anyhow::Error::msg)?;
     }
@@ -207,7 +231,8 @@ fn allocate(
 /// Ridge regression on diabetes by consensus, over a static and a dropout graph, exact and
 /// log-quantised: the loss gap to the centralised optimum and the centres' disagreement.
 fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Result<String> {
-    let file = data_file("datasets/diabetes/diabetes.csv");
+    let relative = "datasets/diabetes/diabetes.csv";
+    let file = data_root(relative).join(relative);
     let (x, y, _) = load_csv(&file, "target", &[], NaPolicy::Error)?;
     let data = prepare((x, y), None, false, 0.2, 0, FeatureScaling::Standard)?.train;
     let model = LinearModel::new(LinearLoss::Squared, data.features.cols(), data.task)
@@ -299,16 +324,4 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
         }
     }
     Ok(text + "\n")
-}
-
-/// A file under the checkout's `data/` (or the one the binary was built from).
-fn data_file(relative: &str) -> std::path::PathBuf {
-    let local = Path::new("data").join(relative);
-    if local.is_file() {
-        local
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../data")
-            .join(relative)
-    }
 }
