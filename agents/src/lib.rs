@@ -12,6 +12,7 @@ pub mod dag;
 pub mod dqn;
 pub mod jobs;
 pub mod learned;
+pub mod network;
 pub mod options;
 mod policy;
 pub mod ppo;

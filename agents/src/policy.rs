@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use schedlab_env::dag::DagEnv;
 use schedlab_env::jobs::JobsEnv;
+use schedlab_env::network::NetworkEnv;
 use schedlab_env::{ActionSpace, Observation, ObservationSpace, SingleJobEnv};
 
 use crate::dag::DagContext;
 use crate::jobs::{JobsContext, OneChoice};
+use crate::network::NetworkContext;
 use crate::options::PolicyError;
 use crate::single_job::SingleJobContext;
 
@@ -57,10 +59,17 @@ pub enum EnvKind {
     Jobs,
     /// DAGs of tasks placed on heterogeneous GPUs ([`DagEnv`]).
     Dag,
+    /// Computing centres sharing CPUs and training by consensus ([`NetworkEnv`]).
+    Network,
 }
 
 impl EnvKind {
-    pub const ALL: [EnvKind; 3] = [EnvKind::SingleJob, EnvKind::Jobs, EnvKind::Dag];
+    pub const ALL: [EnvKind; 4] = [
+        EnvKind::SingleJob,
+        EnvKind::Jobs,
+        EnvKind::Dag,
+        EnvKind::Network,
+    ];
 
     /// As the command line and workload files say it.
     pub fn name(self) -> &'static str {
@@ -68,6 +77,7 @@ impl EnvKind {
             EnvKind::SingleJob => "single-job",
             EnvKind::Jobs => "jobs",
             EnvKind::Dag => "dag",
+            EnvKind::Network => "network",
         }
     }
 }
@@ -78,6 +88,7 @@ pub enum EnvContext {
     SingleJob(SingleJobContext),
     Jobs(JobsContext),
     Dag(DagContext),
+    Network(NetworkContext),
 }
 
 impl EnvContext {
@@ -86,6 +97,7 @@ impl EnvContext {
             EnvContext::SingleJob(_) => EnvKind::SingleJob,
             EnvContext::Jobs(_) => EnvKind::Jobs,
             EnvContext::Dag(_) => EnvKind::Dag,
+            EnvContext::Network(_) => EnvKind::Network,
         }
     }
     /// A scheduler of this kind, planning in its native interface, as the env takes actions:
@@ -96,7 +108,7 @@ impl EnvContext {
                 Some(layout) => Box::new(OneChoice::new(policy, ctx.clone(), layout.clone())),
                 None => policy,
             },
-            EnvContext::SingleJob(_) | EnvContext::Dag(_) => policy,
+            EnvContext::SingleJob(_) | EnvContext::Dag(_) | EnvContext::Network(_) => policy,
         }
     }
 
@@ -105,6 +117,7 @@ impl EnvContext {
             EnvContext::SingleJob(ctx) => ctx,
             EnvContext::Jobs(ctx) => ctx,
             EnvContext::Dag(ctx) => ctx,
+            EnvContext::Network(ctx) => ctx,
         }
     }
 
@@ -114,6 +127,7 @@ impl EnvContext {
             EnvContext::SingleJob(ctx) => &mut ctx.common,
             EnvContext::Jobs(ctx) => &mut ctx.common,
             EnvContext::Dag(ctx) => &mut ctx.common,
+            EnvContext::Network(ctx) => &mut ctx.common,
         };
         common.trained = Some(loader);
         self
@@ -157,6 +171,12 @@ impl SchedulingEnv for JobsEnv {
 impl SchedulingEnv for DagEnv {
     fn context(&self) -> EnvContext {
         EnvContext::Dag(DagContext::of(self))
+    }
+}
+
+impl SchedulingEnv for NetworkEnv {
+    fn context(&self) -> EnvContext {
+        EnvContext::Network(NetworkContext::of(self))
     }
 }
 

@@ -33,6 +33,7 @@ pub fn rows() -> impl Iterator<Item = &'static SchedulerRow> {
         .iter()
         .chain(crate::jobs::SCHEDULERS)
         .chain(crate::dag::SCHEDULERS)
+        .chain(crate::network::SCHEDULERS)
         .chain(GENERIC)
 }
 

@@ -9,7 +9,7 @@ use crate::cluster::{BackgroundSpec, NodeSpec, TraceStats, TraceTask, load_v2018
 use crate::data::{Prepared, load_csv, load_libsvm, prepare};
 use crate::error::{EnvError, Result};
 use crate::model::{LinearLoss, LinearModel, Mlp, Model};
-use crate::workload::{DataFormat, ModelKind, TaskKind, Workload};
+use crate::workload::{DataFormat, DatasetSpec, ModelKind, TaskKind, Workload};
 
 pub struct Scenario {
     pub path: PathBuf,
@@ -47,45 +47,7 @@ impl Scenario {
 
     /// Loads data, model and trace for an already validated workload read from `path`.
     pub fn from_workload(path: &Path, workload: Workload) -> Result<Arc<Scenario>> {
-        let spec = &workload.job.dataset;
-        let classification = spec.task == TaskKind::Classification;
-        let read = |file: &str| -> Result<(crate::data::Features, crate::data::RawLabels, usize)> {
-            let full = Workload::resolve(path, file);
-            match spec.format {
-                DataFormat::Csv => load_csv(
-                    &full,
-                    spec.label.as_deref().unwrap_or_default(),
-                    &spec.drop_columns,
-                    spec.na,
-                ),
-                DataFormat::Libsvm => load_libsvm(&full, spec.features).map(|(x, y)| (x, y, 0)),
-            }
-        };
-        let (train_x, train_y, mut dropped_rows) = read(&spec.path)?;
-        // a separate validation file must share the training width
-        let validation = match &spec.validation_path {
-            Some(file) => {
-                let full = Workload::resolve(path, file);
-                let (x, y, dropped) = match spec.format {
-                    DataFormat::Csv => read(file)?,
-                    DataFormat::Libsvm => {
-                        load_libsvm(&full, Some(spec.features.unwrap_or(train_x.cols())))
-                            .map(|(x, y)| (x, y, 0))?
-                    }
-                };
-                dropped_rows += dropped;
-                Some((x, y))
-            }
-            None => None,
-        };
-        let data = prepare(
-            (train_x, train_y),
-            validation,
-            classification,
-            spec.validation_fraction,
-            spec.split_seed,
-            spec.scaling,
-        )?;
+        let (data, dropped_rows) = load_dataset(path, &workload.job.dataset)?;
         let model = build_model(path, &workload, &data)?;
         let (trace, trace_stats) = match &workload.background {
             BackgroundSpec::Trace { path: file, .. } => {
@@ -138,6 +100,50 @@ impl Scenario {
         }
         s
     }
+}
+
+/// The data set `spec` describes, read relative to the workload file at `path`, split and
+/// scaled; with the rows dropped for missing values.
+pub fn load_dataset(path: &Path, spec: &DatasetSpec) -> Result<(Prepared, usize)> {
+    let classification = spec.task == TaskKind::Classification;
+    let read = |file: &str| -> Result<(crate::data::Features, crate::data::RawLabels, usize)> {
+        let full = Workload::resolve(path, file);
+        match spec.format {
+            DataFormat::Csv => load_csv(
+                &full,
+                spec.label.as_deref().unwrap_or_default(),
+                &spec.drop_columns,
+                spec.na,
+            ),
+            DataFormat::Libsvm => load_libsvm(&full, spec.features).map(|(x, y)| (x, y, 0)),
+        }
+    };
+    let (train_x, train_y, mut dropped_rows) = read(&spec.path)?;
+    // a separate validation file must share the training width
+    let validation = match &spec.validation_path {
+        Some(file) => {
+            let full = Workload::resolve(path, file);
+            let (x, y, dropped) = match spec.format {
+                DataFormat::Csv => read(file)?,
+                DataFormat::Libsvm => {
+                    load_libsvm(&full, Some(spec.features.unwrap_or(train_x.cols())))
+                        .map(|(x, y)| (x, y, 0))?
+                }
+            };
+            dropped_rows += dropped;
+            Some((x, y))
+        }
+        None => None,
+    };
+    let data = prepare(
+        (train_x, train_y),
+        validation,
+        classification,
+        spec.validation_fraction,
+        spec.split_seed,
+        spec.scaling,
+    )?;
+    Ok((data, dropped_rows))
 }
 
 fn build_model(path: &Path, workload: &Workload, data: &Prepared) -> Result<Arc<dyn Model>> {

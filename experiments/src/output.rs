@@ -6,6 +6,7 @@ use anyhow::Context;
 use schedlab_env::EpisodeMetrics;
 use schedlab_env::dag::DagMetrics;
 use schedlab_env::jobs::JobsMetrics;
+use schedlab_env::network::NetworkMetrics;
 
 /// [`schedlab_trainer::files::write_atomic`], with the path in the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -139,12 +140,12 @@ pub const DAG_METRICS: [Metric<DagMetrics>; 9] = [
     metric("episode_return", |m| m.episode_return, 1, Better::Higher),
 ];
 
-const fn metric(
+const fn metric<M>(
     name: &'static str,
-    value: fn(&DagMetrics) -> f64,
+    value: fn(&M) -> f64,
     decimals: usize,
     better: Better,
-) -> Metric<DagMetrics> {
+) -> Metric<M> {
     Metric {
         name,
         value,
@@ -153,6 +154,23 @@ const fn metric(
         flag: false,
     }
 }
+
+/// Every network metric, in [`NetworkMetrics`]'s order.
+pub const NETWORK_METRICS: [Metric<NetworkMetrics>; 13] = [
+    metric("cost_gap", |m| m.cost_gap, 6, Better::Lower),
+    metric("cost_gap_mean", |m| m.cost_gap_mean, 6, Better::Lower),
+    metric("residual_max", |m| m.residual_max, 12, Better::Lower),
+    metric("disagreement", |m| m.disagreement, 6, Better::Lower),
+    metric("train_loss", |m| m.train_loss, 6, Better::Lower),
+    metric("loss_gap", |m| m.loss_gap, 6, Better::Lower),
+    metric("model_score", |m| m.model_score, 4, Better::Higher),
+    metric("central_score", |m| m.central_score, 4, Better::Neither),
+    metric("bits_allocation", |m| m.bits_allocation, 0, Better::Lower),
+    metric("bits_training", |m| m.bits_training, 0, Better::Lower),
+    metric("time_s", |m| m.time_s, 1, Better::Lower),
+    metric("iterations", |m| m.iterations as f64, 0, Better::Neither),
+    metric("episode_return", |m| m.episode_return, 4, Better::Higher),
+];
 
 /// Every jobs-cluster metric, in [`JobsMetrics`]'s order.
 pub const JOBS_METRICS: [Metric<JobsMetrics>; 14] = [

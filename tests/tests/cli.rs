@@ -469,6 +469,91 @@ fn reproduce_network_writes_its_section_and_figure() {
     assert_eq!(png_size(&figures.join("network-gap.png")), (900, 540));
 }
 
+/// A network workload runs, sweeps, summarizes and plots like any other: every scheduler
+/// keeps the demand, and the dynamics beat the even split they start from.
+#[test]
+fn network_workloads_run_sweep_and_plot_with_no_special_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let network = workload("network-diabetes-ridge.toml");
+    let json = dir.path().join("run.json");
+    let steps = dir.path().join("steps.csv");
+    run_ok(&[
+        "run",
+        "--workload",
+        arg(&network),
+        "--policy",
+        "consensus",
+        "--json",
+        arg(&json),
+        "--rounds-csv",
+        arg(&steps),
+    ]);
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        text.contains("\"cost_gap\"") && text.contains("\"loss_gap\""),
+        "{text}"
+    );
+    let rows = std::fs::read_to_string(&steps).unwrap();
+    assert_eq!(rows.lines().count(), 301, "{rows}");
+    assert!(
+        rows.starts_with("seed,iteration,cost_gap,residual"),
+        "{rows}"
+    );
+    let spec = dir.path().join("spec.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"net\"\npolicies = [\"uniform\", \"consensus:step=local\", \"rikos\", \"random\"]\nworkloads = [{:?}]\nseeds = [0, 1, 2]\n",
+            arg(&network)
+        ),
+    )
+    .unwrap();
+    let sweep = dir.path().join("sweep");
+    run_ok(&["sweep", arg(&spec), "--out", arg(&sweep)]);
+    let summary = run_ok(&["summarize", arg(&sweep), "--baseline", "uniform"]);
+    assert!(
+        summary.contains("cost_gap") && summary.contains("loss_gap"),
+        "{summary}"
+    );
+    let csv = std::fs::read_to_string(sweep.join("results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mean_gap = |policy: &str| {
+        let gaps: Vec<f64> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|cells| cells[0] == policy)
+            .map(|cells| {
+                assert!(cells[column("residual_max")].parse::<f64>().unwrap() <= 1e-9);
+                cells[column("cost_gap")].parse().unwrap()
+            })
+            .collect();
+        assert_eq!(gaps.len(), 3);
+        gaps.iter().sum::<f64>() / 3.0
+    };
+    assert!(
+        mean_gap("consensus:step=local") < mean_gap("uniform"),
+        "{csv}"
+    );
+    let png = dir.path().join("bars.png");
+    run_ok(&[
+        "plot",
+        "bars",
+        arg(&sweep),
+        "--metric",
+        "cost_gap",
+        "--out",
+        arg(&png),
+    ]);
+    assert_eq!(png_size(&png), (900, 540));
+    let err = run_err(&["run", "--workload", arg(&network), "--policy", "heft"]);
+    assert!(
+        err.contains("for network workloads") && err.contains("rikos"),
+        "{err}"
+    );
+}
+
 /// The shipped DDQN plays DAG workloads by name and guides WORL-RTGS, which ends no worse
 /// than its guide's greedy plan on generated and on real DAGs; on a platform of another
 /// size the guide is refused with the shapes.

@@ -45,6 +45,37 @@ impl LinearModel {
         })
     }
 
+    /// Accuracy on a classification data set, R² on a regression one.
+    pub fn score(&self, params: &[f32], data: &Dataset) -> f64 {
+        let mut z = vec![0.0f32; self.outputs];
+        let rows = data.len() as f64;
+        if self.loss == LinearLoss::Squared {
+            let mean = data.labels.iter().map(|&y| f64::from(y)).sum::<f64>() / rows;
+            let (mut residual, mut spread) = (0.0, 0.0);
+            for i in 0..data.len() {
+                self.outputs_for(params, data, i, &mut z);
+                let y = f64::from(data.labels[i]);
+                residual += (f64::from(z[0]) - y).powi(2);
+                spread += (y - mean).powi(2);
+            }
+            return 1.0 - residual / spread.max(f64::MIN_POSITIVE);
+        }
+        let correct = (0..data.len())
+            .filter(|&i| {
+                self.outputs_for(params, data, i, &mut z);
+                let predicted = if self.outputs == 1 {
+                    usize::from(z[0] > 0.0)
+                } else {
+                    (0..z.len())
+                        .max_by(|&a, &b| z[a].total_cmp(&z[b]))
+                        .unwrap_or(0)
+                };
+                predicted == data.labels[i] as usize
+            })
+            .count();
+        correct as f64 / rows
+    }
+
     /// Writes `dloss/dz` for one sample into `dz` and returns its loss.
     #[inline]
     fn loss_and_dz(&self, z: &mut [f32], label: f32) -> f64 {

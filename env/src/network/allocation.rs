@@ -23,21 +23,17 @@ pub struct Dynamics<'a> {
 
 impl<'a> Dynamics<'a> {
     pub fn new(costs: &'a [CentreCost], quantizer: Quantizer) -> Self {
-        let lipschitz = costs
-            .iter()
-            .map(|c| c.curvature(0.5 * c.min) + c.penalty)
-            .fold(0.0, f64::max);
         Dynamics {
             costs,
             quantizer,
-            lipschitz,
+            lipschitz: lipschitz(costs),
             sent: vec![0.0; costs.len()],
         }
     }
 
     /// The step size on `graph`.
     pub fn step_size(&self, graph: &Graph) -> f64 {
-        1.0 / (self.lipschitz * graph.laplacian_bound().max(f64::MIN_POSITIVE))
+        step_size(self.lipschitz, graph)
     }
 
     /// One iteration on `graph`; returns the bits sent (each centre's quantised marginal cost
@@ -60,6 +56,19 @@ impl<'a> Dynamics<'a> {
         }
         Ok(2 * graph.edges().len() as u64 * u64::from(self.quantizer.bits()))
     }
+}
+
+/// `L`: the largest curvature of the penalised costs at or above half their lower bounds.
+pub fn lipschitz(costs: &[CentreCost]) -> f64 {
+    costs
+        .iter()
+        .map(|c| c.curvature(0.5 * c.min) + c.penalty)
+        .fold(0.0, f64::max)
+}
+
+/// `1 / (L lambda)` on `graph`.
+pub fn step_size(lipschitz: f64, graph: &Graph) -> f64 {
+    1.0 / (lipschitz * graph.laplacian_bound().max(f64::MIN_POSITIVE))
 }
 
 /// The allocation splitting `demand` evenly.

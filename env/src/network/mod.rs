@@ -3,21 +3,38 @@
 //! abstract is at hand, so what it does not fix is the workbench's reconstruction, see the
 //! README's network section): communication graphs that may change over time, quantised
 //! channels, the centres' costs of CPUs, the centralised optimum, and the all-time-feasible
-//! allocation dynamics, and distributed training by consensus with gradient tracking.
+//! allocation dynamics, and distributed training by consensus with gradient tracking; the
+//! workload file (`kind = "network"`) and the gym env where schedulers move CPUs along the
+//! graph's edges while the centres train.
 
 pub mod allocation;
 pub mod cost;
+mod env;
 pub mod graph;
+mod ladder;
+mod metrics;
 pub mod quantize;
 pub mod switching;
 pub mod training;
+mod workload;
 
-pub use allocation::{Dynamics, capacity_proportional, proportional, uniform};
+pub use allocation::{
+    Dynamics, capacity_proportional, lipschitz, proportional, step_size, uniform,
+};
 pub use cost::{CentreCost, optimum, sampled_costs, total_cost};
+pub use env::{CENTRE_FEATURES, EDGE_FEATURES, NETWORK_FEATURES, NetworkEnv, NetworkInfo};
 pub use graph::{Graph, Weights};
+pub use ladder::FlowLadder;
+pub use metrics::NetworkMetrics;
 pub use quantize::Quantizer;
 pub use switching::{GraphKind, GraphSequence, Switching};
 pub use training::{ConsensusTraining, centralised_objective, shards};
+pub use workload::{
+    CentresSpec, EpisodeSpec, GraphSpec, Instance, NetworkWorkload, NetworkWorkloadSpec,
+    TrainingSpec,
+};
 
+#[cfg(test)]
+mod env_tests;
 #[cfg(test)]
 mod tests;

@@ -95,7 +95,34 @@ impl GraphSequence {
     ) -> Result<Self, String> {
         let mut rng = StdRng::seed_from_u64(seed ^ 0x6e7);
         let base = connected(kind, n, weights, &mut rng)?;
-        Ok(GraphSequence {
+        Ok(Self::on(base, kind, weights, switching, rng))
+    }
+
+    /// The sequence on a given base graph (drawn as `kind`, for redraws), switching by `seed`.
+    pub fn with_base(
+        base: Graph,
+        kind: GraphKind,
+        weights: Weights,
+        switching: Switching,
+        seed: u64,
+    ) -> Self {
+        Self::on(
+            base,
+            kind,
+            weights,
+            switching,
+            StdRng::seed_from_u64(seed ^ 0x5e9),
+        )
+    }
+
+    fn on(
+        base: Graph,
+        kind: GraphKind,
+        weights: Weights,
+        switching: Switching,
+        rng: StdRng,
+    ) -> Self {
+        GraphSequence {
             kind,
             weights,
             switching,
@@ -104,7 +131,7 @@ impl GraphSequence {
             base,
             rng,
             iteration: 0,
-        })
+        }
     }
 
     /// The base graph (the union over any dropout period).

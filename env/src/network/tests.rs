@@ -263,7 +263,12 @@ fn log_quantised_dynamics_settle_nearer_the_optimum_as_rho_shrinks() {
 
 /// A real data set, standardised, with the model of its task: diabetes with ridge regression,
 /// breast cancer with a linear SVM.
-fn real(name: &str) -> (crate::data::Dataset, crate::model::LinearModel) {
+fn real(
+    name: &str,
+) -> (
+    std::sync::Arc<crate::data::Dataset>,
+    std::sync::Arc<crate::model::LinearModel>,
+) {
     use crate::data::{FeatureScaling, NaPolicy, load_csv, prepare};
     use crate::model::{LinearLoss, LinearModel};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/datasets");
@@ -283,7 +288,7 @@ fn real(name: &str) -> (crate::data::Dataset, crate::model::LinearModel) {
     .unwrap();
     let data = prepared.train;
     let model = LinearModel::new(loss, data.features.cols(), data.task).unwrap();
-    (data, model)
+    (std::sync::Arc::new(data), std::sync::Arc::new(model))
 }
 
 /// Ridge regression by consensus reaches the centralised optimum's loss on static and
@@ -292,24 +297,24 @@ fn real(name: &str) -> (crate::data::Dataset, crate::model::LinearModel) {
 fn consensus_ridge_regression_reaches_the_centralised_loss_and_tracks_the_gradient() {
     let (data, model) = real("diabetes");
     let l2 = 0.01;
-    let params = vec![0.0f32; crate::model::Model::num_params(&model)];
+    let params = vec![0.0f32; crate::model::Model::num_params(&*model)];
     // the centralised optimum by plain gradient descent
     let mut central = params.clone();
     for _ in 0..20_000 {
-        let (_, grad) = centralised_objective(&model, &data, &central, l2);
+        let (_, grad) = centralised_objective(&*model, &data, &central, l2);
         central
             .iter_mut()
             .zip(&grad)
             .for_each(|(p, g)| *p -= 0.05 * g);
     }
-    let (best, _) = centralised_objective(&model, &data, &central, l2);
+    let (best, _) = centralised_objective(&*model, &data, &central, l2);
     for switching in [Switching::Static, Switching::Dropout { p: 0.4, period: 3 }] {
         let mut seq =
             GraphSequence::new(GraphKind::Ring, 6, Weights::Metropolis, switching, 5).unwrap();
         let mut training = ConsensusTraining::new(
-            &model,
-            &data,
-            shards(data.len(), 6, 1),
+            model.clone(),
+            data.clone(),
+            shards(data.len(), &[1.0; 6], 1),
             l2,
             // the trackers follow the mean gradient: a step n times the centralised one
             0.3,
@@ -324,7 +329,7 @@ fn consensus_ridge_regression_reaches_the_centralised_loss_and_tracks_the_gradie
             }
             seq.advance().unwrap();
         }
-        let (loss, _) = centralised_objective(&model, &data, &training.mean_params(), l2);
+        let (loss, _) = centralised_objective(&*model, &data, &training.mean_params(), l2);
         assert!(
             (loss - best) / best < 1e-3,
             "{switching:?}: {loss} against {best}"
@@ -343,18 +348,11 @@ fn consensus_ridge_regression_reaches_the_centralised_loss_and_tracks_the_gradie
 fn a_log_quantised_consensus_svm_classifies_like_the_centralised_one() {
     let (data, model) = real("breast_cancer");
     let l2 = 0.01;
-    let params = vec![0.0f32; crate::model::Model::num_params(&model)];
-    let accuracy = |p: &[f32]| {
-        let mut correct = 0;
-        for r in 0..data.len() {
-            let z = data.features.row(r).dot(&p[..p.len() - 1]) + p[p.len() - 1];
-            correct += usize::from((z > 0.0) == (data.labels[r] > 0.5));
-        }
-        correct as f64 / data.len() as f64
-    };
+    let params = vec![0.0f32; crate::model::Model::num_params(&*model)];
+    let accuracy = |p: &[f32]| model.score(p, &data);
     let mut central = params.clone();
     for _ in 0..3000 {
-        let (_, grad) = centralised_objective(&model, &data, &central, l2);
+        let (_, grad) = centralised_objective(&*model, &data, &central, l2);
         central
             .iter_mut()
             .zip(&grad)
@@ -369,9 +367,9 @@ fn a_log_quantised_consensus_svm_classifies_like_the_centralised_one() {
     )
     .unwrap();
     let mut training = ConsensusTraining::new(
-        &model,
-        &data,
-        shards(data.len(), 8, 3),
+        model.clone(),
+        data.clone(),
+        shards(data.len(), &[1.0; 8], 3),
         l2,
         0.05,
         log_quantizer(0.05),

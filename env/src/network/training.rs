@@ -9,14 +9,16 @@
 //! exactly), with `grad_i` the gradient of `g_i(y) = (1 / N) sum_{r in shard i} loss_r(y) +
 //! l2 / (2 n) |w|^2`: the `g_i` sum to the centralised regularised mean loss.
 
+use std::sync::Arc;
+
 use super::graph::Graph;
 use super::quantize::Quantizer;
 use crate::data::Dataset;
 use crate::model::Model;
 
-pub struct ConsensusTraining<'a> {
-    model: &'a dyn Model,
-    data: &'a Dataset,
+pub struct ConsensusTraining {
+    model: Arc<dyn Model>,
+    data: Arc<Dataset>,
     shards: Vec<Vec<usize>>,
     l2: f32,
     /// `alpha`.
@@ -30,11 +32,11 @@ pub struct ConsensusTraining<'a> {
     sent_s: Vec<Vec<f32>>,
 }
 
-impl<'a> ConsensusTraining<'a> {
+impl ConsensusTraining {
     /// Every centre starts from `initial` with its own gradient as its tracker.
     pub fn new(
-        model: &'a dyn Model,
-        data: &'a Dataset,
+        model: Arc<dyn Model>,
+        data: Arc<Dataset>,
         shards: Vec<Vec<usize>>,
         l2: f32,
         step: f32,
@@ -66,7 +68,7 @@ impl<'a> ConsensusTraining<'a> {
     pub fn local_grad(&self, centre: usize, params: &[f32]) -> Vec<f32> {
         let mut grad = vec![0.0; params.len()];
         self.model
-            .accumulate_grad(params, self.data, &self.shards[centre], &mut grad);
+            .accumulate_grad(params, &self.data, &self.shards[centre], &mut grad);
         let scale = 1.0 / self.data.len() as f32;
         grad.iter_mut().for_each(|g| *g *= scale);
         self.model
@@ -175,13 +177,26 @@ pub fn centralised_objective(
     crate::model::batch_objective(model, params, data, &rows, l2)
 }
 
-/// Rows dealt to `centres` shards in contiguous blocks of a seeded permutation.
-pub fn shards(rows: usize, centres: usize, seed: u64) -> Vec<Vec<usize>> {
+/// Rows dealt to one shard per weight, in proportion to the weights (every shard at least
+/// one row), as contiguous blocks of a seeded permutation.
+pub fn shards(rows: usize, weights: &[f64], seed: u64) -> Vec<Vec<usize>> {
     use rand::SeedableRng;
     use rand::seq::SliceRandom;
+    let n = weights.len();
+    assert!(rows >= n, "{rows} rows for {n} shards");
     let mut order: Vec<usize> = (0..rows).collect();
     order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed ^ 0x5aa2d));
-    (0..centres)
-        .map(|c| order[c * rows / centres..(c + 1) * rows / centres].to_vec())
+    let total: f64 = weights.iter().sum();
+    let mut start = 0;
+    let mut cumulative = 0.0;
+    (0..n)
+        .map(|c| {
+            cumulative += weights[c];
+            let proportional = (rows as f64 * cumulative / total).floor() as usize;
+            let end = proportional.clamp(start + 1, rows - (n - 1 - c));
+            let shard = order[start..end].to_vec();
+            start = end;
+            shard
+        })
         .collect()
 }

@@ -25,11 +25,14 @@ pub struct SummarizeArgs {
 }
 
 /// The metrics shown unless `--metrics` says otherwise, when the results have them.
-const HEADLINE: [&str; 10] = [
+const HEADLINE: [&str; 13] = [
     "completion_time_s",
     "jct_avg_s",
     "jct_p95_s",
     "makespan_s",
+    "cost_gap",
+    "cost_gap_mean",
+    "loss_gap",
     "iterations",
     "gpu_util",
     "gpu_occupancy",

@@ -3,6 +3,8 @@
 //! graphs with exact, log-quantised and uniformly quantised messages; and ridge regression by
 //! consensus over the same channels (Doostmohammadian et al. 2025; issue 17).
 
+use std::sync::Arc;
+
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use schedlab_env::data::{FeatureScaling, NaPolicy, load_csv, prepare};
@@ -234,20 +236,22 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
     let relative = "datasets/diabetes/diabetes.csv";
     let file = data_root(relative).join(relative);
     let (x, y, _) = load_csv(&file, "target", &[], NaPolicy::Error)?;
-    let data = prepare((x, y), None, false, 0.2, 0, FeatureScaling::Standard)?.train;
-    let model = LinearModel::new(LinearLoss::Squared, data.features.cols(), data.task)
-        .expect("ridge fits regression");
+    let data = Arc::new(prepare((x, y), None, false, 0.2, 0, FeatureScaling::Standard)?.train);
+    let model = Arc::new(
+        LinearModel::new(LinearLoss::Squared, data.features.cols(), data.task)
+            .expect("ridge fits regression"),
+    );
     let l2 = 0.01;
     let zero = vec![0.0f32; model.num_params()];
     let mut central = zero.clone();
     for _ in 0..20_000 {
-        let (_, grad) = centralised_objective(&model, &data, &central, l2);
+        let (_, grad) = centralised_objective(&*model, &data, &central, l2);
         central
             .iter_mut()
             .zip(&grad)
             .for_each(|(w, g)| *w -= 0.05 * g);
     }
-    let (best, _) = centralised_objective(&model, &data, &central, l2);
+    let (best, _) = centralised_objective(&*model, &data, &central, l2);
     // the loss gap and disagreement at the allocation's checkpoints within the run, and its end
     let marks: Vec<usize> = p
         .checkpoints
@@ -290,9 +294,9 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
                 )
                 .map_err(anyhow::Error::msg)?;
                 let mut training = ConsensusTraining::new(
-                    &model,
-                    &data,
-                    shards(data.len(), p.training_centres, seed),
+                    model.clone(),
+                    data.clone(),
+                    shards(data.len(), &vec![1.0; p.training_centres], seed),
                     l2,
                     p.training_step,
                     quantizer,
@@ -303,7 +307,7 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
                     graphs.advance().map_err(anyhow::Error::msg)?;
                     if let Some(m) = marks.iter().position(|&m| m == k) {
                         let (loss, _) =
-                            centralised_objective(&model, &data, &training.mean_params(), l2);
+                            centralised_objective(&*model, &data, &training.mean_params(), l2);
                         gaps[m].push((loss - best) / best);
                         disagreement[m].push(training.disagreement());
                     }

@@ -7,6 +7,7 @@
 
 mod dag;
 mod jobs;
+mod network;
 mod single_job;
 
 use std::path::Path;
@@ -17,6 +18,7 @@ use schedlab_env::{Environment, Step};
 
 pub use dag::Dag;
 pub use jobs::Jobs;
+pub use network::Network;
 pub use single_job::SingleJob;
 
 use crate::output::Metric;
@@ -57,6 +59,7 @@ pub enum Loaded {
     SingleJob(SingleJob),
     Jobs(Jobs),
     Dag(Dag),
+    Network(Network),
 }
 
 /// Runs `$body` with `$k` bound to the loaded workload of whatever kind `$loaded` is.
@@ -66,6 +69,7 @@ macro_rules! with_kind {
             $crate::workloads::Loaded::SingleJob($k) => $body,
             $crate::workloads::Loaded::Jobs($k) => $body,
             $crate::workloads::Loaded::Dag($k) => $body,
+            $crate::workloads::Loaded::Network($k) => $body,
         }
     };
 }
@@ -77,6 +81,7 @@ pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loade
     Ok(match file_kind(path)?.as_deref() {
         Some("jobs") => Loaded::Jobs(jobs::load(path, overrides)?),
         Some("dag") => Loaded::Dag(dag::load(path, overrides)?),
+        Some("network") => Loaded::Network(network::load(path, overrides)?),
         _ => Loaded::SingleJob(single_job::load(path, overrides)?),
     })
 }
@@ -139,7 +144,7 @@ mod tests {
         for path in files {
             let loaded = load(&path, &[]).unwrap();
             let options = match loaded.env_kind() {
-                EnvKind::SingleJob | EnvKind::Dag => CheckOptions::default(),
+                EnvKind::SingleJob | EnvKind::Dag | EnvKind::Network => CheckOptions::default(),
                 EnvKind::Jobs => CheckOptions {
                     max_steps: Some(3000),
                     ..CheckOptions::default()

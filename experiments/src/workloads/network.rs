@@ -1,0 +1,91 @@
+//! Network workloads: computing centres sharing a CPU demand and training by consensus.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use schedlab_agents::EnvKind;
+use schedlab_env::Step;
+use schedlab_env::network::{NetworkEnv, NetworkInfo, NetworkMetrics, NetworkWorkload};
+
+use super::{Kind, Loaded};
+use crate::output::{Metric, NETWORK_METRICS};
+
+/// A network workload ready to make envs from.
+pub struct Network {
+    pub workload: Arc<NetworkWorkload>,
+    path: PathBuf,
+}
+
+pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Network> {
+    Ok(Network {
+        workload: Arc::new(NetworkWorkload::load(path, overrides)?),
+        path: path.to_owned(),
+    })
+}
+
+impl Kind for Network {
+    type Env = NetworkEnv;
+    const ENV_KIND: EnvKind = EnvKind::Network;
+
+    fn of(loaded: &Loaded) -> Option<&Self> {
+        match loaded {
+            Loaded::Network(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    fn name(&self) -> &str {
+        self.workload.name()
+    }
+    fn env(&self) -> NetworkEnv {
+        NetworkEnv::new(self.workload.clone())
+    }
+    fn columns(&self) -> &'static [Metric<NetworkMetrics>] {
+        &NETWORK_METRICS
+    }
+    fn describe(&self) -> String {
+        let w = &self.workload;
+        format!(
+            "{} ({}, {} centres, {} edges, {} iterations)",
+            w.name(),
+            self.path.display(),
+            w.centres(),
+            w.base.edges().len(),
+            w.spec.episode.iterations
+        )
+    }
+    fn summary(&self) -> anyhow::Result<String> {
+        let w = &self.workload;
+        let spectrum = w.base.laplacian_spectrum();
+        let mut line = format!(
+            "ok {}: {} centres, demand {} CPUs, {:?} graph of {} edges (algebraic connectivity {:.4}, {:?}), channel {:?} ({} bits a message), {} model on {} rows x {} features, {} iterations",
+            w.name(),
+            w.centres(),
+            w.demand(),
+            w.spec.graph.shape,
+            w.base.edges().len(),
+            spectrum.get(1).copied().unwrap_or(0.0),
+            w.spec.graph.switching,
+            w.spec.channel,
+            w.spec.channel.bits(),
+            schedlab_env::model::Model::name(&*w.model),
+            w.data.len(),
+            w.data.features.cols(),
+            w.spec.episode.iterations
+        );
+        if w.dropped_rows > 0 {
+            line += &format!(", {} rows dropped for missing values", w.dropped_rows);
+        }
+        Ok(line)
+    }
+    fn step_columns(&self) -> &'static str {
+        "iteration,cost_gap,residual,bits,time_s,reward"
+    }
+    fn step_row(&self, step: &Step<NetworkInfo>) -> String {
+        let i = &step.info;
+        format!(
+            "{},{},{},{},{},{}",
+            i.iteration, i.cost_gap, i.residual, i.bits, i.time_s, step.reward
+        )
+    }
+}
