@@ -47,6 +47,11 @@ pub struct NetworkProtocol {
     pub training_centres: usize,
     pub training_iterations: usize,
     pub training_step: f32,
+    /// Shipped network workloads the schedulers are compared on, through the env.
+    pub env_workloads: Vec<String>,
+    pub env_policies: Vec<String>,
+    /// The scheduler the others are tested against (the literature's baseline).
+    pub env_reference: String,
 }
 
 /// The DAG section: schedulers against WORL-RTGS (Du et al. 2025).
