@@ -202,6 +202,10 @@ pub struct JobSpec {
     pub model_mb: f64,
     /// Virtual memory one sample of a batch occupies, MB (bounds the batch).
     pub sample_mem_mb: f64,
+    /// How pushed gradients are compressed (`{ kind = "qsgd", levels = 16 }`, `top-k` with a
+    /// `ratio`, `sign`; none by default).
+    #[serde(default)]
+    pub compression: crate::sim::Compression,
     pub dataset: DatasetSpec,
 }
 
@@ -409,6 +413,21 @@ impl Workload {
                 "job.lr_factor_bounds".into(),
                 format!("need 0 < low <= 1 <= high, got ({lo}, {hi})"),
             );
+        }
+        match j.compression {
+            crate::sim::Compression::Qsgd { levels: 0 } => {
+                return bad(
+                    "job.compression".into(),
+                    "QSGD needs at least 1 level".into(),
+                );
+            }
+            crate::sim::Compression::TopK { ratio } if !(ratio > 0.0 && ratio <= 1.0) => {
+                return bad(
+                    "job.compression".into(),
+                    format!("top-k's ratio must lie in (0, 1], got {ratio}"),
+                );
+            }
+            _ => {}
         }
         if (j.model == ModelKind::Mlp) == j.hidden.is_empty() {
             return bad(

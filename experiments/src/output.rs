@@ -47,7 +47,7 @@ impl<M> Metric<M> {
 }
 
 /// Every single-job metric, in [`EpisodeMetrics`]'s order.
-pub const METRICS: [Metric<EpisodeMetrics>; 11] = [
+pub const METRICS: [Metric<EpisodeMetrics>; 13] = [
     Metric {
         name: "completion_time_s",
         value: |m| m.completion_time_s,
@@ -118,6 +118,8 @@ pub const METRICS: [Metric<EpisodeMetrics>; 11] = [
         better: Better::Lower,
         flag: false,
     },
+    metric("bits_sent", |m| m.bits_sent, 0, Better::Lower),
+    metric("bits_per_worker", |m| m.bits_per_worker, 0, Better::Lower),
     Metric {
         name: "episode_return",
         value: |m| m.episode_return,

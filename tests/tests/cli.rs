@@ -221,6 +221,8 @@ fn run_prints_a_table_and_writes_exactly_the_design_metrics() {
         "occupancy",
         "fragmentation",
         "idle_cost",
+        "bits_sent",
+        "bits_per_worker",
         "episode_return",
     ];
     expected.sort();

@@ -314,7 +314,7 @@ fn check(path: &Path, spec: &NetworkWorkloadSpec) -> Result<()> {
         }
     }
     let t = &spec.training;
-    if !(t.step.is_finite() && t.step > 0.0) || !(t.l2.is_finite() && t.l2 >= 0.0) {
+    if !(t.step.is_finite() && t.step > 0.0 && t.l2.is_finite() && t.l2 >= 0.0) {
         return bad(
             "training",
             format!(

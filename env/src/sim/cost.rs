@@ -5,7 +5,8 @@
 //!   (effective_cores x cpu_gflops_per_core + gpus x gpu_gflops x saturation(batch))`
 //! - effective cores follow Amdahl's law: `c / (1 + s (c - 1))` for `c >= 1` cores
 //! - GPU saturation: `batch / (batch + gpu_half_batch)` (a small batch leaves the GPU idle)
-//! - one transfer (pull or push) = `latency + model_mb x 8 / (1000 x bandwidth_gbps)` seconds
+//! - one transfer (pull or push) = `latency + model_mb x 8 / (1000 x bandwidth_gbps)` seconds;
+//!   a compressed push sends its share of `model_mb` (`compress.rs`)
 //! - memory: the batch lives in GPU memory (the GPU share times one GPU's memory) when the
 //!   container has a GPU, otherwise in the container's memory, next to one model copy.
 
@@ -56,9 +57,14 @@ impl CostModel {
         node.speed * interference * (cpu + gpu)
     }
 
-    /// Seconds for one pull or one push.
+    /// Seconds for one pull or one uncompressed push.
     pub fn transfer_time(&self, node: &NodeSpec) -> f64 {
-        self.sim.latency_s + self.model_mb * 8.0 / (1000.0 * node.bandwidth_gbps)
+        self.message_time(node, 1.0)
+    }
+
+    /// Seconds for a message of `share` of the model's size.
+    pub fn message_time(&self, node: &NodeSpec, share: f64) -> f64 {
+        self.sim.latency_s + share * self.model_mb * 8.0 / (1000.0 * node.bandwidth_gbps)
     }
 
     /// Largest batch the container's memory holds; 0 if not even the model fits.

@@ -12,6 +12,7 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
+use super::compress::Compression;
 use super::cost::CostModel;
 use super::server::{Applied, Server};
 use super::worker::{Iteration, Phase, Worker, WorkerRound, compute_gradient};
@@ -67,6 +68,11 @@ pub struct TrainingSim {
     initial_loss: f64,
     evaluated_version: u64,
     completed_at: Option<f64>,
+    compression: Compression,
+    /// Per worker: its error-feedback residual, and the stream its stochastic rounding draws.
+    residuals: Vec<Vec<f32>>,
+    rounding: Vec<StdRng>,
+    bits_sent: u64,
 }
 
 impl TrainingSim {
@@ -92,7 +98,25 @@ impl TrainingSim {
             })
             .collect();
         let job = &scenario.workload.job;
+        let compression = job.compression;
+        let d = params.len();
+        // separate streams, so a run without compression draws exactly as before
+        let nodes = scenario.nodes.len();
+        let residuals = (0..nodes)
+            .map(|_| vec![0.0; if compression.feeds_back() { d } else { 0 }])
+            .collect();
+        let rounding = (0..nodes as u64)
+            .map(|w| {
+                StdRng::seed_from_u64(
+                    seed ^ (0xc0de_5eed_u64 + w).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                )
+            })
+            .collect();
         Ok(TrainingSim {
+            compression,
+            residuals,
+            rounding,
+            bits_sent: 0,
             cost: CostModel::new(&scenario.workload.sim, job),
             server: Server::new(params, job),
             workers,
@@ -130,6 +154,10 @@ impl TrainingSim {
     }
     pub fn params(&self) -> &[f32] {
         &self.server.params
+    }
+    /// Bits every worker sent so far (pulls and pushes).
+    pub fn bits_sent(&self) -> u64 {
+        self.bits_sent
     }
     /// Largest batch worker `w`'s current allocation holds (0: it cannot run).
     pub fn max_batch(&self, w: usize) -> usize {
@@ -312,6 +340,9 @@ impl TrainingSim {
             .rate(node, &worker.alloc, batch, worker.interference);
         worker.phase = Phase::Pulling;
         worker.round.batch = batch;
+        let pulled = 32 * self.server.params.len() as u64;
+        worker.round.bits_sent += pulled;
+        self.bits_sent += pulled;
         let at = self.now + self.cost.transfer_time(node);
         self.schedule(w, at);
     }
@@ -381,8 +412,8 @@ impl TrainingSim {
                 }
                 Phase::Computing => {
                     self.account_compute(w, self.now);
+                    let at = self.now + self.push_time(w);
                     self.workers[w].phase = Phase::Pushing;
-                    let at = self.now + self.cost.transfer_time(&self.scenario.nodes[w]);
                     self.schedule(w, at);
                 }
                 Phase::Pushing => self.arrive(w)?,
@@ -395,6 +426,19 @@ impl TrainingSim {
             self.now = self.now.max(t_end);
         }
         Ok(self.completed_at)
+    }
+
+    /// Seconds from the end of worker `w`'s compute to its push's arrival: compressing on its
+    /// compute rate, then the compressed message; counts the message's bits.
+    fn push_time(&mut self, w: usize) -> f64 {
+        let d = self.server.params.len();
+        let bits = self.compression.bits(d);
+        self.workers[w].round.bits_sent += bits;
+        self.bits_sent += bits;
+        let compress_s = d as f64 * self.compression.flops_per_coordinate()
+            / (1e9 * self.workers[w].rate.max(f64::MIN_POSITIVE));
+        let share = bits as f64 / (32.0 * d as f64);
+        compress_s + self.cost.message_time(&self.scenario.nodes[w], share)
     }
 
     /// Computes every outstanding gradient, in parallel when there is enough work to pay for
@@ -454,10 +498,11 @@ impl TrainingSim {
         round.staleness_sum += staleness;
         worker.last_base_time = Some(it.compute_time * base_batch / it.batch as f64);
         worker.phase = Phase::Idle;
-        match self
-            .server
-            .push(&result.grad, staleness, it.batch, self.lr_factor)
-        {
+        let grad = match self.compression {
+            Compression::None => result.grad,
+            c => c.compress(&result.grad, &mut self.residuals[w], &mut self.rounding[w]),
+        };
+        match self.server.push(&grad, staleness, it.batch, self.lr_factor) {
             Applied::Weighted(_) => self.maybe_evaluate()?,
             Applied::TooStale => self.workers[w].round.discarded += 1,
             Applied::Buffered => {

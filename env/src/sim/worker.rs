@@ -62,6 +62,8 @@ pub struct WorkerRound {
     pub staleness_sum: u64,
     pub variance_sum: f64,
     pub loss_sum: f64,
+    /// Bits sent: the model pulled (32 a parameter) and the gradients pushed (compressed).
+    pub bits_sent: u64,
     /// The batch of the worker's latest iteration.
     pub batch: usize,
     /// The allocation's memory could not hold the model (the worker did not run).

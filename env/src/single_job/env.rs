@@ -476,6 +476,8 @@ impl SingleJobEnv {
             occupancy: s.occupancy(),
             fragmentation: s.fragmentation(),
             idle_cost: s.idle_cost,
+            bits_sent: sim.bits_sent() as f64,
+            bits_per_worker: sim.bits_sent() as f64 / self.scenario.nodes.len() as f64,
             episode_return: s.episode_return,
         }
     }

@@ -30,6 +30,10 @@ pub struct EpisodeMetrics {
     pub fragmentation: f64,
     /// Price of allocated-but-unused resource-seconds (workload `prices`, per hour).
     pub idle_cost: f64,
+    /// Bits the workers sent (models pulled at 32 a parameter, gradients pushed as
+    /// `job.compression` encodes them), in all and per node.
+    pub bits_sent: f64,
+    pub bits_per_worker: f64,
     /// Sum of the rewards.
     pub episode_return: f64,
 }

@@ -156,6 +156,8 @@ mod tests {
             occupancy: 0.5,
             fragmentation: 0.1,
             idle_cost: 1.0,
+            bits_sent: 1e6,
+            bits_per_worker: 1e5,
             episode_return: -1.0,
         }
     }
