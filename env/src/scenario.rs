@@ -135,7 +135,7 @@ pub fn load_dataset(path: &Path, spec: &DatasetSpec) -> Result<(Prepared, usize)
         }
         None => None,
     };
-    let data = prepare(
+    let mut data = prepare(
         (train_x, train_y),
         validation,
         classification,
@@ -143,6 +143,17 @@ pub fn load_dataset(path: &Path, spec: &DatasetSpec) -> Result<(Prepared, usize)
         spec.split_seed,
         spec.scaling,
     )?;
+    if let Some(rows) = spec.validation_rows.filter(|&r| r < data.validation.len()) {
+        use rand::SeedableRng;
+        use rand::seq::SliceRandom;
+        let mut order: Vec<usize> = (0..data.validation.len()).collect();
+        order.shuffle(&mut rand::rngs::StdRng::seed_from_u64(
+            spec.split_seed ^ 0x7a11d,
+        ));
+        order.truncate(rows);
+        order.sort_unstable();
+        data.validation = data.validation.select(&order);
+    }
     Ok((data, dropped_rows))
 }
 

@@ -255,6 +255,10 @@ pub struct DatasetSpec {
     /// Feature rescaling, fitted on the training part.
     #[serde(default)]
     pub scaling: FeatureScaling,
+    /// Validate on a fixed subset of this many validation rows (drawn once by `split_seed`)
+    /// instead of all of them: the loss the target and the final loss refer to.
+    #[serde(default)]
+    pub validation_rows: Option<usize>,
 }
 
 impl Workload {
@@ -428,6 +432,12 @@ impl Workload {
                 );
             }
             _ => {}
+        }
+        if j.dataset.validation_rows == Some(0) {
+            return bad(
+                "job.dataset.validation_rows".into(),
+                "a validation subset needs a row".into(),
+            );
         }
         if (j.model == ModelKind::Mlp) == j.hidden.is_empty() {
             return bad(

@@ -55,6 +55,14 @@ impl Row<'_> {
         }
     }
 
+    /// `|x|^2`.
+    #[inline]
+    pub fn squared_norm(&self) -> f32 {
+        match *self {
+            Row::Dense(values) | Row::Sparse(_, values) => dense_dot(values, values),
+        }
+    }
+
     /// `out += a * x`.
     #[inline]
     pub fn add_scaled_to(&self, a: f32, out: &mut [f32]) {

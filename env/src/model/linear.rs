@@ -139,15 +139,16 @@ impl Model for LinearModel {
         vec![0.0; self.num_params()]
     }
 
-    fn accumulate_grad(
+    fn accumulate(
         &self,
         params: &[f32],
         data: &Dataset,
         rows: &[usize],
         grad: &mut [f32],
-    ) -> f64 {
+        norms: bool,
+    ) -> (f64, f64) {
         let mut z = vec![0.0f32; self.outputs];
-        let mut loss = 0.0;
+        let (mut loss, mut squared_norms) = (0.0, 0.0);
         let (weights, bias) = grad.split_at_mut(self.outputs * self.cols);
         for &i in rows {
             self.outputs_for(params, data, i, &mut z);
@@ -159,8 +160,15 @@ impl Model for LinearModel {
                     bias[k] += dz;
                 }
             }
+            if norms {
+                // a sample's gradient is dz x (x, 1): its norm factors
+                let dz_sq: f64 = z.iter().map(|&d| f64::from(d) * f64::from(d)).sum();
+                if dz_sq > 0.0 {
+                    squared_norms += dz_sq * (f64::from(row.squared_norm()) + 1.0);
+                }
+            }
         }
-        loss
+        (loss, squared_norms)
     }
 
     fn mean_loss(&self, params: &[f32], data: &Dataset) -> f64 {

@@ -2,7 +2,8 @@
 //! in burn. Layout: for each layer, `W` (inputs x outputs, row-major) then `b`.
 //!
 //! The parameter server owns a flat vector, so each gradient builds burn tensors from the
-//! worker's snapshot, runs autodiff and copies the gradients back out.
+//! worker's snapshot, runs the forward and a hand-written backward pass (which also yields
+//! per-sample gradient norms) and copies the gradients back out.
 
 use burn::tensor::activation::{log_softmax, relu};
 use burn::tensor::{Device, Tensor, TensorData};
@@ -72,13 +73,8 @@ impl Mlp {
         )
     }
 
-    /// Parameter tensors for a device, tracked for gradients when `track` is set.
-    fn parameters(
-        &self,
-        params: &[f32],
-        device: &Device,
-        track: bool,
-    ) -> Vec<(Tensor<2>, Tensor<2>)> {
+    /// Parameter tensors on a device.
+    fn parameters(&self, params: &[f32], device: &Device) -> Vec<(Tensor<2>, Tensor<2>)> {
         let mut offset = 0;
         self.layer_shapes()
             .map(|(i, o)| {
@@ -92,11 +88,7 @@ impl Mlp {
                     device,
                 );
                 offset += o;
-                if track {
-                    (w.require_grad(), b.require_grad())
-                } else {
-                    (w, b)
-                }
+                (w, b)
             })
             .collect()
     }
@@ -146,39 +138,88 @@ impl Model for Mlp {
         params
     }
 
-    fn accumulate_grad(
+    /// The backward pass by hand (no autodiff graph): the output layer's error is
+    /// `softmax - onehot` (or the residual), each layer's weight gradient `a^T delta`, and a
+    /// sample's squared gradient norm per layer `|delta_i|^2 (|a_i|^2 + 1)`, since its gradient
+    /// is the outer product `(a_i, 1) delta_i`.
+    fn accumulate(
         &self,
         params: &[f32],
         data: &Dataset,
         rows: &[usize],
         grad: &mut [f32],
-    ) -> f64 {
-        let device = self.device.clone().autodiff();
-        let layers = self.parameters(params, &device, true);
+        norms: bool,
+    ) -> (f64, f64) {
+        let device = self.device.clone().without_autodiff();
+        let layers = self.parameters(params, &device);
         let (x, target) = self.batch_tensors(data, rows, &device);
-        let loss = self.forward_loss(&layers, x, target);
-        let grads = loss.backward();
-        let mut offset = 0;
-        for (w, b) in &layers {
-            for t in [w, b] {
-                let g = t
-                    .grad(&grads)
-                    .expect("every parameter takes part in the loss")
-                    .into_data();
-                let g = g.as_slice::<f32>().expect("float gradients");
-                grad[offset..offset + g.len()]
-                    .iter_mut()
-                    .zip(g)
-                    .for_each(|(a, v)| *a += v);
-                offset += g.len();
+        let last = layers.len() - 1;
+        // each layer's input, and the hidden layers' pre-activations
+        let mut inputs = Vec::with_capacity(layers.len());
+        let mut pre = Vec::with_capacity(last);
+        let mut h = x;
+        for (k, (w, b)) in layers.iter().enumerate() {
+            inputs.push(h.clone());
+            let z = h.matmul(w.clone()) + b.clone();
+            h = if k < last {
+                pre.push(z.clone());
+                relu(z)
+            } else {
+                z
+            };
+        }
+        let (loss, mut delta) = match self.task {
+            Task::Classification { .. } => {
+                let log_p = log_softmax(h, 1);
+                let loss = (log_p.clone() * target.clone()).sum().neg();
+                (loss, log_p.exp() - target)
+            }
+            Task::Regression => {
+                let r = h - target;
+                ((r.clone() * r.clone()).sum().mul_scalar(0.5), r)
+            }
+        };
+        let offsets: Vec<usize> = self
+            .layer_shapes()
+            .scan(0, |at, (i, o)| {
+                let start = *at;
+                *at += i * o + o;
+                Some(start)
+            })
+            .collect();
+        let mut squared_norms = 0.0;
+        for k in (0..layers.len()).rev() {
+            let a = &inputs[k];
+            let gw = a.clone().transpose().matmul(delta.clone()).into_data();
+            let gb = delta.clone().sum_dim(0).into_data();
+            let gw = gw.as_slice::<f32>().expect("float gradients");
+            let gb = gb.as_slice::<f32>().expect("float gradients");
+            let at = offsets[k];
+            grad[at..at + gw.len()]
+                .iter_mut()
+                .zip(gw)
+                .for_each(|(g, v)| *g += v);
+            grad[at + gw.len()..at + gw.len() + gb.len()]
+                .iter_mut()
+                .zip(gb)
+                .for_each(|(g, v)| *g += v);
+            if norms {
+                let per_sample = delta.clone().square().sum_dim(1)
+                    * a.clone().square().sum_dim(1).add_scalar(1.0);
+                squared_norms += per_sample.sum().into_scalar::<f32>() as f64;
+            }
+            if k > 0 {
+                delta = delta
+                    .matmul(layers[k].0.clone().transpose())
+                    .mask_fill(pre[k - 1].clone().lower_equal_scalar(0.0), 0.0);
             }
         }
-        loss.into_scalar::<f32>() as f64
+        (loss.into_scalar::<f32>() as f64, squared_norms)
     }
 
     fn mean_loss(&self, params: &[f32], data: &Dataset) -> f64 {
         let device = self.device.clone().without_autodiff();
-        let layers = self.parameters(params, &device, false);
+        let layers = self.parameters(params, &device);
         let rows: Vec<usize> = (0..data.len()).collect();
         let total: f64 = rows
             .chunks(1024)

@@ -23,7 +23,7 @@ pub(crate) enum Phase {
 pub(crate) struct GradResult {
     pub grad: Vec<f32>,
     pub loss: f64,
-    /// Per-sample gradient variance (trace of the covariance), estimated from two half-batches.
+    /// Per-sample gradient variance (trace of the covariance), from the samples' gradient norms.
     pub variance: f64,
 }
 
@@ -110,8 +110,9 @@ pub(crate) struct Worker {
     pub round: WorkerRound,
 }
 
-/// One minibatch gradient on two half-batches: their mean is the gradient, their difference
-/// estimates the per-sample variance as `|g_a - g_b|^2 / (1/n_a + 1/n_b)`.
+/// One minibatch gradient in one pass, with the per-sample gradient variance (the trace of
+/// the samples' gradient covariance) from the samples' squared gradient norms:
+/// `(sum_i |g_i|^2 - m |g_mean|^2) / (m - 1)`.
 pub(crate) fn compute_gradient(
     model: &dyn Model,
     data: &Dataset,
@@ -119,27 +120,20 @@ pub(crate) fn compute_gradient(
     rows: &[usize],
     l2: f32,
 ) -> GradResult {
-    let n = params.len();
-    let half = rows.len() / 2;
-    let (mut a, mut b) = (vec![0.0f32; n], vec![0.0f32; n]);
-    let loss = model.accumulate_grad(params, data, &rows[..half], &mut a)
-        + model.accumulate_grad(params, data, &rows[half..], &mut b);
-    let (na, nb) = (half as f64, (rows.len() - half) as f64);
-    let variance = if half == 0 {
+    let m = rows.len();
+    let mut grad = vec![0.0f32; params.len()];
+    let (loss, squared_norms) = model.accumulate(params, data, rows, &mut grad, true);
+    let inv = 1.0 / m as f32;
+    grad.iter_mut().for_each(|g| *g *= inv);
+    let variance = if m < 2 {
         0.0
     } else {
-        let sq: f64 = a
-            .iter()
-            .zip(&b)
-            .map(|(x, y)| (*x as f64 / na - *y as f64 / nb).powi(2))
-            .sum();
-        sq / (1.0 / na + 1.0 / nb)
+        let mean_sq: f64 = grad.iter().map(|&g| f64::from(g) * f64::from(g)).sum();
+        ((squared_norms - m as f64 * mean_sq) / (m - 1) as f64).max(0.0)
     };
-    let inv = 1.0 / rows.len() as f32;
-    a.iter_mut().zip(&b).for_each(|(x, y)| *x = (*x + y) * inv);
-    model.add_l2(params, l2, &mut a);
+    model.add_l2(params, l2, &mut grad);
     GradResult {
-        grad: a,
+        grad,
         loss: loss / rows.len() as f64,
         variance,
     }
