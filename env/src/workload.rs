@@ -141,6 +141,10 @@ pub enum OptimizerKind {
     AsyncSgd,
     /// Asynchronous workers, Adam on the parameter server.
     Adam,
+    /// Asynchronous workers, heavy-ball momentum on the server: `v = mu v + g`, `w -= lr v`.
+    Momentum,
+    /// Asynchronous workers, Nesterov momentum: `v = mu v + g`, `w -= lr (g + mu v)`.
+    Nesterov,
 }
 
 impl OptimizerKind {
@@ -150,10 +154,15 @@ impl OptimizerKind {
             OptimizerKind::SyncSgd => "sync_sgd",
             OptimizerKind::AsyncSgd => "async_sgd",
             OptimizerKind::Adam => "adam",
+            OptimizerKind::Momentum => "momentum",
+            OptimizerKind::Nesterov => "nesterov",
         }
     }
 }
 
+fn default_momentum() -> f64 {
+    0.9
+}
 fn default_beta() -> f64 {
     0.8
 }
@@ -188,6 +197,18 @@ pub struct JobSpec {
     /// Staleness window `tau` of HB-ASGD: gradients older than this many updates are discarded.
     #[serde(default = "default_tau")]
     pub tau: u64,
+    /// `mu` of `momentum` and `nesterov`.
+    #[serde(default = "default_momentum")]
+    pub momentum: f64,
+    /// Stale synchronous parallel for the asynchronous optimisers: a worker starts an
+    /// iteration only while it is at most this many pushes ahead of the slowest running
+    /// worker (none: no bound).
+    #[serde(default)]
+    pub staleness_bound: Option<u64>,
+    /// Backup workers for synchronous SGD: a step closes once all but this many of its
+    /// workers have pushed; the rest's iterations are cancelled.
+    #[serde(default)]
+    pub backup_workers: usize,
     /// Bounds on HB-ASGD's resource-adequacy factor on the learning rate.
     #[serde(default = "default_lr_bounds")]
     pub lr_factor_bounds: (f64, f64),
@@ -403,6 +424,27 @@ impl Workload {
             return bad(
                 "job.base_batch / job.eval_every".into(),
                 "must be at least 1".into(),
+            );
+        }
+        if !(0.0..1.0).contains(&j.momentum) {
+            return bad(
+                "job.momentum".into(),
+                format!("must lie in [0, 1), got {}", j.momentum),
+            );
+        }
+        if j.backup_workers > 0 && j.optimizer != OptimizerKind::SyncSgd {
+            return bad(
+                "job.backup_workers".into(),
+                format!(
+                    "backup workers are for sync_sgd, not {}",
+                    j.optimizer.name()
+                ),
+            );
+        }
+        if j.staleness_bound.is_some() && j.optimizer == OptimizerKind::SyncSgd {
+            return bad(
+                "job.staleness_bound".into(),
+                "a staleness bound is for the asynchronous optimisers; sync_sgd has none".into(),
             );
         }
         if !(j.beta > 0.0 && j.beta < 1.0) {
@@ -654,6 +696,29 @@ mod tests {
         let w = Workload::load_with_overrides(&path, &[("sim.latency_s".into(), "0.5".into())])
             .unwrap();
         assert_eq!(w.sim.latency_s, 0.5, "a defaulted section can be set");
+        // communication options name their key when they do not fit the optimiser
+        for (key, value) in [
+            ("job.backup_workers", "1"),
+            ("job.compression", "{ kind = \"top-k\", ratio = 0.0 }"),
+            ("job.compression", "{ kind = \"qsgd\", levels = 0 }"),
+            ("job.momentum", "1.0"),
+            ("job.dataset.validation_rows", "0"),
+        ] {
+            let err = Workload::load_with_overrides(&path, &[(key.into(), value.into())])
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(key), "{key}: {err}");
+        }
+        let err = Workload::load_with_overrides(
+            &path,
+            &[
+                ("job.optimizer".into(), "sync_sgd".into()),
+                ("job.staleness_bound".into(), "2".into()),
+            ],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("job.staleness_bound"), "{err}");
     }
 
     #[test]

@@ -62,8 +62,11 @@ pub struct TrainingSim {
     now: f64,
     round_start: f64,
     lr_factor: f64,
-    /// Synchronous SGD: members of the open step that have not pushed yet.
+    /// Synchronous SGD: members of the open step that have not pushed yet, those that have,
+    /// and how many pushes close the step (all but the backup workers).
     sync_outstanding: usize,
+    sync_arrived: usize,
+    sync_needed: usize,
     val_loss: f64,
     initial_loss: f64,
     evaluated_version: u64,
@@ -94,6 +97,7 @@ impl TrainingSim {
                 epoch: 0,
                 iteration: None,
                 last_base_time: None,
+                pushes: 0,
                 round: WorkerRound::default(),
             })
             .collect();
@@ -126,6 +130,8 @@ impl TrainingSim {
             round_start: 0.0,
             lr_factor: 1.0,
             sync_outstanding: 0,
+            sync_arrived: 0,
+            sync_needed: 0,
             val_loss: initial_loss,
             initial_loss,
             evaluated_version: 0,
@@ -239,7 +245,7 @@ impl TrainingSim {
         worker.phase = Phase::Idle;
         if self.server_is_sync() && was_member {
             self.sync_outstanding -= 1;
-            if self.sync_outstanding == 0 {
+            if self.sync_step_done() {
                 self.close_sync_step();
             }
         }
@@ -259,8 +265,19 @@ impl TrainingSim {
             }
             return;
         }
+        // stale synchronous parallel: no worker more than the bound ahead of the slowest
+        let slowest = self
+            .workers
+            .iter()
+            .filter(|w| w.running)
+            .map(|w| w.pushes)
+            .min()
+            .unwrap_or(0);
+        let bound = self.scenario.workload.job.staleness_bound;
         for w in 0..self.workers.len() {
-            if self.workers[w].running && self.workers[w].phase == Phase::Idle {
+            let worker = &self.workers[w];
+            let within = bound.is_none_or(|s| worker.pushes <= slowest + s);
+            if worker.running && worker.phase == Phase::Idle && within {
                 self.start_iteration(w);
             }
         }
@@ -275,9 +292,37 @@ impl TrainingSim {
                 self.workers[w].phase = Phase::Idle;
             }
         }
+        self.sync_arrived = 0;
+        self.sync_needed = self
+            .sync_outstanding
+            .saturating_sub(self.scenario.workload.job.backup_workers)
+            .max(1);
     }
 
+    /// Every member has pushed or left, or all but the backup workers have pushed.
+    fn sync_step_done(&self) -> bool {
+        self.sync_outstanding == 0 || self.sync_arrived >= self.sync_needed
+    }
+
+    /// Applies the step's gradients; the members still out (the backup workers' slowest)
+    /// have their iterations cancelled.
     fn close_sync_step(&mut self) {
+        for w in 0..self.workers.len() {
+            if self.workers[w].phase == Phase::Computing {
+                self.account_compute(w, self.now);
+            }
+            let worker = &mut self.workers[w];
+            if matches!(
+                worker.phase,
+                Phase::Pulling | Phase::Computing | Phase::Pushing
+            ) {
+                worker.epoch += 1;
+                worker.iteration = None;
+                worker.phase = Phase::Idle;
+                worker.round.cancelled += 1;
+            }
+        }
+        self.sync_outstanding = 0;
         self.server.finish_sync_step();
         for worker in &mut self.workers {
             if worker.phase == Phase::AtBarrier {
@@ -489,6 +534,7 @@ impl TrainingSim {
             });
         }
         let staleness = self.server.version - it.version;
+        worker.pushes += 1;
         let round = &mut worker.round;
         round.gradients += 1;
         round.samples += it.batch as u64;
@@ -508,7 +554,8 @@ impl TrainingSim {
             Applied::Buffered => {
                 self.workers[w].phase = Phase::AtBarrier;
                 self.sync_outstanding -= 1;
-                if self.sync_outstanding == 0 {
+                self.sync_arrived += 1;
+                if self.sync_step_done() {
                     self.close_sync_step();
                     self.maybe_evaluate()?;
                 }

@@ -30,6 +30,9 @@ pub struct Server {
     beta: f64,
     tau: u64,
     adam: Option<(Vec<f64>, Vec<f64>)>,
+    /// The velocity of `momentum` and `nesterov`, and `mu`.
+    velocity: Vec<f64>,
+    momentum: f64,
     sync_sum: Vec<f64>,
     sync_weight: f64,
 }
@@ -45,6 +48,15 @@ impl Server {
             beta: job.beta,
             tau: job.tau,
             adam: (job.optimizer == OptimizerKind::Adam).then(|| (vec![0.0; n], vec![0.0; n])),
+            velocity: if matches!(
+                job.optimizer,
+                OptimizerKind::Momentum | OptimizerKind::Nesterov
+            ) {
+                vec![0.0; n]
+            } else {
+                Vec::new()
+            },
+            momentum: job.momentum,
             sync_sum: if job.optimizer == OptimizerKind::SyncSgd {
                 vec![0.0; n]
             } else {
@@ -95,6 +107,19 @@ impl Server {
                     *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * g * g;
                     *p -= (self.lr * (*m / c1) / ((*v / c2).sqrt() + ADAM_EPS)) as f32;
                 }
+                Applied::Weighted(1.0)
+            }
+            OptimizerKind::Momentum | OptimizerKind::Nesterov => {
+                let nesterov = self.kind == OptimizerKind::Nesterov;
+                let (lr, mu) = (self.lr, self.momentum);
+                let params = Arc::make_mut(&mut self.params);
+                for ((p, g), v) in params.iter_mut().zip(grad).zip(self.velocity.iter_mut()) {
+                    let g = f64::from(*g);
+                    *v = mu * *v + g;
+                    let step = if nesterov { g + mu * *v } else { *v };
+                    *p -= (lr * step) as f32;
+                }
+                self.version += 1;
                 Applied::Weighted(1.0)
             }
             OptimizerKind::HbAsgd | OptimizerKind::AsyncSgd => {
@@ -187,6 +212,29 @@ label = "y"
         let mut server = Server::new(vec![0.0], &job(OptimizerKind::AsyncSgd));
         assert_eq!(server.push(&[1.0], 10, 8, 1.0), Applied::Weighted(1.0));
         assert!((server.params[0] + 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn momentum_and_nesterov_follow_their_velocity() {
+        // lr 0.5, mu 0.9, gradient 1 twice: v = 1 then 1.9
+        let mut heavy = Server::new(vec![0.0], &job(OptimizerKind::Momentum));
+        heavy.push(&[1.0], 0, 8, 1.0);
+        heavy.push(&[1.0], 0, 8, 1.0);
+        assert!(
+            (heavy.params[0] + 0.5 * (1.0 + 1.9)).abs() < 1e-6,
+            "{}",
+            heavy.params[0]
+        );
+        let mut nesterov = Server::new(vec![0.0], &job(OptimizerKind::Nesterov));
+        nesterov.push(&[1.0], 0, 8, 1.0);
+        nesterov.push(&[1.0], 0, 8, 1.0);
+        // steps g + mu v: 1 + 0.9, then 1 + 0.9 * 1.9
+        let expected = -0.5 * (1.9 + 1.0 + 0.9 * 1.9);
+        assert!(
+            (nesterov.params[0] - expected as f32).abs() < 1e-6,
+            "{}",
+            nesterov.params[0]
+        );
     }
 
     #[test]

@@ -57,6 +57,8 @@ pub struct WorkerRound {
     pub gradients: u64,
     /// Gradients discarded as too stale.
     pub discarded: u64,
+    /// Iterations cancelled when a synchronous step closed without them (backup workers).
+    pub cancelled: u64,
     /// Sum over pushes of (push arrival - pull start): the update delay `delta_i`.
     pub delay_sum_s: f64,
     pub staleness_sum: u64,
@@ -107,6 +109,8 @@ pub(crate) struct Worker {
     pub iteration: Option<Iteration>,
     /// `T_i(t-1)`: the last iteration's compute time scaled to the base batch.
     pub last_base_time: Option<f64>,
+    /// Gradients pushed since the episode began (the clock of stale synchronous parallel).
+    pub pushes: u64,
     pub round: WorkerRound,
 }
 

@@ -25,7 +25,7 @@ fn hb_asgd_gives_the_faster_node_the_larger_batch() {
 
 #[test]
 fn fixed_batch_optimizers_keep_the_base_batch() {
-    for optimizer in ["sync_sgd", "async_sgd", "adam"] {
+    for optimizer in ["sync_sgd", "async_sgd", "adam", "momentum", "nesterov"] {
         let mut env = SingleJobEnv::new(scenario(&two_node_workload(optimizer, "")));
         env.reset(3).unwrap();
         let step = env.step(&uniform(2, [2, 2, 0])).unwrap();
@@ -212,4 +212,55 @@ fn compression_shrinks_the_bits_and_changes_the_training() {
         play("{ kind = \"qsgd\", levels = 4 }").1,
         play("{ kind = \"qsgd\", levels = 4 }").1
     );
+}
+
+/// Pushes per worker over an episode of `optimizer` with `job_extra`, and the updates made.
+fn pushes_and_updates(optimizer: &str, job_extra: &str) -> (Vec<u64>, Vec<u64>, u64) {
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload(optimizer, job_extra)));
+    env.reset(5).unwrap();
+    let (mut pushes, mut cancelled) = (vec![0u64; 2], vec![0u64; 2]);
+    loop {
+        let step = env.step(&uniform(2, [2, 2, 0])).unwrap();
+        for (w, round) in step.info.workers.iter().enumerate() {
+            pushes[w] += round.gradients;
+            cancelled[w] += round.cancelled;
+        }
+        if step.terminated || step.truncated {
+            return (pushes, cancelled, step.info.iterations);
+        }
+    }
+}
+
+/// A staleness bound holds the fast worker to the slow one's pace; without it the fast node
+/// (4 times the speed) pushes far more.
+#[test]
+fn a_staleness_bound_keeps_the_fast_worker_near_the_slow_one() {
+    let (free, _, _) = pushes_and_updates("async_sgd", "");
+    assert!(free[0] > 2 * free[1], "{free:?}");
+    for bound in [0u64, 2] {
+        let (bounded, _, _) =
+            pushes_and_updates("async_sgd", &format!("staleness_bound = {bound}"));
+        assert!(
+            bounded[0] <= bounded[1] + bound + 1,
+            "bound {bound}: {bounded:?}"
+        );
+        assert!(
+            bounded[0] < free[0],
+            "bound {bound}: {bounded:?} against {free:?}"
+        );
+    }
+}
+
+/// With one backup worker a synchronous step closes on the fast node's push: the slow one's
+/// iterations are cancelled and steps come faster.
+#[test]
+fn backup_workers_close_steps_without_the_straggler() {
+    let (_, none_cancelled, plain_steps) = pushes_and_updates("sync_sgd", "");
+    assert_eq!(none_cancelled, vec![0, 0]);
+    let (pushes, cancelled, steps) = pushes_and_updates("sync_sgd", "backup_workers = 1");
+    assert!(
+        cancelled[1] > 0 && pushes[0] > pushes[1],
+        "{pushes:?} {cancelled:?}"
+    );
+    assert!(steps > plain_steps, "{steps} against {plain_steps}");
 }
