@@ -145,6 +145,9 @@ pub enum OptimizerKind {
     Momentum,
     /// Asynchronous workers, Nesterov momentum: `v = mu v + g`, `w -= lr (g + mu v)`.
     Nesterov,
+    /// Local SGD (periodic model averaging, FedAvg-style): each worker takes `local_steps`
+    /// SGD steps on its own copy, then the copies are averaged in a synchronous step.
+    LocalSgd,
 }
 
 impl OptimizerKind {
@@ -156,10 +159,24 @@ impl OptimizerKind {
             OptimizerKind::Adam => "adam",
             OptimizerKind::Momentum => "momentum",
             OptimizerKind::Nesterov => "nesterov",
+            OptimizerKind::LocalSgd => "local_sgd",
         }
     }
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Topology {
+    #[default]
+    ParameterServer,
+    /// Every worker holds the model; a step ends with a bandwidth-optimal ring all-reduce
+    /// (reduce-scatter and all-gather) timed on the slowest member's link.
+    RingAllReduce,
+}
+
+fn one() -> usize {
+    1
+}
 fn default_momentum() -> f64 {
     0.9
 }
@@ -205,6 +222,13 @@ pub struct JobSpec {
     /// worker (none: no bound).
     #[serde(default)]
     pub staleness_bound: Option<u64>,
+    /// How a synchronous step's gradients meet: through the parameter server (pull and push
+    /// per worker) or by ring all-reduce among the workers (`sync_sgd`, `local_sgd`).
+    #[serde(default)]
+    pub topology: Topology,
+    /// `H`, the local steps between averages of `local_sgd`.
+    #[serde(default = "one")]
+    pub local_steps: usize,
     /// Backup workers for synchronous SGD: a step closes once all but this many of its
     /// workers have pushed; the rest's iterations are cancelled.
     #[serde(default)]
@@ -432,6 +456,29 @@ impl Workload {
                 format!("must lie in [0, 1), got {}", j.momentum),
             );
         }
+        if j.local_steps == 0 || (j.local_steps > 1 && j.optimizer != OptimizerKind::LocalSgd) {
+            return bad(
+                "job.local_steps".into(),
+                format!(
+                    "{}: at least 1, and above 1 only for local_sgd",
+                    j.local_steps
+                ),
+            );
+        }
+        if j.topology == Topology::RingAllReduce
+            && !matches!(
+                j.optimizer,
+                OptimizerKind::SyncSgd | OptimizerKind::LocalSgd
+            )
+        {
+            return bad(
+                "job.topology".into(),
+                format!(
+                    "ring all-reduce is for sync_sgd and local_sgd, not {}",
+                    j.optimizer.name()
+                ),
+            );
+        }
         if j.backup_workers > 0 && j.optimizer != OptimizerKind::SyncSgd {
             return bad(
                 "job.backup_workers".into(),
@@ -441,7 +488,12 @@ impl Workload {
                 ),
             );
         }
-        if j.staleness_bound.is_some() && j.optimizer == OptimizerKind::SyncSgd {
+        if j.staleness_bound.is_some()
+            && matches!(
+                j.optimizer,
+                OptimizerKind::SyncSgd | OptimizerKind::LocalSgd
+            )
+        {
             return bad(
                 "job.staleness_bound".into(),
                 "a staleness bound is for the asynchronous optimisers; sync_sgd has none".into(),
@@ -703,6 +755,8 @@ mod tests {
             ("job.compression", "{ kind = \"qsgd\", levels = 0 }"),
             ("job.momentum", "1.0"),
             ("job.dataset.validation_rows", "0"),
+            ("job.topology", "ring-all-reduce"),
+            ("job.local_steps", "4"),
         ] {
             let err = Workload::load_with_overrides(&path, &[(key.into(), value.into())])
                 .unwrap_err()

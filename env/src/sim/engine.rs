@@ -19,7 +19,7 @@ use super::worker::{Iteration, Phase, Worker, WorkerRound, compute_gradient};
 use crate::cluster::Amounts;
 use crate::error::{EnvError, Result};
 use crate::scenario::Scenario;
-use crate::workload::OptimizerKind;
+use crate::workload::{OptimizerKind, Topology};
 
 /// Rows x parameters below which spreading gradients over threads costs more than it saves.
 const PARALLEL_WORK_THRESHOLD: usize = 2_000_000;
@@ -241,8 +241,13 @@ impl TrainingSim {
             worker.phase,
             Phase::Pulling | Phase::Computing | Phase::Pushing
         );
+        let was_reducing = worker.phase == Phase::Reducing;
         worker.iteration = None;
         worker.phase = Phase::Idle;
+        if was_reducing {
+            // the all-reduce in flight completes as the allocation changes
+            self.close_sync_step();
+        }
         if self.server_is_sync() && was_member {
             self.sync_outstanding -= 1;
             if self.sync_step_done() {
@@ -252,7 +257,10 @@ impl TrainingSim {
     }
 
     fn server_is_sync(&self) -> bool {
-        self.scenario.workload.job.optimizer == OptimizerKind::SyncSgd
+        matches!(
+            self.scenario.workload.job.optimizer,
+            OptimizerKind::SyncSgd | OptimizerKind::LocalSgd
+        )
     }
 
     fn start_idle_workers(&mut self) {
@@ -325,7 +333,7 @@ impl TrainingSim {
         self.sync_outstanding = 0;
         self.server.finish_sync_step();
         for worker in &mut self.workers {
-            if worker.phase == Phase::AtBarrier {
+            if matches!(worker.phase, Phase::AtBarrier | Phase::Reducing) {
                 worker.phase = Phase::Idle;
             }
         }
@@ -352,11 +360,11 @@ impl TrainingSim {
         batch.clamp(1, worker.max_batch.max(1))
     }
 
-    fn start_iteration(&mut self, w: usize) {
-        let batch = self.next_batch(w);
+    /// Worker `w`'s next minibatch: its rows and the GFLOP it costs, with the iteration's
+    /// jitter and straggling drawn from the worker's stream.
+    fn draw_minibatch(&mut self, w: usize, batch: usize) -> (Vec<usize>, f64) {
         let train_rows = self.scenario.data.train.len();
         let sim = &self.cost.sim;
-        let node = &self.scenario.nodes[w];
         let worker = &mut self.workers[w];
         let rows = (0..batch)
             .map(|_| worker.rng.random_range(0..train_rows))
@@ -369,26 +377,42 @@ impl TrainingSim {
             } else {
                 1.0
             };
+        (rows, batch as f64 * self.cost.sample_gflop * noise)
+    }
+
+    fn start_iteration(&mut self, w: usize) {
+        let batch = self.next_batch(w);
+        let (rows, work) = self.draw_minibatch(w, batch);
+        let ring = self.ring();
+        let node = &self.scenario.nodes[w];
+        let worker = &mut self.workers[w];
         worker.iteration = Some(Iteration {
             snapshot: Arc::clone(&self.server.params),
             version: self.server.version,
             rows,
             batch,
             pulled_at: self.now,
-            work_left: batch as f64 * self.cost.sample_gflop * noise,
+            work_left: work,
             compute_started: self.now,
             compute_time: 0.0,
             result: None,
+            local_steps_done: 0,
+            local_sum: None,
         });
         worker.rate = self
             .cost
             .rate(node, &worker.alloc, batch, worker.interference);
         worker.phase = Phase::Pulling;
         worker.round.batch = batch;
-        let pulled = 32 * self.server.params.len() as u64;
-        worker.round.bits_sent += pulled;
-        self.bits_sent += pulled;
-        let at = self.now + self.cost.transfer_time(node);
+        // in a ring the model is every worker's already: the all-reduce brought the update
+        let at = if ring {
+            self.now
+        } else {
+            let pulled = 32 * self.server.params.len() as u64;
+            worker.round.bits_sent += pulled;
+            self.bits_sent += pulled;
+            self.now + self.cost.transfer_time(node)
+        };
         self.schedule(w, at);
     }
 
@@ -457,11 +481,20 @@ impl TrainingSim {
                 }
                 Phase::Computing => {
                     self.account_compute(w, self.now);
+                    if self.takes_another_local_step(w)? {
+                        self.schedule_compute_end(w);
+                        continue;
+                    }
                     let at = self.now + self.push_time(w);
                     self.workers[w].phase = Phase::Pushing;
                     self.schedule(w, at);
                 }
                 Phase::Pushing => self.arrive(w)?,
+                Phase::Reducing => {
+                    self.close_sync_step();
+                    self.maybe_evaluate()?;
+                    self.start_idle_workers();
+                }
                 Phase::Idle | Phase::AtBarrier => {
                     unreachable!("no events are scheduled for waiting workers")
                 }
@@ -473,17 +506,97 @@ impl TrainingSim {
         Ok(self.completed_at)
     }
 
+    /// Local SGD: unless worker `w` has taken its `local_steps`, applies the step just computed
+    /// to its own model copy (`w - lr g`, the gradients summed for the average) and draws the
+    /// next minibatch on it. The last step's gradient is pushed with the sum.
+    fn takes_another_local_step(&mut self, w: usize) -> Result<bool> {
+        let job = &self.scenario.workload.job;
+        if job.optimizer != OptimizerKind::LocalSgd {
+            return Ok(false);
+        }
+        let it = self.workers[w]
+            .iteration
+            .as_ref()
+            .expect("computing worker has an iteration");
+        if it.local_steps_done + 1 >= job.local_steps {
+            return Ok(false);
+        }
+        let (model, data) = (&*self.scenario.model, &self.scenario.data.train);
+        let result = compute_gradient(model, data, &it.snapshot, &it.rows, job.l2 as f32);
+        if !result.grad.iter().all(|g| g.is_finite()) {
+            return Err(EnvError::NonFinite {
+                what: "local gradient",
+                time_s: self.now,
+                iteration: self.server.version,
+            });
+        }
+        let lr = job.lr as f32;
+        let local: Vec<f32> = it
+            .snapshot
+            .iter()
+            .zip(&result.grad)
+            .map(|(p, g)| p - lr * g)
+            .collect();
+        let batch = it.batch;
+        let (rows, work) = self.draw_minibatch(w, batch);
+        let worker = &mut self.workers[w];
+        worker.round.samples += batch as u64;
+        let it = worker.iteration.as_mut().expect("checked above");
+        it.local_sum = Some(match it.local_sum.take() {
+            None => result.grad,
+            Some(mut sum) => {
+                sum.iter_mut().zip(&result.grad).for_each(|(s, g)| *s += g);
+                sum
+            }
+        });
+        it.local_steps_done += 1;
+        it.snapshot = Arc::new(local);
+        it.rows = rows;
+        it.work_left = work;
+        Ok(true)
+    }
+
+    fn ring(&self) -> bool {
+        self.scenario.workload.job.topology == Topology::RingAllReduce
+    }
+
     /// Seconds from the end of worker `w`'s compute to its push's arrival: compressing on its
-    /// compute rate, then the compressed message; counts the message's bits.
+    /// compute rate, then the compressed message (in a ring, the all-reduce moves it later);
+    /// counts the message's bits.
     fn push_time(&mut self, w: usize) -> f64 {
         let d = self.server.params.len();
+        let compress_s = d as f64 * self.compression.flops_per_coordinate()
+            / (1e9 * self.workers[w].rate.max(f64::MIN_POSITIVE));
+        if self.ring() {
+            return compress_s;
+        }
         let bits = self.compression.bits(d);
         self.workers[w].round.bits_sent += bits;
         self.bits_sent += bits;
-        let compress_s = d as f64 * self.compression.flops_per_coordinate()
-            / (1e9 * self.workers[w].rate.max(f64::MIN_POSITIVE));
         let share = bits as f64 / (32.0 * d as f64);
         compress_s + self.cost.message_time(&self.scenario.nodes[w], share)
+    }
+
+    /// The ring all-reduce of a step whose last gradient worker `w` just delivered: its time
+    /// on the members' slowest link, and each member's `2 (N - 1) / N` of a message.
+    fn start_all_reduce(&mut self, w: usize) {
+        let members: Vec<usize> = (0..self.workers.len())
+            .filter(|&m| matches!(self.workers[m].phase, Phase::AtBarrier) || m == w)
+            .collect();
+        let d = self.server.params.len();
+        let bits = self.compression.bits(d);
+        let n = members.len() as u64;
+        for &m in &members {
+            let sent = 2 * (n - 1) * bits / n.max(1);
+            self.workers[m].round.bits_sent += sent;
+            self.bits_sent += sent;
+        }
+        let nodes: Vec<&crate::cluster::NodeSpec> =
+            members.iter().map(|&m| &self.scenario.nodes[m]).collect();
+        let share = bits as f64 / (32.0 * d as f64);
+        let at = self.now + self.cost.ring_all_reduce_time(&nodes, share);
+        self.workers[w].phase = Phase::Reducing;
+        self.schedule(w, at);
     }
 
     /// Computes every outstanding gradient, in parallel when there is enough work to pay for
@@ -544,9 +657,17 @@ impl TrainingSim {
         round.staleness_sum += staleness;
         worker.last_base_time = Some(it.compute_time * base_batch / it.batch as f64);
         worker.phase = Phase::Idle;
+        // local SGD pushes the sum of its local steps' gradients (the model's change over lr)
+        let pushed = match it.local_sum {
+            None => result.grad,
+            Some(mut sum) => {
+                sum.iter_mut().zip(&result.grad).for_each(|(s, g)| *s += g);
+                sum
+            }
+        };
         let grad = match self.compression {
-            Compression::None => result.grad,
-            c => c.compress(&result.grad, &mut self.residuals[w], &mut self.rounding[w]),
+            Compression::None => pushed,
+            c => c.compress(&pushed, &mut self.residuals[w], &mut self.rounding[w]),
         };
         match self.server.push(&grad, staleness, it.batch, self.lr_factor) {
             Applied::Weighted(_) => self.maybe_evaluate()?,
@@ -556,6 +677,10 @@ impl TrainingSim {
                 self.sync_outstanding -= 1;
                 self.sync_arrived += 1;
                 if self.sync_step_done() {
+                    if self.ring() {
+                        self.start_all_reduce(w);
+                        return Ok(());
+                    }
                     self.close_sync_step();
                     self.maybe_evaluate()?;
                 }

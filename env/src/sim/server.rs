@@ -57,7 +57,10 @@ impl Server {
                 Vec::new()
             },
             momentum: job.momentum,
-            sync_sum: if job.optimizer == OptimizerKind::SyncSgd {
+            sync_sum: if matches!(
+                job.optimizer,
+                OptimizerKind::SyncSgd | OptimizerKind::LocalSgd
+            ) {
                 vec![0.0; n]
             } else {
                 Vec::new()
@@ -81,7 +84,7 @@ impl Server {
     /// factor (1 for the other optimisers); `batch` weighs synchronous averaging.
     pub fn push(&mut self, grad: &[f32], staleness: u64, batch: usize, lr_factor: f64) -> Applied {
         match self.kind {
-            OptimizerKind::SyncSgd => {
+            OptimizerKind::SyncSgd | OptimizerKind::LocalSgd => {
                 let w = batch as f64;
                 self.sync_sum
                     .iter_mut()

@@ -16,6 +16,8 @@ pub(crate) enum Phase {
     Pushing,
     /// Pushed its gradient; waits for the synchronous step to close.
     AtBarrier,
+    /// The step's last arrival: holds the ring all-reduce's end.
+    Reducing,
 }
 
 /// The real result of an iteration's minibatch.
@@ -39,6 +41,10 @@ pub(crate) struct Iteration {
     pub compute_started: f64,
     pub compute_time: f64,
     pub result: Option<GradResult>,
+    /// Local SGD: the local steps taken on `snapshot` (the worker's own model copy by now),
+    /// and the sum of their gradients.
+    pub local_steps_done: usize,
+    pub local_sum: Option<Vec<f32>>,
 }
 
 /// What a worker did during one scheduling round.

@@ -264,3 +264,60 @@ fn backup_workers_close_steps_without_the_straggler() {
     );
     assert!(steps > plain_steps, "{steps} against {plain_steps}");
 }
+
+fn episode_metrics(optimizer: &str, job_extra: &str) -> crate::EpisodeMetrics {
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload(optimizer, job_extra)));
+    env.reset(9).unwrap();
+    loop {
+        let step = env.step(&uniform(2, [2, 2, 0])).unwrap();
+        if let Some(m) = step.info.metrics {
+            return m;
+        }
+    }
+}
+
+/// Local SGD with one local step is synchronous SGD, bit for bit; with four it pushes a
+/// quarter as often for the same samples and trains differently.
+#[test]
+fn local_sgd_with_one_step_is_sync_sgd_and_with_more_sends_less() {
+    let sync = episode_metrics("sync_sgd", "");
+    let local_one = episode_metrics("local_sgd", "local_steps = 1");
+    assert_eq!(
+        serde_json::to_string(&sync).unwrap(),
+        serde_json::to_string(&local_one).unwrap()
+    );
+    let local_four = episode_metrics("local_sgd", "local_steps = 4");
+    assert_ne!(local_four.final_loss, sync.final_loss);
+    let per_update = |m: &crate::EpisodeMetrics| m.bits_sent / m.iterations as f64;
+    // an average every four local steps: about the same two messages per worker per average
+    // (iterations cut off at the episode's end make it inexact), so fewer bits in all
+    let ratio = per_update(&local_four) / per_update(&sync);
+    assert!((0.8..1.25).contains(&ratio), "{ratio}");
+    assert!(
+        local_four.iterations < sync.iterations,
+        "{local_four:?} {sync:?}"
+    );
+    assert!(
+        local_four.bits_sent < sync.bits_sent,
+        "{local_four:?} {sync:?}"
+    );
+}
+
+/// In a ring the workers pull nothing and each sends `2 (N - 1) / N` of a message per step:
+/// with two workers half the parameter server's bits per update; and the steps are timed
+/// differently, so the run differs.
+#[test]
+fn ring_all_reduce_halves_two_workers_bits_and_changes_the_clock() {
+    let server = episode_metrics("sync_sgd", "");
+    let ring = episode_metrics("sync_sgd", "topology = \"ring-all-reduce\"");
+    let per_update = |m: &crate::EpisodeMetrics| m.bits_sent / m.iterations as f64;
+    let ratio = per_update(&ring) / per_update(&server);
+    assert!((0.4..0.6).contains(&ratio), "{ratio}");
+    assert_ne!(ring.iterations, server.iterations);
+    // local SGD averages through the ring too
+    let local = episode_metrics(
+        "local_sgd",
+        "local_steps = 2\ntopology = \"ring-all-reduce\"",
+    );
+    assert!(local.iterations > 0 && local.bits_sent < ring.bits_sent);
+}
