@@ -104,6 +104,8 @@ pub struct SimSpec {
     pub straggler_prob: f64,
     /// ...and by how much its compute time is multiplied then.
     pub straggler_slowdown: f64,
+    /// Multiplies every node's bandwidth (a tighter or looser network, one knob).
+    pub bandwidth_scale: f64,
 }
 
 impl Default for SimSpec {
@@ -116,6 +118,7 @@ impl Default for SimSpec {
             straggler_sigma: 0.1,
             straggler_prob: 0.02,
             straggler_slowdown: 3.0,
+            bandwidth_scale: 1.0,
         }
     }
 }
@@ -422,6 +425,7 @@ impl Workload {
         }
         let j = &self.job;
         let positive = [
+            ("sim.bandwidth_scale", self.sim.bandwidth_scale),
             ("job.lr", j.lr),
             ("job.sample_gflop", j.sample_gflop),
             ("job.model_mb", j.model_mb),

@@ -5,7 +5,8 @@
 //!   (effective_cores x cpu_gflops_per_core + gpus x gpu_gflops x saturation(batch))`
 //! - effective cores follow Amdahl's law: `c / (1 + s (c - 1))` for `c >= 1` cores
 //! - GPU saturation: `batch / (batch + gpu_half_batch)` (a small batch leaves the GPU idle)
-//! - one transfer (pull or push) = `latency + model_mb x 8 / (1000 x bandwidth_gbps)` seconds;
+//! - one transfer (pull or push) = `latency + model_mb x 8 / (1000 x bandwidth_gbps x
+//!   bandwidth_scale)` seconds;
 //!   a compressed push sends its share of `model_mb` (`compress.rs`); a ring all-reduce
 //!   instead of pulls and pushes: see [`CostModel::ring_all_reduce_time`]
 //! - memory: the batch lives in GPU memory (the GPU share times one GPU's memory) when the
@@ -63,9 +64,14 @@ impl CostModel {
         self.message_time(node, 1.0)
     }
 
+    /// A node's link, Gbit/s, under `sim.bandwidth_scale`.
+    pub fn bandwidth_gbps(&self, node: &NodeSpec) -> f64 {
+        node.bandwidth_gbps * self.sim.bandwidth_scale
+    }
+
     /// Seconds for a message of `share` of the model's size.
     pub fn message_time(&self, node: &NodeSpec, share: f64) -> f64 {
-        self.sim.latency_s + share * self.model_mb * 8.0 / (1000.0 * node.bandwidth_gbps)
+        self.sim.latency_s + share * self.model_mb * 8.0 / (1000.0 * self.bandwidth_gbps(node))
     }
 
     /// Seconds of a bandwidth-optimal ring all-reduce of a message of `share` of the model's
@@ -79,7 +85,7 @@ impl CostModel {
         }
         let slowest = members
             .iter()
-            .map(|node| node.bandwidth_gbps)
+            .map(|node| self.bandwidth_gbps(node))
             .fold(f64::INFINITY, f64::min);
         2.0 * (n - 1.0) * self.sim.latency_s
             + 2.0 * (n - 1.0) / n * share * self.model_mb * 8.0 / (1000.0 * slowest)

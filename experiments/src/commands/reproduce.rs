@@ -11,6 +11,7 @@ pub enum Target {
     Table2,
     Dag,
     Network,
+    Communication,
     All,
 }
 
@@ -42,7 +43,15 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Table2 => vec!["table2"],
         Target::Dag => vec!["dag"],
         Target::Network => vec!["network"],
-        Target::All => vec!["fig2", "table1", "table2", "dag", "network"],
+        Target::Communication => vec!["communication"],
+        Target::All => vec![
+            "fig2",
+            "table1",
+            "table2",
+            "dag",
+            "network",
+            "communication",
+        ],
     };
     let settings = crate::reproduce::Settings {
         seeds: args.seeds,

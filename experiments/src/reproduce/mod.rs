@@ -1,10 +1,12 @@
 //! `schedlab reproduce`: the workbench's versions of the reference paper's convergence figure
 //! (fig2), resource-use table (table1) and end-to-end table (table2), the DAG study of
-//! WORL-RTGS (dag) and the network of computing centres (network), each a sweep over the
+//! WORL-RTGS (dag), the network of computing centres (network) and communication-efficient
+//! training (communication), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and Welch's p-values, plotted, and
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
 
+mod communication;
 mod context;
 mod dag;
 mod fig2;
@@ -20,9 +22,18 @@ use crate::commands::bench::{data_root, shipped_workload};
 use crate::output::write_atomic;
 
 /// The sections in document order.
-const SECTIONS: [&str; 6] = ["tuning", "fig2", "table1", "table2", "dag", "network"];
+const SECTIONS: [&str; 7] = [
+    "tuning",
+    "fig2",
+    "table1",
+    "table2",
+    "dag",
+    "network",
+    "communication",
+];
 
-/// Reproduces `targets` (of fig2, table1, table2, dag, network; tuning runs first where a single-job
+/// Reproduces `targets` (of fig2, table1, table2, dag, network, communication; tuning runs
+/// first where a single-job
 /// section needs it) and rewrites the document from every section reproduced so far.
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     let protocol = protocol::Protocol::load(&data_root(protocol::PROTOCOL_FILE))?;
@@ -44,6 +55,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
             "table1" => table1::table1(&cx, &tuned)?,
             "table2" => table2::table2(&cx, &tuned)?,
             "dag" => dag::dag(&cx)?,
+            "communication" => communication::communication(&cx, &tuned)?,
             _ => network::network(&cx)?,
         };
         write_atomic(

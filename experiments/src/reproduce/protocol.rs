@@ -26,6 +26,34 @@ pub struct Protocol {
     pub table2: Table2,
     pub dag: DagProtocol,
     pub network: NetworkProtocol,
+    pub communication: CommunicationProtocol,
+}
+
+/// The communication section: optimisers and topologies x compression x bandwidth (issue 18).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommunicationProtocol {
+    pub configurations: Vec<CommunicationConfig>,
+    /// Compressions by label, each a `job.compression` value; the first is the uncompressed
+    /// reference of the p-values.
+    pub compressions: Vec<(String, String)>,
+    /// `sim.bandwidth_scale` values; the last is the tight one.
+    pub bandwidth_scales: Vec<f64>,
+    /// Schedulers compared per bandwidth with the first configuration, uncompressed.
+    pub policies: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommunicationConfig {
+    pub label: String,
+    pub optimizer: String,
+    /// The optimiser whose tuned rate it takes (default: its own).
+    #[serde(default)]
+    pub rate_of: Option<String>,
+    /// Further `job` overrides (`job.local_steps`, `job.topology`).
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
 }
 
 /// The network section: allocation dynamics and consensus training (issue 17).
@@ -178,6 +206,20 @@ impl Protocol {
             );
         }
         self.reference()?;
+        for c in &self.communication.configurations {
+            let rate = c.rate_of.as_deref().unwrap_or(&c.optimizer);
+            anyhow::ensure!(
+                names.contains(&rate),
+                "communication configuration `{}`: no tuned rate for `{rate}`",
+                c.label
+            );
+        }
+        anyhow::ensure!(
+            !self.communication.compressions.is_empty()
+                && !self.communication.bandwidth_scales.is_empty()
+                && !self.communication.configurations.is_empty(),
+            "communication: empty axis"
+        );
         anyhow::ensure!(
             !self.tuning.sgd_lrs.is_empty() && !self.tuning.adam_lrs.is_empty(),
             "tuning: empty learning-rate grid"
