@@ -55,7 +55,7 @@ impl Policy for ConsensusFlows {
     fn reset(&mut self, seed: u64) {
         let w = &self.ctx.workload;
         if self.local {
-            self.costs = w.instance(seed).costs;
+            self.costs = w.costs(seed);
             self.x = uniform(w.centres(), w.demand());
         }
     }

@@ -50,7 +50,7 @@ fn consensus_closes_the_gap_of_the_even_split() {
 fn rikos_reaches_the_capacity_proportional_split() {
     let w = workload(3000);
     let (_, x) = play(&w, "rikos", 1);
-    let target = capacity_proportional(&w.instance(1).costs, w.demand());
+    let target = capacity_proportional(&w.costs(1), w.demand());
     for (xi, ti) in x.iter().zip(&target) {
         assert!((xi - ti).abs() < 1e-3, "{xi} against {ti}");
     }

@@ -12,7 +12,7 @@
 //! A centre knows its own allocation: the policy follows it by the flows it chose.
 
 use schedlab_env::Observation;
-use schedlab_env::network::{capacity_proportional, proportional, uniform};
+use schedlab_env::network::{capacity_proportional, optimum, proportional, uniform};
 
 use super::{NetworkContext, network_context};
 use crate::options::{Options, PolicyError};
@@ -79,12 +79,12 @@ impl Policy for Tracking {
 
     fn reset(&mut self, seed: u64) {
         let w = &self.ctx.workload;
-        let instance = w.instance(seed);
+        let costs = w.costs(seed);
         let demand = w.demand();
         self.goal = match self.target {
-            Target::Capacity => capacity_proportional(&instance.costs, demand),
-            Target::Work => proportional(&instance.costs, demand),
-            Target::Optimum => instance.optimum,
+            Target::Capacity => capacity_proportional(&costs, demand),
+            Target::Work => proportional(&costs, demand),
+            Target::Optimum => optimum(&costs, demand).0,
         };
         self.x = uniform(w.centres(), demand);
     }

@@ -64,6 +64,8 @@ struct Episode {
     sent: Vec<f64>,
     /// Per base edge, its weight in this iteration's graph (`None`: dropped).
     present: Vec<Option<f64>>,
+    /// The flows allowed this iteration (observed, then checked against).
+    mask: Vec<bool>,
     iteration: usize,
     time_s: f64,
     bits_allocation: f64,
@@ -118,7 +120,8 @@ impl NetworkEnv {
         self.episode.as_ref().map(|e| e.x.as_slice())
     }
 
-    /// Refreshes what the iteration's graph and allocation fix: messages and present edges.
+    /// Refreshes what the iteration's graph and allocation fix: messages, present edges and
+    /// the mask.
     fn prepare(&self, e: &mut Episode) {
         let q = self.workload.spec.channel;
         for (i, cost) in e.instance.costs.iter().enumerate() {
@@ -136,6 +139,7 @@ impl NetworkEnv {
                 _ => None,
             };
         }
+        e.mask = self.mask(e);
     }
 
     fn mask(&self, e: &Episode) -> Vec<bool> {
@@ -201,7 +205,7 @@ impl NetworkEnv {
         ]);
         Observation {
             features,
-            action_mask: self.mask(e),
+            action_mask: e.mask.clone(),
         }
     }
 
@@ -274,6 +278,7 @@ impl Environment for NetworkEnv {
             lipschitz: lipschitz(&instance.costs),
             sent: vec![0.0; w.centres()],
             present: vec![None; w.base.edges().len()],
+            mask: Vec::new(),
             instance,
             x,
             training,
@@ -300,7 +305,7 @@ impl Environment for NetworkEnv {
             return Err(EnvError::EpisodeOver);
         }
         self.action_space
-            .check(action, &self.mask(e))
+            .check(action, &e.mask)
             .map_err(|err| EnvError::BadAction(err.to_string()))?;
         let mut e = self.episode.take().expect("checked above");
         let w = Arc::clone(&self.workload);

@@ -28,7 +28,7 @@ pub use ladder::FlowLadder;
 pub use metrics::NetworkMetrics;
 pub use quantize::Quantizer;
 pub use switching::{GraphKind, GraphSequence, Switching};
-pub use training::{ConsensusTraining, centralised_objective, shards};
+pub use training::{ConsensusTraining, centralised_descent, centralised_objective, shards};
 pub use workload::{
     CentresSpec, EpisodeSpec, GraphSpec, Instance, NetworkWorkload, NetworkWorkloadSpec,
     TrainingSpec,

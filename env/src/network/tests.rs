@@ -300,13 +300,7 @@ fn consensus_ridge_regression_reaches_the_centralised_loss_and_tracks_the_gradie
     let params = vec![0.0f32; crate::model::Model::num_params(&*model)];
     // the centralised optimum by plain gradient descent
     let mut central = params.clone();
-    for _ in 0..20_000 {
-        let (_, grad) = centralised_objective(&*model, &data, &central, l2);
-        central
-            .iter_mut()
-            .zip(&grad)
-            .for_each(|(p, g)| *p -= 0.05 * g);
-    }
+    centralised_descent(&*model, &data, l2, 0.05, 20_000, &mut central);
     let (best, _) = centralised_objective(&*model, &data, &central, l2);
     for switching in [Switching::Static, Switching::Dropout { p: 0.4, period: 3 }] {
         let mut seq =
@@ -351,13 +345,7 @@ fn a_log_quantised_consensus_svm_classifies_like_the_centralised_one() {
     let params = vec![0.0f32; crate::model::Model::num_params(&*model)];
     let accuracy = |p: &[f32]| model.score(p, &data);
     let mut central = params.clone();
-    for _ in 0..3000 {
-        let (_, grad) = centralised_objective(&*model, &data, &central, l2);
-        central
-            .iter_mut()
-            .zip(&grad)
-            .for_each(|(p, g)| *p -= 0.05 * g);
-    }
+    centralised_descent(&*model, &data, l2, 0.05, 3000, &mut central);
     let seq = GraphSequence::new(
         GraphKind::ErdosRenyi { p: 0.5 },
         8,

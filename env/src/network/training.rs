@@ -177,6 +177,25 @@ pub fn centralised_objective(
     crate::model::batch_objective(model, params, data, &rows, l2)
 }
 
+/// `iterations` steps of full-batch gradient descent with `step` on the centralised objective,
+/// from `params`: the reference the consensus runs are set against.
+pub fn centralised_descent(
+    model: &dyn Model,
+    data: &Dataset,
+    l2: f32,
+    step: f32,
+    iterations: usize,
+    params: &mut [f32],
+) {
+    for _ in 0..iterations {
+        let (_, grad) = centralised_objective(model, data, params, l2);
+        params
+            .iter_mut()
+            .zip(&grad)
+            .for_each(|(w, g)| *w -= step * g);
+    }
+}
+
 /// Rows dealt to one shard per weight, in proportion to the weights (every shard at least
 /// one row), as contiguous blocks of a seeded permutation.
 pub fn shards(rows: usize, weights: &[f64], seed: u64) -> Vec<Vec<usize>> {

@@ -16,7 +16,7 @@ use super::graph::{Graph, Weights};
 use super::ladder::FlowLadder;
 use super::quantize::Quantizer;
 use super::switching::{GraphKind, GraphSequence, Switching, connected};
-use super::training::{centralised_objective, shards};
+use super::training::{centralised_descent, centralised_objective, shards};
 use crate::data::{Dataset, Prepared};
 use crate::error::{EnvError, Result};
 use crate::model::{LinearLoss, LinearModel, Model};
@@ -197,14 +197,18 @@ impl NetworkWorkload {
         self.spec.centres.demand_per_centre * self.centres() as f64
     }
 
-    /// The instance of `seed`.
-    pub fn instance(&self, seed: u64) -> Instance {
-        let n = self.centres();
-        let costs = sampled_costs(
-            n,
+    /// The centres' costs `seed` draws (each centre knows its own).
+    pub fn costs(&self, seed: u64) -> Vec<CentreCost> {
+        sampled_costs(
+            self.centres(),
             self.spec.centres.max_cpus,
             &mut StdRng::seed_from_u64(seed),
-        );
+        )
+    }
+
+    /// The instance of `seed`.
+    pub fn instance(&self, seed: u64) -> Instance {
+        let costs = self.costs(seed);
         let work: Vec<f64> = costs.iter().map(|c| c.work_s).collect();
         let g = &self.spec.graph;
         let graphs =
@@ -226,13 +230,14 @@ impl NetworkWorkload {
             let t = &self.spec.training;
             let step = t.step / self.centres() as f32;
             let mut params = vec![0.0f32; self.model.num_params()];
-            for _ in 0..self.spec.episode.iterations {
-                let (_, grad) = centralised_objective(&*self.model, &self.data, &params, t.l2);
-                params
-                    .iter_mut()
-                    .zip(&grad)
-                    .for_each(|(w, g)| *w -= step * g);
-            }
+            centralised_descent(
+                &*self.model,
+                &self.data,
+                t.l2,
+                step,
+                self.spec.episode.iterations,
+                &mut params,
+            );
             let (loss, _) = centralised_objective(&*self.model, &self.data, &params, t.l2);
             (loss, self.model.score(&params, &self.data))
         })

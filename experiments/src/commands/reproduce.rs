@@ -44,14 +44,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Dag => vec!["dag"],
         Target::Network => vec!["network"],
         Target::Communication => vec!["communication"],
-        Target::All => vec![
-            "fig2",
-            "table1",
-            "table2",
-            "dag",
-            "network",
-            "communication",
-        ],
+        Target::All => crate::reproduce::targets().to_vec(),
     };
     let settings = crate::reproduce::Settings {
         seeds: args.seeds,

@@ -32,6 +32,11 @@ const SECTIONS: [&str; 7] = [
     "communication",
 ];
 
+/// Every section a target can name (all but the tuning, which runs where one needs it).
+pub fn targets() -> &'static [&'static str] {
+    &SECTIONS[1..]
+}
+
 /// Reproduces `targets` (of fig2, table1, table2, dag, network, communication; tuning runs
 /// first where a single-job
 /// section needs it) and rewrites the document from every section reproduced so far.

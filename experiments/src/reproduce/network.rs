@@ -11,8 +11,8 @@ use schedlab_env::data::{FeatureScaling, NaPolicy, load_csv, prepare};
 use schedlab_env::model::{LinearLoss, LinearModel, Model};
 use schedlab_env::network::{
     CentreCost, ConsensusTraining, Dynamics, GraphKind, GraphSequence, NetworkMetrics, Quantizer,
-    Switching, Weights, capacity_proportional, centralised_objective, optimum, proportional,
-    sampled_costs, shards, total_cost, uniform,
+    Switching, Weights, capacity_proportional, centralised_descent, centralised_objective, optimum,
+    proportional, sampled_costs, shards, total_cost, uniform,
 };
 
 use super::context::Context;
@@ -321,13 +321,7 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
     let l2 = 0.01;
     let zero = vec![0.0f32; model.num_params()];
     let mut central = zero.clone();
-    for _ in 0..20_000 {
-        let (_, grad) = centralised_objective(&*model, &data, &central, l2);
-        central
-            .iter_mut()
-            .zip(&grad)
-            .for_each(|(w, g)| *w -= 0.05 * g);
-    }
+    centralised_descent(&*model, &data, l2, 0.05, 20_000, &mut central);
     let (best, _) = centralised_objective(&*model, &data, &central, l2);
     // the loss gap and disagreement at the allocation's checkpoints within the run, and its end
     let marks: Vec<usize> = p
