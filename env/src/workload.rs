@@ -189,9 +189,6 @@ fn default_beta() -> f64 {
 fn default_tau() -> u64 {
     4
 }
-fn default_eval_every() -> u64 {
-    20
-}
 fn default_lr_bounds() -> (f64, f64) {
     (0.5, 2.0)
 }
@@ -241,9 +238,11 @@ pub struct JobSpec {
     pub lr_factor_bounds: (f64, f64),
     /// Validation loss (mean data loss, no penalty) at which the job is done.
     pub target_loss: f64,
-    /// Server updates between validation checks (and one at every round end).
-    #[serde(default = "default_eval_every")]
-    pub eval_every: u64,
+    /// When the validation loss is checked: every so many server updates (`25`, 20 by
+    /// default) or at the first update after every multiple of so many virtual seconds
+    /// (`"10s"`); once more at the episode's end.
+    #[serde(default)]
+    pub eval_every: crate::sim::ValidationCadence,
     /// Virtual cost of one sample's forward and backward pass, GFLOP.
     pub sample_gflop: f64,
     /// Virtual model size sent on every pull and push, MB.
@@ -448,11 +447,11 @@ impl Workload {
                 format!("must be non-negative, got {}", j.l2),
             );
         }
-        if j.base_batch == 0 || j.eval_every == 0 {
-            return bad(
-                "job.base_batch / job.eval_every".into(),
-                "must be at least 1".into(),
-            );
+        if j.base_batch == 0 {
+            return bad("job.base_batch".into(), "must be at least 1".into());
+        }
+        if let Some(problem) = j.eval_every.problem() {
+            return bad("job.eval_every".into(), problem);
         }
         if !(0.0..1.0).contains(&j.momentum) {
             return bad(
@@ -759,6 +758,8 @@ mod tests {
             ("job.compression", "{ kind = \"qsgd\", levels = 0 }"),
             ("job.momentum", "1.0"),
             ("job.dataset.validation_rows", "0"),
+            ("job.eval_every", "0"),
+            ("job.eval_every", "0s"),
             ("job.topology", "ring-all-reduce"),
             ("job.local_steps", "4"),
         ] {

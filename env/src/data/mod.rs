@@ -51,7 +51,7 @@ impl Row<'_> {
     pub fn dot(&self, w: &[f32]) -> f32 {
         match *self {
             Row::Dense(x) => dense_dot(x, w),
-            Row::Sparse(idx, val) => idx.iter().zip(val).map(|(&j, v)| w[j as usize] * v).sum(),
+            Row::Sparse(idx, val) => sparse_dot(idx, val, w),
         }
     }
 
@@ -88,6 +88,26 @@ impl Row<'_> {
             }
         }
     }
+}
+
+/// Sparse dot product with four independent partial sums (one sequential chain of adds
+/// would wait on every one).
+#[inline(always)]
+fn sparse_dot(idx: &[u32], val: &[f32], w: &[f32]) -> f32 {
+    let (ic, vc) = (idx.chunks_exact(4), val.chunks_exact(4));
+    let tail: f32 = ic
+        .remainder()
+        .iter()
+        .zip(vc.remainder())
+        .map(|(&j, v)| w[j as usize] * v)
+        .sum();
+    let mut acc = [0.0f32; 4];
+    for (i, v) in ic.zip(vc) {
+        for k in 0..4 {
+            acc[k] += w[i[k] as usize] * v[k];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// Dot product with eight independent partial sums: a plain `sum()` is one sequential
@@ -129,7 +149,7 @@ impl Features {
         matches!(self, Features::Sparse { .. })
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn row(&self, i: usize) -> Row<'_> {
         match self {
             Features::Dense { cols, values } => Row::Dense(&values[i * cols..(i + 1) * cols]),
@@ -189,15 +209,35 @@ impl Features {
     }
 }
 
-/// Features plus labels, ready for a model.
+/// Features plus labels, ready for a model, with every row's squared norm (per-sample gradient
+/// norms of linear layers need it on every step; computed once here).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
     pub features: Features,
     pub labels: Vec<f32>,
     pub task: Task,
+    squared_norms: Vec<f32>,
 }
 
 impl Dataset {
+    pub fn new(features: Features, labels: Vec<f32>, task: Task) -> Self {
+        let squared_norms = (0..features.rows())
+            .map(|i| features.row(i).squared_norm())
+            .collect();
+        Dataset {
+            features,
+            labels,
+            task,
+            squared_norms,
+        }
+    }
+
+    /// `|x_i|^2` of row `i`.
+    #[inline]
+    pub fn squared_norm(&self, i: usize) -> f32 {
+        self.squared_norms[i]
+    }
+
     pub fn len(&self) -> usize {
         self.labels.len()
     }
@@ -211,6 +251,7 @@ impl Dataset {
             features: self.features.select(idx),
             labels: idx.iter().map(|&i| self.labels[i]).collect(),
             task: self.task,
+            squared_norms: idx.iter().map(|&i| self.squared_norms[i]).collect(),
         }
     }
 }

@@ -47,19 +47,12 @@ pub fn prepare(
         None => split(train, validation_fraction, seed)?,
     };
     let encoding = LabelEncoding::fit(classification, &train_y)?;
-    let mut train = Dataset {
-        labels: encoding.encode(&train_y)?,
-        features: train_x,
-        task: encoding.task(),
-    };
-    let mut validation = Dataset {
-        labels: encoding.encode(&val_y)?,
-        features: val_x,
-        task: encoding.task(),
-    };
-    let scaling = Scaling::fit(&train.features, scaling);
-    scaling.apply(&mut train.features);
-    scaling.apply(&mut validation.features);
+    let (mut train_x, mut val_x) = (train_x, val_x);
+    let scaling = Scaling::fit(&train_x, scaling);
+    scaling.apply(&mut train_x);
+    scaling.apply(&mut val_x);
+    let mut train = Dataset::new(train_x, encoding.encode(&train_y)?, encoding.task());
+    let mut validation = Dataset::new(val_x, encoding.encode(&val_y)?, encoding.task());
     if !classification {
         let (mean, std) = mean_std(train.labels.iter().map(|&v| v as f64));
         for y in train.labels.iter_mut().chain(validation.labels.iter_mut()) {

@@ -115,7 +115,7 @@ impl LinearModel {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn outputs_for(&self, params: &[f32], data: &Dataset, i: usize, z: &mut [f32]) {
         let row = data.features.row(i);
         let bias = &params[self.outputs * self.cols..];
@@ -164,7 +164,7 @@ impl Model for LinearModel {
                 // a sample's gradient is dz x (x, 1): its norm factors
                 let dz_sq: f64 = z.iter().map(|&d| f64::from(d) * f64::from(d)).sum();
                 if dz_sq > 0.0 {
-                    squared_norms += dz_sq * (f64::from(row.squared_norm()) + 1.0);
+                    squared_norms += dz_sq * (f64::from(data.squared_norm(i)) + 1.0);
                 }
             }
         }
@@ -242,11 +242,7 @@ mod tests {
                 values: dense,
             }
         };
-        Dataset {
-            features,
-            labels,
-            task,
-        }
+        Dataset::new(features, labels, task)
     }
 
     fn random_params(n: usize, seed: u64) -> Vec<f32> {

@@ -118,6 +118,13 @@ impl Mlp {
     }
 }
 
+/// Each row's sum as a column, by a product with ones (a vectorised kernel, where a row
+/// reduction runs one element at a time).
+fn row_sums(t: Tensor<2>, device: &Device) -> Tensor<2> {
+    let width = t.dims()[1];
+    t.matmul(Tensor::ones([width, 1], device))
+}
+
 impl Model for Mlp {
     fn name(&self) -> &str {
         "mlp"
@@ -204,8 +211,15 @@ impl Model for Mlp {
                 .zip(gb)
                 .for_each(|(g, v)| *g += v);
             if norms {
-                let per_sample = delta.clone().square().sum_dim(1)
-                    * a.clone().square().sum_dim(1).add_scalar(1.0);
+                // the input layer's |a_i|^2 are the data's row norms, computed once
+                let input_norms = if k == 0 {
+                    let sq: Vec<f32> = rows.iter().map(|&i| data.squared_norm(i)).collect();
+                    Tensor::from_data(TensorData::new(sq, [rows.len(), 1]), &device)
+                } else {
+                    row_sums(a.clone().square(), &device)
+                };
+                let per_sample =
+                    row_sums(delta.clone().square(), &device) * input_norms.add_scalar(1.0);
                 squared_norms += per_sample.sum().into_scalar::<f32>() as f64;
             }
             if k > 0 {
@@ -275,11 +289,7 @@ mod tests {
                 Task::Regression => rng.random_range(-1.0..1.0),
             })
             .collect();
-        Dataset {
-            features,
-            labels,
-            task,
-        }
+        Dataset::new(features, labels, task)
     }
 
     #[test]

@@ -147,11 +147,7 @@ mod norm_tests {
                         Task::Regression => i as f32 / n as f32 - 0.5,
                     })
                     .collect();
-                let data = Dataset {
-                    features,
-                    labels,
-                    task,
-                };
+                let data = Dataset::new(features, labels, task);
                 let params: Vec<f32> = (0..model.num_params())
                     .map(|_| rng.random_range(-0.5..0.5))
                     .collect();

@@ -1,7 +1,9 @@
-//! The discrete-event engine. Gradients are computed lazily: a worker's inputs (parameter
-//! snapshot, minibatch rows) are fixed when it pulls, so when a push needs a gradient that is
-//! not ready, every gradient still outstanding is computed at once, in parallel. Each depends
-//! only on its own inputs, so results are bit-identical whatever the thread count.
+//! The discrete-event engine. A worker's gradient inputs (parameter snapshot, minibatch rows)
+//! are fixed when it pulls. On one thread its gradient is computed right then, so the
+//! snapshot can be let go before the server next updates (no copy of the parameters); on
+//! several, gradients are computed lazily: when a push needs one that is not ready, every
+//! gradient still outstanding is computed at once, in parallel. Each depends only on its own
+//! inputs, so results are bit-identical whatever the thread count.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -15,14 +17,19 @@ use rayon::prelude::*;
 use super::compress::Compression;
 use super::cost::CostModel;
 use super::server::{Applied, Server};
-use super::worker::{Iteration, Phase, Worker, WorkerRound, compute_gradient};
+use super::worker::{Iteration, Phase, Worker, WorkerRound};
 use crate::cluster::Amounts;
 use crate::error::{EnvError, Result};
 use crate::scenario::Scenario;
-use crate::workload::{OptimizerKind, Topology};
+use crate::workload::{JobSpec, OptimizerKind, Topology};
 
 /// Rows x parameters below which spreading gradients over threads costs more than it saves.
 const PARALLEL_WORK_THRESHOLD: usize = 2_000_000;
+
+/// Whether `it` is the last step taken from its snapshot: every step but local SGD's inner ones.
+fn is_last_step(job: &JobSpec, it: &Iteration) -> bool {
+    job.optimizer != OptimizerKind::LocalSgd || it.local_steps_done + 1 >= job.local_steps
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Event {
@@ -70,6 +77,7 @@ pub struct TrainingSim {
     val_loss: f64,
     initial_loss: f64,
     evaluated_version: u64,
+    evaluated_at: f64,
     completed_at: Option<f64>,
     compression: Compression,
     /// Per worker: its error-feedback residual, and the stream its stochastic rounding draws.
@@ -135,6 +143,7 @@ impl TrainingSim {
             val_loss: initial_loss,
             initial_loss,
             evaluated_version: 0,
+            evaluated_at: 0.0,
             completed_at: None,
             scenario,
         })
@@ -387,7 +396,7 @@ impl TrainingSim {
         let node = &self.scenario.nodes[w];
         let worker = &mut self.workers[w];
         worker.iteration = Some(Iteration {
-            snapshot: Arc::clone(&self.server.params),
+            snapshot: Some(Arc::clone(&self.server.params)),
             version: self.server.version,
             rows,
             batch,
@@ -414,6 +423,23 @@ impl TrainingSim {
             self.now + self.cost.transfer_time(node)
         };
         self.schedule(w, at);
+        self.compute_if_serial(w);
+    }
+
+    /// On one thread nothing is gained by batching gradients: worker `w`'s is computed as
+    /// soon as its inputs are fixed.
+    fn compute_if_serial(&mut self, w: usize) {
+        if rayon::current_num_threads() > 1 {
+            return;
+        }
+        let (model, data) = (&*self.scenario.model, &self.scenario.data.train);
+        let job = &self.scenario.workload.job;
+        let it = self.workers[w]
+            .iteration
+            .as_mut()
+            .expect("a pulling worker has an iteration");
+        let last_step = is_last_step(job, it);
+        it.compute(model, data, job.l2 as f32, last_step);
     }
 
     fn schedule(&mut self, w: usize, time: f64) {
@@ -518,12 +544,16 @@ impl TrainingSim {
             .iteration
             .as_ref()
             .expect("computing worker has an iteration");
-        if it.local_steps_done + 1 >= job.local_steps {
+        if is_last_step(job, it) {
             return Ok(false);
         }
         let (model, data) = (&*self.scenario.model, &self.scenario.data.train);
-        let result = compute_gradient(model, data, &it.snapshot, &it.rows, job.l2 as f32);
-        if !result.grad.iter().all(|g| g.is_finite()) {
+        let it = self.workers[w].iteration.as_mut().expect("checked above");
+        if it.result.is_none() {
+            it.compute(model, data, job.l2 as f32, false);
+        }
+        let result = it.result.take().expect("computed above");
+        if !result.finite {
             return Err(EnvError::NonFinite {
                 what: "local gradient",
                 time_s: self.now,
@@ -533,6 +563,8 @@ impl TrainingSim {
         let lr = job.lr as f32;
         let local: Vec<f32> = it
             .snapshot
+            .as_ref()
+            .expect("an inner local step keeps its snapshot")
             .iter()
             .zip(&result.grad)
             .map(|(p, g)| p - lr * g)
@@ -550,9 +582,10 @@ impl TrainingSim {
             }
         });
         it.local_steps_done += 1;
-        it.snapshot = Arc::new(local);
+        it.snapshot = Some(Arc::new(local));
         it.rows = rows;
         it.work_left = work;
+        self.compute_if_serial(w);
         Ok(true)
     }
 
@@ -604,7 +637,8 @@ impl TrainingSim {
     fn compute_outstanding(&mut self) {
         let model = &*self.scenario.model;
         let data = &self.scenario.data.train;
-        let l2 = self.scenario.workload.job.l2 as f32;
+        let job = &self.scenario.workload.job;
+        let l2 = job.l2 as f32;
         let mut outstanding: Vec<&mut Iteration> = self
             .workers
             .iter_mut()
@@ -615,7 +649,8 @@ impl TrainingSim {
             .map(|it| it.rows.len() * model.num_params())
             .sum();
         let compute = |it: &mut &mut Iteration| {
-            it.result = Some(compute_gradient(model, data, &it.snapshot, &it.rows, l2))
+            let last_step = is_last_step(job, it);
+            it.compute(model, data, l2, last_step)
         };
         if outstanding.len() > 1 && work >= PARALLEL_WORK_THRESHOLD {
             outstanding.par_iter_mut().for_each(compute);
@@ -639,7 +674,7 @@ impl TrainingSim {
             .take()
             .expect("a pushing worker has an iteration");
         let result = it.result.expect("computed above");
-        if !result.loss.is_finite() || result.grad.iter().any(|g| !g.is_finite()) {
+        if !result.finite {
             return Err(EnvError::NonFinite {
                 what: "training gradient",
                 time_s: self.now,
@@ -691,7 +726,12 @@ impl TrainingSim {
     }
 
     fn maybe_evaluate(&mut self) -> Result<()> {
-        if self.server.version >= self.evaluated_version + self.scenario.workload.job.eval_every {
+        if self.scenario.workload.job.eval_every.is_due(
+            self.server.version,
+            self.now,
+            self.evaluated_version,
+            self.evaluated_at,
+        ) {
             self.evaluate()?;
         }
         Ok(())
@@ -699,6 +739,7 @@ impl TrainingSim {
 
     fn evaluate(&mut self) -> Result<()> {
         self.evaluated_version = self.server.version;
+        self.evaluated_at = self.now;
         self.val_loss = self
             .scenario
             .model
@@ -727,7 +768,7 @@ impl TrainingSim {
     }
 
     /// Ends a round at `t`: books partial compute and memory and returns what each worker did.
-    /// The validation loss stays that of the last periodic check (every `eval_every` updates).
+    /// The validation loss stays that of the last periodic check (`job.eval_every`).
     pub fn close_round(&mut self, t: f64) -> Vec<WorkerRound> {
         for w in 0..self.workers.len() {
             if self.workers[w].phase == Phase::Computing {

@@ -27,11 +27,15 @@ pub(crate) struct GradResult {
     pub loss: f64,
     /// Per-sample gradient variance (trace of the covariance), from the samples' gradient norms.
     pub variance: f64,
+    /// The loss and every gradient entry are finite.
+    pub finite: bool,
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct Iteration {
-    pub snapshot: Arc<Vec<f32>>,
+    /// The parameters the gradient is taken at; let go once no step needs them any more, so
+    /// the server's next update need not copy its parameters.
+    pub snapshot: Option<Arc<Vec<f32>>>,
     pub version: u64,
     pub rows: Vec<usize>,
     pub batch: usize,
@@ -120,6 +124,20 @@ pub(crate) struct Worker {
     pub round: WorkerRound,
 }
 
+impl Iteration {
+    /// Computes the gradient at the snapshot on the iteration's rows; lets go of the snapshot
+    /// when it is the last step taken from it (every step but local SGD's inner ones).
+    pub fn compute(&mut self, model: &dyn Model, data: &Dataset, l2: f32, last_step: bool) {
+        let snapshot = if last_step {
+            self.snapshot.take()
+        } else {
+            self.snapshot.clone()
+        }
+        .expect("an iteration keeps its snapshot until its gradient is computed");
+        self.result = Some(compute_gradient(model, data, &snapshot, &self.rows, l2));
+    }
+}
+
 /// One minibatch gradient in one pass, with the per-sample gradient variance (the trace of
 /// the samples' gradient covariance) from the samples' squared gradient norms:
 /// `(sum_i |g_i|^2 - m |g_mean|^2) / (m - 1)`.
@@ -135,10 +153,10 @@ pub(crate) fn compute_gradient(
     let (loss, squared_norms) = model.accumulate(params, data, rows, &mut grad, true);
     let inv = 1.0 / m as f32;
     grad.iter_mut().for_each(|g| *g *= inv);
+    let mean_sq = squared_sum(&grad);
     let variance = if m < 2 {
         0.0
     } else {
-        let mean_sq: f64 = grad.iter().map(|&g| f64::from(g) * f64::from(g)).sum();
         ((squared_norms - m as f64 * mean_sq) / (m - 1) as f64).max(0.0)
     };
     model.add_l2(params, l2, &mut grad);
@@ -146,5 +164,24 @@ pub(crate) fn compute_gradient(
         grad,
         loss: loss / rows.len() as f64,
         variance,
+        // squares of finite f32 sum to a finite f64; non-finite parameters show in the loss
+        finite: loss.is_finite() && mean_sq.is_finite(),
     }
+}
+
+/// `sum v_i^2` in f64, over eight independent lanes so that the loop vectorises.
+fn squared_sum(v: &[f32]) -> f64 {
+    let mut lanes = [0.0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let tail: f64 = chunks
+        .remainder()
+        .iter()
+        .map(|&x| f64::from(x) * f64::from(x))
+        .sum();
+    for chunk in chunks {
+        for (lane, &x) in lanes.iter_mut().zip(chunk) {
+            *lane += f64::from(x) * f64::from(x);
+        }
+    }
+    lanes.iter().sum::<f64>() + tail
 }

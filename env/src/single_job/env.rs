@@ -23,7 +23,7 @@ pub struct Info {
     pub time_s: f64,
     pub round: usize,
     pub iterations: u64,
-    /// Validation loss at the latest check (every `eval_every` updates, and at the end).
+    /// Validation loss at the latest check (at `job.eval_every`, and at the end).
     pub val_loss: f64,
     /// Mean minibatch loss of the gradients pushed in the last round.
     pub train_loss: f64,

@@ -321,3 +321,26 @@ fn ring_all_reduce_halves_two_workers_bits_and_changes_the_clock() {
     );
     assert!(local.iterations > 0 && local.bits_sent < ring.bits_sent);
 }
+
+/// Gradients are computed when pulled on one thread and lazily, in batches, on several: the
+/// episodes agree bit for bit, local SGD's inner steps included (a batch computed while a
+/// worker is between local steps must not leave it a gradient of an earlier step).
+#[test]
+fn eager_and_lazy_gradients_give_the_same_episode() {
+    for (optimizer, extra) in [
+        ("hb_asgd", ""),
+        ("async_sgd", "staleness_bound = 1"),
+        ("sync_sgd", "backup_workers = 1"),
+        ("local_sgd", "local_steps = 3"),
+    ] {
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let metrics = pool.install(|| episode_metrics(optimizer, extra));
+            serde_json::to_string(&metrics).unwrap()
+        };
+        assert_eq!(on(1), on(3), "{optimizer} {extra}");
+    }
+}
