@@ -10,7 +10,7 @@ pub fn run_episode<E: Environment>(
     policy: &mut dyn Policy,
     seed: u64,
 ) -> Result<E::Metrics> {
-    run_episode_observed(env, policy, seed, |_| {})
+    run_episode_observed(env, policy, seed, |_, _| {})
 }
 
 /// [`run_episode`], handing every step to `observe` as it happens.
@@ -18,14 +18,14 @@ pub fn run_episode_observed<E: Environment>(
     env: &mut E,
     policy: &mut dyn Policy,
     seed: u64,
-    mut observe: impl FnMut(&Step<E::Info>),
+    mut observe: impl FnMut(&[usize], &Step<E::Info>),
 ) -> Result<E::Metrics> {
     let (mut observation, _) = env.reset(seed)?;
     policy.reset(seed);
     loop {
         let action = policy.act(&observation);
         let step = env.step(&action)?;
-        observe(&step);
+        observe(&action, &step);
         if let Some(metrics) = step.info.metrics() {
             return Ok(metrics.clone());
         }

@@ -108,6 +108,10 @@ pub struct RunArgs {
     /// workload time, job counts, rejected choices and reward per decision step.
     #[arg(long)]
     rounds_csv: Option<PathBuf>,
+    /// Write `{"seeds": [...], "actions": [[action, ...], ...]}` (every step's action of every
+    /// episode) to this file (atomically), to replay the episodes elsewhere (the Python env).
+    #[arg(long)]
+    actions_json: Option<PathBuf>,
     /// `KEY=VALUE`, repeatable: dotted keys override the workload (`job.optimizer=sync_sgd`),
     /// plain keys are policy options (`solver=heuristic` for raes).
     #[arg(long = "set", value_name = "KEY=VALUE")]

@@ -96,7 +96,7 @@ pub fn play_observed<K: Kind>(
     policy: &str,
     options: &[(String, String)],
     seed: u64,
-    observe: impl FnMut(&Step<InfoOf<K>>),
+    observe: impl FnMut(&[usize], &Step<InfoOf<K>>),
 ) -> anyhow::Result<(MetricsOf<K>, K::Env)> {
     let mut env = workload.env();
     let mut policy = make_policy(policy, &env, options)?;
@@ -112,7 +112,7 @@ pub fn play<K: Kind>(
     options: &[(String, String)],
     seed: u64,
 ) -> anyhow::Result<MetricsOf<K>> {
-    Ok(play_observed(workload, policy, options, seed, |_| {})?.0)
+    Ok(play_observed(workload, policy, options, seed, |_, _| {})?.0)
 }
 
 /// Every seed's episode, in parallel (one env each); results in seed order.
@@ -140,7 +140,7 @@ pub fn completion_hours<K: Kind>(
     policy: &str,
     seed: u64,
 ) -> anyhow::Result<Vec<f64>> {
-    let (_, env) = play_observed(workload, policy, &[], seed, |_| {})?;
+    let (_, env) = play_observed(workload, policy, &[], seed, |_, _| {})?;
     let seconds = workload
         .completion_times(&env)
         .with_context(|| format!("{} has no jobs to time", workload.name()))?;

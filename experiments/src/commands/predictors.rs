@@ -76,7 +76,7 @@ fn env_series(workload: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> 
         .into_par_iter()
         .map(|seed| {
             let mut rows: Vec<Vec<f32>> = vec![Vec::new(); ctx.nodes()];
-            play_observed(single_job, &args.policy, &[], seed, |step| {
+            play_observed(single_job, &args.policy, &[], seed, |_, step| {
                 for (n, row) in rows.iter_mut().enumerate() {
                     row.extend_from_slice(&ctx.last_round_shares(&step.observation, n)[..3]);
                 }

@@ -21,10 +21,22 @@ fn run_kind<K: Kind>(workload: &K, args: &RunArgs, settings: &Settings) -> anyho
     )?;
     let mut rows = Vec::new();
     let mut step_log = format!("seed,{}\n", workload.step_columns());
+    let mut actions: Vec<Vec<Vec<usize>>> = Vec::new();
     for seed in args.seed..args.seed + args.episodes {
-        let (metrics, _) = play_observed(workload, &args.policy, &settings.policy, seed, |step| {
-            step_log += &format!("{seed},{}\n", workload.step_row(step));
-        })?;
+        let mut episode_actions = Vec::new();
+        let (metrics, _) = play_observed(
+            workload,
+            &args.policy,
+            &settings.policy,
+            seed,
+            |action, step| {
+                step_log += &format!("{seed},{}\n", workload.step_row(step));
+                if args.actions_json.is_some() {
+                    episode_actions.push(action.to_vec());
+                }
+            },
+        )?;
+        actions.push(episode_actions);
         rows.push((vec![seed.to_string()], metrics));
         bar.inc(1);
     }
@@ -44,6 +56,14 @@ fn run_kind<K: Kind>(workload: &K, args: &RunArgs, settings: &Settings) -> anyho
             "episodes": rows.iter().map(|r| &r.1).collect::<Vec<_>>(),
         });
         write_atomic(path, serde_json::to_string_pretty(&doc)?.as_bytes())?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.actions_json {
+        let doc = json!({
+            "seeds": (args.seed..args.seed + args.episodes).collect::<Vec<_>>(),
+            "actions": actions,
+        });
+        write_atomic(path, serde_json::to_string(&doc)?.as_bytes())?;
         println!("wrote {}", path.display());
     }
     Ok(())

@@ -57,7 +57,7 @@ pub fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         let loaded = crate::workloads::load(&cx.paper, &overrides)?;
         let paper: &SingleJob = loaded.expect("fig2", &cx.paper)?;
         let mut curve = Vec::new();
-        play_observed(paper, "static", &[], 0, |step| {
+        play_observed(paper, "static", &[], 0, |_, step| {
             curve.push((
                 step.info.time_s,
                 step.info.iterations as f64,
