@@ -16,6 +16,13 @@ KINDS = ("SingleJob", "Jobs", "Dag", "Network")
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
+def spaces_of(rust):
+    """The action and observation spaces of one native env."""
+    actions = spaces.MultiDiscrete(np.asarray(rust.nvec, dtype=np.int64))
+    n = rust.observation_len
+    return actions, spaces.Box(-_FLOAT32_MAX, _FLOAT32_MAX, shape=(n,), dtype=np.float32)
+
+
 class SchedlabEnv(gymnasium.Env):
     """A workload file of any kind as a Gymnasium env.
 
@@ -48,11 +55,9 @@ class SchedlabEnv(gymnasium.Env):
             )
         self.render_mode = None
         self.invalid_action = invalid_action
-        self.nvec = np.asarray(self._rust.nvec, dtype=np.int64)
+        self.action_space, self.observation_space = spaces_of(self._rust)
+        self.nvec = self.action_space.nvec
         self.action_labels = list(self._rust.action_labels)
-        self.action_space = spaces.MultiDiscrete(self.nvec)
-        n = self._rust.observation_len
-        self.observation_space = spaces.Box(-_FLOAT32_MAX, _FLOAT32_MAX, shape=(n,), dtype=np.float32)
         self.observation_groups = list(self._rust.observation_groups)
         self.step_limit = self._rust.step_limit
         self.repaired_total = 0

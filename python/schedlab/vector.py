@@ -4,12 +4,11 @@ import json
 import os
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ._schedlab import RustEnv
-from .env import _FLOAT32_MAX
+from .env import spaces_of
 
 
 class SchedlabVectorEnv(VectorEnv):
@@ -30,10 +29,7 @@ class SchedlabVectorEnv(VectorEnv):
         self._config = {"workload": os.fspath(workload), "num_envs": num_envs, "overrides": overrides, "seed": seed}
         self.num_envs = int(num_envs)
         self.render_mode = None
-        nvec = np.asarray(self._prototype.nvec, dtype=np.int64)
-        self.single_action_space = spaces.MultiDiscrete(nvec)
-        n = self._prototype.observation_len
-        self.single_observation_space = spaces.Box(-_FLOAT32_MAX, _FLOAT32_MAX, shape=(n,), dtype=np.float32)
+        self.single_action_space, self.single_observation_space = spaces_of(self._prototype)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._rust = self._prototype.vectorised(self.num_envs, int(seed))

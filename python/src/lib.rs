@@ -39,9 +39,11 @@ fn to_choices(action: &[i64]) -> PyResult<Vec<usize>> {
         .collect()
 }
 
-type ObservationArrays<'py> = (Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<bool>>);
+type Features<'py> = Bound<'py, PyArray1<f32>>;
+type Mask<'py> = Bound<'py, PyArray1<bool>>;
+type Flags<'py> = Bound<'py, PyArray1<bool>>;
 
-fn arrays(py: Python<'_>, observation: Observation) -> ObservationArrays<'_> {
+fn arrays(py: Python<'_>, observation: Observation) -> (Features<'_>, Mask<'_>) {
     (
         PyArray1::from_vec(py, observation.features),
         PyArray1::from_vec(py, observation.action_mask),
@@ -115,11 +117,7 @@ impl PyEnv {
         &self,
         py: Python<'py>,
         seed: u64,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<f32>>,
-        Bound<'py, PyArray1<bool>>,
-        String,
-    )> {
+    ) -> PyResult<(Features<'py>, Mask<'py>, String)> {
         let mut guard = self.env.lock().expect("env lock");
         let env: &mut AnyEnv = &mut guard;
         let (observation, info) = py.detach(|| env.reset(seed)).map_err(py_error)?;
@@ -129,19 +127,11 @@ impl PyEnv {
 
     /// `(features, mask, reward, terminated, truncated, info_json)`; a refused action leaves
     /// the env as it was and raises `ValueError`.
-    #[allow(clippy::type_complexity)]
     fn step<'py>(
         &self,
         py: Python<'py>,
         action: Vec<i64>,
-    ) -> PyResult<(
-        Bound<'py, PyArray1<f32>>,
-        Bound<'py, PyArray1<bool>>,
-        f64,
-        bool,
-        bool,
-        String,
-    )> {
+    ) -> PyResult<(Features<'py>, Mask<'py>, f64, bool, bool, String)> {
         let action = to_choices(&action)?;
         let mut guard = self.env.lock().expect("env lock");
         let env: &mut AnyEnv = &mut guard;
@@ -182,6 +172,16 @@ fn stacked<'py, T: numpy::Element + Copy>(
 }
 
 type BatchArrays<'py> = (Bound<'py, PyArray2<f32>>, Bound<'py, PyArray2<bool>>);
+/// `(features, masks, rewards, terminated, truncated, infos_json, final_features)`.
+type VecStepArrays<'py> = (
+    Bound<'py, PyArray2<f32>>,
+    Bound<'py, PyArray2<bool>>,
+    Bound<'py, PyArray1<f64>>,
+    Flags<'py>,
+    Flags<'py>,
+    Vec<String>,
+    Vec<Option<Features<'py>>>,
+);
 
 fn batch_arrays(py: Python<'_>, observations: Vec<Observation>) -> PyResult<BatchArrays<'_>> {
     let width = observations.first().map_or(0, |o| o.features.len());
@@ -219,20 +219,7 @@ impl PyVecEnv {
 
     /// `(features, masks, rewards, terminated, truncated, infos_json, final_features)`, where
     /// `final_features[i]` is copy `i`'s last observation when its episode ended this step.
-    #[allow(clippy::type_complexity)]
-    fn step<'py>(
-        &self,
-        py: Python<'py>,
-        actions: Vec<Vec<i64>>,
-    ) -> PyResult<(
-        Bound<'py, PyArray2<f32>>,
-        Bound<'py, PyArray2<bool>>,
-        Bound<'py, PyArray1<f64>>,
-        Bound<'py, PyArray1<bool>>,
-        Bound<'py, PyArray1<bool>>,
-        Vec<String>,
-        Vec<Option<Bound<'py, PyArray1<f32>>>>,
-    )> {
+    fn step<'py>(&self, py: Python<'py>, actions: Vec<Vec<i64>>) -> PyResult<VecStepArrays<'py>> {
         let actions = actions
             .iter()
             .map(|a| to_choices(a))

@@ -25,7 +25,8 @@ def schedlab_cli():
         return given
     if shutil.which("cargo") is None:
         pytest.fail("the CLI comparison needs cargo or SCHEDLAB_BIN")
-    subprocess.run(["cargo", "build", "--quiet", "--bin", "schedlab"], cwd=REPO, check=True)
+    # --workspace: the features the workspace tests were built with, so nothing recompiles
+    subprocess.run(["cargo", "build", "--quiet", "--workspace", "--bin", "schedlab"], cwd=REPO, check=True)
     target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
     return str(target / "debug" / "schedlab")
 

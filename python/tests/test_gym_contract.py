@@ -9,6 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import schedlab
+from schedlab.masks import mask_offsets
 from conftest import REPO, shipped_workloads
 
 WORKLOADS = shipped_workloads()
@@ -64,14 +65,14 @@ def test_observations_infos_and_masks_are_fresh_objects():
 
 def first_allowed(env):
     mask, nvec = env.action_masks(), env.nvec
-    offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]])
+    offsets = mask_offsets(nvec)
     return np.array([np.flatnonzero(mask[o : o + n])[0] for o, n in zip(offsets, nvec)])
 
 
 def masked_action(env):
     """A first-allowed action with one dimension set to a masked choice, and that dimension."""
     mask, nvec = env.action_masks(), env.nvec
-    offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]])
+    offsets = mask_offsets(nvec)
     action = first_allowed(env)
     for d, (o, n) in enumerate(zip(offsets, nvec)):
         refused = np.flatnonzero(~mask[o : o + n])
@@ -113,7 +114,7 @@ def episode(env, seed, actions=None):
     while True:
         if actions is None:
             mask, nvec = env.action_masks(), env.nvec
-            offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]])
+            offsets = mask_offsets(nvec)
             a = [rng.choice(np.flatnonzero(mask[o : o + n])) for o, n in zip(offsets, nvec)]
         else:
             a = actions[len(rewards)]

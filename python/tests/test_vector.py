@@ -3,11 +3,12 @@
 import numpy as np
 
 import schedlab
+from schedlab.masks import mask_offsets
 from conftest import REPO
 
 
 def masked_random(masks, nvec, rng):
-    offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]])
+    offsets = mask_offsets(nvec)
     return np.array(
         [[rng.choice(np.flatnonzero(m[o : o + n])) for o, n in zip(offsets, nvec)] for m in masks]
     )

@@ -45,15 +45,6 @@ impl ValidationCadence {
     }
 }
 
-impl fmt::Display for ValidationCadence {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ValidationCadence::Updates(n) => write!(f, "every {n} server updates"),
-            ValidationCadence::VirtualSeconds(s) => write!(f, "every {s} virtual seconds"),
-        }
-    }
-}
-
 impl Serialize for ValidationCadence {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {

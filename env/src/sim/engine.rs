@@ -21,15 +21,10 @@ use super::worker::{Iteration, Phase, Worker, WorkerRound};
 use crate::cluster::Amounts;
 use crate::error::{EnvError, Result};
 use crate::scenario::Scenario;
-use crate::workload::{JobSpec, OptimizerKind, Topology};
+use crate::workload::{OptimizerKind, Topology};
 
 /// Rows x parameters below which spreading gradients over threads costs more than it saves.
 const PARALLEL_WORK_THRESHOLD: usize = 2_000_000;
-
-/// Whether `it` is the last step taken from its snapshot: every step but local SGD's inner ones.
-fn is_last_step(job: &JobSpec, it: &Iteration) -> bool {
-    job.optimizer != OptimizerKind::LocalSgd || it.local_steps_done + 1 >= job.local_steps
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Event {
@@ -423,23 +418,15 @@ impl TrainingSim {
             self.now + self.cost.transfer_time(node)
         };
         self.schedule(w, at);
-        self.compute_if_serial(w);
+        self.compute_if_serial();
     }
 
-    /// On one thread nothing is gained by batching gradients: worker `w`'s is computed as
-    /// soon as its inputs are fixed.
-    fn compute_if_serial(&mut self, w: usize) {
-        if rayon::current_num_threads() > 1 {
-            return;
+    /// On one thread nothing is gained by batching gradients: a gradient is computed as soon
+    /// as its inputs are fixed (the only one outstanding then).
+    fn compute_if_serial(&mut self) {
+        if rayon::current_num_threads() == 1 {
+            self.compute_outstanding();
         }
-        let (model, data) = (&*self.scenario.model, &self.scenario.data.train);
-        let job = &self.scenario.workload.job;
-        let it = self.workers[w]
-            .iteration
-            .as_mut()
-            .expect("a pulling worker has an iteration");
-        let last_step = is_last_step(job, it);
-        it.compute(model, data, job.l2 as f32, last_step);
     }
 
     fn schedule(&mut self, w: usize, time: f64) {
@@ -544,13 +531,13 @@ impl TrainingSim {
             .iteration
             .as_ref()
             .expect("computing worker has an iteration");
-        if is_last_step(job, it) {
+        if it.is_last_step(job) {
             return Ok(false);
         }
         let (model, data) = (&*self.scenario.model, &self.scenario.data.train);
         let it = self.workers[w].iteration.as_mut().expect("checked above");
         if it.result.is_none() {
-            it.compute(model, data, job.l2 as f32, false);
+            it.compute(model, data, job);
         }
         let result = it.result.take().expect("computed above");
         if !result.finite {
@@ -585,7 +572,7 @@ impl TrainingSim {
         it.snapshot = Some(Arc::new(local));
         it.rows = rows;
         it.work_left = work;
-        self.compute_if_serial(w);
+        self.compute_if_serial();
         Ok(true)
     }
 
@@ -638,7 +625,6 @@ impl TrainingSim {
         let model = &*self.scenario.model;
         let data = &self.scenario.data.train;
         let job = &self.scenario.workload.job;
-        let l2 = job.l2 as f32;
         let mut outstanding: Vec<&mut Iteration> = self
             .workers
             .iter_mut()
@@ -648,10 +634,7 @@ impl TrainingSim {
             .iter()
             .map(|it| it.rows.len() * model.num_params())
             .sum();
-        let compute = |it: &mut &mut Iteration| {
-            let last_step = is_last_step(job, it);
-            it.compute(model, data, l2, last_step)
-        };
+        let compute = |it: &mut &mut Iteration| it.compute(model, data, job);
         if outstanding.len() > 1 && work >= PARALLEL_WORK_THRESHOLD {
             outstanding.par_iter_mut().for_each(compute);
         } else {

@@ -7,6 +7,7 @@ use rand::rngs::StdRng;
 use crate::cluster::Amounts;
 use crate::data::Dataset;
 use crate::model::Model;
+use crate::workload::{JobSpec, OptimizerKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -125,16 +126,28 @@ pub(crate) struct Worker {
 }
 
 impl Iteration {
+    /// Whether this is the last step taken from the snapshot: every step but local SGD's
+    /// inner ones.
+    pub fn is_last_step(&self, job: &JobSpec) -> bool {
+        job.optimizer != OptimizerKind::LocalSgd || self.local_steps_done + 1 >= job.local_steps
+    }
+
     /// Computes the gradient at the snapshot on the iteration's rows; lets go of the snapshot
-    /// when it is the last step taken from it (every step but local SGD's inner ones).
-    pub fn compute(&mut self, model: &dyn Model, data: &Dataset, l2: f32, last_step: bool) {
-        let snapshot = if last_step {
+    /// after the last step taken from it.
+    pub fn compute(&mut self, model: &dyn Model, data: &Dataset, job: &JobSpec) {
+        let snapshot = if self.is_last_step(job) {
             self.snapshot.take()
         } else {
             self.snapshot.clone()
         }
         .expect("an iteration keeps its snapshot until its gradient is computed");
-        self.result = Some(compute_gradient(model, data, &snapshot, &self.rows, l2));
+        self.result = Some(compute_gradient(
+            model,
+            data,
+            &snapshot,
+            &self.rows,
+            job.l2 as f32,
+        ));
     }
 }
 
