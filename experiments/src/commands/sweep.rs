@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use crate::sweep::merge::merge;
-use crate::sweep::run::{SweepOptions, run as run_sweep};
+use crate::sweep::run::{SweepOptions, run as run_sweep, train_all};
 use crate::sweep::spec::{Shard, SweepSpec};
 
 #[derive(Args)]
@@ -25,6 +25,13 @@ pub struct SweepArgs {
     /// The sweep folder (default: sweeps/NAME, or sweeps/NAME-shard-i-of-n).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Where `train:AGENT` run folders live (default: OUT/runs). Shards of one sweep share
+    /// one, filled beforehand by `--train-only`, so that nothing is trained once per shard.
+    #[arg(long)]
+    runs: Option<PathBuf>,
+    /// Train every `train:AGENT` policy of the whole grid into --runs, play nothing.
+    #[arg(long, requires = "runs")]
+    train_only: bool,
 }
 
 #[derive(Subcommand)]
@@ -54,6 +61,16 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("name a sweep spec: schedlab sweep SPEC.toml"))?;
     let spec = SweepSpec::load(&path)?;
     let shard = Shard::parse(&args.shard)?;
+    if args.train_only {
+        let runs = args.runs.expect("clap requires --runs with --train-only");
+        let trained = train_all(&spec, &runs)?;
+        println!(
+            "{trained} trained runs of {} in {}",
+            spec.name,
+            runs.display()
+        );
+        return Ok(());
+    }
     let out = args.out.unwrap_or_else(|| {
         let name = if shard == Shard::WHOLE {
             spec.name.clone()
@@ -68,6 +85,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         &SweepOptions {
             out: out.clone(),
             shard,
+            runs: args.runs.unwrap_or_else(|| out.join("runs")),
             jobs: args.jobs,
         },
     )?;

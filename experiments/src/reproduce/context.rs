@@ -48,6 +48,7 @@ impl Context<'_> {
             &SweepOptions {
                 out: self.args.out.join(&spec.name),
                 shard: Shard::WHOLE,
+                runs: self.args.out.join(&spec.name).join("runs"),
                 jobs: None,
             },
         )?;

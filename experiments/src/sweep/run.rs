@@ -1,5 +1,7 @@
 //! Running a sweep's share of the grid: train what `train:AGENT` names, then play the cells
 //! not yet in the journal in parallel, one journal line each, and write the result tables.
+//! Shards of one sweep can share one folder of trained runs, trained once beforehand by
+//! [`train_all`]: a run that reached the spec's steps is reused, never trained again.
 
 use anyhow::Context;
 use rayon::prelude::*;
@@ -93,15 +95,15 @@ pub fn latest_run(runs: &Path, workload_name: &str, agent: &str, seed: u64) -> O
         .max()
 }
 
-/// The run folder of `agent` trained on `target`'s variant: an existing one that reached the
-/// spec's steps, one resumed to them, or a new one.
+/// The run folder of `agent` trained on `target`'s variant under `runs_root`: an existing one
+/// that reached the spec's steps, one resumed to them, or a new one.
 fn trained_run(
     spec: &SweepSpec,
     agent: &str,
     workload_path: &Path,
     target: &Variant,
     variant: usize,
-    out: &Path,
+    runs_root: &Path,
 ) -> anyhow::Result<PathBuf> {
     let kind = AgentKind::from_name(agent).with_context(|| {
         format!(
@@ -110,7 +112,7 @@ fn trained_run(
         )
     })?;
     let variant_name = spec.variant_name(variant);
-    let runs = out.join("runs").join(variant_name);
+    let runs = runs_root.join(variant_name);
     let workload_name = target.workload.name().to_owned();
     let existing = latest_run(&runs, &workload_name, agent, spec.train.seed);
     if let Some(run) = &existing
@@ -173,8 +175,63 @@ fn check_policy(target: &Variant, policy: &str) -> anyhow::Result<()> {
 pub struct SweepOptions {
     pub out: PathBuf,
     pub shard: Shard,
+    /// Where `train:AGENT` run folders live (shards may share one).
+    pub runs: PathBuf,
     /// Episodes played at once (default: one per core).
     pub jobs: Option<usize>,
+}
+
+/// Each cell's policy as `play` takes it, by (policy, workload, variant): a name, or the run
+/// folder `train:AGENT` trained (or found) under `runs_root`; each checked on its target.
+fn resolve_policies(
+    spec: &SweepSpec,
+    targets: &[Vec<Variant>],
+    cells: &[Cell],
+    runs_root: &Path,
+) -> anyhow::Result<HashMap<(usize, usize, usize), String>> {
+    let mut resolved = HashMap::new();
+    for c in cells {
+        let id = (c.policy, c.workload, c.variant);
+        if resolved.contains_key(&id) {
+            continue;
+        }
+        let name = &spec.policies[c.policy];
+        let target = &targets[c.workload][c.variant];
+        let policy = match name.strip_prefix(TRAIN_PREFIX) {
+            Some(agent) => trained_run(
+                spec,
+                agent,
+                &spec.workloads[c.workload],
+                target,
+                c.variant,
+                runs_root,
+            )?
+            .display()
+            .to_string(),
+            None => name.clone(),
+        };
+        check_policy(target, &policy).with_context(|| {
+            format!(
+                "policy `{name}` on {}",
+                spec.workloads[c.workload].display()
+            )
+        })?;
+        resolved.insert(id, policy);
+    }
+    Ok(resolved)
+}
+
+/// Trains every `train:AGENT` policy of the whole grid into `runs_root` (those already there
+/// are kept) and returns how many runs the grid uses: the step before a sharded sweep, so
+/// that shards sharing `runs_root` train nothing.
+pub fn train_all(spec: &SweepSpec, runs_root: &Path) -> anyhow::Result<usize> {
+    let targets = load_targets(spec)?;
+    let cells: Vec<Cell> = spec
+        .grid()
+        .into_iter()
+        .filter(|c| spec.policies[c.policy].starts_with(TRAIN_PREFIX))
+        .collect();
+    Ok(resolve_policies(spec, &targets, &cells, runs_root)?.len())
 }
 
 /// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in
@@ -225,34 +282,7 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
         .collect();
     if !pending.is_empty() {
         let targets = load_targets(spec)?;
-        let mut resolved: HashMap<(usize, usize, usize), String> = HashMap::new();
-        for c in &pending {
-            let id = (c.policy, c.workload, c.variant);
-            if resolved.contains_key(&id) {
-                continue;
-            }
-            let name = &spec.policies[c.policy];
-            let policy = match name.strip_prefix(TRAIN_PREFIX) {
-                Some(agent) => trained_run(
-                    spec,
-                    agent,
-                    &spec.workloads[c.workload],
-                    &targets[c.workload][c.variant],
-                    c.variant,
-                    out,
-                )?
-                .display()
-                .to_string(),
-                None => name.clone(),
-            };
-            check_policy(&targets[c.workload][c.variant], &policy).with_context(|| {
-                format!(
-                    "policy `{name}` on {}",
-                    spec.workloads[c.workload].display()
-                )
-            })?;
-            resolved.insert(id, policy);
-        }
+        let resolved = resolve_policies(spec, &targets, &pending, &options.runs)?;
         let journal = Journal::open(out, journaled.valid_len)?;
         let bar = episode_bar(
             pending.len() as u64,

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 use super::journal::{JOURNAL, read_rows};
 use super::merge::merge;
-use super::run::{SweepOptions, run};
+use super::run::{SweepOptions, run, train_all};
 use super::spec::{Shard, SweepSpec, TrainSettings};
 
 fn grid_spec(policies: usize, workloads: usize, variants: usize, seeds: u64) -> SweepSpec {
@@ -39,6 +39,7 @@ fn options(out: &Path, shard: Shard) -> SweepOptions {
     SweepOptions {
         out: out.to_owned(),
         shard,
+        runs: out.join("runs"),
         jobs: Some(2),
     }
 }
@@ -161,4 +162,50 @@ fn shards_merge_into_the_whole_sweep_and_overlaps_or_gaps_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("shards overlap"), "{err}");
+}
+
+/// The run folders under `runs` (one per variant folder).
+fn run_folders(runs: &Path) -> Vec<PathBuf> {
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(runs)
+        .unwrap()
+        .flat_map(|variant| std::fs::read_dir(variant.unwrap().path()).unwrap())
+        .map(|run| run.unwrap().path())
+        .collect();
+    folders.sort();
+    folders
+}
+
+/// `train:AGENT` trained once before the shards: shards sharing the runs folder train nothing
+/// more, and their merged rows equal a whole sweep that trained for itself.
+#[test]
+fn shards_sharing_pretrained_runs_train_nothing_and_merge_into_the_whole() {
+    let root = tempfile::tempdir().unwrap();
+    let mut spec = grid_spec(1, 1, 2, 2);
+    spec.policies.push("train:ppo".into());
+    spec.train.steps = 64;
+    let shared = root.path().join("runs");
+    assert_eq!(train_all(&spec, &shared).unwrap(), 2, "one run per variant");
+    let trained = run_folders(&shared);
+    assert_eq!(trained.len(), 2);
+    assert_eq!(train_all(&spec, &shared).unwrap(), 2);
+    assert_eq!(
+        run_folders(&shared),
+        trained,
+        "a second call trains nothing"
+    );
+    let dirs: Vec<PathBuf> = (0..2)
+        .map(|index| {
+            let dir = root.path().join(format!("s{index}"));
+            let options = SweepOptions {
+                runs: shared.clone(),
+                ..options(&dir, Shard { index, count: 2 })
+            };
+            run(&spec, &options).unwrap();
+            dir
+        })
+        .collect();
+    assert_eq!(run_folders(&shared), trained, "the shards trained nothing");
+    let merged = merge(&dirs, &root.path().join("merged")).unwrap();
+    let whole = run(&spec, &options(&root.path().join("whole"), Shard::WHOLE)).unwrap();
+    assert_eq!(merged, whole);
 }
