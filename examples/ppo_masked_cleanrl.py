@@ -3,9 +3,13 @@
 Needs torch and tensorboard (not installed by the package: torch is large). Run from the
 repository root after `pip install .`:
 
-    python examples/ppo_masked_cleanrl.py --workload data/workloads/philly-mini.toml --total-steps 20000
+    SCHEDLAB_BIN=target/release/schedlab python examples/ppo_masked_cleanrl.py --total-steps 200000
 
-Curves go to runs/cleanrl/<workload>__<seed> (TensorBoard). The policy is one logit vector per
+By default the jobs env uses the one-choice interface (one Discrete action per step) and at most
+4 actions per decision interval, so that an untrained policy's episodes end within thousands of
+steps; `--set` replaces these. Curves go to runs/cleanrl/<workload>__<seed> (TensorBoard). After
+training, the greedy policy plays the evaluation seeds and its mean JCT is printed beside
+`schedlab run`'s heuristics with the same overrides and seeds. The policy is one logit vector per
 action dimension from a shared MLP; masked choices get -1e8 before the softmax, so the agent only
 ever samples allowed choices (the env raises on a masked one).
 """
@@ -21,6 +25,9 @@ from torch.distributions import Categorical
 from torch.utils.tensorboard import SummaryWriter
 
 import schedlab
+from heuristics import parse_overrides, play, print_comparison
+
+DEFAULT_SETS = ["window.interface=one-choice", "episode.max_steps_per_decision=4"]
 
 
 def layer(i, o, std=np.sqrt(2)):
@@ -66,9 +73,12 @@ def main():
     p.add_argument("--minibatches", type=int, default=4)
     p.add_argument("--clip", type=float, default=0.2)
     p.add_argument("--ent-coef", type=float, default=0.01)
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="workload override (repeatable)")
+    p.add_argument("--eval-seeds", type=int, nargs="+", default=[100, 101, 102])
     args = p.parse_args()
+    overrides = parse_overrides(args.set or DEFAULT_SETS)
     torch.manual_seed(args.seed)
-    envs = schedlab.SchedlabVectorEnv(args.workload, num_envs=args.num_envs, seed=args.seed)
+    envs = schedlab.SchedlabVectorEnv(args.workload, num_envs=args.num_envs, overrides=overrides, seed=args.seed)
     name = pathlib.Path(args.workload).stem
     writer = SummaryWriter(f"runs/cleanrl/{name}__{args.seed}")
     obs_dim = envs.single_observation_space.shape[0]
@@ -135,6 +145,15 @@ def main():
         writer.add_scalar("losses/value", v_loss.item(), step)
         writer.add_scalar("charts/steps_per_second", step / (time.time() - start), step)
     print(f"{step} steps in {time.time() - start:.0f} s")
+    env = schedlab.SchedlabEnv(args.workload, overrides=overrides)
+
+    def greedy(obs_np, mask_np):
+        with torch.no_grad():
+            logits = agent.actor(torch.tensor(obs_np)).masked_fill(~torch.tensor(mask_np), -1e8)
+        return np.array([int(l.argmax()) for l in torch.split(logits, agent.nvec)])
+
+    learned = [play(env, greedy, seed) for seed in args.eval_seeds]
+    print_comparison("ppo (greedy)", learned, args.workload, overrides, args.eval_seeds)
 
 
 if __name__ == "__main__":

@@ -132,6 +132,8 @@ enum BenchCommand {
     Dag(commands::bench_dag::BenchDagArgs),
     /// The network allocation dynamics: iterations per second on many centres.
     Network(commands::bench_network::BenchNetworkArgs),
+    /// Raw env steps per second through the gym contract, one env and a vectorised batch.
+    Steps(commands::bench_steps::BenchStepsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -163,5 +165,6 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Train(args)) => commands::bench_train::run(args),
         Command::Bench(BenchCommand::Dag(args)) => commands::bench_dag::run(args),
         Command::Bench(BenchCommand::Network(args)) => commands::bench_network::run(args),
+        Command::Bench(BenchCommand::Steps(args)) => commands::bench_steps::run(args),
     }
 }

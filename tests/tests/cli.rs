@@ -294,6 +294,37 @@ fn bench_env_reports_throughput_and_the_ratio() {
 }
 
 #[test]
+fn bench_steps_steps_every_kind_with_allowed_actions_only() {
+    // a masked choice would make the env refuse the step and the command fail
+    for name in [
+        "small-4node",
+        "philly-mini",
+        "dag-layered",
+        "network-diabetes-ridge",
+    ] {
+        let path = workload(&format!("{name}.toml"));
+        let out = run_ok(&[
+            "bench",
+            "steps",
+            "--workload",
+            arg(&path),
+            "--seconds",
+            "0.2",
+            "--copies",
+            "3",
+        ]);
+        for prefix in ["single env: ", "vector env (3 copies): "] {
+            let rate: f64 = out
+                .lines()
+                .find_map(|l| l.strip_prefix(prefix))
+                .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+                .unwrap_or_else(|| panic!("no `{prefix}` rate in {out}"));
+            assert!(rate > 0.0, "{out}");
+        }
+    }
+}
+
+#[test]
 fn bench_train_times_each_agent_on_the_training_family() {
     let out = run_ok(&[
         "bench",
