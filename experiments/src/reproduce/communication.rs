@@ -115,12 +115,15 @@ fn schedulers(cx: &Context, p: &CommunicationProtocol, tuned: &Tuned) -> anyhow:
         workloads: vec![cx.paper.clone()],
         seeds: cx.seeds(),
         overrides: sets,
-        train: TrainSettings::default(),
+        train: TrainSettings {
+            steps: p.train_steps,
+            ..TrainSettings::default()
+        },
     })?;
     let reference = &p.policies[0];
     let mut text = format!(
-        "### Schedulers as communication comes to dominate\n\n{}, uncompressed; virtual seconds to target, p against `{reference}`. The learned schedulers are not run here: they would be trained per bandwidth (table1 trains them at the shipped one).\n\n",
-        p.configurations[0].label
+        "### Schedulers as communication comes to dominate\n\n{}, uncompressed; virtual seconds to target, p against `{reference}`. Each `train:AGENT` is trained {} rounds at that bandwidth (seed 0, default hyperparameters) before its episodes.\n\n",
+        p.configurations[0].label, p.train_steps
     );
     for (b, scale) in p.bandwidth_scales.iter().enumerate() {
         let base = values(&rows, reference, &set_name(0, 0, b), "completion_time_s");

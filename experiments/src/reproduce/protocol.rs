@@ -39,8 +39,11 @@ pub struct CommunicationProtocol {
     pub compressions: Vec<(String, String)>,
     /// `sim.bandwidth_scale` values; the last is the tight one.
     pub bandwidth_scales: Vec<f64>,
-    /// Schedulers compared per bandwidth with the first configuration, uncompressed.
+    /// Schedulers compared per bandwidth with the first configuration, uncompressed;
+    /// `train:AGENT` is trained at each bandwidth first.
     pub policies: Vec<String>,
+    /// Rounds each `train:AGENT` of `policies` trains per bandwidth.
+    pub train_steps: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -131,6 +134,9 @@ pub struct Optimizer {
     /// Fig. 2's iterations to target, as the paper prints it.
     #[serde(default)]
     pub paper_iterations: Option<String>,
+    /// Its own learning-rate grid (default: `tuning.adam_lrs` for Adam, else `sgd_lrs`).
+    #[serde(default)]
+    pub lrs: Option<Vec<f64>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -221,7 +227,12 @@ impl Protocol {
             "communication: empty axis"
         );
         anyhow::ensure!(
-            !self.tuning.sgd_lrs.is_empty() && !self.tuning.adam_lrs.is_empty(),
+            !self.tuning.sgd_lrs.is_empty()
+                && !self.tuning.adam_lrs.is_empty()
+                && self
+                    .optimizers
+                    .iter()
+                    .all(|o| o.lrs.as_ref().is_none_or(|l| !l.is_empty())),
             "tuning: empty learning-rate grid"
         );
         Ok(())
@@ -238,7 +249,10 @@ impl Protocol {
 
     /// The learning rates tried for `optimizer`.
     pub fn lr_grid(&self, optimizer: &str) -> &[f64] {
-        if optimizer == "adam" {
+        let own = self.optimizers.iter().find(|o| o.name == optimizer);
+        if let Some(lrs) = own.and_then(|o| o.lrs.as_deref()) {
+            lrs
+        } else if optimizer == "adam" {
             &self.tuning.adam_lrs
         } else {
             &self.tuning.sgd_lrs
@@ -264,6 +278,10 @@ mod tests {
         let protocol = Protocol::load(&data).unwrap();
         assert_eq!(protocol.reference().unwrap().paper_hours, 9.8);
         assert_eq!(protocol.table1.paper["raes"].gpu_util, 89.4);
+        // an optimiser's own grid wins over the shared one
+        assert_eq!(protocol.lr_grid("momentum"), [0.005, 0.01, 0.02, 0.04]);
+        assert_eq!(protocol.lr_grid("sync_sgd"), protocol.tuning.sgd_lrs);
+        assert_eq!(protocol.lr_grid("adam"), protocol.tuning.adam_lrs);
         let text = std::fs::read_to_string(data.join(PROTOCOL_FILE)).unwrap();
         let bad: Protocol =
             toml::from_str(&text.replace("reference = \"HB-ASGD + RAES\"", "reference = \"x\""))
