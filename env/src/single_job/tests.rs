@@ -332,6 +332,16 @@ fn eager_and_lazy_gradients_give_the_same_episode() {
         ("async_sgd", "staleness_bound = 1"),
         ("sync_sgd", "backup_workers = 1"),
         ("local_sgd", "local_steps = 3"),
+        // compressors draw random numbers and keep error-feedback residuals per worker
+        ("hb_asgd", r#"compression = { kind = "qsgd", levels = 4 }"#),
+        (
+            "sync_sgd",
+            r#"compression = { kind = "top-k", ratio = 0.1 }"#,
+        ),
+        (
+            "local_sgd",
+            "local_steps = 2\ncompression = { kind = \"sign\" }",
+        ),
     ] {
         let on = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
