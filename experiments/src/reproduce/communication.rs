@@ -1,6 +1,7 @@
 //! communication: virtual time and bits to target for optimisers and topologies x gradient
 //! compression x bandwidth on the single-job workload (static allocation, tuned rates), and
-//! how the schedulers compare as communication comes to dominate (issue 18).
+//! how the schedulers compare as communication comes to dominate: static, raes and the learned
+//! agents with HB-ASGD, and raes against static for every configuration (issue 18).
 
 use std::collections::BTreeMap;
 
@@ -8,6 +9,7 @@ use super::context::{Context, Tuned, mean, mean_ci, values};
 use super::protocol::CommunicationProtocol;
 use crate::commands::summarize::p_text;
 use crate::stats::welch;
+use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 
 /// The override set of configuration `c` with compression `k` at bandwidth `b`.
@@ -101,6 +103,7 @@ pub fn communication(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         );
     }
     text += &schedulers(cx, p, tuned)?;
+    text += &raes_per_configuration(cx, p, tuned, &rows)?;
     Ok(text)
 }
 
@@ -145,6 +148,56 @@ fn schedulers(cx: &Context, p: &CommunicationProtocol, tuned: &Tuned) -> anyhow:
             })
             .collect();
         text += &format!("- bandwidth x {scale}: {}\n", cells.join("; "));
+    }
+    Ok(text + "\n")
+}
+
+/// `raes` against `static` for every configuration, uncompressed, at every bandwidth (the
+/// static rows are the main sweep's).
+fn raes_per_configuration(
+    cx: &Context,
+    p: &CommunicationProtocol,
+    tuned: &Tuned,
+    static_rows: &[Row],
+) -> anyhow::Result<String> {
+    let cells = || {
+        (0..p.configurations.len()).flat_map(|c| (0..p.bandwidth_scales.len()).map(move |b| (c, b)))
+    };
+    let rows = cx.sweep(&SweepSpec {
+        name: "communication-raes".into(),
+        policies: vec!["raes".into()],
+        workloads: vec![cx.paper.clone()],
+        seeds: cx.seeds(),
+        overrides: cells()
+            .map(|(c, b)| (set_name(c, 0, b), overrides(cx, p, tuned, c, 0, b)))
+            .collect(),
+        train: TrainSettings::default(),
+    })?;
+    let mut text = format!(
+        "RAES against static for every configuration, uncompressed: virtual seconds to target, the change and Welch's p.\n\n| configuration | {} |\n| --- |{}\n",
+        p.bandwidth_scales
+            .iter()
+            .map(|scale| format!("bandwidth x {scale}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        " --- |".repeat(p.bandwidth_scales.len())
+    );
+    for (c, config) in p.configurations.iter().enumerate() {
+        let line: Vec<String> = (0..p.bandwidth_scales.len())
+            .map(|b| {
+                let set = set_name(c, 0, b);
+                let base = values(static_rows, "static", &set, "completion_time_s");
+                let time = values(&rows, "raes", &set, "completion_time_s");
+                format!(
+                    "{:.1} → {:.1} ({:+.0}%, {})",
+                    mean(&base),
+                    mean(&time),
+                    100.0 * (mean(&time) / mean(&base) - 1.0),
+                    p_text(welch(&time, &base).2)
+                )
+            })
+            .collect();
+        text += &format!("| {} | {} |\n", config.label, line.join(" | "));
     }
     Ok(text + "\n")
 }
