@@ -135,3 +135,46 @@ fn vectorised_env_auto_resets_with_derived_seeds() {
     let mut again = schedlab_env::VecEnv::new(&prototype, 3, 11);
     assert_eq!(again.reset().unwrap(), first);
 }
+
+/// The vectorised env steps its copies one after another on one thread and in parallel once
+/// steps are costly (small-4node's train real gradients): the same actions give the same
+/// batches either way.
+#[test]
+fn vectorised_env_gives_the_same_batches_serial_and_parallel() {
+    let scenario = Scenario::load_with_overrides(
+        &workload("small-4node.toml"),
+        &[("episode.max_rounds".into(), "3".into())],
+    )
+    .unwrap();
+    let prototype = schedlab_env::SingleJobEnv::new(scenario);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut vec_env = schedlab_env::VecEnv::new(&prototype, 4, 5);
+            let mut policy = StaticPolicy::new(SingleJobContext::of(&vec_env.envs()[0]));
+            let mut observations = vec_env.reset().unwrap();
+            let mut batches = Vec::new();
+            for _ in 0..10 {
+                let actions: Vec<Vec<usize>> = observations.iter().map(|o| policy.act(o)).collect();
+                let step = vec_env.step(&actions).unwrap();
+                observations = step.observations.clone();
+                batches.push(
+                    serde_json::to_string(&(
+                        &step.observations,
+                        &step.rewards,
+                        &step.terminated,
+                        &step.truncated,
+                        &step.final_observations,
+                        &step.elapsed_s,
+                    ))
+                    .unwrap(),
+                );
+            }
+            batches
+        })
+    };
+    assert_eq!(run(1), run(2));
+}
