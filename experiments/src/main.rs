@@ -6,6 +6,10 @@
 //! progress bars, tables and output files. Simulation, scheduling and training logic live in
 //! the library crates, never here.
 
+// see mimalloc's entry in the root Cargo.toml
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod commands;
 mod device;
 mod output;
