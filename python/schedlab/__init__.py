@@ -9,7 +9,7 @@ Ids: ``schedlab/SingleJob-v0``, ``schedlab/Jobs-v0``, ``schedlab/Dag-v0`` and
 ``schedlab/Network-v0``; each takes ``workload`` (a workload file of that kind),
 ``overrides`` (``{"section.key": "value"}``, as ``--set`` on the command line) and
 ``invalid_action`` (``"raise"`` or ``"repair"``). ``SchedlabVectorEnv`` steps many copies
-in parallel in Rust.
+together in Rust.
 """
 
 import gymnasium

@@ -1,4 +1,4 @@
-"""Many copies of one schedlab environment stepped in parallel in Rust."""
+"""Many copies of one schedlab environment stepped together in Rust."""
 
 import json
 import os
@@ -12,7 +12,8 @@ from .env import spaces_of
 
 
 class SchedlabVectorEnv(VectorEnv):
-    """``num_envs`` copies of a workload, stepped together in Rust (rayon, GIL released).
+    """``num_envs`` copies of a workload, stepped together in Rust with the GIL released
+    (in parallel with rayon where a step costs enough to repay the fork-join).
 
     Same-step autoreset: a copy whose episode ends reports its reward, flags, last observation
     (``infos["final_obs"]``) and info (``infos["final_info"]``, with the episode's metrics), and
