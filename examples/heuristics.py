@@ -1,6 +1,6 @@
 """What the examples compare a trained policy with: `schedlab run`'s heuristics on the same
-workload, overrides and seeds (the `schedlab` binary named by $SCHEDLAB_BIN, or on PATH), and a
-few lines to parse `--set` and print the table."""
+workload, overrides and seeds (the `schedlab` binary named by $SCHEDLAB_BIN, or on PATH), the
+command-line options the examples share, and the table they print."""
 
 import json
 import os
@@ -11,6 +11,23 @@ import tempfile
 import numpy as np
 
 KEYS = ("jct_avg_s", "jct_p95_s", "finished", "unfinished")
+
+# The one-choice interface and at most 4 actions per decision interval, so that an untrained
+# policy's episodes end within thousands of steps.
+DEFAULT_SETS = ["window.interface=one-choice", "episode.max_steps_per_decision=4"]
+
+
+def add_comparison_args(parser):
+    """--workload, --seed, --set (workload overrides, default DEFAULT_SETS) and --eval-seeds."""
+    parser.add_argument("--workload", default="data/workloads/philly-mini.toml")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="workload override (repeatable)")
+    parser.add_argument("--eval-seeds", type=int, nargs="+", default=[100, 101, 102])
+
+
+def overrides_of(args):
+    """The env's overrides from --set, or DEFAULT_SETS without any."""
+    return parse_overrides(args.set or DEFAULT_SETS)
 
 
 def parse_overrides(pairs):

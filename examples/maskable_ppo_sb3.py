@@ -18,20 +18,15 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
 import schedlab  # noqa: F401  (registers the ids)
-from heuristics import parse_overrides, play, print_comparison
-
-DEFAULT_SETS = ["window.interface=one-choice", "episode.max_steps_per_decision=4"]
+from heuristics import add_comparison_args, overrides_of, play, print_comparison
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--workload", default="data/workloads/philly-mini.toml")
-    p.add_argument("--seed", type=int, default=0)
+    add_comparison_args(p)
     p.add_argument("--total-steps", type=int, default=100_000)
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="workload override (repeatable)")
-    p.add_argument("--eval-seeds", type=int, nargs="+", default=[100, 101, 102])
     args = p.parse_args()
-    overrides = parse_overrides(args.set or DEFAULT_SETS)
+    overrides = overrides_of(args)
     env = gymnasium.make("schedlab/Jobs-v0", workload=args.workload, overrides=overrides)
     env = ActionMasker(env, lambda e: e.unwrapped.action_masks())
     model = MaskablePPO("MlpPolicy", env, n_steps=2048, batch_size=256, gamma=0.999, seed=args.seed,

@@ -25,9 +25,7 @@ from torch.distributions import Categorical
 from torch.utils.tensorboard import SummaryWriter
 
 import schedlab
-from heuristics import parse_overrides, play, print_comparison
-
-DEFAULT_SETS = ["window.interface=one-choice", "episode.max_steps_per_decision=4"]
+from heuristics import add_comparison_args, overrides_of, play, print_comparison
 
 
 def layer(i, o, std=np.sqrt(2)):
@@ -49,9 +47,12 @@ class Agent(nn.Module):
     def value(self, obs):
         return self.critic(obs).squeeze(-1)
 
+    def logits(self, obs, mask):
+        """One logit vector per action dimension; masked choices at -1e8."""
+        return torch.split(self.actor(obs).masked_fill(~mask, -1e8), self.nvec, dim=-1)
+
     def act(self, obs, mask, action=None):
-        logits = self.actor(obs).masked_fill(~mask, -1e8)
-        dists = [Categorical(logits=l) for l in torch.split(logits, self.nvec, dim=-1)]
+        dists = [Categorical(logits=l) for l in self.logits(obs, mask)]
         if action is None:
             action = torch.stack([d.sample() for d in dists], dim=-1)
         logp = torch.stack([d.log_prob(a) for d, a in zip(dists, action.unbind(-1))], -1).sum(-1)
@@ -61,8 +62,7 @@ class Agent(nn.Module):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--workload", default="data/workloads/philly-mini.toml")
-    p.add_argument("--seed", type=int, default=0)
+    add_comparison_args(p)
     p.add_argument("--num-envs", type=int, default=4)
     p.add_argument("--num-steps", type=int, default=256)
     p.add_argument("--total-steps", type=int, default=20_000)
@@ -73,10 +73,8 @@ def main():
     p.add_argument("--minibatches", type=int, default=4)
     p.add_argument("--clip", type=float, default=0.2)
     p.add_argument("--ent-coef", type=float, default=0.01)
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="workload override (repeatable)")
-    p.add_argument("--eval-seeds", type=int, nargs="+", default=[100, 101, 102])
     args = p.parse_args()
-    overrides = parse_overrides(args.set or DEFAULT_SETS)
+    overrides = overrides_of(args)
     torch.manual_seed(args.seed)
     envs = schedlab.SchedlabVectorEnv(args.workload, num_envs=args.num_envs, overrides=overrides, seed=args.seed)
     name = pathlib.Path(args.workload).stem
@@ -149,8 +147,8 @@ def main():
 
     def greedy(obs_np, mask_np):
         with torch.no_grad():
-            logits = agent.actor(torch.tensor(obs_np)).masked_fill(~torch.tensor(mask_np), -1e8)
-        return np.array([int(l.argmax()) for l in torch.split(logits, agent.nvec)])
+            logits = agent.logits(torch.tensor(obs_np), torch.tensor(mask_np))
+        return np.array([int(l.argmax()) for l in logits])
 
     learned = [play(env, greedy, seed) for seed in args.eval_seeds]
     print_comparison("ppo (greedy)", learned, args.workload, overrides, args.eval_seeds)

@@ -29,14 +29,14 @@ pub enum AnyEnv {
     Network(NetworkEnv),
 }
 
-/// Runs `$body` with `$e` bound to the env inside `$any`, whatever its kind.
+/// Runs `$body` with `$e` bound to what `$any` (an `$Enum` with one variant per kind) holds.
 macro_rules! each_kind {
-    ($any:expr, $e:ident => $body:expr) => {
+    ($Enum:ident, $any:expr, $e:ident => $body:expr) => {
         match $any {
-            AnyEnv::SingleJob($e) => $body,
-            AnyEnv::Jobs($e) => $body,
-            AnyEnv::Dag($e) => $body,
-            AnyEnv::Network($e) => $body,
+            $Enum::SingleJob($e) => $body,
+            $Enum::Jobs($e) => $body,
+            $Enum::Dag($e) => $body,
+            $Enum::Network($e) => $body,
         }
     };
 }
@@ -80,17 +80,17 @@ impl AnyEnv {
     }
 
     pub fn workload_name(&self) -> String {
-        each_kind!(self, e => e.workload_name().to_owned())
+        each_kind!(AnyEnv, self, e => e.workload_name().to_owned())
     }
 
     /// Choices per action dimension.
     pub fn nvec(&self) -> Vec<usize> {
-        each_kind!(self, e => e.action_space().nvec())
+        each_kind!(AnyEnv, self, e => e.action_space().nvec())
     }
 
     /// `(unit, field)` labels of the action dimensions, e.g. `node 3 cpu`.
     pub fn action_labels(&self) -> Vec<String> {
-        each_kind!(self, e => {
+        each_kind!(AnyEnv, self, e => {
             let space = e.action_space();
             (0..space.dims()).map(|d| space.label(d)).collect()
         })
@@ -98,7 +98,7 @@ impl AnyEnv {
 
     /// Observation feature groups: `(name, count, width)`.
     pub fn observation_groups(&self) -> Vec<(String, usize, usize)> {
-        each_kind!(self, e => e
+        each_kind!(AnyEnv, self, e => e
             .observation_space()
             .groups()
             .iter()
@@ -107,22 +107,22 @@ impl AnyEnv {
     }
 
     pub fn observation_len(&self) -> usize {
-        each_kind!(self, e => e.observation_space().len())
+        each_kind!(AnyEnv, self, e => e.observation_space().len())
     }
 
     pub fn step_limit(&self) -> usize {
-        each_kind!(self, e => e.step_limit())
+        each_kind!(AnyEnv, self, e => e.step_limit())
     }
 
     pub fn reset(&mut self, seed: u64) -> Result<(Observation, String), EnvError> {
-        each_kind!(self, e => {
+        each_kind!(AnyEnv, self, e => {
             let (observation, info) = e.reset(seed)?;
             Ok((observation, to_json(&info)?))
         })
     }
 
     pub fn step(&mut self, action: &[usize]) -> Result<StepOut, EnvError> {
-        each_kind!(self, e => {
+        each_kind!(AnyEnv, self, e => {
             let step = e.step(action)?;
             Ok(StepOut {
                 info_json: to_json(&step.info)?,
@@ -163,29 +163,19 @@ pub enum AnyVecEnv {
     Network(VecEnv<NetworkEnv>),
 }
 
-macro_rules! each_vec_kind {
-    ($any:expr, $e:ident => $body:expr) => {
-        match $any {
-            AnyVecEnv::SingleJob($e) => $body,
-            AnyVecEnv::Jobs($e) => $body,
-            AnyVecEnv::Dag($e) => $body,
-            AnyVecEnv::Network($e) => $body,
-        }
-    };
-}
-
 impl AnyVecEnv {
     pub fn len(&self) -> usize {
-        each_vec_kind!(self, e => e.len())
+        each_kind!(AnyVecEnv, self, e => e.len())
     }
 
     pub fn reset(&mut self) -> Result<Vec<Observation>, EnvError> {
-        each_vec_kind!(self, e => e.reset())
+        each_kind!(AnyVecEnv, self, e => e.reset())
     }
 
-    /// Steps every copy in parallel (rayon); a copy whose episode ends is reset at once.
+    /// Steps every copy (in parallel where that pays); a copy whose episode ends is reset at
+    /// once.
     pub fn step(&mut self, actions: &[Vec<usize>]) -> Result<VecStepOut, EnvError> {
-        each_vec_kind!(self, e => {
+        each_kind!(AnyVecEnv, self, e => {
             let step = e.step(actions)?;
             Ok(VecStepOut {
                 infos_json: step.infos.iter().map(to_json).collect::<Result<_, _>>()?,

@@ -196,7 +196,7 @@ fn batch_arrays(py: Python<'_>, observations: Vec<Observation>) -> PyResult<Batc
     ))
 }
 
-/// Many copies of one env stepped in parallel in Rust, each reset as soon as its episode ends
+/// Many copies of one env stepped together in Rust, each reset as soon as its episode ends
 /// (Gymnasium's same-step autoreset).
 #[pyclass(name = "RustVecEnv", module = "schedlab._schedlab")]
 struct PyVecEnv {

@@ -13,6 +13,14 @@ fn small() -> Arc<Scenario> {
     Scenario::load(&workload("small-4node.toml")).unwrap()
 }
 
+/// small-4node cut to `max_rounds` rounds an episode.
+fn small_env(max_rounds: usize) -> SingleJobEnv {
+    let overrides = [("episode.max_rounds".into(), max_rounds.to_string())];
+    SingleJobEnv::new(
+        Scenario::load_with_overrides(&workload("small-4node.toml"), &overrides).unwrap(),
+    )
+}
+
 fn episode_json(scenario: &Arc<Scenario>, policy: &str, seed: u64) -> String {
     let mut env = SingleJobEnv::new(scenario.clone());
     let mut policy: Box<dyn Policy> = match policy {
@@ -103,12 +111,7 @@ fn thread_count_does_not_change_results() {
 
 #[test]
 fn vectorised_env_auto_resets_with_derived_seeds() {
-    let scenario = Scenario::load_with_overrides(
-        &workload("small-4node.toml"),
-        &[("episode.max_rounds".into(), "2".into())],
-    )
-    .unwrap();
-    let prototype = schedlab_env::SingleJobEnv::new(scenario);
+    let prototype = small_env(2);
     let mut vec_env = schedlab_env::VecEnv::new(&prototype, 3, 11);
     let first = vec_env.reset().unwrap();
     let mut policy = StaticPolicy::new(SingleJobContext::of(&vec_env.envs()[0]));
@@ -141,12 +144,7 @@ fn vectorised_env_auto_resets_with_derived_seeds() {
 /// batches either way.
 #[test]
 fn vectorised_env_gives_the_same_batches_serial_and_parallel() {
-    let scenario = Scenario::load_with_overrides(
-        &workload("small-4node.toml"),
-        &[("episode.max_rounds".into(), "3".into())],
-    )
-    .unwrap();
-    let prototype = schedlab_env::SingleJobEnv::new(scenario);
+    let prototype = small_env(3);
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -160,7 +158,6 @@ fn vectorised_env_gives_the_same_batches_serial_and_parallel() {
             for _ in 0..10 {
                 let actions: Vec<Vec<usize>> = observations.iter().map(|o| policy.act(o)).collect();
                 let step = vec_env.step(&actions).unwrap();
-                observations = step.observations.clone();
                 batches.push(
                     serde_json::to_string(&(
                         &step.observations,
@@ -172,6 +169,7 @@ fn vectorised_env_gives_the_same_batches_serial_and_parallel() {
                     ))
                     .unwrap(),
                 );
+                observations = step.observations;
             }
             batches
         })

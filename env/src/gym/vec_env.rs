@@ -1,4 +1,4 @@
-//! Many copies of one environment stepped in parallel.
+//! Many copies of one environment stepped together, in parallel where that pays.
 //!
 //! Auto-reset rule (the "same-step" convention of Stable-Baselines3 and Gymnasium's
 //! `SAME_STEP` mode): when copy `i`'s episode ends in `step`, that step reports its reward,
@@ -120,7 +120,6 @@ impl<E: Environment> VecEnv<E> {
                 })
                 .collect()
         };
-        let mut wall_s = 0.0;
         let mut out = VecStep {
             observations: Vec::new(),
             rewards: Vec::new(),
@@ -130,27 +129,17 @@ impl<E: Environment> VecEnv<E> {
             final_observations: Vec::new(),
             elapsed_s: Vec::new(),
         };
-        for r in results {
-            let CopyStep {
-                observation: obs,
-                final_observation: fin,
-                reward,
-                terminated: term,
-                truncated: trunc,
-                info,
-                elapsed_s: elapsed,
-                wall_s: copy_wall_s,
-            } = r?;
-            wall_s += copy_wall_s;
-            out.elapsed_s.push(elapsed);
-            out.observations.push(obs);
-            out.final_observations.push(fin);
-            out.rewards.push(reward);
-            out.terminated.push(term);
-            out.truncated.push(trunc);
-            out.infos.push(info);
+        for result in results {
+            let copy = result?;
+            self.stepped_s += copy.wall_s;
+            out.elapsed_s.push(copy.elapsed_s);
+            out.observations.push(copy.observation);
+            out.final_observations.push(copy.final_observation);
+            out.rewards.push(copy.reward);
+            out.terminated.push(copy.terminated);
+            out.truncated.push(copy.truncated);
+            out.infos.push(copy.info);
         }
-        self.stepped_s += wall_s;
         self.copy_steps += self.envs.len() as u64;
         Ok(out)
     }

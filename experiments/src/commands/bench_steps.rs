@@ -51,7 +51,8 @@ pub fn run(args: BenchStepsArgs) -> anyhow::Result<()> {
 fn first_allowed(space: &ActionSpace, observation: &Observation) -> Vec<usize> {
     (0..space.dims())
         .map(|dim| {
-            observation.action_mask[space.mask_range(dim)]
+            observation
+                .mask_of(space, dim)
                 .iter()
                 .position(|&allowed| allowed)
                 .expect("the env contract allows a level of every dimension")

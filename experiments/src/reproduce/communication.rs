@@ -138,11 +138,7 @@ fn schedulers(cx: &Context, p: &CommunicationProtocol, tuned: &Tuned) -> anyhow:
                 let versus = if policy == reference {
                     String::new()
                 } else {
-                    format!(
-                        " ({:+.0}%, {})",
-                        100.0 * (mean(&time) / mean(&base) - 1.0),
-                        p_text(welch(&time, &base).2)
-                    )
+                    format!(" ({})", change(&time, &base))
                 };
                 format!("`{policy}` {}{versus}", mean_ci(&time))
             })
@@ -160,15 +156,13 @@ fn raes_per_configuration(
     tuned: &Tuned,
     static_rows: &[Row],
 ) -> anyhow::Result<String> {
-    let cells = || {
-        (0..p.configurations.len()).flat_map(|c| (0..p.bandwidth_scales.len()).map(move |b| (c, b)))
-    };
     let rows = cx.sweep(&SweepSpec {
         name: "communication-raes".into(),
         policies: vec!["raes".into()],
         workloads: vec![cx.paper.clone()],
         seeds: cx.seeds(),
-        overrides: cells()
+        overrides: (0..p.configurations.len())
+            .flat_map(|c| (0..p.bandwidth_scales.len()).map(move |b| (c, b)))
             .map(|(c, b)| (set_name(c, 0, b), overrides(cx, p, tuned, c, 0, b)))
             .collect(),
         train: TrainSettings::default(),
@@ -189,15 +183,23 @@ fn raes_per_configuration(
                 let base = values(static_rows, "static", &set, "completion_time_s");
                 let time = values(&rows, "raes", &set, "completion_time_s");
                 format!(
-                    "{:.1} → {:.1} ({:+.0}%, {})",
+                    "{:.1} → {:.1} ({})",
                     mean(&base),
                     mean(&time),
-                    100.0 * (mean(&time) / mean(&base) - 1.0),
-                    p_text(welch(&time, &base).2)
+                    change(&time, &base)
                 )
             })
             .collect();
         text += &format!("| {} | {} |\n", config.label, line.join(" | "));
     }
     Ok(text + "\n")
+}
+
+/// `+12%, p=0.034`: how the mean of `time` differs from that of `base`, and Welch's p.
+fn change(time: &[f64], base: &[f64]) -> String {
+    format!(
+        "{:+.0}%, {}",
+        100.0 * (mean(time) / mean(base) - 1.0),
+        p_text(welch(time, base).2)
+    )
 }
