@@ -156,16 +156,22 @@ impl ActorCritic {
             .narrow(1, units * per, global)
             .reshape([batch, 1, global])
             .repeat_dim(1, units);
-        let inputs = Tensor::cat(vec![unit_part, global_part], 2);
+        // The layers see one row per (observation, unit): a 3-D input would make burn's
+        // backward pass form a weight gradient per observation and then sum them.
+        let inputs =
+            Tensor::cat(vec![unit_part, global_part], 2).reshape([batch * units, per + global]);
         let scores = self.policy.forward(self.actor.forward(inputs.clone()));
-        let options = scores.dims()[2] - 1;
+        let outputs = scores.dims()[1];
+        let scores = scores.reshape([batch, units, outputs]);
+        let options = outputs - 1;
         let option_logits = scores
             .clone()
             .narrow(2, 0, options)
             .reshape([batch, units * options]);
         let advance = scores.narrow(2, options, 1).mean_dim(1).reshape([batch, 1]);
-        let pooled = self.critic.forward(inputs).mean_dim(1);
-        let hidden = pooled.dims()[2];
+        let features = self.critic.forward(inputs);
+        let hidden = features.dims()[1];
+        let pooled = features.reshape([batch, units, hidden]).mean_dim(1);
         (
             Tensor::cat(vec![option_logits, advance], 1),
             self.value
