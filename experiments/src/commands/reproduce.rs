@@ -12,6 +12,7 @@ pub enum Target {
     Dag,
     Network,
     Communication,
+    Learned,
     All,
 }
 
@@ -44,6 +45,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Dag => vec!["dag"],
         Target::Network => vec!["network"],
         Target::Communication => vec!["communication"],
+        Target::Learned => vec!["learned"],
         Target::All => crate::reproduce::targets().to_vec(),
     };
     let settings = crate::reproduce::Settings {

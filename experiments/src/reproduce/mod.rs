@@ -1,7 +1,7 @@
 //! `schedlab reproduce`: the workbench's versions of the reference paper's convergence figure
 //! (fig2), resource-use table (table1) and end-to-end table (table2), the DAG study of
-//! WORL-RTGS (dag), the network of computing centres (network) and communication-efficient
-//! training (communication), each a sweep over the
+//! WORL-RTGS (dag), the network of computing centres (network), communication-efficient
+//! training (communication) and learned schedulers on held-out trace windows (learned), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and Welch's p-values, plotted, and
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
@@ -10,6 +10,7 @@ mod communication;
 mod context;
 mod dag;
 mod fig2;
+mod learned;
 mod network;
 mod protocol;
 mod table1;
@@ -22,7 +23,7 @@ use crate::commands::bench::{data_root, shipped_workload};
 use crate::output::write_atomic;
 
 /// The sections in document order.
-const SECTIONS: [&str; 7] = [
+const SECTIONS: [&str; 8] = [
     "tuning",
     "fig2",
     "table1",
@@ -30,6 +31,7 @@ const SECTIONS: [&str; 7] = [
     "dag",
     "network",
     "communication",
+    "learned",
 ];
 
 /// Every section a target can name (all but the tuning, which runs where one needs it).
@@ -37,9 +39,8 @@ pub fn targets() -> &'static [&'static str] {
     &SECTIONS[1..]
 }
 
-/// Reproduces `targets` (of fig2, table1, table2, dag, network, communication; tuning runs
-/// first where a single-job
-/// section needs it) and rewrites the document from every section reproduced so far.
+/// Reproduces `targets` (of fig2, table1, table2, dag, network, communication, learned;
+/// tuning runs first where a single-job section needs it) and rewrites the document from every section reproduced so far.
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     let protocol = protocol::Protocol::load(&data_root(protocol::PROTOCOL_FILE))?;
     let cx = context::Context {
@@ -47,7 +48,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         protocol,
         args: settings,
     };
-    let tuned = if targets.iter().any(|&t| !["dag", "network"].contains(&t)) {
+    let tuned = if targets.iter().any(|&t| !["dag", "network", "learned"].contains(&t)) {
         let (section, tuned) = tuning::tune(&cx)?;
         write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
         tuned
@@ -61,6 +62,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
             "table2" => table2::table2(&cx, &tuned)?,
             "dag" => dag::dag(&cx)?,
             "communication" => communication::communication(&cx, &tuned)?,
+            "learned" => learned::learned(&cx)?,
             _ => network::network(&cx)?,
         };
         write_atomic(

@@ -27,6 +27,53 @@ pub struct Protocol {
     pub dag: DagProtocol,
     pub network: NetworkProtocol,
     pub communication: CommunicationProtocol,
+    pub learned: LearnedProtocol,
+}
+
+/// The learned section: learners trained on each trace's training family against the best
+/// heuristic on the trace's held-out windows (issue 15).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LearnedProtocol {
+    /// The heuristics; the one with the lowest mean JCT on a trace's windows is its bar.
+    pub heuristics: Vec<String>,
+    /// Shipped trained schedulers (`data/policies/`) played beside them on every trace.
+    pub shipped: Vec<String>,
+    /// Seeds 0..N of every held-out window.
+    pub eval_seeds: u64,
+    /// Overrides of every evaluation episode (the interface the learners were trained on).
+    pub set: BTreeMap<String, toml::Value>,
+    /// Wall-clock seconds a learner may train, warm start included.
+    pub budget_s: f64,
+    pub seed: u64,
+    /// Greedy evaluation episodes on the family while training (0: none, all time trains).
+    pub train_eval_episodes: usize,
+    /// Episodes in the training curves' moving average.
+    pub training_smoothing: usize,
+    pub traces: Vec<LearnedTrace>,
+    pub learners: Vec<LearnedRun>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LearnedTrace {
+    pub name: String,
+    /// The training family, in `data/workloads/`.
+    pub family: String,
+    /// The folder of held-out windows, in `data/workloads/`.
+    pub heldout: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LearnedRun {
+    pub label: String,
+    pub agent: String,
+    /// Env rounds of RL after any warm start (0: the clone alone).
+    pub steps: u64,
+    /// Hyperparameters as `schedlab train --set` takes them (`warm_start` included).
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
 }
 
 /// The communication section: optimisers and topologies x compression x bandwidth (issue 18).
@@ -226,6 +273,18 @@ impl Protocol {
                 && !self.communication.configurations.is_empty(),
             "communication: empty axis"
         );
+        let learned = &self.learned;
+        anyhow::ensure!(
+            !learned.heuristics.is_empty() && !learned.traces.is_empty() && learned.eval_seeds > 0,
+            "learned: no heuristics, traces or evaluation seeds"
+        );
+        for (k, run) in learned.learners.iter().enumerate() {
+            anyhow::ensure!(
+                learned.learners[..k].iter().all(|r| r.label != run.label),
+                "learned: two learners are labelled `{}`",
+                run.label
+            );
+        }
         anyhow::ensure!(
             !self.tuning.sgd_lrs.is_empty()
                 && !self.tuning.adam_lrs.is_empty()

@@ -1,0 +1,502 @@
+//! learned: learned schedulers against the best heuristic on trace windows they never saw
+//! (issue 15's bar). Each learner of the protocol trains on a trace's training family (timed,
+//! warm start included), then it, the heuristics and the shipped clones play the trace's
+//! held-out windows through the one-choice interface; a table per trace, the training curves
+//! and the per-job JCT CDFs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use schedlab_trainer::algorithms::AgentKind;
+use schedlab_trainer::run::Manifest;
+use schedlab_trainer::tensorboard::read_scalars;
+use schedlab_trainer::train::TrainSpec;
+
+use super::context::{Context, mean};
+use super::protocol::{LearnedRun, LearnedTrace};
+use crate::commands::bench::{data_root, shipped_workload};
+use crate::commands::parse_overrides;
+use crate::commands::play::completion_hours;
+use crate::commands::summarize::{number, p_text};
+use crate::commands::train::train_with_progress;
+use crate::output::write_atomic;
+use crate::plots::{self, XScale};
+use crate::stats::{paired, welch};
+use crate::sweep::journal::Row;
+use crate::sweep::run::latest_run;
+use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
+use crate::workloads::{Jobs, Kind, with_kind};
+
+/// The evaluation episodes' override set, as the sweep names it.
+const VARIANT: &str = "heldout";
+
+/// A learner's run folder and what training it cost.
+struct Trained<'a> {
+    learner: &'a LearnedRun,
+    run: PathBuf,
+    seconds: f64,
+}
+
+/// One policy's held-out episodes, by (window, seed).
+type Episodes = BTreeMap<(String, u64), Vec<(String, f64)>>;
+
+pub fn learned(cx: &Context) -> anyhow::Result<String> {
+    let p = &cx.protocol.learned;
+    let mut text = format!(
+        "## Learned schedulers on held-out windows (learned)\n\n`schedlab reproduce learned` (protocol `[learned]` of `data/experiments/reproduce.toml`). Each learner trains on a trace's training family from seed {seed} (wall time on this machine, warm start and the closing greedy evaluation on {evals} family windows included; budget {budget:.0} s), then every policy plays each of the trace's held-out windows (a later, disjoint period; `data/SOURCES.md`) on seeds 0..{last} through the one-choice interface. JCT mean is the mean over episodes of each episode's mean JCT; p95 likewise; makespan and GPU occupancy are means over episodes. Welch p compares a row's per-episode mean JCTs with the best heuristic's; paired p is the paired t-test over the same (window, seed) episodes, the sharper test when window difficulty dominates the spread. The bar: a lower mean JCT than the best heuristic, Welch p < 0.05, every job finished. Nothing was tuned on these windows.\n\n",
+        seed = p.seed,
+        evals = p.train_eval_episodes,
+        budget = p.budget_s,
+        last = p.eval_seeds - 1,
+    );
+    let mut curves = Vec::new();
+    for trace in &p.traces {
+        let trained = p
+            .learners
+            .iter()
+            .map(|learner| train(cx, trace, learner))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        text += &trace_section(cx, trace, &trained)?;
+        for t in trained.iter().filter(|t| t.learner.steps > 0) {
+            let returns = episodic_returns(&t.run)?;
+            curves.push((
+                format!("{}: {}", trace.name, t.learner.label),
+                plots::moving_average(&returns, p.training_smoothing),
+            ));
+        }
+    }
+    if !curves.is_empty() {
+        plots::lines(
+            &cx.figure("learned-training.png")?,
+            &format!(
+                "Training on the families: episodic return (mean of the last {} episodes)",
+                p.training_smoothing
+            ),
+            ("env rounds", "episodic return"),
+            &curves,
+            XScale::Linear,
+        )?;
+        text += &format!(
+            "Training curves (episodic return: minus the job-seconds in the system, scaled; training episodes are windows of the family, so the curve mixes window difficulty with learning):\n\n![training]({})\n\n",
+            cx.link("learned-training.png")
+        );
+    }
+    Ok(text)
+}
+
+/// Trains `learner` on `trace`'s family into its own folder under the output, or returns the
+/// run there that finished; a run left unfinished is trained again from the start, so that
+/// its wall time is whole.
+fn train<'a>(
+    cx: &Context,
+    trace: &LearnedTrace,
+    learner: &'a LearnedRun,
+) -> anyhow::Result<Trained<'a>> {
+    let p = &cx.protocol.learned;
+    let family = shipped_workload(&trace.family);
+    let runs = cx
+        .args
+        .out
+        .join("learned")
+        .join("runs")
+        .join(&trace.name)
+        .join(slug(&learner.label));
+    let timing = runs.join("train_seconds.json");
+    let loaded = crate::workloads::load(&family, &[])?;
+    if let Some(run) = latest_run(&runs, loaded.name(), &learner.agent, p.seed)
+        && Manifest::read(&run)?.step >= learner.steps
+        && timing.is_file()
+    {
+        let seconds: f64 = serde_json::from_slice(&std::fs::read(&timing)?)
+            .with_context(|| format!("{}", timing.display()))?;
+        return Ok(Trained {
+            learner,
+            run,
+            seconds,
+        });
+    }
+    if runs.exists() {
+        std::fs::remove_dir_all(&runs)
+            .with_context(|| format!("removing the unfinished {}", runs.display()))?;
+    }
+    let kind = AgentKind::from_name(&learner.agent).with_context(|| {
+        format!(
+            "learner `{}`: unknown agent `{}`",
+            learner.label, learner.agent
+        )
+    })?;
+    let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
+    let spec = TrainSpec {
+        workload_path: &family,
+        out: &runs,
+        seed: p.seed,
+        steps: learner.steps,
+        checkpoint_every: (learner.steps / 10).max(1),
+        eval_every: learner.steps.max(1),
+        eval_episodes: p.train_eval_episodes,
+        resume: None,
+        stop: None,
+    };
+    println!("learned: {} on {}", learner.label, trace.family);
+    let start = Instant::now();
+    let run = with_kind!(&loaded, |workload| train_with_progress(
+        kind,
+        &workload.env(),
+        config,
+        &spec
+    ))?;
+    let seconds = start.elapsed().as_secs_f64();
+    write_atomic(&timing, serde_json::to_string(&seconds)?.as_bytes())?;
+    Ok(Trained {
+        learner,
+        run: run.path,
+        seconds,
+    })
+}
+
+/// `BC of raes + PPO` -> `bc-of-raes-ppo`.
+fn slug(label: &str) -> String {
+    label
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// The held-out windows of a trace, in name order.
+fn windows(trace: &LearnedTrace) -> anyhow::Result<Vec<PathBuf>> {
+    let relative = format!("workloads/{}", trace.heldout);
+    let folder = data_root(&relative).join(relative);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .with_context(|| format!("reading {}", folder.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    anyhow::ensure!(!files.is_empty(), "{}: no held-out windows", folder.display());
+    Ok(files)
+}
+
+/// One row of a trace's table.
+struct Line {
+    label: String,
+    trained_s: Option<f64>,
+    episodes: Episodes,
+}
+
+impl Line {
+    fn metric(&self, name: &str) -> Vec<f64> {
+        self.episodes
+            .values()
+            .map(|m| m.iter().find(|(n, _)| n == name).map_or(f64::NAN, |m| m.1))
+            .collect()
+    }
+    fn jct(&self) -> Vec<f64> {
+        self.metric("jct_avg_s")
+    }
+}
+
+fn trace_section(
+    cx: &Context,
+    trace: &LearnedTrace,
+    trained: &[Trained],
+) -> anyhow::Result<String> {
+    let p = &cx.protocol.learned;
+    let windows = windows(trace)?;
+    let run_names: Vec<String> = trained.iter().map(|t| t.run.display().to_string()).collect();
+    let mut policies = p.heuristics.clone();
+    policies.extend(run_names.iter().cloned());
+    policies.extend(p.shipped.iter().cloned());
+    let spec = SweepSpec {
+        name: format!("learned-{}", trace.name),
+        policies: policies.clone(),
+        workloads: windows.clone(),
+        seeds: (0..p.eval_seeds).collect(),
+        overrides: BTreeMap::from([(VARIANT.to_owned(), p.set.clone())]),
+        train: TrainSettings::default(),
+    };
+    let rows = cx.sweep(&spec)?;
+    let episodes = |policy: &str| -> Episodes {
+        rows.iter()
+            .filter(|r: &&Row| r.key.policy == policy)
+            .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
+            .collect()
+    };
+    let heuristics: Vec<Line> = p
+        .heuristics
+        .iter()
+        .map(|h| Line {
+            label: h.clone(),
+            trained_s: None,
+            episodes: episodes(h),
+        })
+        .collect();
+    let learned: Vec<Line> = trained
+        .iter()
+        .zip(&run_names)
+        .map(|(t, name)| Line {
+            label: t.learner.label.clone(),
+            trained_s: Some(t.seconds),
+            episodes: episodes(name),
+        })
+        .chain(p.shipped.iter().map(|s| Line {
+            label: format!("shipped `{s}`"),
+            trained_s: None,
+            episodes: episodes(s),
+        }))
+        .collect();
+    let best = heuristics
+        .iter()
+        .min_by(|a, b| mean(&a.jct()).total_cmp(&mean(&b.jct())))
+        .expect("the protocol names heuristics");
+    let overrides = parse_overrides(&pairs(&p.set))?;
+    let loaded: Vec<crate::workloads::Loaded> = windows
+        .iter()
+        .map(|w| crate::workloads::load(w, &overrides))
+        .collect::<anyhow::Result<_>>()?;
+    let jobs_per_seed: usize = loaded
+        .iter()
+        .zip(&windows)
+        .map(|(l, w)| Ok(l.expect::<Jobs>("learned", w)?.workload.jobs.len()))
+        .sum::<anyhow::Result<usize>>()?;
+    let jobs = jobs_per_seed * p.eval_seeds as usize;
+    let mut text = format!(
+        "### {name}: {windows} held-out windows x {seeds} seeds, {jobs} jobs; best heuristic `{best}`\n\n\
+         | policy | trained (s) | JCT mean (s) | JCT p95 (s) | finished | makespan (s) | GPU occupancy | JCT vs best | Welch p | paired p |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        name = trace.name,
+        windows = windows.len(),
+        seeds = p.eval_seeds,
+        best = best.label,
+    );
+    let best_jct = best.jct();
+    let mut verdicts = Vec::new();
+    for line in heuristics.iter().chain(&learned) {
+        let jct = line.jct();
+        let finished: f64 = line.metric("finished").iter().sum();
+        let is_best = std::ptr::eq(line, best);
+        let (w, pr) = if is_best {
+            (f64::NAN, f64::NAN)
+        } else {
+            (welch(&jct, &best_jct).2, paired(&jct, &best_jct))
+        };
+        let change = 100.0 * (mean(&jct) / mean(&best_jct) - 1.0);
+        text += &format!(
+            "| {} | {} | {} | {} | {finished:.0} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
+            if is_best {
+                format!("**{}**", line.label)
+            } else {
+                line.label.clone()
+            },
+            line.trained_s.map_or(String::new(), |s| format!("{s:.0}")),
+            number(mean(&jct)),
+            number(mean(&line.metric("jct_p95_s"))),
+            number(mean(&line.metric("makespan_s"))),
+            mean(&line.metric("gpu_occupancy")),
+            p_text(w),
+            p_text(pr),
+        );
+        if line.trained_s.is_some() || line.label.starts_with("shipped") {
+            verdicts.push(Verdict {
+                label: line.label.clone(),
+                change,
+                welch: w,
+                paired: pr,
+                all_finished: finished as usize == jobs,
+                within_budget: line.trained_s.is_none_or(|s| s <= p.budget_s),
+            });
+        }
+    }
+    text += &format!(
+        "\n{} {}\n\n",
+        reading(&best.label, &verdicts),
+        detectable(&best_jct)
+    );
+    let first_seed = 0;
+    let mut samples = Vec::new();
+    for line in std::iter::once(best).chain(&learned) {
+        let policy = policy_of(line, trained, &run_names);
+        let mut hours = Vec::new();
+        for (l, w) in loaded.iter().zip(&windows) {
+            let jobs: &Jobs = l.expect("learned", w)?;
+            hours.extend(completion_hours(jobs, &policy, first_seed)?);
+        }
+        samples.push((line.label.replace('`', ""), hours));
+    }
+    let figure = format!("learned-{}-jct-cdf.png", trace.name);
+    plots::cdfs(
+        &cx.figure(&figure)?,
+        &format!(
+            "Job completion times, {} held-out windows (seed {first_seed})",
+            trace.name
+        ),
+        ("JCT (hours, log scale)", "share of jobs"),
+        &samples,
+        XScale::Log,
+    )?;
+    text += &format!("![JCT CDF, {}]({})\n\n", trace.name, cx.link(&figure));
+    text += &warm_starts(trained)?;
+    Ok(text)
+}
+
+/// The policy name a line was played under.
+fn policy_of(line: &Line, trained: &[Trained], run_names: &[String]) -> String {
+    trained
+        .iter()
+        .zip(run_names)
+        .find(|(t, _)| t.learner.label == line.label)
+        .map(|(_, name)| name.clone())
+        .or_else(|| {
+            line.label
+                .strip_prefix("shipped `")
+                .map(|s| s.trim_end_matches('`').to_owned())
+        })
+        .unwrap_or_else(|| line.label.clone())
+}
+
+/// A learned row against the bar.
+struct Verdict {
+    label: String,
+    change: f64,
+    welch: f64,
+    paired: f64,
+    all_finished: bool,
+    within_budget: bool,
+}
+
+impl Verdict {
+    fn meets_the_bar(&self) -> bool {
+        self.change < 0.0 && self.welch < 0.05 && self.all_finished && self.within_budget
+    }
+}
+
+/// Which learned rows meet the bar, or how close the closest comes.
+fn reading(best: &str, verdicts: &[Verdict]) -> String {
+    let winners: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.meets_the_bar())
+        .map(|v| v.label.as_str())
+        .collect();
+    if !winners.is_empty() {
+        return format!(
+            "Meets the bar against `{best}`: {}.",
+            winners.join(", ")
+        );
+    }
+    let Some(closest) = verdicts.iter().min_by(|a, b| a.change.total_cmp(&b.change)) else {
+        return String::new();
+    };
+    let mut why = Vec::new();
+    if closest.change >= 0.0 {
+        why.push(format!("its mean JCT is {:+.1}%", closest.change));
+    } else {
+        why.push(format!(
+            "its mean JCT is {:.1}% lower but Welch p is {:.2}",
+            -closest.change, closest.welch
+        ));
+    }
+    if !closest.all_finished {
+        why.push("jobs are left unfinished".into());
+    }
+    if !closest.within_budget {
+        why.push("its training exceeded the budget".into());
+    }
+    format!(
+        "No learned row meets the bar against `{best}`. The closest is {} ({}; paired {}).",
+        closest.label,
+        why.join(", "),
+        p_text(closest.paired),
+    )
+}
+
+/// The smallest change of mean JCT that Welch's test could call significant (p < 0.05)
+/// against `best`, for a row with the same spread and count: how much power the bar has when
+/// window difficulty dominates the spread.
+fn detectable(best: &[f64]) -> String {
+    let s = crate::stats::summarize(best);
+    let n = s.n as f64;
+    let df = 2.0 * (n - 1.0);
+    let t = statrs::distribution::StudentsT::new(0.0, 1.0, df)
+        .map(|d| statrs::distribution::ContinuousCDF::inverse_cdf(&d, 0.975))
+        .unwrap_or(f64::NAN);
+    let change = t * (2.0 * s.std * s.std / n).sqrt() / s.mean;
+    format!(
+        "With the best heuristic's spread over these episodes, Welch p < 0.05 needs a mean JCT at least {:.0}% lower.",
+        100.0 * change
+    )
+}
+
+/// The clones' agreement with their teacher and their headline beside the teacher's on the
+/// family's evaluation seeds, from each warm-started run's `warm_start.json`.
+fn warm_starts(trained: &[Trained]) -> anyhow::Result<String> {
+    let mut text = String::new();
+    for t in trained {
+        let path = t.run.join("warm_start.json");
+        if !path.is_file() {
+            continue;
+        }
+        let warm: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)
+            .with_context(|| format!("{}", path.display()))?;
+        let r = &warm["report"];
+        let first = &warm["headline"][0];
+        let (clone, teacher) = (
+            first[1].as_f64().unwrap_or(f64::NAN),
+            first[2].as_f64().unwrap_or(f64::NAN),
+        );
+        text += &format!(
+            "- {}: cloned `{}` from {} decisions in {:.0} s; agreement {:.1}% on {} held-out teacher decisions; before RL, on the family's evaluation seeds, {} {} against the teacher's {} ({:+.1}%).\n",
+            t.learner.label,
+            r["teacher"].as_str().unwrap_or("?"),
+            r["decisions"],
+            r["seconds"].as_f64().unwrap_or(f64::NAN),
+            100.0 * r["held_out_agreement"].as_f64().unwrap_or(f64::NAN),
+            r["held_out_decisions"],
+            first[0].as_str().unwrap_or("?"),
+            number(clone),
+            number(teacher),
+            100.0 * (clone / teacher - 1.0),
+        );
+    }
+    Ok(if text.is_empty() { text } else { text + "\n" })
+}
+
+/// `charts/episodic_return` of a run as (env rounds, return).
+fn episodic_returns(run: &Path) -> anyhow::Result<Vec<(f64, f64)>> {
+    let scalars = read_scalars(run)?;
+    Ok(scalars
+        .by_tag
+        .get("charts/episodic_return")
+        .map(|points| points.iter().map(|&(s, v)| (s as f64, v)).collect())
+        .unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_become_folder_names() {
+        assert_eq!(slug("BC of raes + PPO"), "bc-of-raes-ppo");
+        assert_eq!(slug("PPO from scratch"), "ppo-from-scratch");
+    }
+
+    #[test]
+    fn the_reading_names_winners_or_the_closest_and_why() {
+        let v = |label: &str, change, welch, all_finished| Verdict {
+            label: label.into(),
+            change,
+            welch,
+            paired: 0.01,
+            all_finished,
+            within_budget: true,
+        };
+        let close = [v("a", 4.0, 0.5, true), v("b", -3.0, 0.4, true)];
+        let text = reading("raes", &close);
+        assert!(text.contains("closest is b") && text.contains("Welch p is 0.40"), "{text}");
+        let won = [v("a", -30.0, 0.01, true), v("c", -40.0, 0.01, false)];
+        assert_eq!(reading("raes", &won), "Meets the bar against `raes`: a.");
+    }
+}
