@@ -13,7 +13,7 @@ use schedlab_trainer::train::{TrainSpec, train};
 
 use super::parse_overrides;
 use super::play::step_bar;
-use crate::workloads::{Kind, with_kind};
+use crate::workloads::{Kind, Loaded, with_kind};
 
 #[derive(Args)]
 pub struct TrainArgs {
@@ -93,6 +93,21 @@ pub fn train_with_progress<E: SchedulingEnv>(
     Ok(run)
 }
 
+/// [`train_with_progress`] on a loaded workload of any kind.
+pub fn train_loaded(
+    kind: AgentKind,
+    loaded: &Loaded,
+    config: serde_json::Value,
+    spec: &TrainSpec,
+) -> anyhow::Result<RunDir> {
+    with_kind!(loaded, |workload| train_with_progress(
+        kind,
+        &workload.env(),
+        config,
+        spec
+    ))
+}
+
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let kind = AgentKind::from_name(&args.agent).ok_or_else(|| {
         anyhow::anyhow!(
@@ -127,12 +142,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         stop: Some(&stop),
     };
     let workload_name = loaded.name().to_owned();
-    let run = with_kind!(&loaded, |workload| train_with_progress(
-        kind,
-        &workload.env(),
-        config,
-        &spec
-    ))?;
+    let run = train_loaded(kind, &loaded, config, &spec)?;
     let step = schedlab_trainer::run::Manifest::read(&run.path)?.step;
     print_warm_start(&run.path)?;
     if stop.load(Ordering::Relaxed) {

@@ -20,14 +20,14 @@ use crate::commands::bench::{data_root, shipped_workload};
 use crate::commands::parse_overrides;
 use crate::commands::play::completion_hours;
 use crate::commands::summarize::{number, p_text};
-use crate::commands::train::train_with_progress;
+use crate::commands::train::train_loaded;
 use crate::output::write_atomic;
 use crate::plots::{self, XScale};
 use crate::stats::{paired, welch};
 use crate::sweep::journal::Row;
 use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
-use crate::workloads::{Jobs, Kind, with_kind};
+use crate::workloads::Jobs;
 
 /// The evaluation episodes' override set, as the sweep names it.
 const VARIANT: &str = "heldout";
@@ -141,12 +141,7 @@ fn train<'a>(
     };
     println!("learned: {} on {}", learner.label, trace.family);
     let start = Instant::now();
-    let run = with_kind!(&loaded, |workload| train_with_progress(
-        kind,
-        &workload.env(),
-        config,
-        &spec
-    ))?;
+    let run = train_loaded(kind, &loaded, config, &spec)?;
     let seconds = start.elapsed().as_secs_f64();
     write_atomic(&timing, serde_json::to_string(&seconds)?.as_bytes())?;
     Ok(Trained {
@@ -176,7 +171,11 @@ fn windows(trace: &LearnedTrace) -> anyhow::Result<Vec<PathBuf>> {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     files.sort();
-    anyhow::ensure!(!files.is_empty(), "{}: no held-out windows", folder.display());
+    anyhow::ensure!(
+        !files.is_empty(),
+        "{}: no held-out windows",
+        folder.display()
+    );
     Ok(files)
 }
 
@@ -206,7 +205,10 @@ fn trace_section(
 ) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
     let windows = windows(trace)?;
-    let run_names: Vec<String> = trained.iter().map(|t| t.run.display().to_string()).collect();
+    let run_names: Vec<String> = trained
+        .iter()
+        .map(|t| t.run.display().to_string())
+        .collect();
     let mut policies = p.heuristics.clone();
     policies.extend(run_names.iter().cloned());
     policies.extend(p.shipped.iter().cloned());
@@ -381,10 +383,7 @@ fn reading(best: &str, verdicts: &[Verdict]) -> String {
         .map(|v| v.label.as_str())
         .collect();
     if !winners.is_empty() {
-        return format!(
-            "Meets the bar against `{best}`: {}.",
-            winners.join(", ")
-        );
+        return format!("Meets the bar against `{best}`: {}.", winners.join(", "));
     }
     let Some(closest) = verdicts.iter().min_by(|a, b| a.change.total_cmp(&b.change)) else {
         return String::new();
@@ -495,7 +494,10 @@ mod tests {
         };
         let close = [v("a", 4.0, 0.5, true), v("b", -3.0, 0.4, true)];
         let text = reading("raes", &close);
-        assert!(text.contains("closest is b") && text.contains("Welch p is 0.40"), "{text}");
+        assert!(
+            text.contains("closest is b") && text.contains("Welch p is 0.40"),
+            "{text}"
+        );
         let won = [v("a", -30.0, 0.01, true), v("c", -40.0, 0.01, false)];
         assert_eq!(reading("raes", &won), "Meets the bar against `raes`: a.");
     }

@@ -48,7 +48,10 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         protocol,
         args: settings,
     };
-    let tuned = if targets.iter().any(|&t| !["dag", "network", "learned"].contains(&t)) {
+    let tuned = if targets
+        .iter()
+        .any(|&t| !["dag", "network", "learned"].contains(&t))
+    {
         let (section, tuned) = tuning::tune(&cx)?;
         write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
         tuned

@@ -17,7 +17,7 @@ use super::spec::{Cell, CellKey, Shard, SweepSpec, TRAIN_PREFIX, pairs};
 use super::table::write_results;
 use crate::commands::Settings;
 use crate::commands::play::{episode_bar, make_policy, play};
-use crate::commands::train::train_with_progress;
+use crate::commands::train::train_loaded;
 use crate::output::write_atomic;
 use crate::workloads::{Kind, Loaded, with_kind};
 
@@ -141,12 +141,7 @@ fn trained_run(
         resume: existing.as_deref(),
         stop: None,
     };
-    let run = with_kind!(&target.workload, |workload| train_with_progress(
-        kind,
-        &workload.env(),
-        config,
-        &train_spec
-    ))?;
+    let run = train_loaded(kind, &target.workload, config, &train_spec)?;
     Ok(run.path)
 }
 
