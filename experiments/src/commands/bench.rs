@@ -27,11 +27,11 @@ pub struct BenchEnvArgs {
     overrides: Vec<String>,
 }
 
-/// The data folder that holds `relative`: the checkout's `data/` when run from its root and
-/// it has the file, otherwise the one this binary was built from.
+/// The data folder that holds `relative` (a file or a folder): the checkout's `data/` when run
+/// from its root and it has it, otherwise the one this binary was built from.
 pub fn data_root(relative: &str) -> PathBuf {
     let local = PathBuf::from("data");
-    if local.join(relative).is_file() {
+    if local.join(relative).exists() {
         local
     } else {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use schedlab_trainer::algorithms::AgentKind;
+use schedlab_trainer::files::sha256_file;
 use schedlab_trainer::run::Manifest;
 use schedlab_trainer::tensorboard::read_scalars;
 use schedlab_trainer::train::TrainSpec;
@@ -105,9 +106,23 @@ fn train<'a>(
         .join(slug(&learner.label));
     let timing = runs.join("train_seconds.json");
     let loaded = crate::workloads::load(&family, &[])?;
+    let kind = AgentKind::from_name(&learner.agent).with_context(|| {
+        format!(
+            "learner `{}`: unknown agent `{}`",
+            learner.label, learner.agent
+        )
+    })?;
+    let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
+    let family_sha256 = sha256_file(&family).with_context(|| format!("{}", family.display()))?;
+    let finished = |run: &Path| -> anyhow::Result<bool> {
+        let manifest = Manifest::read(run)?;
+        Ok(manifest.step >= learner.steps
+            && manifest.config == config
+            && manifest.workload_sha256 == family_sha256
+            && timing.is_file())
+    };
     if let Some(run) = latest_run(&runs, loaded.name(), &learner.agent, p.seed)
-        && Manifest::read(&run)?.step >= learner.steps
-        && timing.is_file()
+        && finished(&run)?
     {
         let seconds: f64 = serde_json::from_slice(&std::fs::read(&timing)?)
             .with_context(|| format!("{}", timing.display()))?;
@@ -117,17 +132,13 @@ fn train<'a>(
             seconds,
         });
     }
-    if runs.exists() {
-        std::fs::remove_dir_all(&runs)
-            .with_context(|| format!("removing the unfinished {}", runs.display()))?;
+    // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
+    for stale in [runs.clone(), sweep_folder(cx, trace)] {
+        if stale.exists() {
+            std::fs::remove_dir_all(&stale)
+                .with_context(|| format!("removing the outdated {}", stale.display()))?;
+        }
     }
-    let kind = AgentKind::from_name(&learner.agent).with_context(|| {
-        format!(
-            "learner `{}`: unknown agent `{}`",
-            learner.label, learner.agent
-        )
-    })?;
-    let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
     let spec = TrainSpec {
         workload_path: &family,
         out: &runs,
@@ -149,6 +160,15 @@ fn train<'a>(
         run: run.path,
         seconds,
     })
+}
+
+/// Where a trace's evaluation sweep lives.
+fn sweep_folder(cx: &Context, trace: &LearnedTrace) -> PathBuf {
+    cx.args.out.join(sweep_name(trace))
+}
+
+fn sweep_name(trace: &LearnedTrace) -> String {
+    format!("learned-{}", trace.name)
 }
 
 /// `BC of raes + PPO` -> `bc-of-raes-ppo`.
@@ -213,7 +233,7 @@ fn trace_section(
     policies.extend(run_names.iter().cloned());
     policies.extend(p.shipped.iter().cloned());
     let spec = SweepSpec {
-        name: format!("learned-{}", trace.name),
+        name: sweep_name(trace),
         policies: policies.clone(),
         workloads: windows.clone(),
         seeds: (0..p.eval_seeds).collect(),
@@ -391,6 +411,8 @@ fn reading(best: &str, verdicts: &[Verdict]) -> String {
     let mut why = Vec::new();
     if closest.change >= 0.0 {
         why.push(format!("its mean JCT is {:+.1}%", closest.change));
+    } else if closest.welch < 0.05 {
+        why.push(format!("its mean JCT is {:.1}% lower", -closest.change));
     } else {
         why.push(format!(
             "its mean JCT is {:.1}% lower but Welch p is {:.2}",
@@ -411,11 +433,14 @@ fn reading(best: &str, verdicts: &[Verdict]) -> String {
     )
 }
 
-/// The smallest change of mean JCT that Welch's test could call significant (p < 0.05)
-/// against `best`, for a row with the same spread and count: how much power the bar has when
-/// window difficulty dominates the spread.
+/// The critical difference: how much lower a row's mean JCT must be for Welch's test to give
+/// p < 0.05 against `best`, were its spread and count the same as the best heuristic's (when
+/// window difficulty dominates the spread, this is large).
 fn detectable(best: &[f64]) -> String {
     let s = crate::stats::summarize(best);
+    if s.n < 2 {
+        return String::new();
+    }
     let n = s.n as f64;
     let df = 2.0 * (n - 1.0);
     let t = statrs::distribution::StudentsT::new(0.0, 1.0, df)
