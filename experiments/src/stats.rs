@@ -34,15 +34,30 @@ pub fn summarize(values: &[f64]) -> Summary {
     }
     let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let std = var.sqrt();
-    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
-        .expect("n >= 2 gives a valid t distribution")
-        .inverse_cdf(0.975);
     Summary {
         n,
         mean,
         std,
-        ci95: t * std / (n as f64).sqrt(),
+        ci95: t_975((n - 1) as f64) * std / (n as f64).sqrt(),
     }
+}
+
+/// The 97.5% quantile of Student's t with `df` degrees of freedom (the two-sided 5% point);
+/// NaN unless `df` is positive.
+fn t_975(df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |t| t.inverse_cdf(0.975))
+}
+
+/// Welch's critical difference for `values`: how far another sample's mean must lie from
+/// theirs for Welch's test to give p < 0.05, were that sample's spread and count the same.
+/// NaN below two values.
+pub fn welch_critical_difference(values: &[f64]) -> f64 {
+    let s = summarize(values);
+    if s.n < 2 {
+        return f64::NAN;
+    }
+    let n = s.n as f64;
+    t_975(2.0 * (n - 1.0)) * (2.0 * s.std * s.std / n).sqrt()
 }
 
 /// Welch's t-test of equal means: `(t, degrees of freedom, two-sided p-value)`. NaN when a side
@@ -91,6 +106,21 @@ mod tests {
 
     /// Differences 1, 2, 3, 4: t = 2.5 / (sqrt(5/3) / 2) = 3.873 on 3 degrees of freedom,
     /// p from the closed-form t CDF of 3 degrees of freedom.
+    /// Two samples of 4 with variance 5/3: the difference whose Welch t is the 97.5% point on
+    /// 6 degrees of freedom (2.446912) is 2.446912 x sqrt(2 x 5/3 / 4).
+    #[test]
+    fn welch_critical_difference_is_where_welch_reaches_p_005() {
+        let values = [1.0, 2.0, 3.0, 4.0];
+        let d = welch_critical_difference(&values);
+        assert!(
+            (d - 2.446912 * (2.0 * 5.0 / 3.0 / 4.0f64).sqrt()).abs() < 1e-5,
+            "{d}"
+        );
+        let shifted: Vec<f64> = values.iter().map(|v| v + d).collect();
+        assert!((welch(&shifted, &values).2 - 0.05).abs() < 1e-6);
+        assert!(welch_critical_difference(&[1.0]).is_nan());
+    }
+
     #[test]
     fn paired_matches_a_hand_computed_example() {
         let p = paired(&[11.0, 12.0, 13.0, 14.0], &[10.0, 10.0, 10.0, 10.0]);

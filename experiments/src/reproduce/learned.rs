@@ -24,7 +24,7 @@ use crate::commands::summarize::{number, p_text};
 use crate::commands::train::train_loaded;
 use crate::output::write_atomic;
 use crate::plots::{self, XScale};
-use crate::stats::{paired, welch};
+use crate::stats::{paired, welch, welch_critical_difference};
 use crate::sweep::journal::Row;
 use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
@@ -202,6 +202,10 @@ fn windows(trace: &LearnedTrace) -> anyhow::Result<Vec<PathBuf>> {
 /// One row of a trace's table.
 struct Line {
     label: String,
+    /// The name or run folder it was played under.
+    policy: String,
+    /// A learned scheduler (judged against the bar), not a heuristic.
+    learned: bool,
     trained_s: Option<f64>,
     episodes: Episodes,
 }
@@ -234,7 +238,7 @@ fn trace_section(
     policies.extend(p.shipped.iter().cloned());
     let spec = SweepSpec {
         name: sweep_name(trace),
-        policies: policies.clone(),
+        policies,
         workloads: windows.clone(),
         seeds: (0..p.eval_seeds).collect(),
         overrides: BTreeMap::from([(VARIANT.to_owned(), p.set.clone())]),
@@ -247,28 +251,27 @@ fn trace_section(
             .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
             .collect()
     };
+    let line = |label: String, policy: &str, learned: bool, trained_s: Option<f64>| Line {
+        label,
+        policy: policy.to_owned(),
+        learned,
+        trained_s,
+        episodes: episodes(policy),
+    };
     let heuristics: Vec<Line> = p
         .heuristics
         .iter()
-        .map(|h| Line {
-            label: h.clone(),
-            trained_s: None,
-            episodes: episodes(h),
-        })
+        .map(|h| line(h.clone(), h, false, None))
         .collect();
     let learned: Vec<Line> = trained
         .iter()
         .zip(&run_names)
-        .map(|(t, name)| Line {
-            label: t.learner.label.clone(),
-            trained_s: Some(t.seconds),
-            episodes: episodes(name),
-        })
-        .chain(p.shipped.iter().map(|s| Line {
-            label: format!("shipped `{s}`"),
-            trained_s: None,
-            episodes: episodes(s),
-        }))
+        .map(|(t, name)| line(t.learner.label.clone(), name, true, Some(t.seconds)))
+        .chain(
+            p.shipped
+                .iter()
+                .map(|s| line(format!("shipped `{s}`"), s, true, None)),
+        )
         .collect();
     let best = heuristics
         .iter()
@@ -321,7 +324,7 @@ fn trace_section(
             p_text(w),
             p_text(pr),
         );
-        if line.trained_s.is_some() || line.label.starts_with("shipped") {
+        if line.learned {
             verdicts.push(Verdict {
                 label: line.label.clone(),
                 change,
@@ -340,11 +343,10 @@ fn trace_section(
     let first_seed = 0;
     let mut samples = Vec::new();
     for line in std::iter::once(best).chain(&learned) {
-        let policy = policy_of(line, trained, &run_names);
         let mut hours = Vec::new();
         for (l, w) in loaded.iter().zip(&windows) {
             let jobs: &Jobs = l.expect("learned", w)?;
-            hours.extend(completion_hours(jobs, &policy, first_seed)?);
+            hours.extend(completion_hours(jobs, &line.policy, first_seed)?);
         }
         samples.push((line.label.replace('`', ""), hours));
     }
@@ -362,21 +364,6 @@ fn trace_section(
     text += &format!("![JCT CDF, {}]({})\n\n", trace.name, cx.link(&figure));
     text += &warm_starts(trained)?;
     Ok(text)
-}
-
-/// The policy name a line was played under.
-fn policy_of(line: &Line, trained: &[Trained], run_names: &[String]) -> String {
-    trained
-        .iter()
-        .zip(run_names)
-        .find(|(t, _)| t.learner.label == line.label)
-        .map(|(_, name)| name.clone())
-        .or_else(|| {
-            line.label
-                .strip_prefix("shipped `")
-                .map(|s| s.trim_end_matches('`').to_owned())
-        })
-        .unwrap_or_else(|| line.label.clone())
 }
 
 /// A learned row against the bar.
@@ -433,20 +420,13 @@ fn reading(best: &str, verdicts: &[Verdict]) -> String {
     )
 }
 
-/// The critical difference: how much lower a row's mean JCT must be for Welch's test to give
-/// p < 0.05 against `best`, were its spread and count the same as the best heuristic's (when
-/// window difficulty dominates the spread, this is large).
+/// How much lower a row's mean JCT must be for Welch's test to give p < 0.05 against `best`,
+/// were its spread and count the best heuristic's (large when window difficulty dominates).
 fn detectable(best: &[f64]) -> String {
-    let s = crate::stats::summarize(best);
-    if s.n < 2 {
+    let change = welch_critical_difference(best) / mean(best);
+    if change.is_nan() {
         return String::new();
     }
-    let n = s.n as f64;
-    let df = 2.0 * (n - 1.0);
-    let t = statrs::distribution::StudentsT::new(0.0, 1.0, df)
-        .map(|d| statrs::distribution::ContinuousCDF::inverse_cdf(&d, 0.975))
-        .unwrap_or(f64::NAN);
-    let change = t * (2.0 * s.std * s.std / n).sqrt() / s.mean;
     format!(
         "With the best heuristic's spread over these episodes, Welch p < 0.05 needs a mean JCT at least {:.0}% lower.",
         100.0 * change
