@@ -38,6 +38,8 @@ pub enum OptionType {
     NonNegative,
     /// A number in `[0, 1]`.
     Share,
+    /// A whole number above zero.
+    Count,
     /// Any text, such as a folder.
     Text,
 }
@@ -50,6 +52,7 @@ impl fmt::Display for OptionType {
             OptionType::Positive => write!(f, "a number > 0"),
             OptionType::NonNegative => write!(f, "a number >= 0"),
             OptionType::Share => write!(f, "a number in [0, 1]"),
+            OptionType::Count => write!(f, "a whole number > 0"),
             OptionType::Text => write!(f, "text"),
         }
     }
@@ -71,6 +74,7 @@ pub enum OptionValue {
     Choice(usize),
     Bool(bool),
     Number(f64),
+    Count(u64),
     Text(String),
 }
 
@@ -144,6 +148,12 @@ impl Options {
             other => panic!("option `{key}` is {other:?}, not a number"),
         }
     }
+    pub fn count(&self, key: &str) -> u64 {
+        match self.get(key) {
+            OptionValue::Count(n) => *n,
+            other => panic!("option `{key}` is {other:?}, not a count"),
+        }
+    }
     /// A `Text` option; `None` when unset.
     pub fn text(&self, key: &str) -> Option<&str> {
         match self.get(key) {
@@ -185,6 +195,12 @@ fn parse_value(scheduler: &str, spec: &OptionSpec, raw: &str) -> Result<OptionVa
             .ok()
             .filter(|x| (0.0..=1.0).contains(x))
             .map(OptionValue::Number)
+            .ok_or_else(bad),
+        OptionType::Count => raw
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .map(OptionValue::Count)
             .ok_or_else(bad),
         OptionType::Text => Ok(OptionValue::Text(raw.to_owned())),
     }
@@ -280,6 +296,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("expected best-fit|worst-fit"), "{err}");
+        let counts = [OptionSpec {
+            key: "nodes",
+            kind: OptionType::Count,
+            default: "5",
+            help: "",
+        }];
+        for bad in ["0", "2.5", "-1", "many"] {
+            let err = Options::parse("toy", &counts, &pairs(&[("nodes", bad)]))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("expected a whole number > 0"), "{bad}: {err}");
+        }
+        let parsed = Options::parse("toy", &counts, &pairs(&[("nodes", "40")])).unwrap();
+        assert_eq!(parsed.count("nodes"), 40);
         let err = Options::parse("none", &[], &pairs(&[("a", "1")]))
             .unwrap_err()
             .to_string();

@@ -6,8 +6,8 @@
 //! with `T` the job's remaining time there by its speed-up curve (a held job adds an
 //! interval), as the single-job RAES prices time against allocated resources (eq. 21 with
 //! `lambda_time = 1`, `lambda_idle = idle_weight`; its own option, since the jobs env's reward
-//! no longer has an idle term by default). Exact solve
-//! (good_lp + microlp) with the heuristic as fallback.
+//! no longer has an idle term by default). Exact solve (microlp) within a number of
+//! branch-and-bound nodes, with the heuristic as fallback.
 
 use schedlab_env::Observation;
 use schedlab_env::jobs::observe::{SLOT_CPU, SLOT_GPU, SLOT_MEM};
@@ -17,7 +17,7 @@ use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::raes::exact::solve_exact;
+use crate::raes::exact::{SearchLimit, solve_exact};
 use crate::raes::heuristic::solve_heuristic;
 use crate::raes::problem::{AllocationProblem, ContainerOption, Worker};
 use crate::registry::SchedulerRow;
@@ -34,6 +34,12 @@ pub const ROW: SchedulerRow = SchedulerRow {
             default: "1",
             help: "weight of the held resources' price against time in each option's cost",
         },
+        OptionSpec {
+            key: "node_limit",
+            kind: OptionType::Count,
+            default: "100000",
+            help: "the exact solver's branch-and-bound nodes per step; past them the step uses the heuristic",
+        },
     ],
     build,
 };
@@ -43,6 +49,7 @@ fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyE
         jobs_context(ctx).clone(),
         options.choice("placement"),
         options.number("idle_weight"),
+        SearchLimit::nodes(options.count("node_limit")),
     )))
 }
 
@@ -50,14 +57,16 @@ pub struct JobsRaesPolicy {
     ctx: JobsContext,
     placement: usize,
     idle_weight: f64,
+    limit: SearchLimit,
 }
 
 impl JobsRaesPolicy {
-    pub fn new(ctx: JobsContext, placement: usize, idle_weight: f64) -> Self {
+    pub fn new(ctx: JobsContext, placement: usize, idle_weight: f64, limit: SearchLimit) -> Self {
         JobsRaesPolicy {
             ctx,
             placement,
             idle_weight,
+            limit,
         }
     }
 
@@ -160,7 +169,7 @@ impl Policy for JobsRaesPolicy {
             workers,
             budget: None,
         };
-        let allocation = solve_exact(&problem, Some(1.0))
+        let allocation = solve_exact(&problem, self.limit)
             .ok()
             .or_else(|| solve_heuristic(&problem));
         if let Some(allocation) = allocation {

@@ -1,88 +1,118 @@
 //! The exact solver: the problem as a 0-1 program (one binary per worker and option,
 //! exactly one per worker, requests within each node's capacity and the budget) solved by
-//! good_lp with microlp, a pure-Rust branch and bound.
+//! microlp's pure-Rust branch and bound. microlp is called directly rather than through
+//! good_lp because good_lp only passes a wall-clock limit on, and a scheduler whose rounds
+//! depend on the machine's load would break "same seed, same metrics".
 
-use good_lp::{
-    Expression, ProblemVariables, Solution, SolutionStatus, SolverModel, Variable, WithTimeLimit,
-    microlp, variable,
+use std::time::Duration;
+
+use microlp::{
+    ComparisonOp, OptimizationDirection, Problem, SolveOptions, SolveOutcome, TerminationReason,
+    Variable,
 };
 
 use super::problem::{Allocation, AllocationProblem, RESOURCES, Worker};
+
+/// How long the search may go on before it gives up without a proven optimum.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SearchLimit {
+    /// Branch-and-bound nodes (deterministic).
+    pub nodes: Option<u64>,
+    /// Wall-clock seconds (for benchmarks only: the outcome depends on the machine).
+    pub seconds: Option<f64>,
+}
+
+impl SearchLimit {
+    pub fn nodes(nodes: u64) -> Self {
+        SearchLimit {
+            nodes: Some(nodes),
+            seconds: None,
+        }
+    }
+
+    pub fn seconds(seconds: f64) -> Self {
+        SearchLimit {
+            nodes: None,
+            seconds: Some(seconds),
+        }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExactError {
     #[error("no allocation fits the nodes' capacity")]
     Infeasible,
-    #[error("no allocation proved optimal within {0} s")]
-    TimeLimit(f64),
+    #[error("no allocation proved optimal within {0:?}")]
+    Limit(SearchLimit),
     #[error("the MIP solver failed: {0}")]
     Solver(String),
 }
 
-/// An optimal allocation, or why there is none (within `time_limit_s` if given).
+/// An optimal allocation, or why there is none (within `limit`).
 pub fn solve_exact(
     problem: &AllocationProblem,
-    time_limit_s: Option<f64>,
+    limit: SearchLimit,
 ) -> Result<Allocation, ExactError> {
-    let mut vars = ProblemVariables::new();
+    let mut program = Problem::new(OptimizationDirection::Minimize);
     let x: Vec<Vec<Variable>> = problem
         .workers
         .iter()
         .map(|w| {
             w.options
                 .iter()
-                .map(|_| vars.add(variable().binary()))
+                .map(|o| program.add_binary_var(o.cost))
                 .collect()
         })
         .collect();
-    let objective: Expression = problem
-        .workers
-        .iter()
-        .zip(&x)
-        .flat_map(|(w, xs)| w.options.iter().zip(xs).map(|(o, &v)| o.cost * v))
-        .sum();
-    let mut model = vars.minimise(objective).using(microlp);
-    if let Some(limit) = time_limit_s {
-        model = model.with_time_limit(limit);
-    }
     for xs in &x {
-        model = model.with(xs.iter().copied().sum::<Expression>().eq(1.0));
+        let one: Vec<(Variable, f64)> = xs.iter().map(|&v| (v, 1.0)).collect();
+        program.add_constraint(one.as_slice(), ComparisonOp::Eq, 1.0);
     }
     // resource `r` requested by the workers `on` selects
-    let requested = |r: usize, on: &dyn Fn(&Worker) -> bool| -> Expression {
+    let requested = |r: usize, on: &dyn Fn(&Worker) -> bool| -> Vec<(Variable, f64)> {
         problem
             .workers
             .iter()
             .zip(&x)
             .filter(|(w, _)| on(w))
-            .flat_map(|(w, xs)| w.options.iter().zip(xs).map(|(o, &v)| o.request[r] * v))
-            .sum()
+            .flat_map(|(w, xs)| w.options.iter().zip(xs).map(|(o, &v)| (v, o.request[r])))
+            .collect()
     };
     for (node, capacity) in problem.capacity.iter().enumerate() {
         for (r, &cap) in capacity.iter().enumerate().take(RESOURCES) {
-            model = model.with(requested(r, &|w| w.node == node).leq(cap));
+            let terms = requested(r, &|w| w.node == node);
+            program.add_constraint(terms.as_slice(), ComparisonOp::Le, cap);
         }
     }
     if let Some(budget) = problem.budget {
         for (r, &cap) in budget.iter().enumerate() {
-            model = model.with(requested(r, &|_| true).leq(cap));
+            program.add_constraint(requested(r, &|_| true).as_slice(), ComparisonOp::Le, cap);
         }
     }
-    let solution = model.solve().map_err(|e| match e {
-        good_lp::ResolutionError::Infeasible => ExactError::Infeasible,
-        good_lp::ResolutionError::Other(m) if m.starts_with("Time limit") => {
-            ExactError::TimeLimit(time_limit_s.unwrap_or(f64::INFINITY))
-        }
+    let mut options = SolveOptions::default();
+    options.node_limit = limit.nodes;
+    options.time_limit = limit.seconds.map(Duration::from_secs_f64);
+    let outcome = program.solve_with(options).map_err(|e| match e {
+        microlp::Error::Infeasible => ExactError::Infeasible,
         other => ExactError::Solver(other.to_string()),
     })?;
-    if !matches!(solution.status(), SolutionStatus::Optimal) {
-        return Err(ExactError::TimeLimit(time_limit_s.unwrap_or(f64::INFINITY)));
-    }
+    let solution = match &outcome {
+        SolveOutcome::Solution(solution)
+            if solution.termination_reason() == TerminationReason::ProvenOptimal =>
+        {
+            solution
+        }
+        _ => return Err(ExactError::Limit(limit)),
+    };
     let choice = x
         .iter()
         .map(|xs| {
             (0..xs.len())
-                .max_by(|&a, &b| solution.value(xs[a]).total_cmp(&solution.value(xs[b])))
+                .max_by(|&a, &b| {
+                    solution
+                        .var_value(xs[a])
+                        .total_cmp(&solution.var_value(xs[b]))
+                })
                 .expect("every worker has an option")
         })
         .collect();

@@ -1,6 +1,6 @@
 use proptest::prelude::*;
 
-use super::exact::solve_exact;
+use super::exact::{SearchLimit, solve_exact};
 use super::heuristic::solve_heuristic;
 use super::problem::{AllocationProblem, RESOURCES, random_problem};
 
@@ -31,7 +31,7 @@ proptest! {
     ) {
         let problem = with_budget(random_problem(workers, per_node, seed), share);
         let best = problem.brute_force().expect("the empty container always fits");
-        let exact = solve_exact(&problem, None).unwrap();
+        let exact = solve_exact(&problem, SearchLimit::default()).unwrap();
         prop_assert!(problem.feasible(&exact.choice));
         prop_assert!((exact.objective - best.objective).abs() < 1e-6,
             "exact {} vs brute force {}", exact.objective, best.objective);
@@ -53,4 +53,25 @@ proptest! {
         let allocation = solve_heuristic(&problem).expect("feasible");
         prop_assert!(problem.feasible(&allocation.choice));
     }
+}
+
+/// The search limit counts branch-and-bound nodes, so whether a solve gives up depends on the
+/// problem alone: a coupled instance that needs branching fails the same way under a one-node
+/// limit every time, and solves to the optimum without it.
+#[test]
+fn a_node_limit_gives_up_the_same_way_every_time() {
+    let needs_branching = (0..50u64)
+        .map(|seed| with_budget(random_problem(12, 4, seed), Some(0.3)))
+        .find(|problem| solve_exact(problem, SearchLimit::nodes(1)).is_err())
+        .expect("some coupled instance needs more than one node");
+    for _ in 0..3 {
+        assert!(matches!(
+            solve_exact(&needs_branching, SearchLimit::nodes(1)),
+            Err(super::exact::ExactError::Limit(_))
+        ));
+    }
+    let optimum = solve_exact(&needs_branching, SearchLimit::default()).unwrap();
+    assert!(needs_branching.feasible(&optimum.choice));
+    let again = solve_exact(&needs_branching, SearchLimit::default()).unwrap();
+    assert_eq!(optimum.choice, again.choice);
 }

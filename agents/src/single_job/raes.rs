@@ -27,7 +27,7 @@ use schedlab_predictors::Predictor;
 use super::context::{SingleJobContext, single_job_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::raes::exact::{ExactError, solve_exact};
+use crate::raes::exact::{ExactError, SearchLimit, solve_exact};
 use crate::raes::heuristic::solve_heuristic;
 use crate::raes::problem::{AllocationProblem, ContainerOption, RESOURCES, Worker};
 use crate::registry::SchedulerRow;
@@ -70,7 +70,7 @@ pub const OPTIONS: [OptionSpec; 6] = [
         key: "solver",
         kind: OptionType::Choice(&["exact", "heuristic"]),
         default: "exact",
-        help: "the allocation solver: the MIP (good_lp + microlp) or the greedy heuristic",
+        help: "the allocation solver: the MIP (microlp) or the greedy heuristic",
     },
     OptionSpec {
         key: "budget",
@@ -85,10 +85,10 @@ pub const OPTIONS: [OptionSpec; 6] = [
         help: "priorities from gradient variance and update delay (all 1 without)",
     },
     OptionSpec {
-        key: "time_limit_s",
-        kind: OptionType::Positive,
-        default: "1",
-        help: "the exact solver's limit per round; past it the round uses the heuristic",
+        key: "node_limit",
+        kind: OptionType::Count,
+        default: "100000",
+        help: "the exact solver's branch-and-bound nodes per round; past them the round uses the heuristic",
     },
 ];
 
@@ -116,8 +116,9 @@ pub struct RaesOptions {
     pub budget: Budget,
     /// Priorities from gradient variance and update delay; all 1 without.
     pub feedback: bool,
-    /// The exact solver's limit per round; past it the round uses the heuristic.
-    pub time_limit_s: f64,
+    /// The exact solver's branch-and-bound nodes per round; past them the round uses the
+    /// heuristic (a limit in work, so the same seed gives the same rounds on any machine).
+    pub node_limit: u64,
 }
 
 impl RaesOptions {
@@ -128,7 +129,7 @@ impl RaesOptions {
             solver: [Solver::Exact, Solver::Heuristic][options.choice("solver")],
             budget: [Budget::None, Budget::Static][options.choice("budget")],
             feedback: options.flag("feedback"),
-            time_limit_s: options.number("time_limit_s"),
+            node_limit: options.count("node_limit"),
         }
     }
 }
@@ -344,13 +345,15 @@ impl Policy for RaesPolicy {
             let problem = self.problem(observation);
             let allocation = match self.options.solver {
                 Solver::Heuristic => solve_heuristic(&problem),
-                Solver::Exact => match solve_exact(&problem, Some(self.options.time_limit_s)) {
-                    Ok(allocation) => Some(allocation),
-                    Err(ExactError::TimeLimit(_) | ExactError::Solver(_)) => {
-                        solve_heuristic(&problem)
+                Solver::Exact => {
+                    match solve_exact(&problem, SearchLimit::nodes(self.options.node_limit)) {
+                        Ok(allocation) => Some(allocation),
+                        Err(ExactError::Limit(_) | ExactError::Solver(_)) => {
+                            solve_heuristic(&problem)
+                        }
+                        Err(ExactError::Infeasible) => None,
                     }
-                    Err(ExactError::Infeasible) => None,
-                },
+                }
             }
             .expect("the static option makes every problem feasible");
             problem
@@ -393,7 +396,7 @@ mod tests {
             error.contains("colour") && error.contains("predictor"),
             "{error}"
         );
-        assert!(options(&[("time_limit_s", "-1")]).is_err());
+        assert!(options(&[("node_limit", "0")]).is_err());
     }
 
     #[test]
@@ -440,7 +443,7 @@ mod tests {
                     );
                 }
                 let best = problem.brute_force().unwrap();
-                let exact = solve_exact(&problem, None).unwrap();
+                let exact = solve_exact(&problem, SearchLimit::default()).unwrap();
                 assert!((exact.objective - best.objective).abs() < 1e-9);
                 assert!(solve_heuristic(&problem).unwrap().objective >= best.objective - 1e-9);
                 solved += 1;

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use clap::Args;
-use schedlab_agents::raes::exact::{ExactError, solve_exact};
+use schedlab_agents::raes::exact::{ExactError, SearchLimit, solve_exact};
 use schedlab_agents::raes::heuristic::solve_heuristic;
 use schedlab_agents::raes::problem::random_problem;
 
@@ -48,7 +48,7 @@ pub fn run(args: BenchSolversArgs) -> anyhow::Result<()> {
                 .ok_or_else(|| anyhow::anyhow!("instance {seed}: the heuristic found nothing"))?;
             heuristic_ms.push(start.elapsed().as_secs_f64() * 1e3);
             let start = Instant::now();
-            match solve_exact(&problem, Some(args.time_limit)) {
+            match solve_exact(&problem, SearchLimit::seconds(args.time_limit)) {
                 Ok(exact) => {
                     exact_ms.push(start.elapsed().as_secs_f64() * 1e3);
                     gaps.push(
@@ -56,7 +56,7 @@ pub fn run(args: BenchSolversArgs) -> anyhow::Result<()> {
                             / exact.objective.abs().max(1e-12),
                     );
                 }
-                Err(ExactError::TimeLimit(_)) => {}
+                Err(ExactError::Limit(_)) => {}
                 Err(e) => return Err(e.into()),
             }
         }
@@ -78,7 +78,7 @@ pub fn run(args: BenchSolversArgs) -> anyhow::Result<()> {
         ]);
     }
     println!(
-        "RAES allocation: {} workers per node, generated instances (seeds 0..{}), exact = good_lp + microlp (limit {} s)",
+        "RAES allocation: {} workers per node, generated instances (seeds 0..{}), exact = microlp (limit {} s)",
         args.per_node, args.instances, args.time_limit
     );
     println!("{}", align(&rows));
