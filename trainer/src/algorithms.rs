@@ -106,6 +106,17 @@ impl AgentKind {
         config.expect("configs serialise")
     }
 
+    /// `config` with every hyperparameter it predates (a run folder written before that
+    /// hyperparameter existed) at its single-job default, so that old runs still load to play:
+    /// the defaults that differ on jobs envs only matter to training.
+    pub fn backfilled(self, config: &serde_json::Value) -> serde_json::Value {
+        let mut filled = self.default_config(EnvKind::SingleJob);
+        if let (Some(filled), Some(given)) = (filled.as_object_mut(), config.as_object()) {
+            filled.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        filled
+    }
+
     /// Its learner, acting in copies of `prototype`, with `config`'s hyperparameters; a
     /// config of the wrong shape is refused.
     pub fn learner<E: SchedulingEnv>(
@@ -178,7 +189,8 @@ pub fn load_agent(
             Box::new(DqnAgent::new(net, ctx, manifest.seed))
         }
         AgentKind::Ppo | AgentKind::A2c => {
-            let config: PpoConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
+            let config = kind.backfilled(&manifest.config);
+            let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
             let net = network(&config, ctx).map_err(invalid)?.init(device);
             let net = load_record(net, run, &manifest.model).map_err(invalid)?;
             let mut agent = PpoAgent::new(net, ctx, manifest.seed);
@@ -186,4 +198,24 @@ pub fn load_agent(
             Box::new(agent)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run folder written before a hyperparameter existed still loads: the missing key gets
+    /// its default, and what the folder does hold is kept.
+    #[test]
+    fn a_config_from_before_a_hyperparameter_existed_is_backfilled() {
+        let mut old = AgentKind::Ppo.default_config(EnvKind::Jobs);
+        let map = old.as_object_mut().unwrap();
+        map.remove("warm_start_dagger_rounds");
+        map.insert("hidden".into(), serde_json::json!(64));
+        assert!(parse::<PpoConfig>(&old).is_err());
+        let config: PpoConfig = parse(&AgentKind::Ppo.backfilled(&old)).unwrap();
+        assert_eq!(config.warm_start_dagger_rounds, 0);
+        assert_eq!(config.hidden, 64);
+        assert_eq!(config.rollout_steps, PpoConfig::new().jobs().rollout_steps);
+    }
 }

@@ -1,7 +1,9 @@
 //! Imitation warm start (DL2's supervised start before RL): play a teacher scheduler's
 //! episodes, then fit the actor to its choices (cross-entropy) and the critic to its returns,
 //! so PPO fine-tunes a policy that already schedules like the teacher instead of starting
-//! from a uniform one.
+//! from a uniform one. Optional DAgger rounds (Ross et al., 2011) then let the clone play,
+//! ask the teacher what it would do in each state the clone reached, and refit on all of it:
+//! a clone trained only on the teacher's own states drifts into states it never saw.
 
 use std::time::Instant;
 
@@ -15,7 +17,7 @@ use schedlab_agents::learned::actor_critic::{ImitationBatch, imitation_loss};
 use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::ppo::PpoAgent;
-use schedlab_agents::{SchedulingEnv, registry};
+use schedlab_agents::{Policy, SchedulingEnv, registry};
 use schedlab_env::{EpisodeSummary, Observation, StepInfo};
 
 use crate::reward_scale::RewardScale;
@@ -60,7 +62,19 @@ pub struct WarmStartReport {
     pub held_out_agreement: f64,
     pub final_cross_entropy: f64,
     pub teacher_mean_return: f64,
+    /// One entry per DAgger round, in order.
+    pub dagger: Vec<DaggerRound>,
     pub seconds: f64,
+}
+
+/// What one DAgger round saw before it refitted.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DaggerRound {
+    pub episodes: usize,
+    pub decisions: usize,
+    /// Share of the clone's own decisions that match the teacher's label in that state.
+    pub agreement: f64,
+    pub clone_mean_return: f64,
 }
 
 /// Plays `teacher` (a registry spec) on fresh copies of `prototype`, one episode per seed, in
@@ -104,7 +118,127 @@ pub fn demonstrate<E: SchedulingEnv>(
         .collect()
 }
 
+/// The teacher's choice in a state it may not have led to: a fresh copy of the teacher
+/// (reset, so a per-slot scheduler behind the one-choice interface plans this window anew)
+/// acting on `observation`. Schedulers that carry state across steps (`periodic`'s timer) are
+/// asked as if they had just started.
+fn label(teacher: &mut dyn Policy, seed: u64, observation: &Observation) -> Vec<usize> {
+    teacher.reset(seed);
+    teacher.act(observation)
+}
+
+/// A DAgger episode in play.
+struct Episode<E> {
+    env: E,
+    teacher: Box<dyn Policy>,
+    seed: u64,
+    observation: Option<Observation>,
+    clock: f64,
+    decisions: Vec<Decision>,
+    episode_return: f64,
+    agreed: usize,
+}
+
+/// Plays every episode to its end: one batched greedy forward pass per step over the episodes
+/// still playing, then each labels its state with the teacher and steps, in parallel.
+fn play_labelled<E: SchedulingEnv>(
+    episodes: &mut [Episode<E>],
+    agent: &mut PpoAgent,
+    (gamma, discount_time_s): (f64, f64),
+) -> Result<(), String> {
+    loop {
+        let mut playing: Vec<&mut Episode<E>> = episodes
+            .iter_mut()
+            .filter(|e| e.observation.is_some())
+            .collect();
+        if playing.is_empty() {
+            break;
+        }
+        let observations: Vec<&Observation> = playing
+            .iter()
+            .map(|e| e.observation.as_ref().expect("playing"))
+            .collect();
+        let actions = agent.act_batch(&observations).actions;
+        playing
+            .par_iter_mut()
+            .zip(actions)
+            .try_for_each(|(episode, action)| {
+                let observation = episode.observation.take().expect("playing");
+                let wanted = label(episode.teacher.as_mut(), episode.seed, &observation);
+                episode.agreed += usize::from(wanted == action);
+                let seed = episode.seed;
+                let step = episode
+                    .env
+                    .step(&action)
+                    .map_err(|e| format!("DAgger episode, seed {seed}: {e}"))?;
+                let elapsed = step.info.time_s() - episode.clock;
+                episode.clock = step.info.time_s();
+                episode.decisions.push(Decision {
+                    observation,
+                    action: wanted,
+                    reward: step.reward,
+                    discount: step_discount(gamma, discount_time_s, elapsed),
+                });
+                match step.info.metrics() {
+                    Some(metrics) => episode.episode_return = metrics.episode_return(),
+                    None => episode.observation = Some(step.observation),
+                }
+                Ok::<(), String>(())
+            })?;
+    }
+    Ok(())
+}
+
+/// One DAgger round's data: the clone plays one episode per seed greedily (all episodes in
+/// lockstep, one batched forward pass per step), and every state it reaches is labelled with
+/// the teacher's choice; rewards are the clone's own. Also the share of the clone's choices
+/// that were the teacher's.
+pub fn corrections<E: SchedulingEnv>(
+    prototype: &E,
+    agent: &mut PpoAgent,
+    teacher: &str,
+    seeds: &[u64],
+    (gamma, discount_time_s): (f64, f64),
+) -> Result<(Vec<Demonstration>, f64), String> {
+    let mut episodes = seeds
+        .iter()
+        .map(|&seed| {
+            let mut env = prototype.fresh_copy();
+            let teacher = registry::build(teacher, &env.context(), &[])
+                .map_err(|e| format!("DAgger teacher `{teacher}`: {e}"))?;
+            let (observation, info) = env
+                .reset(seed)
+                .map_err(|e| format!("DAgger episode, seed {seed}: {e}"))?;
+            Ok(Episode {
+                env,
+                teacher,
+                seed,
+                observation: Some(observation),
+                clock: info.time_s(),
+                decisions: Vec::new(),
+                episode_return: f64::NAN,
+                agreed: 0,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let deterministic = std::mem::replace(&mut agent.deterministic, true);
+    let played = play_labelled(&mut episodes, agent, (gamma, discount_time_s));
+    agent.deterministic = deterministic;
+    played?;
+    let decisions: usize = episodes.iter().map(|e| e.decisions.len()).sum();
+    let agreed: usize = episodes.iter().map(|e| e.agreed).sum();
+    let demonstrations = episodes
+        .into_iter()
+        .map(|e| Demonstration {
+            decisions: e.decisions,
+            episode_return: e.episode_return,
+        })
+        .collect();
+    Ok((demonstrations, agreed as f64 / decisions.max(1) as f64))
+}
+
 /// How the clone is fitted.
+#[derive(Debug, Clone, Copy)]
 pub struct CloneSettings {
     pub epochs: usize,
     pub lr: f64,
@@ -112,40 +246,58 @@ pub struct CloneSettings {
     pub seed: u64,
 }
 
-/// Fits `agent`'s network to the demonstrations: the actor to the teacher's choices, the
-/// critic to its discounted returns in the units of `scale` (which first learns the rewards'
-/// scale from them). Every `HOLD_OUT`-th episode is held out and only scored.
-pub fn clone_teacher(
-    agent: &mut PpoAgent,
-    demonstrations: &[Demonstration],
-    scale: &mut RewardScale,
-    settings: &CloneSettings,
-    device: &Device,
-) -> (f64, f64, f64) {
+/// Lets `scale` learn the rewards' scale from the teacher's episodes (before any fitting, so
+/// every critic target is in the same units).
+pub fn learn_reward_scale(scale: &mut RewardScale, demonstrations: &[Demonstration]) {
     for demo in demonstrations {
         for d in &demo.decisions {
             scale.observe(0, d.reward, d.discount);
         }
         scale.end_episode(0);
     }
+}
+
+/// Each decision of `demo` with its critic target: the discounted return from there on, in
+/// the units of `scale`.
+fn with_targets<'a>(demo: &'a Demonstration, scale: &RewardScale) -> Vec<(&'a Decision, f32)> {
+    let mut to_go = 0.0f64;
+    let mut targets = vec![0.0f32; demo.decisions.len()];
+    for (t, d) in demo.decisions.iter().enumerate().rev() {
+        to_go = scale.apply(d.reward) + f64::from(d.discount) * to_go;
+        targets[t] = to_go as f32;
+    }
+    demo.decisions.iter().zip(targets).collect()
+}
+
+/// Fits `agent`'s network to the demonstrations and `corrections` (DAgger's relabelled states,
+/// all trained on): the actor to the teacher's choices, the critic to the discounted returns
+/// in the units of `scale` ([`learn_reward_scale`] first). Every `HOLD_OUT`-th demonstration
+/// is held out and only scored. Gives the agreement on the training and held-out teacher
+/// decisions and the last epoch's cross-entropy.
+pub fn clone_teacher(
+    agent: &mut PpoAgent,
+    demonstrations: &[Demonstration],
+    corrections: &[Demonstration],
+    scale: &RewardScale,
+    settings: &CloneSettings,
+    device: &Device,
+) -> (f64, f64, f64) {
     let mut rows: Vec<(&Decision, f32)> = Vec::new();
     let mut held_out: Vec<&Decision> = Vec::new();
     for (k, demo) in demonstrations.iter().enumerate() {
         if is_held_out(k, demonstrations.len()) {
             held_out.extend(&demo.decisions);
-            continue;
+        } else {
+            rows.extend(with_targets(demo, scale));
         }
-        let mut to_go = 0.0f64;
-        let mut targets = vec![0.0f32; demo.decisions.len()];
-        for (t, d) in demo.decisions.iter().enumerate().rev() {
-            to_go = scale.apply(d.reward) + f64::from(d.discount) * to_go;
-            targets[t] = to_go as f32;
-        }
-        rows.extend(demo.decisions.iter().zip(targets));
+    }
+    let teacher_rows = rows.len();
+    for demo in corrections {
+        rows.extend(with_targets(demo, scale));
     }
     let space = agent.space().clone();
     let mut optim = AdamConfig::new().init();
-    let mut rng = StdRng::seed_from_u64(settings.seed ^ 0xb0c);
+    let mut rng = StdRng::seed_from_u64(settings.seed ^ 0xb0c ^ corrections.len() as u64);
     let mut order: Vec<usize> = (0..rows.len()).collect();
     let mut last_cross_entropy = f64::NAN;
     for _ in 0..settings.epochs {
@@ -171,7 +323,7 @@ pub fn clone_teacher(
         }
         last_cross_entropy = sum / count;
     }
-    let training: Vec<&Decision> = rows.iter().map(|(d, _)| *d).collect();
+    let training: Vec<&Decision> = rows[..teacher_rows].iter().map(|(d, _)| *d).collect();
     (
         agreement(agent, &training),
         agreement(agent, &held_out),
@@ -206,9 +358,13 @@ pub struct WarmStartPlan<'a> {
     /// `(gamma, discount_time_s)` of the learner, for the critic's targets.
     pub discount: (f64, f64),
     pub settings: CloneSettings,
+    /// DAgger rounds after the first fit, each on its own seeds (`dagger_seeds[round]`).
+    pub dagger_seeds: Vec<Vec<u64>>,
+    /// Passes over all the data gathered so far after each DAgger round.
+    pub dagger_epochs: usize,
 }
 
-/// Demonstrations then cloning, timed, as the report says.
+/// Demonstrations, cloning, then the DAgger rounds, timed, as the report says.
 pub fn warm_start<E: SchedulingEnv>(
     prototype: &E,
     agent: &mut PpoAgent,
@@ -218,9 +374,28 @@ pub fn warm_start<E: SchedulingEnv>(
 ) -> Result<WarmStartReport, String> {
     let start = Instant::now();
     let demonstrations = demonstrate(prototype, plan.teacher, &plan.seeds, plan.discount)?;
-    let (train_agreement, held_out_agreement, final_cross_entropy) =
-        clone_teacher(agent, &demonstrations, scale, &plan.settings, device);
-    let (teacher, settings) = (plan.teacher, &plan.settings);
+    learn_reward_scale(scale, &demonstrations);
+    let settings = &plan.settings;
+    let mut fitted = clone_teacher(agent, &demonstrations, &[], scale, settings, device);
+    let mut gathered: Vec<Demonstration> = Vec::new();
+    let mut dagger = Vec::new();
+    for seeds in &plan.dagger_seeds {
+        let (round, agreement) = corrections(prototype, agent, plan.teacher, seeds, plan.discount)?;
+        dagger.push(DaggerRound {
+            episodes: round.len(),
+            decisions: round.iter().map(|d| d.decisions.len()).sum(),
+            agreement,
+            clone_mean_return: round.iter().map(|d| d.episode_return).sum::<f64>()
+                / round.len().max(1) as f64,
+        });
+        gathered.extend(round);
+        let refit = CloneSettings {
+            epochs: plan.dagger_epochs,
+            ..*settings
+        };
+        fitted = clone_teacher(agent, &demonstrations, &gathered, scale, &refit, device);
+    }
+    let (train_agreement, held_out_agreement, final_cross_entropy) = fitted;
     let decisions: usize = demonstrations.iter().map(|d| d.decisions.len()).sum();
     let held_out_decisions: usize = demonstrations
         .iter()
@@ -229,7 +404,7 @@ pub fn warm_start<E: SchedulingEnv>(
         .map(|(_, d)| d.decisions.len())
         .sum();
     Ok(WarmStartReport {
-        teacher: teacher.to_owned(),
+        teacher: plan.teacher.to_owned(),
         episodes: demonstrations.len(),
         decisions,
         held_out_decisions,
@@ -239,6 +414,7 @@ pub fn warm_start<E: SchedulingEnv>(
         final_cross_entropy,
         teacher_mean_return: demonstrations.iter().map(|d| d.episode_return).sum::<f64>()
             / demonstrations.len().max(1) as f64,
+        dagger,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -265,20 +441,25 @@ mod tests {
         ))
     }
 
+    /// A small per-job network on `env`'s spaces, seeded.
+    fn untrained_agent(env: &JobsEnv, seed: u64) -> (PpoAgent, Device) {
+        let ctx = env.policy_context();
+        let device = Device::flex().autodiff();
+        device.seed(seed);
+        let net = ActorCriticConfig::per_unit(&ctx.observation_space, &ctx.action_space)
+            .unwrap()
+            .with_hidden(64)
+            .init(&device);
+        (PpoAgent::new(net, &ctx, seed), device)
+    }
+
     /// The clone of `sjf` picks the teacher's own choice on at least 70% of the decisions of
     /// an episode it never trained on (the rate README.md states), and clearly more often
     /// than the untrained network does.
     #[test]
     fn a_clone_reproduces_its_teacher_on_held_out_episodes() {
         let env = philly_mini();
-        let ctx = env.policy_context();
-        let device = Device::flex().autodiff();
-        device.seed(1);
-        let net = ActorCriticConfig::per_unit(&ctx.observation_space, &ctx.action_space)
-            .unwrap()
-            .with_hidden(64)
-            .init(&device);
-        let mut agent = PpoAgent::new(net, &ctx, 1);
+        let (mut agent, device) = untrained_agent(&env, 1);
         let demonstrations = demonstrate(&env, "sjf", &[0, 1, 2, 3], (0.99, 3600.0)).unwrap();
         let held_out: Vec<&Decision> = demonstrations[3].decisions.iter().collect();
         assert!(held_out.len() > 50, "{} decisions", held_out.len());
@@ -290,12 +471,67 @@ mod tests {
             seed: 1,
         };
         let mut scale = RewardScale::new(1);
+        learn_reward_scale(&mut scale, &demonstrations);
         let (train, held, cross_entropy) =
-            clone_teacher(&mut agent, &demonstrations, &mut scale, &settings, &device);
+            clone_teacher(&mut agent, &demonstrations, &[], &scale, &settings, &device);
         assert!(
             held >= 0.7 && train >= 0.7 && held >= untrained + 0.1 && cross_entropy.is_finite(),
             "agreement {train} on training episodes, {held} held out (untrained {untrained})"
         );
         assert_eq!(held, agreement(&mut agent, &held_out));
+    }
+
+    /// A fresh copy of the teacher asked about a state of its own episode chooses what it chose
+    /// there: relabelling a state (DAgger) asks the teacher the same question its own rollout
+    /// answered, even in the middle of a window's plan. Exactly for an ordering rule; `raes`
+    /// re-solves its MIP with the window's earlier changes made, which moves a few choices.
+    #[test]
+    fn the_teacher_relabels_its_own_states_with_its_own_choices() {
+        let env = philly_mini();
+        for (teacher, rate) in [("sjf", 1.0), ("raes", 0.98)] {
+            let demo = demonstrate(&env, teacher, &[0], (0.99, 3600.0)).unwrap();
+            let mut fresh = registry::build(teacher, &env.context(), &[]).unwrap();
+            let decisions = &demo[0].decisions;
+            let same = decisions
+                .iter()
+                .filter(|d| label(fresh.as_mut(), 0, &d.observation) == d.action)
+                .count();
+            let share = same as f64 / decisions.len() as f64;
+            assert!(share >= rate, "{teacher}: {same} of {}", decisions.len());
+        }
+    }
+
+    /// DAgger's round labels the clone's own states with allowed teacher choices, and refitting
+    /// on them makes the clone agree with the teacher more often on the states it reaches.
+    #[test]
+    fn a_dagger_round_raises_agreement_on_the_clones_own_states() {
+        let env = philly_mini();
+        let (mut agent, device) = untrained_agent(&env, 2);
+        let discount = (0.99, 3600.0);
+        let demonstrations = demonstrate(&env, "sjf", &[0, 1], discount).unwrap();
+        let mut scale = RewardScale::new(1);
+        learn_reward_scale(&mut scale, &demonstrations);
+        let weak = CloneSettings {
+            epochs: 3,
+            lr: 1e-3,
+            value_coef: 0.5,
+            seed: 2,
+        };
+        clone_teacher(&mut agent, &demonstrations, &[], &scale, &weak, &device);
+        let (round, before) = corrections(&env, &mut agent, "sjf", &[5, 6], discount).unwrap();
+        let labelled: Vec<&Decision> = round.iter().flat_map(|d| &d.decisions).collect();
+        assert!(labelled.len() > 50, "{} decisions", labelled.len());
+        assert!(
+            labelled
+                .iter()
+                .all(|d| d.observation.action_mask[d.action[0]])
+        );
+        let refit = CloneSettings { epochs: 40, ..weak };
+        clone_teacher(&mut agent, &demonstrations, &round, &scale, &refit, &device);
+        let (_, after) = corrections(&env, &mut agent, "sjf", &[5, 6], discount).unwrap();
+        assert!(
+            after >= before + 0.05,
+            "agreement on the clone's own states {before} before, {after} after"
+        );
     }
 }

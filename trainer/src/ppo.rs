@@ -85,6 +85,16 @@ pub struct PpoConfig {
     pub warm_start_epochs: usize,
     #[config(default = 1e-3)]
     pub warm_start_lr: f64,
+    /// DAgger rounds after cloning: the clone plays, the teacher labels the states it reached,
+    /// and the clone is refitted on everything (trainer/src/imitation.rs); 0: plain cloning.
+    #[config(default = 0)]
+    pub warm_start_dagger_rounds: usize,
+    /// Episodes the clone plays in each DAgger round.
+    #[config(default = 8)]
+    pub warm_start_dagger_episodes: usize,
+    /// Passes over all the data gathered so far after each DAgger round.
+    #[config(default = 20)]
+    pub warm_start_dagger_epochs: usize,
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
@@ -115,6 +125,16 @@ impl PpoConfig {
                 c.warm_start.is_empty() || (c.warm_start_episodes >= 1 && c.warm_start_epochs >= 1),
             ),
             ("warm_start_lr > 0", c.warm_start_lr > 0.0),
+            (
+                "warm_start_dagger_episodes >= 1 and warm_start_dagger_epochs >= 1 with DAgger rounds",
+                c.warm_start_dagger_rounds == 0
+                    || (c.warm_start_dagger_episodes >= 1 && c.warm_start_dagger_epochs >= 1),
+            ),
+            (
+                "warm_start_episodes + warm_start_dagger_rounds * warm_start_dagger_episodes <= 1000",
+                c.warm_start_episodes + c.warm_start_dagger_rounds * c.warm_start_dagger_episodes
+                    <= 1000,
+            ),
         ])
         .and(check_common(
             c.envs,
@@ -223,11 +243,22 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
             return Ok(None);
         }
         let c = &self.config;
+        // teacher episodes first, then each DAgger round's, all on seeds no evaluation uses
+        let seeds = |from: usize, count: usize| -> Vec<u64> {
+            (from..from + count)
+                .map(|k| DEMONSTRATION_SEEDS + self.seed * 1000 + k as u64)
+                .collect()
+        };
         let plan = WarmStartPlan {
             teacher: &c.warm_start,
-            seeds: (0..c.warm_start_episodes as u64)
-                .map(|k| DEMONSTRATION_SEEDS + self.seed * 1000 + k)
+            seeds: seeds(0, c.warm_start_episodes),
+            dagger_seeds: (0..c.warm_start_dagger_rounds)
+                .map(|round| {
+                    let from = c.warm_start_episodes + round * c.warm_start_dagger_episodes;
+                    seeds(from, c.warm_start_dagger_episodes)
+                })
                 .collect(),
+            dagger_epochs: c.warm_start_dagger_epochs,
             discount: (c.gamma, c.discount_time_s),
             settings: CloneSettings {
                 epochs: c.warm_start_epochs,

@@ -231,6 +231,19 @@ pub fn train<E: SchedulingEnv>(
             report.final_cross_entropy as f32,
             0,
         );
+        for (round, dagger) in report.dagger.iter().enumerate() {
+            let round = round as u64 + 1;
+            board.scalar(
+                "warm_start/dagger_agreement",
+                dagger.agreement as f32,
+                round,
+            );
+            board.scalar(
+                "warm_start/dagger_clone_return",
+                dagger.clone_mean_return as f32,
+                round,
+            );
+        }
         run.write_json("warm_start.json", &warm)
             .map_err(io(&run.path))?;
         if spec.steps == 0 {

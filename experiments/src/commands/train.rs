@@ -184,6 +184,16 @@ fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
         100.0 * r["held_out_agreement"].as_f64().unwrap_or(f64::NAN),
         r["held_out_decisions"],
     );
+    for (k, round) in r["dagger"].as_array().into_iter().flatten().enumerate() {
+        println!(
+            "DAgger round {}: the clone played {} episodes ({} decisions, mean return {:.1}) and chose as the teacher would in {:.1}% of its states",
+            k + 1,
+            round["episodes"],
+            round["decisions"],
+            round["clone_mean_return"].as_f64().unwrap_or(f64::NAN),
+            100.0 * round["agreement"].as_f64().unwrap_or(f64::NAN),
+        );
+    }
     if let Some(first) = warm["headline"].as_array().and_then(|h| h.first()) {
         let (name, clone, teacher) = (
             first[0].as_str().unwrap_or("?"),

@@ -450,11 +450,33 @@ fn warm_starts(trained: &[Trained]) -> anyhow::Result<String> {
             first[1].as_f64().unwrap_or(f64::NAN),
             first[2].as_f64().unwrap_or(f64::NAN),
         );
+        let dagger: Vec<String> = r["dagger"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|round| {
+                format!(
+                    "{:.1}% on {} states",
+                    100.0 * round["agreement"].as_f64().unwrap_or(f64::NAN),
+                    round["decisions"]
+                )
+            })
+            .collect();
+        let dagger = if dagger.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} DAgger rounds, the clone choosing as the teacher would in {} it reached itself",
+                dagger.len(),
+                dagger.join(", then ")
+            )
+        };
         text += &format!(
-            "- {}: cloned `{}` from {} decisions in {:.0} s; agreement {:.1}% on {} held-out teacher decisions; before RL, on the family's evaluation seeds, {} {} against the teacher's {} ({:+.1}%).\n",
+            "- {}: cloned `{}` from {} decisions of {} episodes in {:.0} s{dagger}; agreement {:.1}% on {} held-out teacher decisions; before RL, on the family's evaluation seeds, {} {} against the teacher's {} ({:+.1}%).\n",
             t.learner.label,
             r["teacher"].as_str().unwrap_or("?"),
             r["decisions"],
+            r["episodes"],
             r["seconds"].as_f64().unwrap_or(f64::NAN),
             100.0 * r["held_out_agreement"].as_f64().unwrap_or(f64::NAN),
             r["held_out_decisions"],
