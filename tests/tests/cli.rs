@@ -587,6 +587,41 @@ fn network_workloads_run_sweep_and_plot_with_no_special_case() {
     );
 }
 
+/// Every shipped clone of a jobs scheduler (a folder of data/policies/ with a warm-start
+/// report) loads by name, whichever hyperparameters its config.json predates, and plays a
+/// held-out Philly window to the end.
+#[test]
+fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
+    let policies = workload("").parent().unwrap().join("policies");
+    let mut clones: Vec<String> = std::fs::read_dir(&policies)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|dir| dir.join("warm_start.json").is_file())
+        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    clones.sort();
+    assert!(clones.len() >= 2, "{clones:?}");
+    for clone in &clones {
+        let out = run_ok(&[
+            "eval",
+            "--policy",
+            clone,
+            "--workload",
+            arg(&workload("heldout/philly/philly-heldout-00.toml")),
+            "--seeds",
+            "0",
+            "--set",
+            "window.interface=one-choice",
+        ]);
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(clone.as_str()))
+            .unwrap_or_else(|| panic!("{clone} in {out}"));
+        let finished: f64 = row.split_whitespace().nth(7).unwrap().parse().unwrap();
+        assert!(finished > 0.0, "{row}");
+    }
+}
+
 /// The shipped DDQN plays DAG workloads by name and guides WORL-RTGS, which ends no worse
 /// than its guide's greedy plan on generated and on real DAGs; on a platform of another
 /// size the guide is refused with the shapes.
