@@ -298,6 +298,8 @@ fn trace_section(
         best = best.label,
     );
     let best_jct = best.jct();
+    let best_finished: f64 = best.metric("finished").iter().sum();
+    let best_unfinished = jobs.saturating_sub(best_finished as usize);
     let mut verdicts = Vec::new();
     for line in heuristics.iter().chain(&learned) {
         let jct = line.jct();
@@ -330,14 +332,14 @@ fn trace_section(
                 change,
                 welch: w,
                 paired: pr,
-                all_finished: finished as usize == jobs,
+                unfinished: jobs.saturating_sub(finished as usize),
                 within_budget: line.trained_s.is_none_or(|s| s <= p.budget_s),
             });
         }
     }
     text += &format!(
         "\n{} {}\n\n",
-        reading(&best.label, &verdicts),
+        reading(&best.label, best_unfinished, &verdicts),
         detectable(&best_jct)
     );
     let first_seed = 0;
@@ -372,18 +374,20 @@ struct Verdict {
     change: f64,
     welch: f64,
     paired: f64,
-    all_finished: bool,
+    /// Jobs of the held-out episodes it left unfinished.
+    unfinished: usize,
     within_budget: bool,
 }
 
 impl Verdict {
     fn meets_the_bar(&self) -> bool {
-        self.change < 0.0 && self.welch < 0.05 && self.all_finished && self.within_budget
+        self.change < 0.0 && self.welch < 0.05 && self.unfinished == 0 && self.within_budget
     }
 }
 
-/// Which learned rows meet the bar, or how close the closest comes.
-fn reading(best: &str, verdicts: &[Verdict]) -> String {
+/// Which learned rows meet the bar, or how close the closest comes; `best_unfinished`: the
+/// jobs the best heuristic left unfinished, for comparison.
+fn reading(best: &str, best_unfinished: usize, verdicts: &[Verdict]) -> String {
     let winners: Vec<&str> = verdicts
         .iter()
         .filter(|v| v.meets_the_bar())
@@ -406,8 +410,11 @@ fn reading(best: &str, verdicts: &[Verdict]) -> String {
             -closest.change, closest.welch
         ));
     }
-    if !closest.all_finished {
-        why.push("jobs are left unfinished".into());
+    if closest.unfinished > 0 {
+        why.push(format!(
+            "{} jobs are left unfinished (`{best}` leaves {best_unfinished})",
+            closest.unfinished
+        ));
     }
     if !closest.within_budget {
         why.push("its training exceeded the budget".into());
@@ -511,21 +518,27 @@ mod tests {
 
     #[test]
     fn the_reading_names_winners_or_the_closest_and_why() {
-        let v = |label: &str, change, welch, all_finished| Verdict {
+        let v = |label: &str, change, welch, unfinished| Verdict {
             label: label.into(),
             change,
             welch,
             paired: 0.01,
-            all_finished,
+            unfinished,
             within_budget: true,
         };
-        let close = [v("a", 4.0, 0.5, true), v("b", -3.0, 0.4, true)];
-        let text = reading("raes", &close);
+        let close = [v("a", 4.0, 0.5, 0), v("b", -3.0, 0.4, 0)];
+        let text = reading("raes", 0, &close);
         assert!(
             text.contains("closest is b") && text.contains("Welch p is 0.40"),
             "{text}"
         );
-        let won = [v("a", -30.0, 0.01, true), v("c", -40.0, 0.01, false)];
-        assert_eq!(reading("raes", &won), "Meets the bar against `raes`: a.");
+        let won = [v("a", -30.0, 0.01, 0), v("c", -40.0, 0.01, 2)];
+        assert_eq!(reading("raes", 3, &won), "Meets the bar against `raes`: a.");
+        let stranded = [v("c", -40.0, 0.01, 2)];
+        let text = reading("raes", 3, &stranded);
+        assert!(
+            text.contains("2 jobs are left unfinished (`raes` leaves 3)"),
+            "{text}"
+        );
     }
 }
