@@ -76,8 +76,9 @@ pub struct PpoConfig {
     /// A scheduler to clone before PPO starts (trainer/src/imitation.rs); empty: none.
     #[config(default = "String::new()")]
     pub warm_start: String,
-    /// Teacher episodes played for cloning (every fourth held out to score agreement).
-    #[config(default = 8)]
+    /// Teacher episodes played for cloning (every fourth held out to score agreement); 8
+    /// left clones of `raes` that strand jobs on Philly windows they never saw (README.md).
+    #[config(default = 32)]
     pub warm_start_episodes: usize,
     /// Passes over the teacher's decisions (30 left a Philly clone of `raes` that strands jobs
     /// on held-out windows; see README.md).
