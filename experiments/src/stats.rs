@@ -104,8 +104,6 @@ pub fn paired(a: &[f64], b: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
-    /// Differences 1, 2, 3, 4: t = 2.5 / (sqrt(5/3) / 2) = 3.873 on 3 degrees of freedom,
-    /// p from the closed-form t CDF of 3 degrees of freedom.
     /// Two samples of 4 with variance 5/3: the difference whose Welch t is the 97.5% point on
     /// 6 degrees of freedom (2.446912) is 2.446912 x sqrt(2 x 5/3 / 4).
     #[test]
@@ -121,6 +119,8 @@ mod tests {
         assert!(welch_critical_difference(&[1.0]).is_nan());
     }
 
+    /// Differences 1, 2, 3, 4: t = 2.5 / (sqrt(5/3) / 2) = 3.873 on 3 degrees of freedom,
+    /// p from the closed-form t CDF of 3 degrees of freedom.
     #[test]
     fn paired_matches_a_hand_computed_example() {
         let p = paired(&[11.0, 12.0, 13.0, 14.0], &[10.0, 10.0, 10.0, 10.0]);

@@ -297,6 +297,7 @@ pub fn clone_teacher(
     }
     let space = agent.space().clone();
     let mut optim = AdamConfig::new().init();
+    // each DAgger refit shuffles anew; plain cloning (no corrections) keeps its old order
     let mut rng = StdRng::seed_from_u64(settings.seed ^ 0xb0c ^ corrections.len() as u64);
     let mut order: Vec<usize> = (0..rows.len()).collect();
     let mut last_cross_entropy = f64::NAN;
@@ -364,6 +365,11 @@ pub struct WarmStartPlan<'a> {
     pub dagger_epochs: usize,
 }
 
+/// The episodes' mean return (0 for none).
+fn mean_return(episodes: &[Demonstration]) -> f64 {
+    episodes.iter().map(|d| d.episode_return).sum::<f64>() / episodes.len().max(1) as f64
+}
+
 /// Demonstrations, cloning, then the DAgger rounds, timed, as the report says.
 pub fn warm_start<E: SchedulingEnv>(
     prototype: &E,
@@ -385,8 +391,7 @@ pub fn warm_start<E: SchedulingEnv>(
             episodes: round.len(),
             decisions: round.iter().map(|d| d.decisions.len()).sum(),
             agreement,
-            clone_mean_return: round.iter().map(|d| d.episode_return).sum::<f64>()
-                / round.len().max(1) as f64,
+            clone_mean_return: mean_return(&round),
         });
         gathered.extend(round);
         let refit = CloneSettings {
@@ -412,8 +417,7 @@ pub fn warm_start<E: SchedulingEnv>(
         train_agreement,
         held_out_agreement,
         final_cross_entropy,
-        teacher_mean_return: demonstrations.iter().map(|d| d.episode_return).sum::<f64>()
-            / demonstrations.len().max(1) as f64,
+        teacher_mean_return: mean_return(&demonstrations),
         dagger,
         seconds: start.elapsed().as_secs_f64(),
     })

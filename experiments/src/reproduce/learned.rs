@@ -220,6 +220,10 @@ impl Line {
     fn jct(&self) -> Vec<f64> {
         self.metric("jct_avg_s")
     }
+    /// Jobs finished over all its episodes.
+    fn finished(&self) -> usize {
+        self.metric("finished").iter().sum::<f64>() as usize
+    }
 }
 
 fn trace_section(
@@ -298,12 +302,11 @@ fn trace_section(
         best = best.label,
     );
     let best_jct = best.jct();
-    let best_finished: f64 = best.metric("finished").iter().sum();
-    let best_unfinished = jobs.saturating_sub(best_finished as usize);
+    let best_unfinished = jobs.saturating_sub(best.finished());
     let mut verdicts = Vec::new();
     for line in heuristics.iter().chain(&learned) {
         let jct = line.jct();
-        let finished: f64 = line.metric("finished").iter().sum();
+        let finished = line.finished();
         let is_best = std::ptr::eq(line, best);
         let (w, pr) = if is_best {
             (f64::NAN, f64::NAN)
@@ -312,7 +315,7 @@ fn trace_section(
         };
         let change = 100.0 * (mean(&jct) / mean(&best_jct) - 1.0);
         text += &format!(
-            "| {} | {} | {} | {} | {finished:.0} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
+            "| {} | {} | {} | {} | {finished} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
             if is_best {
                 format!("**{}**", line.label)
             } else {
@@ -332,7 +335,7 @@ fn trace_section(
                 change,
                 welch: w,
                 paired: pr,
-                unfinished: jobs.saturating_sub(finished as usize),
+                unfinished: jobs.saturating_sub(finished),
                 within_budget: line.trained_s.is_none_or(|s| s <= p.budget_s),
             });
         }
