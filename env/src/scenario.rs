@@ -1,7 +1,7 @@
 //! A workload loaded once: its data, model and trace, shared by every env built from it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use burn::tensor::Device;
 
@@ -21,6 +21,9 @@ pub struct Scenario {
     pub model: Arc<dyn Model>,
     pub trace: Option<Arc<Vec<TraceTask>>>,
     pub trace_stats: Option<TraceStats>,
+    /// The first run's initial parameters and their validation loss: linear models start from
+    /// zeros whatever the seed, so every later run reuses it instead of a full validation pass.
+    first_initial_loss: OnceLock<(Vec<f32>, f64)>,
 }
 
 impl std::fmt::Debug for Scenario {
@@ -65,7 +68,21 @@ impl Scenario {
             model,
             trace,
             trace_stats,
+            first_initial_loss: OnceLock::new(),
         }))
+    }
+
+    /// The mean validation loss at a run's initial parameters (exactly
+    /// `model.mean_loss(params, validation)`; remembered for the first parameters seen).
+    pub fn initial_loss(&self, params: &[f32]) -> f64 {
+        if let Some((first, loss)) = self.first_initial_loss.get()
+            && first.iter().map(|v| v.to_bits()).eq(params.iter().map(|v| v.to_bits()))
+        {
+            return *loss;
+        }
+        let loss = self.model.mean_loss(params, &self.data.validation);
+        let _ = self.first_initial_loss.set((params.to_vec(), loss));
+        loss
     }
 
     /// One line for `workload validate`.

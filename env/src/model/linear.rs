@@ -76,9 +76,10 @@ impl LinearModel {
         correct as f64 / rows
     }
 
-    /// Writes `dloss/dz` for one sample into `dz` and returns its loss.
-    #[inline]
-    fn loss_and_dz(&self, z: &mut [f32], label: f32) -> f64 {
+    /// Returns one sample's loss on its outputs `z`; with `DZ`, also overwrites `z` with
+    /// `dloss/dz` (validation wants the loss alone: the same arithmetic, less of it).
+    #[inline(always)]
+    fn loss_and_dz<const DZ: bool>(&self, z: &mut [f32], label: f32) -> f64 {
         match self.loss {
             LinearLoss::Softmax => {
                 let y = label as usize;
@@ -89,27 +90,35 @@ impl LinearModel {
                     sum += *v;
                 }
                 let loss = (sum.ln() - z[y].ln()) as f64;
-                let inv = 1.0 / sum;
-                z.iter_mut().for_each(|v| *v *= inv);
-                z[y] -= 1.0;
+                if DZ {
+                    let inv = 1.0 / sum;
+                    z.iter_mut().for_each(|v| *v *= inv);
+                    z[y] -= 1.0;
+                }
                 loss
             }
             LinearLoss::Logistic => {
                 let x = z[0];
                 // softplus(x) - y x, stable for both signs
                 let loss = (x.max(0.0) + (-x.abs()).exp().ln_1p() - label * x) as f64;
-                z[0] = 1.0 / (1.0 + (-x).exp()) - label;
+                if DZ {
+                    z[0] = 1.0 / (1.0 + (-x).exp()) - label;
+                }
                 loss
             }
             LinearLoss::Hinge => {
                 let s = 2.0 * label - 1.0;
                 let margin = 1.0 - s * z[0];
-                z[0] = if margin > 0.0 { -s } else { 0.0 };
+                if DZ {
+                    z[0] = if margin > 0.0 { -s } else { 0.0 };
+                }
                 margin.max(0.0) as f64
             }
             LinearLoss::Squared => {
                 let r = z[0] - label;
-                z[0] = r;
+                if DZ {
+                    z[0] = r;
+                }
                 0.5 * (r as f64) * (r as f64)
             }
         }
@@ -152,7 +161,7 @@ impl Model for LinearModel {
         let (weights, bias) = grad.split_at_mut(self.outputs * self.cols);
         for &i in rows {
             self.outputs_for(params, data, i, &mut z);
-            loss += self.loss_and_dz(&mut z, data.labels[i]);
+            loss += self.loss_and_dz::<true>(&mut z, data.labels[i]);
             let row = data.features.row(i);
             for (k, &dz) in z.iter().enumerate() {
                 if dz != 0.0 {
@@ -176,7 +185,7 @@ impl Model for LinearModel {
         let total: f64 = (0..data.len())
             .map(|i| {
                 self.outputs_for(params, data, i, &mut z);
-                self.loss_and_dz(&mut z, data.labels[i])
+                self.loss_and_dz::<false>(&mut z, data.labels[i])
             })
             .sum();
         total / data.len().max(1) as f64

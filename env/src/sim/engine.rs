@@ -86,7 +86,7 @@ impl TrainingSim {
     pub fn new(scenario: Arc<Scenario>, seed: u64) -> Result<Self> {
         let mut rng = StdRng::seed_from_u64(seed);
         let params = scenario.model.init_params(&mut rng);
-        let initial_loss = scenario.model.mean_loss(&params, &scenario.data.validation);
+        let initial_loss = scenario.initial_loss(&params);
         let workers = (0..scenario.nodes.len())
             .map(|node| Worker {
                 node,
@@ -352,13 +352,13 @@ impl TrainingSim {
         if job.optimizer == OptimizerKind::HbAsgd
             && let Some(own) = worker.last_base_time
         {
-            let known: Vec<f64> = self
+            let (sum, known) = self
                 .workers
                 .iter()
                 .filter(|o| o.running)
                 .filter_map(|o| o.last_base_time)
-                .collect();
-            let average = known.iter().sum::<f64>() / known.len() as f64;
+                .fold((0.0, 0), |(sum, n), t| (sum + t, n + 1));
+            let average = sum / known as f64;
             batch = (job.base_batch as f64 * average / own).floor() as usize;
         }
         batch.clamp(1, worker.max_batch.max(1))

@@ -354,3 +354,22 @@ fn eager_and_lazy_gradients_give_the_same_episode() {
         assert_eq!(on(1), on(3), "{optimizer} {extra}");
     }
 }
+
+#[test]
+fn the_remembered_initial_loss_is_only_reused_for_the_same_parameters() {
+    let scenario = scenario(&two_node_workload("hb_asgd", ""));
+    let validation = &scenario.data.validation;
+    let zeros = vec![0.0f32; scenario.model.num_params()];
+    let shifted: Vec<f32> = (0..zeros.len()).map(|i| (i % 7) as f32 * 0.1).collect();
+    // the first call remembers; the second asks about other parameters; the third reuses
+    for params in [&zeros, &shifted, &zeros, &shifted] {
+        assert_eq!(
+            scenario.initial_loss(params).to_bits(),
+            scenario.model.mean_loss(params, validation).to_bits()
+        );
+    }
+    assert_ne!(
+        scenario.initial_loss(&zeros),
+        scenario.initial_loss(&shifted)
+    );
+}
