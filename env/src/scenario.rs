@@ -76,7 +76,10 @@ impl Scenario {
     /// `model.mean_loss(params, validation)`; remembered for the first parameters seen).
     pub fn initial_loss(&self, params: &[f32]) -> f64 {
         if let Some((first, loss)) = self.first_initial_loss.get()
-            && first.iter().map(|v| v.to_bits()).eq(params.iter().map(|v| v.to_bits()))
+            && first
+                .iter()
+                .map(|v| v.to_bits())
+                .eq(params.iter().map(|v| v.to_bits()))
         {
             return *loss;
         }

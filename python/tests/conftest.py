@@ -25,8 +25,11 @@ def schedlab_cli():
         return given
     if shutil.which("cargo") is None:
         pytest.fail("the CLI comparison needs cargo or SCHEDLAB_BIN")
-    # --workspace: the features the workspace tests were built with, so nothing recompiles
-    subprocess.run(["cargo", "build", "--quiet", "--workspace", "--bin", "schedlab"], cwd=REPO, check=True)
+    # --tests: the features the workspace tests were built with (dev-dependencies unify theirs),
+    # so after them nothing recompiles (without it, a cold run built polars and its dependents twice)
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--workspace", "--tests", "--bin", "schedlab"], cwd=REPO, check=True
+    )
     target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
     return str(target / "debug" / "schedlab")
 

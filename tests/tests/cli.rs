@@ -291,6 +291,14 @@ fn bench_env_reports_throughput_and_the_ratio() {
         out.contains("gradient samples/s") && out.contains("peak memory"),
         "{out}"
     );
+    // small-4node validates during its episodes; leaving those passes out can only help
+    let validation = out
+        .lines()
+        .find_map(|l| l.strip_prefix("validation: "))
+        .unwrap_or_else(|| panic!("no validation line in {out}"));
+    let passes: u64 = validation.split(' ').next().unwrap().parse().unwrap();
+    let without: f64 = validation.rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(passes > 0 && without >= ratio, "{validation}");
 }
 
 #[test]

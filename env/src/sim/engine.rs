@@ -73,6 +73,8 @@ pub struct TrainingSim {
     initial_loss: f64,
     evaluated_version: u64,
     evaluated_at: f64,
+    /// Full validation passes since the episode began.
+    validations: u64,
     completed_at: Option<f64>,
     compression: Compression,
     /// Per worker: its error-feedback residual, and the stream its stochastic rounding draws.
@@ -139,6 +141,7 @@ impl TrainingSim {
             initial_loss,
             evaluated_version: 0,
             evaluated_at: 0.0,
+            validations: 0,
             completed_at: None,
             scenario,
         })
@@ -164,6 +167,11 @@ impl TrainingSim {
     }
     pub fn params(&self) -> &[f32] {
         &self.server.params
+    }
+    /// Full validation passes so far (periodic checks and the final one; the initial loss is
+    /// the scenario's, [`Scenario::initial_loss`]).
+    pub fn validations(&self) -> u64 {
+        self.validations
     }
     /// Bits every worker sent so far (pulls and pushes).
     pub fn bits_sent(&self) -> u64 {
@@ -721,6 +729,7 @@ impl TrainingSim {
     }
 
     fn evaluate(&mut self) -> Result<()> {
+        self.validations += 1;
         self.evaluated_version = self.server.version;
         self.evaluated_at = self.now;
         self.val_loss = self

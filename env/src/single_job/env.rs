@@ -130,6 +130,11 @@ impl SingleJobEnv {
         Ok((observation, info))
     }
 
+    /// Full validation passes of the current episode so far (0 before the first reset).
+    pub fn validations(&self) -> u64 {
+        self.episode.as_ref().map_or(0, |e| e.sim.validations())
+    }
+
     /// The mask of the current state (also inside every observation).
     pub fn action_mask(&self) -> Option<&[bool]> {
         self.episode.as_ref().map(|e| e.mask.as_slice())

@@ -49,6 +49,8 @@ struct EnvRun {
     seconds: f64,
     rounds: u64,
     samples: u64,
+    /// Full validation passes the episode made.
+    validations: u64,
     /// Every gradient's batch size, as far as the per-round worker reports tell: a worker's
     /// samples in a round spread evenly over its gradients of that round.
     batches: Vec<usize>,
@@ -63,6 +65,7 @@ fn time_episode(
         seconds: 0.0,
         rounds: 0,
         samples: 0,
+        validations: 0,
         batches: Vec::new(),
     };
     let mut reports = Vec::new();
@@ -79,6 +82,7 @@ fn time_episode(
         obs = step.observation;
     }
     run.seconds = start.elapsed().as_secs_f64();
+    run.validations = env.validations();
     for (gradients, samples) in reports {
         run.samples += samples;
         run.batches.extend(
@@ -115,6 +119,18 @@ fn time_bare(scenario: &Scenario, batches: &[usize]) -> f64 {
     start.elapsed().as_secs_f64()
 }
 
+/// Seconds one full validation pass takes at the initial parameters (fastest of `repeats`).
+fn time_validation(scenario: &Scenario, repeats: u32) -> f64 {
+    let params = scenario.model.init_params(&mut StdRng::seed_from_u64(0));
+    (0..repeats.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(scenario.model.mean_loss(&params, &scenario.data.validation));
+            start.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 pub fn peak_memory_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -149,7 +165,7 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
         vec![f64::INFINITY; args.episodes as usize],
         vec![f64::INFINITY; args.episodes as usize],
     );
-    let (mut rounds, mut samples, mut gradients) = (0, 0, 0);
+    let (mut rounds, mut samples, mut gradients, mut validations) = (0, 0, 0, 0);
     for repeat in 0..args.repeats {
         for seed in 0..args.episodes {
             let run = single.install(|| time_episode(&mut env, &mut policy, seed))?;
@@ -157,10 +173,11 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
             env_s[k] = env_s[k].min(run.seconds);
             bare_s[k] = bare_s[k].min(time_bare(&scenario, &run.batches));
             if repeat == 0 {
-                (rounds, samples, gradients) = (
+                (rounds, samples, gradients, validations) = (
                     rounds + run.rounds,
                     samples + run.samples,
                     gradients + run.batches.len() as u64,
+                    validations + run.validations,
                 );
             }
         }
@@ -192,5 +209,15 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
         println!("peak memory {mib:.1} MiB");
     }
     println!("ratio {:.3}", bare / one);
+    // what the event loop alone would reach: the passes timed apart, at the same one thread
+    let pass = single.install(|| time_validation(&scenario, args.repeats));
+    let validating = validations as f64 * pass;
+    println!(
+        "validation: {validations} passes over {} rows, {:.3} ms each, about {:.0}% of the env's one-thread time; ratio without them about {:.3}",
+        scenario.data.validation.len(),
+        pass * 1e3,
+        100.0 * validating / one,
+        bare / (one - validating).max(f64::MIN_POSITIVE)
+    );
     Ok(())
 }
