@@ -222,6 +222,45 @@ fn a_pod_deleted_when_it_was_scheduled_is_a_one_second_job_not_an_error() {
     assert_eq!(pod.duration_s, 1.0);
 }
 
+/// Philly's table, its first job's duration set to `duration` (written plain, not gzipped).
+fn philly_with_first_duration(dir: &Path, duration: &str) -> PathBuf {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(
+        std::fs::File::open(traces().join("philly/philly_jobs_2017-09_to_10.csv.gz")).unwrap(),
+    )
+    .read_to_string(&mut text)
+    .unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[1] = with_field(&lines[1], 1, duration);
+    let path = dir.join("philly.csv");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    path
+}
+
+#[test]
+fn a_philly_job_of_zero_seconds_runs_one_and_a_negative_one_is_named() {
+    let (machines, _) = read_machines(
+        &traces().join("alibaba_pai_v2020/pai_machine_spec.csv"),
+        false,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let zero = philly_with_first_duration(dir.path(), "0.0");
+    let read = read_jobs(Format::Philly, &zero, &options(&machines, false)).unwrap();
+    assert_eq!((read.jobs.len(), read.dropped_total()), (52_849, 0));
+    let first = read.jobs.iter().find(|j| j.id == "philly-2").unwrap();
+    assert_eq!(first.duration_s, 1.0);
+    let negative = philly_with_first_duration(dir.path(), "-5.0");
+    let e = read_jobs(Format::Philly, &negative, &options(&machines, false))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("philly.csv") && e.contains("duration") && e.contains("-5"),
+        "{e}"
+    );
+}
+
 #[test]
 fn job_tables_round_trip_through_parquet() {
     let machines = openb_nodes();
