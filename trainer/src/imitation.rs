@@ -42,6 +42,15 @@ pub struct Decision {
     pub discount: f32,
 }
 
+impl Decision {
+    /// Whether the mask left a choice here: more allowed actions than branches (each branch
+    /// allows one at least; no mask allows all). Agreement on the other states is free.
+    pub fn contested(&self) -> bool {
+        let mask = &self.observation.action_mask;
+        mask.is_empty() || mask.iter().filter(|&&allowed| allowed).count() > self.action.len()
+    }
+}
+
 /// One teacher episode: its decisions and its headline figure.
 pub struct Demonstration {
     pub decisions: Vec<Decision>,
@@ -60,6 +69,10 @@ pub struct WarmStartReport {
     pub train_agreement: f64,
     /// The same on the held-out teacher episodes.
     pub held_out_agreement: f64,
+    /// Held-out decisions where the mask left a choice ([`Decision::contested`]), and the
+    /// agreement on them alone.
+    pub held_out_contested_decisions: usize,
+    pub held_out_contested_agreement: f64,
     pub final_cross_entropy: f64,
     pub teacher_mean_return: f64,
     /// One entry per DAgger round, in order.
@@ -74,6 +87,9 @@ pub struct DaggerRound {
     pub decisions: usize,
     /// Share of the clone's own decisions that match the teacher's label in that state.
     pub agreement: f64,
+    /// The same on the states where the mask left a choice, and how many there were.
+    pub contested_decisions: usize,
+    pub contested_agreement: f64,
     pub clone_mean_return: f64,
 }
 
@@ -351,6 +367,14 @@ pub fn agreement(agent: &mut PpoAgent, decisions: &[&Decision]) -> f64 {
     same as f64 / decisions.len() as f64
 }
 
+/// The decisions of `episodes` where the mask left a choice.
+fn contested_decisions<'a>(episodes: impl Iterator<Item = &'a Demonstration>) -> Vec<&'a Decision> {
+    episodes
+        .flat_map(|e| &e.decisions)
+        .filter(|d| d.contested())
+        .collect()
+}
+
 /// Who is cloned, on which episodes, and how.
 pub struct WarmStartPlan<'a> {
     /// A scheduler spec of the registry, options inline (`las:placement=worst-fit`).
@@ -386,11 +410,15 @@ pub fn warm_start<E: SchedulingEnv>(
     let mut gathered: Vec<Demonstration> = Vec::new();
     let mut dagger = Vec::new();
     for seeds in &plan.dagger_seeds {
-        let (round, agreement) = corrections(prototype, agent, plan.teacher, seeds, plan.discount)?;
+        let (round, on_policy) = corrections(prototype, agent, plan.teacher, seeds, plan.discount)?;
+        // the greedy clone has not changed since it played: it chooses here as it did then
+        let contested = contested_decisions(round.iter());
         dagger.push(DaggerRound {
             episodes: round.len(),
             decisions: round.iter().map(|d| d.decisions.len()).sum(),
-            agreement,
+            agreement: on_policy,
+            contested_decisions: contested.len(),
+            contested_agreement: agreement(agent, &contested),
             clone_mean_return: mean_return(&round),
         });
         gathered.extend(round);
@@ -402,12 +430,14 @@ pub fn warm_start<E: SchedulingEnv>(
     }
     let (train_agreement, held_out_agreement, final_cross_entropy) = fitted;
     let decisions: usize = demonstrations.iter().map(|d| d.decisions.len()).sum();
-    let held_out_decisions: usize = demonstrations
+    let held_out: Vec<&Demonstration> = demonstrations
         .iter()
         .enumerate()
         .filter(|(k, _)| is_held_out(*k, demonstrations.len()))
-        .map(|(_, d)| d.decisions.len())
-        .sum();
+        .map(|(_, d)| d)
+        .collect();
+    let held_out_decisions = held_out.iter().map(|d| d.decisions.len()).sum();
+    let held_out_contested = contested_decisions(held_out.into_iter());
     Ok(WarmStartReport {
         teacher: plan.teacher.to_owned(),
         episodes: demonstrations.len(),
@@ -416,6 +446,8 @@ pub fn warm_start<E: SchedulingEnv>(
         epochs: settings.epochs,
         train_agreement,
         held_out_agreement,
+        held_out_contested_decisions: held_out_contested.len(),
+        held_out_contested_agreement: agreement(agent, &held_out_contested),
         final_cross_entropy,
         teacher_mean_return: mean_return(&demonstrations),
         dagger,
@@ -433,6 +465,25 @@ mod tests {
     use schedlab_env::jobs::{JobsEnv, JobsWorkload};
 
     use super::*;
+
+    #[test]
+    fn a_state_is_contested_when_some_branch_allows_two_choices() {
+        let decision = |mask: &[bool], branches: usize| Decision {
+            observation: Observation {
+                features: Vec::new(),
+                action_mask: mask.to_vec(),
+            },
+            action: vec![0; branches],
+            reward: 0.0,
+            discount: 1.0,
+        };
+        assert!(!decision(&[true, false, false], 1).contested());
+        assert!(decision(&[true, false, true], 1).contested());
+        // two branches of two levels: one allowed in each, then two in the second
+        assert!(!decision(&[false, true, true, false], 2).contested());
+        assert!(decision(&[false, true, true, true], 2).contested());
+        assert!(decision(&[], 1).contested());
+    }
 
     /// philly-mini (82 jobs, 8 machines) through the one-choice interface.
     fn philly_mini() -> JobsEnv {

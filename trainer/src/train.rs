@@ -227,6 +227,11 @@ pub fn train<E: SchedulingEnv>(
             0,
         );
         board.scalar(
+            "warm_start/held_out_contested_agreement",
+            report.held_out_contested_agreement as f32,
+            0,
+        );
+        board.scalar(
             "warm_start/cross_entropy",
             report.final_cross_entropy as f32,
             0,
@@ -236,6 +241,11 @@ pub fn train<E: SchedulingEnv>(
             board.scalar(
                 "warm_start/dagger_agreement",
                 dagger.agreement as f32,
+                round,
+            );
+            board.scalar(
+                "warm_start/dagger_contested_agreement",
+                dagger.contested_agreement as f32,
                 round,
             );
             board.scalar(

@@ -175,7 +175,7 @@ fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
     let warm: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
     let r = &warm["report"];
     println!(
-        "warm start: cloned {} from {} decisions of {} episodes in {:.1} s; agreement {:.1}% on them, {:.1}% on {} held-out decisions",
+        "warm start: cloned {} from {} decisions of {} episodes in {:.1} s; agreement {:.1}% on them, {:.1}% on {} held-out decisions ({:.1}% on the {} where the mask left a choice)",
         r["teacher"].as_str().unwrap_or("?"),
         r["decisions"],
         r["episodes"],
@@ -183,15 +183,22 @@ fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
         100.0 * r["train_agreement"].as_f64().unwrap_or(f64::NAN),
         100.0 * r["held_out_agreement"].as_f64().unwrap_or(f64::NAN),
         r["held_out_decisions"],
+        100.0
+            * r["held_out_contested_agreement"]
+                .as_f64()
+                .unwrap_or(f64::NAN),
+        r["held_out_contested_decisions"],
     );
     for (k, round) in r["dagger"].as_array().into_iter().flatten().enumerate() {
         println!(
-            "DAgger round {}: the clone played {} episodes ({} decisions, mean return {:.1}) and chose as the teacher would in {:.1}% of its states",
+            "DAgger round {}: the clone played {} episodes ({} decisions, mean return {:.1}) and chose as the teacher would in {:.1}% of its states ({:.1}% of the {} where the mask left a choice)",
             k + 1,
             round["episodes"],
             round["decisions"],
             round["clone_mean_return"].as_f64().unwrap_or(f64::NAN),
             100.0 * round["agreement"].as_f64().unwrap_or(f64::NAN),
+            100.0 * round["contested_agreement"].as_f64().unwrap_or(f64::NAN),
+            round["contested_decisions"],
         );
     }
     if let Some(first) = warm["headline"].as_array().and_then(|h| h.first()) {
