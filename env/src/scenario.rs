@@ -84,7 +84,9 @@ impl Scenario {
             return *loss;
         }
         let loss = self.model.mean_loss(params, &self.data.validation);
-        let _ = self.first_initial_loss.set((params.to_vec(), loss));
+        if self.first_initial_loss.get().is_none() {
+            let _ = self.first_initial_loss.set((params.to_vec(), loss));
+        }
         loss
     }
 

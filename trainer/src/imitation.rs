@@ -44,10 +44,10 @@ pub struct Decision {
 
 impl Decision {
     /// Whether the mask left a choice here: more allowed actions than branches (each branch
-    /// allows one at least; no mask allows all). Agreement on the other states is free.
+    /// allows one at least). Agreement on the other states is free.
     pub fn contested(&self) -> bool {
-        let mask = &self.observation.action_mask;
-        mask.is_empty() || mask.iter().filter(|&&allowed| allowed).count() > self.action.len()
+        let allowed = self.observation.action_mask.iter().filter(|&&a| a).count();
+        allowed > self.action.len()
     }
 }
 
@@ -153,6 +153,9 @@ struct Episode<E> {
     decisions: Vec<Decision>,
     episode_return: f64,
     agreed: usize,
+    /// Contested states reached, and those where the clone chose as the teacher.
+    contested: usize,
+    contested_agreed: usize,
 }
 
 /// Plays every episode to its end: one batched greedy forward pass per step over the episodes
@@ -189,12 +192,18 @@ fn play_labelled<E: SchedulingEnv>(
                     .map_err(|e| format!("DAgger episode, seed {seed}: {e}"))?;
                 let elapsed = step.info.time_s() - episode.clock;
                 episode.clock = step.info.time_s();
-                episode.decisions.push(Decision {
+                let same = wanted == action;
+                let decision = Decision {
                     observation,
                     action: wanted,
                     reward: step.reward,
                     discount: step_discount(gamma, discount_time_s, elapsed),
-                });
+                };
+                if decision.contested() {
+                    episode.contested += 1;
+                    episode.contested_agreed += usize::from(same);
+                }
+                episode.decisions.push(decision);
                 match step.info.metrics() {
                     Some(metrics) => episode.episode_return = metrics.episode_return(),
                     None => episode.observation = Some(step.observation),
@@ -207,15 +216,15 @@ fn play_labelled<E: SchedulingEnv>(
 
 /// One DAgger round's data: the clone plays one episode per seed greedily (all episodes in
 /// lockstep, one batched forward pass per step), and every state it reaches is labelled with
-/// the teacher's choice; rewards are the clone's own. Also the share of the clone's choices
-/// that were the teacher's.
+/// the teacher's choice; rewards are the clone's own. Also how often the clone's choices were
+/// the teacher's.
 pub fn corrections<E: SchedulingEnv>(
     prototype: &E,
     agent: &mut PpoAgent,
     teacher: &str,
     seeds: &[u64],
     (gamma, discount_time_s): (f64, f64),
-) -> Result<(Vec<Demonstration>, f64), String> {
+) -> Result<(Vec<Demonstration>, Played), String> {
     let mut episodes = seeds
         .iter()
         .map(|&seed| {
@@ -234,6 +243,8 @@ pub fn corrections<E: SchedulingEnv>(
                 decisions: Vec::new(),
                 episode_return: f64::NAN,
                 agreed: 0,
+                contested: 0,
+                contested_agreed: 0,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -241,8 +252,13 @@ pub fn corrections<E: SchedulingEnv>(
     let played = play_labelled(&mut episodes, agent, (gamma, discount_time_s));
     agent.deterministic = deterministic;
     played?;
-    let decisions: usize = episodes.iter().map(|e| e.decisions.len()).sum();
-    let agreed: usize = episodes.iter().map(|e| e.agreed).sum();
+    let share = |agreed: usize, of: usize| agreed as f64 / of as f64;
+    let total = |count: fn(&Episode<E>) -> usize| episodes.iter().map(count).sum::<usize>();
+    let played = Played {
+        agreement: share(total(|e| e.agreed), total(|e| e.decisions.len())),
+        contested_decisions: total(|e| e.contested),
+        contested_agreement: share(total(|e| e.contested_agreed), total(|e| e.contested)),
+    };
     let demonstrations = episodes
         .into_iter()
         .map(|e| Demonstration {
@@ -250,7 +266,15 @@ pub fn corrections<E: SchedulingEnv>(
             episode_return: e.episode_return,
         })
         .collect();
-    Ok((demonstrations, agreed as f64 / decisions.max(1) as f64))
+    Ok((demonstrations, played))
+}
+
+/// How often a DAgger round's clone chose as its teacher, in every state it reached and in the
+/// contested ones ([`Decision::contested`]); NaN where there were none.
+pub struct Played {
+    pub agreement: f64,
+    pub contested_decisions: usize,
+    pub contested_agreement: f64,
 }
 
 /// How the clone is fitted.
@@ -367,14 +391,6 @@ pub fn agreement(agent: &mut PpoAgent, decisions: &[&Decision]) -> f64 {
     same as f64 / decisions.len() as f64
 }
 
-/// The decisions of `episodes` where the mask left a choice.
-fn contested_decisions<'a>(episodes: impl Iterator<Item = &'a Demonstration>) -> Vec<&'a Decision> {
-    episodes
-        .flat_map(|e| &e.decisions)
-        .filter(|d| d.contested())
-        .collect()
-}
-
 /// Who is cloned, on which episodes, and how.
 pub struct WarmStartPlan<'a> {
     /// A scheduler spec of the registry, options inline (`las:placement=worst-fit`).
@@ -410,15 +426,13 @@ pub fn warm_start<E: SchedulingEnv>(
     let mut gathered: Vec<Demonstration> = Vec::new();
     let mut dagger = Vec::new();
     for seeds in &plan.dagger_seeds {
-        let (round, on_policy) = corrections(prototype, agent, plan.teacher, seeds, plan.discount)?;
-        // the greedy clone has not changed since it played: it chooses here as it did then
-        let contested = contested_decisions(round.iter());
+        let (round, played) = corrections(prototype, agent, plan.teacher, seeds, plan.discount)?;
         dagger.push(DaggerRound {
             episodes: round.len(),
             decisions: round.iter().map(|d| d.decisions.len()).sum(),
-            agreement: on_policy,
-            contested_decisions: contested.len(),
-            contested_agreement: agreement(agent, &contested),
+            agreement: played.agreement,
+            contested_decisions: played.contested_decisions,
+            contested_agreement: played.contested_agreement,
             clone_mean_return: mean_return(&round),
         });
         gathered.extend(round);
@@ -437,7 +451,11 @@ pub fn warm_start<E: SchedulingEnv>(
         .map(|(_, d)| d)
         .collect();
     let held_out_decisions = held_out.iter().map(|d| d.decisions.len()).sum();
-    let held_out_contested = contested_decisions(held_out.into_iter());
+    let held_out_contested: Vec<&Decision> = held_out
+        .into_iter()
+        .flat_map(|d| &d.decisions)
+        .filter(|d| d.contested())
+        .collect();
     Ok(WarmStartReport {
         teacher: plan.teacher.to_owned(),
         episodes: demonstrations.len(),
@@ -482,7 +500,6 @@ mod tests {
         // two branches of two levels: one allowed in each, then two in the second
         assert!(!decision(&[false, true, true, false], 2).contested());
         assert!(decision(&[false, true, true, true], 2).contested());
-        assert!(decision(&[], 1).contested());
     }
 
     /// philly-mini (82 jobs, 8 machines) through the one-choice interface.
@@ -581,9 +598,19 @@ mod tests {
                 .iter()
                 .all(|d| d.observation.action_mask[d.action[0]])
         );
+        // where the mask leaves one choice, clone and teacher both take it: all the
+        // disagreement is on the contested states
+        let (n, c) = (labelled.len() as f64, before.contested_decisions as f64);
+        assert!(c > 0.0 && c <= n);
+        let agreed = before.contested_agreement * c + (n - c);
+        assert!(
+            (before.agreement * n - agreed).abs() < 1e-6,
+            "{agreed} of {n}"
+        );
         let refit = CloneSettings { epochs: 40, ..weak };
         clone_teacher(&mut agent, &demonstrations, &round, &scale, &refit, &device);
         let (_, after) = corrections(&env, &mut agent, "sjf", &[5, 6], discount).unwrap();
+        let (before, after) = (before.agreement, after.agreement);
         assert!(
             after >= before + 0.05,
             "agreement on the clone's own states {before} before, {after} after"

@@ -76,10 +76,10 @@ impl LinearModel {
         correct as f64 / rows
     }
 
-    /// Returns one sample's loss on its outputs `z`; with `DZ`, also overwrites `z` with
+    /// Returns one sample's loss on its outputs `z`; with `WITH_DZ`, also overwrites `z` with
     /// `dloss/dz` (validation wants the loss alone: the same arithmetic, less of it).
     #[inline(always)]
-    fn loss_and_dz<const DZ: bool>(&self, z: &mut [f32], label: f32) -> f64 {
+    fn sample_loss<const WITH_DZ: bool>(&self, z: &mut [f32], label: f32) -> f64 {
         match self.loss {
             LinearLoss::Softmax => {
                 let y = label as usize;
@@ -90,7 +90,7 @@ impl LinearModel {
                     sum += *v;
                 }
                 let loss = (sum.ln() - z[y].ln()) as f64;
-                if DZ {
+                if WITH_DZ {
                     let inv = 1.0 / sum;
                     z.iter_mut().for_each(|v| *v *= inv);
                     z[y] -= 1.0;
@@ -101,7 +101,7 @@ impl LinearModel {
                 let x = z[0];
                 // softplus(x) - y x, stable for both signs
                 let loss = (x.max(0.0) + (-x.abs()).exp().ln_1p() - label * x) as f64;
-                if DZ {
+                if WITH_DZ {
                     z[0] = 1.0 / (1.0 + (-x).exp()) - label;
                 }
                 loss
@@ -109,14 +109,14 @@ impl LinearModel {
             LinearLoss::Hinge => {
                 let s = 2.0 * label - 1.0;
                 let margin = 1.0 - s * z[0];
-                if DZ {
+                if WITH_DZ {
                     z[0] = if margin > 0.0 { -s } else { 0.0 };
                 }
                 margin.max(0.0) as f64
             }
             LinearLoss::Squared => {
                 let r = z[0] - label;
-                if DZ {
+                if WITH_DZ {
                     z[0] = r;
                 }
                 0.5 * (r as f64) * (r as f64)
@@ -161,7 +161,7 @@ impl Model for LinearModel {
         let (weights, bias) = grad.split_at_mut(self.outputs * self.cols);
         for &i in rows {
             self.outputs_for(params, data, i, &mut z);
-            loss += self.loss_and_dz::<true>(&mut z, data.labels[i]);
+            loss += self.sample_loss::<true>(&mut z, data.labels[i]);
             let row = data.features.row(i);
             for (k, &dz) in z.iter().enumerate() {
                 if dz != 0.0 {
@@ -185,7 +185,7 @@ impl Model for LinearModel {
         let total: f64 = (0..data.len())
             .map(|i| {
                 self.outputs_for(params, data, i, &mut z);
-                self.loss_and_dz::<false>(&mut z, data.labels[i])
+                self.sample_loss::<false>(&mut z, data.labels[i])
             })
             .sum();
         total / data.len().max(1) as f64
@@ -254,6 +254,16 @@ mod tests {
         Dataset::new(features, labels, task)
     }
 
+    /// Every loss with a task it fits.
+    fn every_loss() -> [(LinearLoss, Task); 4] {
+        [
+            (LinearLoss::Softmax, Task::Classification { classes: 4 }),
+            (LinearLoss::Logistic, Task::Classification { classes: 2 }),
+            (LinearLoss::Hinge, Task::Classification { classes: 2 }),
+            (LinearLoss::Squared, Task::Regression),
+        ]
+    }
+
     fn random_params(n: usize, seed: u64) -> Vec<f32> {
         let mut rng = StdRng::seed_from_u64(seed);
         (0..n).map(|_| rng.random_range(-0.5..0.5)).collect()
@@ -261,13 +271,7 @@ mod tests {
 
     #[test]
     fn every_linear_gradient_matches_finite_differences_dense_and_sparse() {
-        let cases = [
-            (LinearLoss::Softmax, Task::Classification { classes: 4 }),
-            (LinearLoss::Logistic, Task::Classification { classes: 2 }),
-            (LinearLoss::Hinge, Task::Classification { classes: 2 }),
-            (LinearLoss::Squared, Task::Regression),
-        ];
-        for (loss, task) in cases {
+        for (loss, task) in every_loss() {
             for sparse in [false, true] {
                 let data = problem(sparse, task, 7);
                 let model = LinearModel::new(loss, data.features.cols(), task).unwrap();
@@ -276,6 +280,25 @@ mod tests {
                 let err = max_rel_error(&model, &params, &data, &rows, 0.1);
                 assert!(err < 2e-2, "{loss:?} sparse={sparse}: relative error {err}");
             }
+        }
+    }
+
+    /// Validation's loss-only path sums exactly what the gradient pass's losses sum.
+    #[test]
+    fn the_mean_loss_is_the_gradient_pass_loss_over_the_rows() {
+        for (loss, task) in every_loss() {
+            let data = problem(true, task, 13);
+            let model = LinearModel::new(loss, data.features.cols(), task).unwrap();
+            let params = random_params(model.num_params(), 9);
+            let rows: Vec<usize> = (0..data.len()).collect();
+            let mut grad = vec![0.0; params.len()];
+            let summed = model.accumulate_grad(&params, &data, &rows, &mut grad);
+            let mean = model.mean_loss(&params, &data);
+            assert_eq!(
+                (summed / data.len() as f64).to_bits(),
+                mean.to_bits(),
+                "{loss:?}"
+            );
         }
     }
 

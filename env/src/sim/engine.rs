@@ -360,13 +360,13 @@ impl TrainingSim {
         if job.optimizer == OptimizerKind::HbAsgd
             && let Some(own) = worker.last_base_time
         {
-            let (sum, known) = self
+            let (sum, count) = self
                 .workers
                 .iter()
                 .filter(|o| o.running)
                 .filter_map(|o| o.last_base_time)
                 .fold((0.0, 0), |(sum, n), t| (sum + t, n + 1));
-            let average = sum / known as f64;
+            let average = sum / count as f64;
             batch = (job.base_batch as f64 * average / own).floor() as usize;
         }
         batch.clamp(1, worker.max_batch.max(1))

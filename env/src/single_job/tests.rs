@@ -361,7 +361,7 @@ fn the_remembered_initial_loss_is_only_reused_for_the_same_parameters() {
     let validation = &scenario.data.validation;
     let zeros = vec![0.0f32; scenario.model.num_params()];
     let shifted: Vec<f32> = (0..zeros.len()).map(|i| (i % 7) as f32 * 0.1).collect();
-    // the first call remembers; the second asks about other parameters; the third reuses
+    // the first call remembers; other parameters must not get the remembered loss
     for params in [&zeros, &shifted, &zeros, &shifted] {
         assert_eq!(
             scenario.initial_loss(params).to_bits(),

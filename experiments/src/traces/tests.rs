@@ -19,6 +19,15 @@ fn openb_nodes() -> Vec<MachineSpec> {
     machines
 }
 
+fn pai_machines() -> Vec<MachineSpec> {
+    read_machines(
+        &traces().join("alibaba_pai_v2020/pai_machine_spec.csv"),
+        false,
+    )
+    .unwrap()
+    .0
+}
+
 fn options(machines: &[MachineSpec], lenient: bool) -> ReadOptions<'_> {
     ReadOptions {
         machines,
@@ -35,11 +44,7 @@ fn node_lists_hold_the_documented_machines() {
     assert_eq!(openb.iter().map(|m| m.count).sum::<usize>(), 1523);
     let gpus: u32 = openb.iter().map(|m| m.gpus * m.count as u32).sum();
     assert!(gpus > 0);
-    let (pai, _) = read_machines(
-        &traces().join("alibaba_pai_v2020/pai_machine_spec.csv"),
-        false,
-    )
-    .unwrap();
+    let pai = pai_machines();
     assert_eq!(pai.iter().map(|m| m.count).sum::<usize>(), 1897);
     // cap_gpu: 2 on 1,295 machines, 8 on 519, 0 on 83
     let with = |g: u32| {
@@ -71,11 +76,7 @@ fn openb_pods_import_strictly_with_their_gpu_requests() {
 
 #[test]
 fn philly_jobs_import_on_pai_machines_and_split_large_jobs() {
-    let (machines, _) = read_machines(
-        &traces().join("alibaba_pai_v2020/pai_machine_spec.csv"),
-        false,
-    )
-    .unwrap();
+    let machines = pai_machines();
     let path = traces().join("philly/philly_jobs_2017-09_to_10.csv.gz");
     let read = read_jobs(Format::Philly, &path, &options(&machines, false)).unwrap();
     assert_eq!((read.rows_read, read.jobs.len()), (52_849, 52_849));
@@ -240,11 +241,7 @@ fn philly_with_first_duration(dir: &Path, duration: &str) -> PathBuf {
 
 #[test]
 fn a_philly_job_of_zero_seconds_runs_one_and_a_negative_one_is_named() {
-    let (machines, _) = read_machines(
-        &traces().join("alibaba_pai_v2020/pai_machine_spec.csv"),
-        false,
-    )
-    .unwrap();
+    let machines = pai_machines();
     let dir = tempfile::tempdir().unwrap();
     let zero = philly_with_first_duration(dir.path(), "0.0");
     let read = read_jobs(Format::Philly, &zero, &options(&machines, false)).unwrap();
@@ -256,7 +253,10 @@ fn a_philly_job_of_zero_seconds_runs_one_and_a_negative_one_is_named() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("philly.csv") && e.contains("duration") && e.contains("-5"),
+        e.contains("philly.csv")
+            && e.contains("line 2")
+            && e.contains("duration")
+            && e.contains("-5"),
         "{e}"
     );
 }
