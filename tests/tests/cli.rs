@@ -291,7 +291,7 @@ fn bench_env_reports_throughput_and_the_ratio() {
         out.contains("gradient samples/s") && out.contains("peak memory"),
         "{out}"
     );
-    // small-4node validates during its episodes; leaving those passes out can only help
+    // small-4node validates during its episodes, and the passes are part of their time
     let validation = out
         .lines()
         .find_map(|l| l.strip_prefix("validation: "))

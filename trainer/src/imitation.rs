@@ -152,10 +152,8 @@ struct Episode<E> {
     clock: f64,
     decisions: Vec<Decision>,
     episode_return: f64,
-    agreed: usize,
-    /// Contested states reached, and those where the clone chose as the teacher.
-    contested: usize,
-    contested_agreed: usize,
+    /// The clone's choices against the teacher's labels.
+    tally: Tally,
 }
 
 /// Plays every episode to its end: one batched greedy forward pass per step over the episodes
@@ -184,7 +182,6 @@ fn play_labelled<E: SchedulingEnv>(
             .try_for_each(|(episode, action)| {
                 let observation = episode.observation.take().expect("playing");
                 let wanted = label(episode.teacher.as_mut(), episode.seed, &observation);
-                episode.agreed += usize::from(wanted == action);
                 let seed = episode.seed;
                 let step = episode
                     .env
@@ -199,10 +196,7 @@ fn play_labelled<E: SchedulingEnv>(
                     reward: step.reward,
                     discount: step_discount(gamma, discount_time_s, elapsed),
                 };
-                if decision.contested() {
-                    episode.contested += 1;
-                    episode.contested_agreed += usize::from(same);
-                }
+                episode.tally.count(&decision, same);
                 episode.decisions.push(decision);
                 match step.info.metrics() {
                     Some(metrics) => episode.episode_return = metrics.episode_return(),
@@ -224,7 +218,7 @@ pub fn corrections<E: SchedulingEnv>(
     teacher: &str,
     seeds: &[u64],
     (gamma, discount_time_s): (f64, f64),
-) -> Result<(Vec<Demonstration>, Played), String> {
+) -> Result<(Vec<Demonstration>, Agreement), String> {
     let mut episodes = seeds
         .iter()
         .map(|&seed| {
@@ -242,9 +236,7 @@ pub fn corrections<E: SchedulingEnv>(
                 clock: info.time_s(),
                 decisions: Vec::new(),
                 episode_return: f64::NAN,
-                agreed: 0,
-                contested: 0,
-                contested_agreed: 0,
+                tally: Tally::default(),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -252,13 +244,10 @@ pub fn corrections<E: SchedulingEnv>(
     let played = play_labelled(&mut episodes, agent, (gamma, discount_time_s));
     agent.deterministic = deterministic;
     played?;
-    let share = |agreed: usize, of: usize| agreed as f64 / of as f64;
-    let total = |count: fn(&Episode<E>) -> usize| episodes.iter().map(count).sum::<usize>();
-    let played = Played {
-        agreement: share(total(|e| e.agreed), total(|e| e.decisions.len())),
-        contested_decisions: total(|e| e.contested),
-        contested_agreement: share(total(|e| e.contested_agreed), total(|e| e.contested)),
-    };
+    let mut tally = Tally::default();
+    for episode in &episodes {
+        tally.add(&episode.tally);
+    }
     let demonstrations = episodes
         .into_iter()
         .map(|e| Demonstration {
@@ -266,15 +255,51 @@ pub fn corrections<E: SchedulingEnv>(
             episode_return: e.episode_return,
         })
         .collect();
-    Ok((demonstrations, played))
+    Ok((demonstrations, tally.agreement()))
 }
 
-/// How often a DAgger round's clone chose as its teacher, in every state it reached and in the
-/// contested ones ([`Decision::contested`]); NaN where there were none.
-pub struct Played {
+/// How often a learner chose as its teacher, in every state and in the contested ones
+/// ([`Decision::contested`]); NaN where there were none.
+pub struct Agreement {
     pub agreement: f64,
     pub contested_decisions: usize,
     pub contested_agreement: f64,
+}
+
+/// Counts behind an [`Agreement`].
+#[derive(Default)]
+struct Tally {
+    decisions: usize,
+    agreed: usize,
+    contested: usize,
+    contested_agreed: usize,
+}
+
+impl Tally {
+    fn count(&mut self, decision: &Decision, agreed: bool) {
+        self.decisions += 1;
+        self.agreed += usize::from(agreed);
+        if decision.contested() {
+            self.contested += 1;
+            self.contested_agreed += usize::from(agreed);
+        }
+    }
+
+    fn add(&mut self, other: &Tally) {
+        self.decisions += other.decisions;
+        self.agreed += other.agreed;
+        self.contested += other.contested;
+        self.contested_agreed += other.contested_agreed;
+    }
+
+    fn agreement(&self) -> Agreement {
+        let share = |agreed: usize, of: usize| agreed as f64 / of as f64;
+        Agreement {
+            agreement: share(self.agreed, self.decisions),
+            contested_decisions: self.contested,
+            contested_agreement: share(self.contested_agreed, self.contested),
+        }
+    }
 }
 
 /// How the clone is fitted.
@@ -321,7 +346,7 @@ pub fn clone_teacher(
     scale: &RewardScale,
     settings: &CloneSettings,
     device: &Device,
-) -> (f64, f64, f64) {
+) -> (f64, Agreement, f64) {
     let mut rows: Vec<(&Decision, f32)> = Vec::new();
     let mut held_out: Vec<&Decision> = Vec::new();
     for (k, demo) in demonstrations.iter().enumerate() {
@@ -366,29 +391,25 @@ pub fn clone_teacher(
     }
     let training: Vec<&Decision> = rows[..teacher_rows].iter().map(|(d, _)| *d).collect();
     (
-        agreement(agent, &training),
+        agreement(agent, &training).agreement,
         agreement(agent, &held_out),
         last_cross_entropy,
     )
 }
 
-/// The share of `decisions` where the agent's most probable allowed choice is the teacher's
-/// (NaN for none).
-pub fn agreement(agent: &mut PpoAgent, decisions: &[&Decision]) -> f64 {
+/// How often the agent's most probable allowed choice in `decisions` is the teacher's.
+pub fn agreement(agent: &mut PpoAgent, decisions: &[&Decision]) -> Agreement {
     let deterministic = std::mem::replace(&mut agent.deterministic, true);
-    let mut same = 0usize;
+    let mut tally = Tally::default();
     for chunk in decisions.chunks(BATCH) {
         let observations: Vec<&Observation> = chunk.iter().map(|d| &d.observation).collect();
         let acted = agent.act_batch(&observations);
-        same += acted
-            .actions
-            .iter()
-            .zip(chunk)
-            .filter(|(a, d)| **a == d.action)
-            .count();
+        for (action, decision) in acted.actions.iter().zip(chunk) {
+            tally.count(decision, *action == decision.action);
+        }
     }
     agent.deterministic = deterministic;
-    same as f64 / decisions.len() as f64
+    tally.agreement()
 }
 
 /// Who is cloned, on which episodes, and how.
@@ -442,20 +463,14 @@ pub fn warm_start<E: SchedulingEnv>(
         };
         fitted = clone_teacher(agent, &demonstrations, &gathered, scale, &refit, device);
     }
-    let (train_agreement, held_out_agreement, final_cross_entropy) = fitted;
+    let (train_agreement, held_out, final_cross_entropy) = fitted;
     let decisions: usize = demonstrations.iter().map(|d| d.decisions.len()).sum();
-    let held_out: Vec<&Demonstration> = demonstrations
+    let held_out_decisions: usize = demonstrations
         .iter()
         .enumerate()
         .filter(|(k, _)| is_held_out(*k, demonstrations.len()))
-        .map(|(_, d)| d)
-        .collect();
-    let held_out_decisions = held_out.iter().map(|d| d.decisions.len()).sum();
-    let held_out_contested: Vec<&Decision> = held_out
-        .into_iter()
-        .flat_map(|d| &d.decisions)
-        .filter(|d| d.contested())
-        .collect();
+        .map(|(_, d)| d.decisions.len())
+        .sum();
     Ok(WarmStartReport {
         teacher: plan.teacher.to_owned(),
         episodes: demonstrations.len(),
@@ -463,9 +478,9 @@ pub fn warm_start<E: SchedulingEnv>(
         held_out_decisions,
         epochs: settings.epochs,
         train_agreement,
-        held_out_agreement,
-        held_out_contested_decisions: held_out_contested.len(),
-        held_out_contested_agreement: agreement(agent, &held_out_contested),
+        held_out_agreement: held_out.agreement,
+        held_out_contested_decisions: held_out.contested_decisions,
+        held_out_contested_agreement: held_out.contested_agreement,
         final_cross_entropy,
         teacher_mean_return: mean_return(&demonstrations),
         dagger,
@@ -535,7 +550,7 @@ mod tests {
         let demonstrations = demonstrate(&env, "sjf", &[0, 1, 2, 3], (0.99, 3600.0)).unwrap();
         let held_out: Vec<&Decision> = demonstrations[3].decisions.iter().collect();
         assert!(held_out.len() > 50, "{} decisions", held_out.len());
-        let untrained = agreement(&mut agent, &held_out);
+        let untrained = agreement(&mut agent, &held_out).agreement;
         let settings = CloneSettings {
             epochs: 100,
             lr: 1e-3,
@@ -546,11 +561,12 @@ mod tests {
         learn_reward_scale(&mut scale, &demonstrations);
         let (train, held, cross_entropy) =
             clone_teacher(&mut agent, &demonstrations, &[], &scale, &settings, &device);
+        let held = held.agreement;
         assert!(
             held >= 0.7 && train >= 0.7 && held >= untrained + 0.1 && cross_entropy.is_finite(),
             "agreement {train} on training episodes, {held} held out (untrained {untrained})"
         );
-        assert_eq!(held, agreement(&mut agent, &held_out));
+        assert_eq!(held, agreement(&mut agent, &held_out).agreement);
     }
 
     /// A fresh copy of the teacher asked about a state of its own episode chooses what it chose

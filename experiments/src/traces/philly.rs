@@ -10,9 +10,9 @@ pub const COLUMNS: [&str; 3] = ["timestamp", "duration", "num_gpus"];
 /// A job arrives at `timestamp` (seconds since the earliest timestamp in the file; `--from`
 /// and `--to` count on that clock) and runs `duration` seconds on `num_gpus` GPUs, split
 /// into the fewest equal containers the largest GPU machine holds; a job logged shorter than
-/// 1 s (0 included) is real and runs 1 s, as the openb and v2018 importers treat theirs. Philly has no CPU or
-/// memory figures: a container gets, per GPU, the CPU and memory per GPU of the cluster's
-/// leanest GPU machine (so a GPU-proportional share always fits).
+/// 1 s (0 included) is real and runs 1 s, as the openb and v2018 importers treat theirs.
+/// Philly has no CPU or memory figures: a container gets, per GPU, the CPU and memory per GPU
+/// of the cluster's leanest GPU machine (so a GPU-proportional share always fits).
 pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
     table.require(&COLUMNS)?;
     let mut out = ReadJobs {

@@ -149,14 +149,26 @@ fn v2018_tasks_need_lenient_and_say_what_they_dropped() {
 
 /// The shipped openb pods with one line edited.
 fn broken_openb(dir: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
-    let text =
-        std::fs::read_to_string(traces().join("alibaba_gpu_v2023/openb_pods_before_t12200000.csv"))
-            .unwrap();
+    let pods = traces().join("alibaba_gpu_v2023/openb_pods_before_t12200000.csv");
+    edited_copy(&dir.join("pods.csv"), &pods, 3, edit)
+}
+
+/// `source` (gzip-compressed when its name ends in `.gz`) written plain to `copy`, its line
+/// `line` (0 = the header) edited.
+fn edited_copy(copy: &Path, source: &Path, line: usize, edit: impl Fn(&str) -> String) -> PathBuf {
+    use std::io::Read;
+    let mut text = String::new();
+    let file = std::fs::File::open(source).unwrap();
+    if source.extension().is_some_and(|e| e == "gz") {
+        flate2::read::GzDecoder::new(file).read_to_string(&mut text)
+    } else {
+        std::io::BufReader::new(file).read_to_string(&mut text)
+    }
+    .unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    lines[3] = edit(&lines[3]);
-    let path = dir.join("pods.csv");
-    std::fs::write(&path, lines.join("\n")).unwrap();
-    path
+    lines[line] = edit(&lines[line]);
+    std::fs::write(copy, lines.join("\n")).unwrap();
+    copy.to_owned()
 }
 
 fn with_field(line: &str, index: usize, value: &str) -> String {
@@ -223,20 +235,12 @@ fn a_pod_deleted_when_it_was_scheduled_is_a_one_second_job_not_an_error() {
     assert_eq!(pod.duration_s, 1.0);
 }
 
-/// Philly's table, its first job's duration set to `duration` (written plain, not gzipped).
+/// Philly's table, its first job's duration set to `duration`.
 fn philly_with_first_duration(dir: &Path, duration: &str) -> PathBuf {
-    use std::io::Read;
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(
-        std::fs::File::open(traces().join("philly/philly_jobs_2017-09_to_10.csv.gz")).unwrap(),
-    )
-    .read_to_string(&mut text)
-    .unwrap();
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    lines[1] = with_field(&lines[1], 1, duration);
-    let path = dir.join("philly.csv");
-    std::fs::write(&path, lines.join("\n")).unwrap();
-    path
+    let table = traces().join("philly/philly_jobs_2017-09_to_10.csv.gz");
+    edited_copy(&dir.join("philly.csv"), &table, 1, |l| {
+        with_field(l, 1, duration)
+    })
 }
 
 #[test]
