@@ -8,6 +8,7 @@ use schedlab_agents::Policy;
 use schedlab_env::{StepInfo, VecStep};
 
 use crate::imitation::WarmStartReport;
+use crate::reward_scale::ReturnStats;
 use crate::run::{Manifest, RunDir};
 
 /// What one update did; `M` is the env's episode metrics.
@@ -39,6 +40,10 @@ pub trait Learner<M> {
     /// How many env steps the whole run will take (for schedules such as learning-rate
     /// annealing).
     fn plan(&mut self, _total_steps: u64) {}
+    /// The reward scale's statistics, for learners that scale rewards: kept in checkpoints.
+    fn return_stats(&self) -> Option<ReturnStats> {
+        None
+    }
     /// Runs the learner's warm start, if its configuration asks for one, before any update
     /// of a new run.
     fn warm_start(&mut self) -> Result<Option<WarmStartReport>, String> {

@@ -22,7 +22,7 @@ use schedlab_env::{Observation, VecEnv};
 
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
-use crate::reward_scale::RewardScale;
+use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
@@ -287,7 +287,14 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
         self.agent.net = load_record(self.agent.net.clone(), run, &manifest.model)?;
         self.optim = load_optimizer(&self.optim, run, &manifest.optimizer)?;
         self.env_steps = manifest.step;
+        if let Some(stats) = manifest.return_stats {
+            self.scale.restore(stats);
+        }
         Ok(())
+    }
+
+    fn return_stats(&self) -> Option<ReturnStats> {
+        self.config.normalize_rewards.then(|| self.scale.stats())
     }
 
     fn greedy_policy(&self) -> Box<dyn Policy> {

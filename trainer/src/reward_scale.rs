@@ -3,13 +3,21 @@
 //! whatever the reward's unit and however long the episodes, without shifting the rewards
 //! (a shift would change what ending an episode early is worth).
 
-/// Running return per env copy and the running variance of all of them.
+/// Running return per env copy and the running statistics of all of them.
 #[derive(Debug, Clone)]
 pub struct RewardScale {
     returns: Vec<f64>,
-    count: f64,
-    mean: f64,
-    var: f64,
+    stats: ReturnStats,
+}
+
+/// The running mean and variance of the discounted return: what a checkpoint keeps, so a
+/// resumed run scales rewards as the critic learned them (the copies' returns restart with
+/// their fresh episodes).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ReturnStats {
+    pub count: f64,
+    pub mean: f64,
+    pub var: f64,
 }
 
 impl RewardScale {
@@ -17,10 +25,21 @@ impl RewardScale {
         // Gymnasium's starting point: variance 1 (rewards unscaled) with a tiny weight
         RewardScale {
             returns: vec![0.0; copies],
-            count: 1e-4,
-            mean: 0.0,
-            var: 1.0,
+            stats: ReturnStats {
+                count: 1e-4,
+                mean: 0.0,
+                var: 1.0,
+            },
         }
+    }
+
+    pub fn stats(&self) -> ReturnStats {
+        self.stats
+    }
+
+    /// Continues from `stats` (a checkpoint's).
+    pub fn restore(&mut self, stats: ReturnStats) {
+        self.stats = stats;
     }
 
     /// Adds copy `copy`'s `reward` to its running return (after discounting it by the
@@ -29,11 +48,12 @@ impl RewardScale {
         let ret = self.returns[copy] * f64::from(discount) + reward;
         self.returns[copy] = ret;
         // Welford, one sample at a time
-        let total = self.count + 1.0;
-        let delta = ret - self.mean;
-        self.mean += delta / total;
-        self.var = (self.var * self.count + delta * delta * self.count / total) / total;
-        self.count = total;
+        let s = &mut self.stats;
+        let total = s.count + 1.0;
+        let delta = ret - s.mean;
+        s.mean += delta / total;
+        s.var = (s.var * s.count + delta * delta * s.count / total) / total;
+        s.count = total;
     }
 
     pub fn end_episode(&mut self, copy: usize) {
@@ -42,7 +62,7 @@ impl RewardScale {
 
     /// `reward` in the scaled unit.
     pub fn apply(&self, reward: f64) -> f64 {
-        reward / (self.var + 1e-8).sqrt()
+        reward / (self.stats.var + 1e-8).sqrt()
     }
 }
 

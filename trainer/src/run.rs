@@ -9,6 +9,7 @@ use burn::module::Module;
 use serde::{Deserialize, Serialize};
 
 use crate::files::write_atomic;
+use crate::reward_scale::ReturnStats;
 
 /// What a checkpoint is, so a resume or an evaluation can check it belongs to its workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +32,10 @@ pub struct Manifest {
     /// Observation length and action-mask length the network was built for.
     pub observation_len: usize,
     pub mask_len: usize,
+    /// The reward scale's running return statistics, for learners that scale rewards
+    /// (trainer/src/reward_scale.rs); absent in older checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_stats: Option<ReturnStats>,
 }
 
 impl Manifest {

@@ -182,7 +182,7 @@ pub fn train<E: SchedulingEnv>(
             board.text("hyperparameters", &markdown_table(&config), 0);
         }
     }
-    let manifest = |step: u64| {
+    let manifest = |step: u64, return_stats| {
         let (model, optimizer, target) = Manifest::record_names(step, kind.has_target_network());
         Manifest {
             agent: kind.name().into(),
@@ -197,11 +197,12 @@ pub fn train<E: SchedulingEnv>(
             target,
             observation_len,
             mask_len,
+            return_stats,
         }
     };
     // record files first, the manifest naming them last (trainer/src/run.rs)
     let checkpoint = |learner: &dyn Learner<E::Metrics>, step: u64| {
-        let manifest = manifest(step);
+        let manifest = manifest(step, learner.return_stats());
         learner
             .save(&run, &manifest)
             .and_then(|()| run.commit_checkpoint(&manifest))
@@ -509,6 +510,16 @@ mod tests {
             &mut |_| {},
         )
         .unwrap();
+        // the checkpoint keeps the reward scale's statistics, and a restored learner has them
+        let saved = Manifest::read(&run.path).unwrap();
+        let stats = saved.return_stats.expect("PPO scales rewards by default");
+        assert!(stats.count > 1.0, "{stats:?}");
+        let mut restored = AgentKind::Ppo
+            .learner(&scenario, &saved.config, 0, device.clone())
+            .unwrap();
+        assert_ne!(restored.return_stats(), Some(stats));
+        restored.restore(&run.path, &saved).unwrap();
+        assert_eq!(restored.return_stats(), Some(stats));
         let mut steps = Vec::new();
         // the resumed run keeps its own hyperparameters whatever is passed
         let resumed = train(

@@ -165,6 +165,18 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// " (A% on|of the N where the mask left a choice)", or nothing where `warm_start.json` predates
+/// these fields.
+fn contested(report: &serde_json::Value, agreement: &str, decisions: &str, word: &str) -> String {
+    match (report[agreement].as_f64(), report[decisions].as_u64()) {
+        (Some(share), Some(count)) => format!(
+            " ({:.1}% {word} the {count} where the mask left a choice)",
+            100.0 * share
+        ),
+        _ => String::new(),
+    }
+}
+
 /// The warm start's agreement and the clone's headline figure beside its teacher's, from the
 /// run folder's `warm_start.json`, when the run had one.
 fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
@@ -175,7 +187,7 @@ fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
     let warm: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
     let r = &warm["report"];
     println!(
-        "warm start: cloned {} from {} decisions of {} episodes in {:.1} s; agreement {:.1}% on them, {:.1}% on {} held-out decisions ({:.1}% on the {} where the mask left a choice)",
+        "warm start: cloned {} from {} decisions of {} episodes in {:.1} s; agreement {:.1}% on them, {:.1}% on {} held-out decisions{}",
         r["teacher"].as_str().unwrap_or("?"),
         r["decisions"],
         r["episodes"],
@@ -183,22 +195,22 @@ fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
         100.0 * r["train_agreement"].as_f64().unwrap_or(f64::NAN),
         100.0 * r["held_out_agreement"].as_f64().unwrap_or(f64::NAN),
         r["held_out_decisions"],
-        100.0
-            * r["held_out_contested_agreement"]
-                .as_f64()
-                .unwrap_or(f64::NAN),
-        r["held_out_contested_decisions"],
+        contested(
+            r,
+            "held_out_contested_agreement",
+            "held_out_contested_decisions",
+            "on"
+        ),
     );
     for (k, round) in r["dagger"].as_array().into_iter().flatten().enumerate() {
         println!(
-            "DAgger round {}: the clone played {} episodes ({} decisions, mean return {:.1}) and chose as the teacher would in {:.1}% of its states ({:.1}% of the {} where the mask left a choice)",
+            "DAgger round {}: the clone played {} episodes ({} decisions, mean return {:.1}) and chose as the teacher would in {:.1}% of its states{}",
             k + 1,
             round["episodes"],
             round["decisions"],
             round["clone_mean_return"].as_f64().unwrap_or(f64::NAN),
             100.0 * round["agreement"].as_f64().unwrap_or(f64::NAN),
-            100.0 * round["contested_agreement"].as_f64().unwrap_or(f64::NAN),
-            round["contested_decisions"],
+            contested(round, "contested_agreement", "contested_decisions", "of"),
         );
     }
     if let Some(first) = warm["headline"].as_array().and_then(|h| h.first()) {
