@@ -107,15 +107,18 @@ impl<M> Default for EpisodeTally<M> {
 
 impl<M: Clone> EpisodeTally<M> {
     pub fn record<I: StepInfo<M>>(&mut self, step: &VecStep<I>) {
-        for info in &step.infos {
-            if let Some(m) = info.metrics() {
-                self.finished.push(m.clone());
-            }
-            let loss = info.train_loss();
-            if loss.is_finite() {
-                self.loss_sum += loss;
-                self.loss_count += 1;
-            }
+        step.infos.iter().for_each(|info| self.record_info(info));
+    }
+
+    /// One copy's step.
+    pub fn record_info<I: StepInfo<M>>(&mut self, info: &I) {
+        if let Some(m) = info.metrics() {
+            self.finished.push(m.clone());
+        }
+        let loss = info.train_loss();
+        if loss.is_finite() {
+            self.loss_sum += loss;
+            self.loss_count += 1;
         }
     }
 

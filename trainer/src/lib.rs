@@ -15,5 +15,6 @@ pub mod ppo;
 pub mod replay;
 pub mod reward_scale;
 pub mod run;
+mod same_window;
 pub mod tensorboard;
 pub mod train;

@@ -18,12 +18,13 @@ use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
-use schedlab_env::{Observation, VecEnv};
+use schedlab_env::{Observation, VecEnv, episode_seed};
 
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
+use crate::same_window;
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
 /// rounds): small rollouts, many updates.
@@ -96,6 +97,12 @@ pub struct PpoConfig {
     /// Passes over all the data gathered so far after each DAgger round.
     #[config(default = 20)]
     pub warm_start_dagger_epochs: usize,
+    /// 0: advantages by GAE against the critic. G >= 2: each update plays one whole episode
+    /// per copy, the copies in groups of G on the same seed (the same drawn window), and a
+    /// decision's advantage is its return-to-go minus that of the group's other rollouts from
+    /// the same virtual time (trainer/src/same_window.rs); `rollout_steps` is then unused.
+    #[config(default = 0)]
+    pub same_window: usize,
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
@@ -126,6 +133,10 @@ impl PpoConfig {
                 c.warm_start.is_empty() || (c.warm_start_episodes >= 1 && c.warm_start_epochs >= 1),
             ),
             ("warm_start_lr > 0", c.warm_start_lr > 0.0),
+            (
+                "same_window = 0, or >= 2 and dividing envs",
+                c.same_window == 0 || (c.same_window >= 2 && c.envs.is_multiple_of(c.same_window)),
+            ),
             (
                 "warm_start_dagger_episodes >= 1 and warm_start_dagger_epochs >= 1 with DAgger rounds",
                 c.warm_start_dagger_rounds == 0
@@ -175,19 +186,23 @@ impl PpoConfig {
 /// the evaluation seeds `0..K`, so the clone is scored on windows it did not copy.
 const DEMONSTRATION_SEEDS: u64 = 1_000_000;
 
+/// Where `same_window`'s episodes draw their seeds (mixed with the run's seed, the group and
+/// the round): not the evaluation seeds `0..K`.
+const WINDOW_SEEDS: u64 = 0x5a3e_0000_0000;
+
 /// One stored round of one env copy.
-struct Record {
-    observation: Observation,
-    action: Vec<usize>,
-    log_prob: f32,
-    value: f32,
-    reward: f32,
+pub(crate) struct Record {
+    pub observation: Observation,
+    pub action: Vec<usize>,
+    pub log_prob: f32,
+    pub value: f32,
+    pub reward: f32,
     /// This step's discount (see `discount_time_s`).
-    discount: f32,
-    terminated: bool,
-    truncated: bool,
+    pub discount: f32,
+    pub terminated: bool,
+    pub truncated: bool,
     /// `V` of the episode's final observation, for a truncated round.
-    final_value: Option<f32>,
+    pub final_value: Option<f32>,
 }
 
 /// One rollout's records per env copy, and the episodes that ended in it.
@@ -208,14 +223,36 @@ pub struct PpoTrainer<E: SchedulingEnv> {
     device: Device,
     rng: StdRng,
     env_steps: u64,
+    /// The copies `same_window` plays whole episodes on, and how many rounds of them it has
+    /// played (for their seeds).
+    window_copies: Vec<E>,
+    window_rounds: u64,
 }
 
 impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let lr = self.learning_rate();
-        let (records, tally) = self.rollout()?;
-        let ((policy_loss, value_loss, entropy), gradient_steps) = self.optimise(&records, lr);
+        let ((policy_loss, value_loss, entropy), gradient_steps, tally) =
+            if self.config.same_window >= 2 {
+                let (played, tally) = self.play_windows()?;
+                let targets = same_window::advantages(&played, self.config.same_window);
+                let rows = played
+                    .iter()
+                    .zip(&targets)
+                    .flat_map(|(episode, (advantages, returns))| {
+                        episode.records.iter().zip(advantages).zip(returns)
+                    })
+                    .map(|((r, &a), &g)| (r, a, g))
+                    .collect::<Vec<_>>();
+                let fitted = self.fit(&rows, lr);
+                (fitted.0, fitted.1, tally)
+            } else {
+                let (records, tally) = self.rollout()?;
+                let rows = self.gae_rows(&records);
+                let fitted = self.fit(&rows, lr);
+                (fitted.0, fitted.1, tally)
+            };
         let (finished, train_loss) = tally.finish();
         Ok(UpdateStats {
             env_steps: self.env_steps,
@@ -334,6 +371,12 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             observations,
             rng: StdRng::seed_from_u64(seed ^ 0x7070),
             env_steps: 0,
+            window_copies: if config.same_window >= 2 {
+                (0..config.envs).map(|_| prototype.fresh_copy()).collect()
+            } else {
+                Vec::new()
+            },
+            window_rounds: 0,
             config,
             envs,
             device,
@@ -417,8 +460,45 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         self.config.lr * (1.0 - done).max(0.0)
     }
 
-    /// The mean policy loss, value loss and entropy, and the gradient steps taken.
-    fn optimise(&mut self, records: &[Vec<Record>], lr: f64) -> ((f32, f32, f32), u64) {
+    /// One whole episode per copy, each group of `same_window` copies on one seed; rewards
+    /// scaled as in [`Self::rollout`].
+    fn play_windows(
+        &mut self,
+    ) -> schedlab_env::Result<(Vec<same_window::Played>, EpisodeTally<E::Metrics>)> {
+        let group = self.config.same_window;
+        let seeds: Vec<u64> = (0..self.window_copies.len())
+            .map(|c| {
+                episode_seed(
+                    self.seed ^ WINDOW_SEEDS,
+                    (c / group) as u64,
+                    self.window_rounds,
+                )
+            })
+            .collect();
+        self.window_rounds += 1;
+        let mut tally = EpisodeTally::default();
+        let mut played = same_window::play(
+            &mut self.window_copies,
+            &seeds,
+            &mut self.agent,
+            (self.config.gamma, self.config.discount_time_s),
+            &mut tally,
+        )?;
+        for (copy, episode) in played.iter_mut().enumerate() {
+            self.env_steps += episode.records.len() as u64;
+            if self.config.normalize_rewards {
+                for r in &mut episode.records {
+                    self.scale.observe(copy, f64::from(r.reward), r.discount);
+                    r.reward = self.scale.apply(f64::from(r.reward)) as f32;
+                }
+                self.scale.end_episode(copy);
+            }
+        }
+        Ok((played, tally))
+    }
+
+    /// Each rollout step with its GAE advantage and value target.
+    fn gae_rows<'a>(&self, records: &'a [Vec<Record>]) -> Vec<(&'a Record, f32, f32)> {
         let last_values = self
             .agent
             .values(&self.observations.iter().collect::<Vec<_>>());
@@ -449,6 +529,12 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                     .map(|((r, a), ret)| (r, a, ret)),
             );
         }
+        rows
+    }
+
+    /// Optimises the clipped objective on `rows` (record, advantage, value target); returns
+    /// the mean policy loss, value loss and entropy, and the gradient steps taken.
+    fn fit(&mut self, rows: &[(&Record, f32, f32)], lr: f64) -> ((f32, f32, f32), u64) {
         let loss_config = PpoLossConfig::new()
             .with_clip(self.config.clip as f32)
             .with_value_coef(self.config.value_coef as f32)
@@ -459,7 +545,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         for _ in 0..self.config.epochs {
             order.shuffle(&mut self.rng);
             for chunk in order.chunks(per_batch) {
-                let batch = minibatch(&rows, chunk, self.config.normalize_advantages);
+                let batch = minibatch(rows, chunk, self.config.normalize_advantages);
                 let loss = ppo_loss(
                     &self.agent.net,
                     &self.context.action_space,
@@ -517,14 +603,10 @@ mod tests {
 
     use super::*;
 
-    fn trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
+    fn trainer_with(config: PpoConfig, seed: u64) -> PpoTrainer<SingleJobEnv> {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
         let scenario = Scenario::load(&path).unwrap();
-        let config = PpoConfig::new()
-            .with_envs(2)
-            .with_rollout_steps(8)
-            .with_hidden(32);
         PpoTrainer::new(
             &SingleJobEnv::new(scenario),
             config,
@@ -532,6 +614,14 @@ mod tests {
             Device::flex().autodiff(),
         )
         .unwrap()
+    }
+
+    fn trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
+        let config = PpoConfig::new()
+            .with_envs(2)
+            .with_rollout_steps(8)
+            .with_hidden(32);
+        trainer_with(config, seed)
     }
 
     fn run(seed: u64) -> Vec<(u64, f32, f32, f32, usize)> {
@@ -569,5 +659,62 @@ mod tests {
         // 48 rounds of a workload whose episodes last 7-12 rounds: some episodes ended
         assert!(first.iter().map(|s| s.4).sum::<usize>() > 0);
         assert_eq!(first, run(4), "the same seed trains identically");
+    }
+
+    fn window_trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
+        let config = PpoConfig::new()
+            .with_envs(4)
+            .with_hidden(32)
+            .with_same_window(2);
+        trainer_with(config, seed)
+    }
+
+    #[test]
+    fn same_window_plays_whole_episodes_a_window_per_group_and_repeats_with_the_seed() {
+        let mut t = window_trainer(5);
+        let (played, tally) = t.play_windows().unwrap();
+        let (finished, _) = tally.finish();
+        assert_eq!(finished.len(), 4, "one whole episode per copy");
+        assert!(
+            played.iter().all(
+                |e| e.records.last().unwrap().terminated || e.records.last().unwrap().truncated
+            )
+        );
+        let first = |c: usize| &played[c].records[0].observation.features;
+        assert_eq!(first(0), first(1), "a group starts on one window");
+        assert_eq!(first(2), first(3));
+        assert_ne!(first(0), first(2), "groups draw their own windows");
+        let decisions: usize = played.iter().map(|e| e.records.len()).sum();
+        assert_eq!(t.env_steps, decisions as u64);
+
+        let update = |seed| {
+            let mut t = window_trainer(seed);
+            (0..2)
+                .map(|_| {
+                    let s = t.update().unwrap();
+                    assert!(s.scalars.iter().all(|(_, v)| v.is_finite()), "{s:?}");
+                    (s.env_steps, s.scalars)
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(update(5), update(5), "the same seed trains identically");
+    }
+
+    #[test]
+    fn same_window_needs_whole_groups_of_two_or_more() {
+        for (envs, group) in [(4, 1), (4, 3), (2, 4)] {
+            let config = PpoConfig::new().with_envs(envs).with_same_window(group);
+            assert!(
+                config.check().unwrap_err().contains("same_window"),
+                "{envs} {group}"
+            );
+        }
+        assert!(
+            PpoConfig::new()
+                .with_envs(4)
+                .with_same_window(4)
+                .check()
+                .is_ok()
+        );
     }
 }

@@ -1,0 +1,200 @@
+//! An input-dependent baseline for PPO on workload families (Mao et al., "Variance reduction
+//! for reinforcement learning in input-driven environments", ICLR 2019; Decima trains with
+//! it): the env copies play whole episodes in groups, every copy of a group on the same seed
+//! (the same drawn window, arrivals and noise; only the sampled actions differ), and a
+//! decision's advantage is its discounted return-to-go minus the mean, over the group's other
+//! rollouts, of their return-to-go from the same virtual time. How hard the drawn window is
+//! cancels out, which a critic that sees only the current state cannot do. Leaving the rollout
+//! itself out keeps the baseline independent of its actions. Where Decima interpolates the
+//! other rollouts' returns in time, this takes each one's return from its first decision at or
+//! after that time (0 once its episode has ended).
+//!
+//! The returns are Monte Carlo over whole episodes, not bootstrapped: meant for envs whose
+//! truncation charges what it leaves (the jobs env charges unfinished jobs).
+
+use schedlab_agents::SchedulingEnv;
+use schedlab_agents::learned::gae::step_discount;
+use schedlab_agents::ppo::PpoAgent;
+use schedlab_env::{Observation, StepInfo};
+
+use crate::learner::EpisodeTally;
+use crate::ppo::Record;
+
+/// One copy's episode: its decisions and the virtual time at which each was taken.
+pub(crate) struct Played {
+    pub records: Vec<Record>,
+    pub times: Vec<f64>,
+}
+
+/// Plays one whole episode on every copy, copy `c` from `seeds[c]`, stepping the copies that
+/// are still playing together (one batched forward pass per step).
+pub(crate) fn play<E: SchedulingEnv>(
+    copies: &mut [E],
+    seeds: &[u64],
+    agent: &mut PpoAgent,
+    (gamma, discount_time_s): (f64, f64),
+    tally: &mut EpisodeTally<E::Metrics>,
+) -> schedlab_env::Result<Vec<Played>> {
+    let mut observations: Vec<Option<Observation>> = Vec::with_capacity(copies.len());
+    let mut clocks = Vec::with_capacity(copies.len());
+    for (env, &seed) in copies.iter_mut().zip(seeds) {
+        let (observation, info) = env.reset(seed)?;
+        observations.push(Some(observation));
+        clocks.push(info.time_s());
+    }
+    let mut played: Vec<Played> = (0..copies.len())
+        .map(|_| Played {
+            records: Vec::new(),
+            times: Vec::new(),
+        })
+        .collect();
+    loop {
+        let playing: Vec<usize> = (0..copies.len())
+            .filter(|&c| observations[c].is_some())
+            .collect();
+        if playing.is_empty() {
+            return Ok(played);
+        }
+        let acted = agent.act_batch(
+            &playing
+                .iter()
+                .map(|&c| observations[c].as_ref().expect("playing"))
+                .collect::<Vec<_>>(),
+        );
+        for (k, &c) in playing.iter().enumerate() {
+            let step = copies[c].step(&acted.actions[k])?;
+            let now = step.info.time_s();
+            tally.record_info(&step.info);
+            let ended = step.terminated || step.truncated;
+            let observation =
+                std::mem::replace(&mut observations[c], (!ended).then_some(step.observation))
+                    .expect("playing");
+            played[c].times.push(clocks[c]);
+            played[c].records.push(Record {
+                observation,
+                action: acted.actions[k].clone(),
+                log_prob: acted.log_probs[k],
+                value: acted.values[k],
+                reward: step.reward as f32,
+                discount: step_discount(gamma, discount_time_s, now - clocks[c]),
+                terminated: step.terminated,
+                truncated: step.truncated,
+                final_value: None,
+            });
+            clocks[c] = now;
+        }
+    }
+}
+
+/// Each decision's discounted return-to-go `G_t = r_t + gamma_t G_{t+1}`.
+fn returns_to_go(records: &[Record]) -> Vec<f64> {
+    let mut returns = vec![0.0; records.len()];
+    let mut next = 0.0;
+    for (t, r) in records.iter().enumerate().rev() {
+        next = f64::from(r.reward) + f64::from(r.discount) * next;
+        returns[t] = next;
+    }
+    returns
+}
+
+/// A rollout's return-to-go from virtual time `t`: from its first decision at or after `t`,
+/// 0 once its episode has ended.
+fn return_from(times: &[f64], returns: &[f64], t: f64) -> f64 {
+    let k = times.partition_point(|&s| s < t);
+    returns.get(k).copied().unwrap_or(0.0)
+}
+
+/// Per episode, the advantages against the leave-one-out baseline of its group (consecutive
+/// episodes, `group` at a time) and the returns-to-go (the critic's targets).
+pub(crate) fn advantages(played: &[Played], group: usize) -> Vec<(Vec<f32>, Vec<f32>)> {
+    assert!(
+        group >= 2 && played.len().is_multiple_of(group),
+        "whole groups of two or more"
+    );
+    let returns: Vec<Vec<f64>> = played.iter().map(|p| returns_to_go(&p.records)).collect();
+    played
+        .iter()
+        .enumerate()
+        .map(|(c, episode)| {
+            let first = c / group * group;
+            let others: Vec<usize> = (first..first + group).filter(|&o| o != c).collect();
+            let advantages = episode
+                .times
+                .iter()
+                .zip(&returns[c])
+                .map(|(&t, &g)| {
+                    let baseline = others
+                        .iter()
+                        .map(|&o| return_from(&played[o].times, &returns[o], t))
+                        .sum::<f64>()
+                        / others.len() as f64;
+                    (g - baseline) as f32
+                })
+                .collect();
+            let targets = returns[c].iter().map(|&g| g as f32).collect();
+            (advantages, targets)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn episode(times: &[f64], rewards: &[f32]) -> Played {
+        let obs = Observation {
+            features: vec![0.0],
+            action_mask: vec![true],
+        };
+        Played {
+            records: rewards
+                .iter()
+                .map(|&reward| Record {
+                    observation: obs.clone(),
+                    action: vec![0],
+                    log_prob: 0.0,
+                    value: 0.0,
+                    reward,
+                    discount: 1.0,
+                    terminated: false,
+                    truncated: false,
+                    final_value: None,
+                })
+                .collect(),
+            times: times.to_vec(),
+        }
+    }
+
+    #[test]
+    fn advantages_subtract_the_other_rollouts_return_from_the_same_time() {
+        // returns-to-go: a [-6, -5, -3] at t = 0, 10, 20; b [-5, -1] at t = 0, 15
+        let a = episode(&[0.0, 10.0, 20.0], &[-1.0, -2.0, -3.0]);
+        let b = episode(&[0.0, 15.0], &[-4.0, -1.0]);
+        let out = advantages(&[a, b], 2);
+        assert_eq!(out[0].1, vec![-6.0, -5.0, -3.0]);
+        assert_eq!(out[1].1, vec![-5.0, -1.0]);
+        // a at 10 is compared with b from 15 on; at 20 b has ended (nothing left to pay)
+        assert_eq!(out[0].0, vec![-1.0, -4.0, -3.0]);
+        // b at 15 is compared with a from 20 on
+        assert_eq!(out[1].0, vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn a_group_is_its_own_baseline_and_groups_do_not_mix() {
+        // two groups of two; the second group's costs are a thousand times the first's
+        let cheap = |r: f32| episode(&[0.0], &[r]);
+        let out = advantages(
+            &[cheap(-1.0), cheap(-3.0), cheap(-1000.0), cheap(-3000.0)],
+            2,
+        );
+        let firsts: Vec<f32> = out.iter().map(|(a, _)| a[0]).collect();
+        assert_eq!(firsts, vec![2.0, -2.0, 2000.0, -2000.0]);
+    }
+
+    #[test]
+    fn returns_to_go_discount_what_follows_each_step() {
+        let mut e = episode(&[0.0, 1.0, 2.0], &[1.0, 1.0, 1.0]);
+        e.records.iter_mut().for_each(|r| r.discount = 0.5);
+        assert_eq!(returns_to_go(&e.records), vec![1.75, 1.5, 1.0]);
+    }
+}
