@@ -609,7 +609,7 @@ mod tests {
         let scenario = Scenario::load(&path).unwrap();
         PpoTrainer::new(
             &SingleJobEnv::new(scenario),
-            config,
+            config.with_hidden(32),
             seed,
             Device::flex().autodiff(),
         )
@@ -617,11 +617,7 @@ mod tests {
     }
 
     fn trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
-        let config = PpoConfig::new()
-            .with_envs(2)
-            .with_rollout_steps(8)
-            .with_hidden(32);
-        trainer_with(config, seed)
+        trainer_with(PpoConfig::new().with_envs(2).with_rollout_steps(8), seed)
     }
 
     fn run(seed: u64) -> Vec<(u64, f32, f32, f32, usize)> {
@@ -661,12 +657,9 @@ mod tests {
         assert_eq!(first, run(4), "the same seed trains identically");
     }
 
+    /// Two groups of two copies.
     fn window_trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
-        let config = PpoConfig::new()
-            .with_envs(4)
-            .with_hidden(32)
-            .with_same_window(2);
-        trainer_with(config, seed)
+        trainer_with(PpoConfig::new().with_envs(4).with_same_window(2), seed)
     }
 
     #[test]
