@@ -484,15 +484,9 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             (self.config.gamma, self.config.discount_time_s),
             &mut tally,
         )?;
-        for (copy, episode) in played.iter_mut().enumerate() {
-            self.env_steps += episode.records.len() as u64;
-            if self.config.normalize_rewards {
-                for r in &mut episode.records {
-                    self.scale.observe(copy, f64::from(r.reward), r.discount);
-                    r.reward = self.scale.apply(f64::from(r.reward)) as f32;
-                }
-                self.scale.end_episode(copy);
-            }
+        self.env_steps += played.iter().map(|e| e.records.len() as u64).sum::<u64>();
+        if self.config.normalize_rewards {
+            same_window::scale_rewards(&mut self.scale, &mut played);
         }
         Ok((played, tally))
     }

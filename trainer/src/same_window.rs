@@ -19,6 +19,7 @@ use schedlab_env::{Observation, StepInfo};
 
 use crate::learner::EpisodeTally;
 use crate::ppo::Record;
+use crate::reward_scale::RewardScale;
 
 /// One copy's episode: its decisions and the virtual time at which each was taken.
 pub(crate) struct Played {
@@ -83,6 +84,21 @@ pub(crate) fn play<E: SchedulingEnv>(
             });
             clocks[c] = now;
         }
+    }
+}
+
+/// Lets `scale` see every episode's rewards, then divides all of them by the one spread it
+/// reached: the rollouts of a group are compared in one unit, and no copy's rewards change the
+/// unit of another's in the same update.
+pub(crate) fn scale_rewards(scale: &mut RewardScale, played: &mut [Played]) {
+    for (copy, episode) in played.iter().enumerate() {
+        for r in &episode.records {
+            scale.observe(copy, f64::from(r.reward), r.discount);
+        }
+        scale.end_episode(copy);
+    }
+    for r in played.iter_mut().flat_map(|e| e.records.iter_mut()) {
+        r.reward = scale.apply(f64::from(r.reward)) as f32;
     }
 }
 
@@ -189,6 +205,34 @@ mod tests {
         );
         let firsts: Vec<f32> = out.iter().map(|(a, _)| a[0]).collect();
         assert_eq!(firsts, vec![2.0, -2.0, 2000.0, -2000.0]);
+    }
+
+    #[test]
+    fn every_rollout_of_an_update_is_scaled_by_one_spread() {
+        let mut played = vec![
+            episode(&[0.0, 1.0], &[-1.0, -2.0]),
+            episode(&[0.0], &[-50.0]),
+        ];
+        let raw: Vec<f32> = played
+            .iter()
+            .flat_map(|e| e.records.iter().map(|r| r.reward))
+            .collect();
+        let mut scale = RewardScale::new(2);
+        scale_rewards(&mut scale, &mut played);
+        let ratios: Vec<f32> = played
+            .iter()
+            .flat_map(|e| e.records.iter().map(|r| r.reward))
+            .zip(&raw)
+            .map(|(scaled, raw)| raw / scaled)
+            .collect();
+        // the second copy's large reward widened the spread for the first copy's too
+        assert!(ratios[0] > 10.0, "{ratios:?}");
+        assert!(
+            ratios
+                .iter()
+                .all(|&r| (r - ratios[0]).abs() < 1e-4 * ratios[0]),
+            "{ratios:?}"
+        );
     }
 
     #[test]

@@ -129,7 +129,10 @@ pub fn train<E: SchedulingEnv>(
         }
         None => None,
     };
-    let config = start.as_ref().map_or(config, |m| m.config.clone());
+    // a run folder from before a hyperparameter existed resumes with its default
+    let config = start
+        .as_ref()
+        .map_or(config, |m| kind.backfilled(&m.config));
     let step_at_start = start.as_ref().map_or(0, |m| m.step);
     // a resumed run draws new episodes rather than replaying the first ones
     let mut learner = kind
@@ -520,6 +523,10 @@ mod tests {
         assert_ne!(restored.return_stats(), Some(stats));
         restored.restore(&run.path, &saved).unwrap();
         assert_eq!(restored.return_stats(), Some(stats));
+        // a checkpoint from before `same_window` existed still resumes
+        let mut older = saved.clone();
+        older.config.as_object_mut().unwrap().remove("same_window");
+        run.write_json("manifest.json", &older).unwrap();
         let mut steps = Vec::new();
         // the resumed run keeps its own hyperparameters whatever is passed
         let resumed = train(
