@@ -107,8 +107,9 @@ impl AgentKind {
     }
 
     /// `config` with every hyperparameter it predates (a run folder written before that
-    /// hyperparameter existed) at its single-job default, so that old runs still load to play:
-    /// the defaults that differ on jobs envs only matter to training.
+    /// hyperparameter existed) at its single-job default, so that old runs still load to play
+    /// and resume: a run that predates a hyperparameter trained without it, which its
+    /// single-job default reproduces (0 for `discount_time_s` and `same_window`).
     pub fn backfilled(self, config: &serde_json::Value) -> serde_json::Value {
         let mut filled = self.default_config(EnvKind::SingleJob);
         if let (Some(filled), Some(given)) = (filled.as_object_mut(), config.as_object()) {

@@ -233,7 +233,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let lr = self.learning_rate();
-        let ((policy_loss, value_loss, entropy), gradient_steps, tally) =
+        let (((policy_loss, value_loss, entropy), gradient_steps), tally) =
             if self.config.same_window >= 2 {
                 let (played, tally) = self.play_windows()?;
                 let targets = same_window::advantages(&played, self.config.same_window);
@@ -245,13 +245,11 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
                     })
                     .map(|((r, &a), &g)| (r, a, g))
                     .collect::<Vec<_>>();
-                let fitted = self.fit(&rows, lr);
-                (fitted.0, fitted.1, tally)
+                (self.fit(&rows, lr), tally)
             } else {
                 let (records, tally) = self.rollout()?;
                 let rows = self.gae_rows(&records);
-                let fitted = self.fit(&rows, lr);
-                (fitted.0, fitted.1, tally)
+                (self.fit(&rows, lr), tally)
             };
         let (finished, train_loss) = tally.finish();
         Ok(UpdateStats {
