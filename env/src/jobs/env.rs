@@ -438,6 +438,33 @@ impl JobsEnv {
         })
     }
 
+    /// Each job's completion time in the current episode were it to start the moment it
+    /// arrives, alone on the empty cluster, at the fastest allocation the scaling levels
+    /// allow, and never pause: a lower bound on its JCT under any scheduler, since queueing,
+    /// parents, sharing the cluster and restarts only add to it. Workload order; empty
+    /// before the first reset and on `real` fidelity (its progress is a training loop).
+    pub fn jct_lower_bounds_s(&self) -> Vec<f64> {
+        let Some(e) = self.episode.as_ref().filter(|e| e.real_jobs.is_empty()) else {
+            return Vec::new();
+        };
+        let sh = &self.shared;
+        let scaling = &sh.workload.scaling;
+        (0..e.jobs.len())
+            .map(|i| {
+                let template = &sh.workload.templates[sh.template[i]];
+                let fastest = (1..=scaling.workers.len())
+                    .flat_map(|w| (0..scaling.sizes.len()).map(move |s| (w, s)))
+                    .filter(|&(w, s)| {
+                        sh.empty_cluster
+                            .can_place(sh.container(i, s), sh.worker_count(i, w))
+                    })
+                    .map(|(w, s)| template.speedup(sh.worker_count(i, w) as f64, scaling.sizes[s]))
+                    .fold(0.0, f64::max);
+                e.jobs[i].work / (fastest * e.jobs[i].speed)
+            })
+            .collect()
+    }
+
     /// Free and capacity per machine `[cpu, mem, gpu]`, for checking invariants.
     pub fn machine_state(&self) -> Vec<([u32; 3], [u32; 3])> {
         self.episode.as_ref().map_or_else(Vec::new, |e| {

@@ -161,6 +161,23 @@ fn doubling_workers_halves_a_linear_job_and_masks_what_does_not_fit() {
 }
 
 #[test]
+fn the_jct_lower_bound_is_the_fastest_allocation_that_fits_alone() {
+    // 100 s at its request; twice the workers at twice the size fit on two machines: 4x
+    let mut env = JobsEnv::new(Arc::new(workload(vec![job("a", 0.0, 100.0, 1, 0)], 2, 0)));
+    assert!(env.jct_lower_bounds_s().is_empty(), "no episode yet");
+    env.reset(0).unwrap();
+    assert_eq!(env.jct_lower_bounds_s(), vec![25.0]);
+    // one 1-GPU machine holds neither two of its 1-GPU containers nor one of 2 GPUs
+    let mut env = JobsEnv::new(Arc::new(workload(
+        vec![job("a", 0.0, 100.0, 1, 1000)],
+        1,
+        1,
+    )));
+    env.reset(0).unwrap();
+    assert_eq!(env.jct_lower_bounds_s(), vec![100.0]);
+}
+
+#[test]
 fn dag_children_wait_for_their_parents() {
     let mut child = job("child", 0.0, 10.0, 1, 0);
     child.after = vec!["parent".into()];
@@ -275,6 +292,7 @@ fn random_workload(rng: &mut StdRng) -> JobsWorkload {
     w.episode.restart_s = 5.0;
     w.episode.decision_interval_s = 60.0;
     w.episode.max_time_s = 2000.0;
+    w.episode.speed_sigma = 0.2;
     w
 }
 
@@ -284,7 +302,8 @@ proptest! {
     /// Under random mask-allowed actions: no machine is ever over capacity, what jobs hold is
     /// exactly what machines lack, time never goes back, at the end every job is finished
     /// or still in the system, and the sum of rewards is minus the total JCT (unfinished
-    /// jobs charged at truncation) in the reward's time unit.
+    /// jobs charged at truncation) in the reward's time unit, and no job beats its
+    /// no-wait lower bound.
     #[test]
     fn capacity_and_jobs_are_conserved_under_random_actions(seed in 0u64..10_000) {
         let mut rng = StdRng::seed_from_u64(seed);
@@ -324,6 +343,11 @@ proptest! {
                     "return {} h, total JCT {} s", rewards, total_jct
                 );
                 prop_assert!((m.episode_return - rewards).abs() <= 1e-12 * rewards.abs().max(1.0));
+                let bounds = env.jct_lower_bounds_s();
+                prop_assert_eq!(bounds.len(), jobs);
+                for (jct, bound) in env.completion_times().iter().zip(&bounds) {
+                    prop_assert!(*jct >= bound * (1.0 - 1e-12), "JCT {} under its bound {}", jct, bound);
+                }
                 break;
             }
             observation = step.observation;

@@ -340,10 +340,22 @@ fn trace_section(
             });
         }
     }
+    let bounds = lower_bounds(&loaded, &windows, &best.episodes)?;
+    let bound_jct: Vec<f64> = bounds.iter().map(|b| b.0).collect();
+    let bound_welch = welch(&bound_jct, &best_jct).2;
     text += &format!(
-        "\n{} {}\n\n",
+        "| no-wait lower bound | | {} | {} | | | | {:+.1}% | {} | {} |\n",
+        number(mean(&bound_jct)),
+        number(mean(&bounds.iter().map(|b| b.1).collect::<Vec<_>>())),
+        100.0 * (mean(&bound_jct) / mean(&best_jct) - 1.0),
+        p_text(bound_welch),
+        p_text(paired(&bound_jct, &best_jct)),
+    );
+    text += &format!(
+        "\n{} {} {}\n\n",
         reading(&best.label, best_unfinished, &verdicts),
-        detectable(&best_jct)
+        detectable(&best_jct),
+        headroom(bound_welch),
     );
     let first_seed = 0;
     let mut samples = Vec::new();
@@ -441,6 +453,48 @@ fn detectable(best: &[f64]) -> String {
         "With the best heuristic's spread over these episodes, Welch p < 0.05 needs a mean JCT at least {:.0}% lower.",
         100.0 * change
     )
+}
+
+/// Per held-out episode (in `best`'s order), the mean and p95 of its jobs' JCT lower bounds
+/// (`JobsEnv::jct_lower_bounds_s`: each job alone from its arrival at its fastest allocation).
+fn lower_bounds(
+    loaded: &[crate::workloads::Loaded],
+    windows: &[PathBuf],
+    best: &Episodes,
+) -> anyhow::Result<Vec<(f64, f64)>> {
+    best.keys()
+        .map(|(window, seed)| {
+            let k = windows
+                .iter()
+                .position(|w| w.display().to_string() == *window)
+                .with_context(|| format!("episode of an unknown window {window}"))?;
+            let jobs: &Jobs = loaded[k].expect("learned", &windows[k])?;
+            let mut env = schedlab_env::jobs::JobsEnv::new(jobs.workload.clone());
+            env.reset(*seed)?;
+            let mut bounds = env.jct_lower_bounds_s();
+            anyhow::ensure!(!bounds.is_empty(), "{window}: no jobs to bound");
+            bounds.sort_by(f64::total_cmp);
+            let p95 = bounds[((0.95 * bounds.len() as f64).ceil() as usize).max(1) - 1];
+            Ok((mean(&bounds), p95))
+        })
+        .collect()
+}
+
+/// What the no-wait lower bound says of the bar: every row's per-episode mean JCTs lie at or
+/// above the bound's, so a bound that fails Welch's test leaves a scheduler only a spread far
+/// below the bound's to pass it with.
+fn headroom(bound_welch: f64) -> String {
+    let bound = "The no-wait lower bound (each job alone from its arrival at its fastest allocation: loose, since it ignores every other job)";
+    if bound_welch < 0.05 {
+        format!(
+            "{bound} has Welch {}: it does not rule the bar out.",
+            p_text(bound_welch)
+        )
+    } else {
+        format!(
+            "{bound} has Welch p = {bound_welch:.2}, so no scheduler meets the bar on these episodes unless its spread is far below the bound's."
+        )
+    }
 }
 
 /// The clones' agreement with their teacher and their headline beside the teacher's on the
