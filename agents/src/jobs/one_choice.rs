@@ -3,7 +3,8 @@
 //! order the per-slot step applies them (running jobs first, then starts, each in slot
 //! order), and `advance` last. The env keeps the window while the changes are made, and a
 //! change its exact mask no longer allows is skipped, as the per-slot step would refuse it;
-//! so the scheduler's decisions, and the episode, are the same in both interfaces.
+//! so the scheduler's decisions, and the episode, are the same in both interfaces, except
+//! where the env masks `advance` and the plan starts nothing: there the adapter starts a job.
 
 use std::collections::VecDeque;
 
@@ -109,6 +110,27 @@ impl OneChoice {
         }
         self.pending.push_back(self.layout.advance());
     }
+
+    /// Where the env masks `advance` (an idle cluster, nothing left to arrive, a job that
+    /// fits: env/src/jobs/choice.rs) and the plan started nothing: the allowed start nearest
+    /// its request, first slot first, as the per-slot scheduler would hold the job forever.
+    fn forced_start(&self, observation: &Observation) -> usize {
+        let requested = (
+            self.ctx.requested_workers_level,
+            self.ctx.requested_size_level,
+        );
+        (0..self.layout.advance())
+            .filter(|&c| observation.action_mask[c])
+            .min_by_key(|&c| match self.layout.decode(c) {
+                Choice::Set {
+                    workers_level,
+                    size_level,
+                    ..
+                } => workers_level.abs_diff(requested.0) + size_level.abs_diff(requested.1),
+                _ => usize::MAX,
+            })
+            .expect("advance is masked only where a job can start")
+    }
 }
 
 impl Policy for OneChoice {
@@ -130,6 +152,6 @@ impl Policy for OneChoice {
                 return vec![choice];
             }
         }
-        unreachable!("advance ends every plan and is always allowed")
+        vec![self.forced_start(observation)]
     }
 }

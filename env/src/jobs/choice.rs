@@ -7,11 +7,12 @@
 //! The window stays as it was drawn while choices are made, so a slot keeps naming the same
 //! job, and each slot changes at most once per drawing. `advance` redraws the window at the
 //! same time when something changed since it was drawn (jobs beyond it may now be seen),
-//! and moves the clock when nothing did, or after `max_steps_per_decision` drawings.
+//! and moves the clock when nothing did, or after `max_steps_per_decision` drawings. It is
+//! masked only where it cannot help: an idle cluster, nothing left to arrive, a job that fits.
 //! So the choices between two drawings are one per-slot step applied a job at a time.
 
 use super::machines::Placement;
-use super::state::{Episode, Shared, Status};
+use super::state::{Episode, Shared, Status, status_index};
 use crate::gym::{ActionSpace, Field};
 
 /// Where each choice sits in the single action dimension: `slot * per_slot + option`, then
@@ -109,10 +110,12 @@ impl ChoiceLayout {
     }
 
     /// The exact mask of the current window: a slot already changed since the window was
-    /// drawn (`changed[slot]`) offers nothing; `advance` is always allowed.
+    /// drawn (`changed[slot]`) offers nothing. `advance` is allowed unless the cluster is
+    /// idle with nothing left to arrive while a job could start: there the state is frozen,
+    /// so advancing only adds time to every queued job, and a greedy policy that prefers it
+    /// would hold the last job until the time limit.
     pub(super) fn mask(&self, sh: &Shared, episode: &mut Episode, changed: &[bool]) -> Vec<bool> {
         let mut mask = vec![false; self.advance() + 1];
-        mask[self.advance()] = true;
         for (slot, &changed) in changed.iter().enumerate().take(self.slots) {
             let Some(j) = episode.window[slot].filter(|_| !changed) else {
                 continue;
@@ -139,6 +142,10 @@ impl ChoiceLayout {
             episode.cluster.end_probe(&own);
             episode.jobs[i].containers = own;
         }
+        let frozen = [Status::Running, Status::Waiting]
+            .iter()
+            .all(|&s| episode.counts[status_index(s)] == 0);
+        mask[self.advance()] = !(frozen && mask.iter().any(|&allowed| allowed));
         mask
     }
 

@@ -185,7 +185,8 @@ mod tests {
     }
 
     /// Every jobs heuristic plays the same episode through the one-choice interface as per
-    /// slot (the runs of choices between drawings are its per-slot steps, a job at a time).
+    /// slot (the runs of choices between drawings are its per-slot steps, a job at a time),
+    /// on windows where none of them leaves the cluster idle once nothing is left to arrive.
     #[test]
     fn the_heuristics_keep_their_results_through_the_one_choice_interface() {
         use schedlab_agents::{SchedulingEnv, registry, run_episode};
@@ -221,6 +222,36 @@ mod tests {
                 assert!(b.steps >= a.steps, "{name} on {file}");
             }
         }
+    }
+
+    /// A scheduler that never starts a job still finishes every one through the one-choice
+    /// interface: once the cluster idles with nothing left to arrive, the env masks `advance`
+    /// and the adapter starts a job (agents/src/jobs/one_choice.rs).
+    #[test]
+    fn the_one_choice_adapter_starts_a_job_where_advance_is_masked() {
+        use schedlab_agents::jobs::{JobsContext, OneChoice};
+        use schedlab_agents::{Policy, run_episode};
+        struct StartsNothing(JobsContext);
+        impl Policy for StartsNothing {
+            fn name(&self) -> &str {
+                "starts-nothing"
+            }
+            fn reset(&mut self, _seed: u64) {}
+            fn act(&mut self, observation: &schedlab_env::Observation) -> Vec<usize> {
+                self.0.keep_all(observation)
+            }
+        }
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../data/workloads/heldout/openb/openb-heldout-05.toml");
+        let one_choice = [("window.interface".to_owned(), "one-choice".to_owned())];
+        let loaded = load(&path, &one_choice).unwrap();
+        let jobs: &Jobs = loaded.expect("test", &path).unwrap();
+        let mut env = jobs.env();
+        let ctx = JobsContext::of(&env);
+        let layout = ctx.one_choice.clone().unwrap();
+        let mut policy = OneChoice::new(Box::new(StartsNothing(ctx.clone())), ctx, layout);
+        let m = run_episode(&mut env, &mut policy, 0).unwrap();
+        assert_eq!(m.finished, jobs.workload.jobs.len(), "{m:?}");
     }
 
     fn jobs_workload(path: &Path) -> Arc<schedlab_env::jobs::JobsWorkload> {
