@@ -671,6 +671,20 @@ mod tests {
         assert_ne!(first(0), first(2), "groups draw their own windows");
         let decisions: usize = played.iter().map(|e| e.records.len()).sum();
         assert_eq!(t.env_steps, decisions as u64);
+        for e in &played {
+            assert_eq!(e.times.len(), e.records.len());
+            assert_eq!(
+                e.times[0], 0.0,
+                "a decision's time is the clock before its step"
+            );
+            assert!(e.times.windows(2).all(|w| w[1] > w[0]), "{:?}", e.times);
+        }
+        let (again, _) = t.play_windows().unwrap();
+        assert_ne!(
+            &again[0].records[0].observation.features,
+            first(0),
+            "the next update draws new windows"
+        );
 
         let update = |seed| {
             let mut t = window_trainer(seed);

@@ -42,8 +42,10 @@ impl RewardScale {
         self.stats = stats;
     }
 
-    /// Adds copy `copy`'s `reward` to its running return (after discounting it by the
-    /// previous step's `discount`) and to the statistics.
+    /// Adds copy `copy`'s `reward` to its running return (after discounting it by
+    /// `discount`) and to the statistics. The trainers pass the step's own discount, where
+    /// the exact running return would take the previous step's: the two differ only where
+    /// time sets the discount, and only the scale estimate sees it.
     pub fn observe(&mut self, copy: usize, reward: f64, discount: f32) {
         let ret = self.returns[copy] * f64::from(discount) + reward;
         self.returns[copy] = ret;
