@@ -205,13 +205,26 @@ pub(crate) struct Record {
     pub final_value: Option<f32>,
 }
 
-/// One rollout's records per env copy, and the episodes that ended in it.
-type Rollout<M> = (Vec<Vec<Record>>, EpisodeTally<M>);
+/// One rollout's records per env copy, `V` of each copy's observation after it, and the
+/// episodes that ended in it.
+type Rollout<M> = (Vec<Vec<Record>>, Vec<f32>, EpisodeTally<M>);
+
+/// Where an update's experience comes from.
+enum Collector<E> {
+    /// `rollout_steps` rounds of every copy, episodes carried across updates (GAE).
+    Rollouts {
+        envs: VecEnv<E>,
+        observations: Vec<Observation>,
+    },
+    /// One whole episode per copy and update, in groups of `same_window` on one seed; `rounds`
+    /// played so far (for their seeds).
+    Windows { copies: Vec<E>, rounds: u64 },
+}
 
 pub struct PpoTrainer<E: SchedulingEnv> {
     config: PpoConfig,
     prototype: E,
-    envs: VecEnv<E>,
+    collector: Collector<E>,
     scale: RewardScale,
     /// Env steps the run will take in all (for the learning-rate schedule).
     total_steps: u64,
@@ -219,14 +232,9 @@ pub struct PpoTrainer<E: SchedulingEnv> {
     context: PolicyContext,
     agent: PpoAgent,
     optim: ModuleOptimizer,
-    observations: Vec<Observation>,
     device: Device,
     rng: StdRng,
     env_steps: u64,
-    /// The copies `same_window` plays whole episodes on, and how many rounds of them it has
-    /// played (for their seeds).
-    window_copies: Vec<E>,
-    window_rounds: u64,
 }
 
 impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
@@ -234,7 +242,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let lr = self.learning_rate();
         let (((policy_loss, value_loss, entropy), gradient_steps), tally) =
-            if self.config.same_window >= 2 {
+            if let Collector::Windows { .. } = self.collector {
                 let (played, tally) = self.play_windows()?;
                 let targets = same_window::advantages(&played, self.config.same_window);
                 let rows = played
@@ -247,8 +255,8 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
                     .collect::<Vec<_>>();
                 (self.fit(&rows, lr), tally)
             } else {
-                let (records, tally) = self.rollout()?;
-                let rows = self.gae_rows(&records);
+                let (records, last_values, tally) = self.rollout()?;
+                let rows = self.gae_rows(&records, &last_values);
                 (self.fit(&rows, lr), tally)
             };
         let (finished, train_loss) = tally.finish();
@@ -347,8 +355,16 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         device: Device,
     ) -> schedlab_env::Result<Self> {
         device.seed(seed);
-        let mut envs = VecEnv::new(prototype, config.envs, seed);
-        let observations = envs.reset()?;
+        let collector = if config.same_window >= 2 {
+            Collector::Windows {
+                copies: (0..config.envs).map(|_| prototype.fresh_copy()).collect(),
+                rounds: 0,
+            }
+        } else {
+            let mut envs = VecEnv::new(prototype, config.envs, seed);
+            let observations = envs.reset()?;
+            Collector::Rollouts { envs, observations }
+        };
         let ctx = prototype.policy_context();
         let net = network(&config, &ctx)
             .map_err(schedlab_env::EnvError::BadAction)?
@@ -366,17 +382,10 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             agent: PpoAgent::new(net, &ctx, seed),
             context: ctx,
             optim,
-            observations,
             rng: StdRng::seed_from_u64(seed ^ 0x7070),
             env_steps: 0,
-            window_copies: if config.same_window >= 2 {
-                (0..config.envs).map(|_| prototype.fresh_copy()).collect()
-            } else {
-                Vec::new()
-            },
-            window_rounds: 0,
             config,
-            envs,
+            collector,
             device,
         })
     }
@@ -385,16 +394,19 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         &self.agent
     }
 
-    /// `records[copy][t]` and the tally of episodes that ended.
+    /// `records[copy][t]`, the values to bootstrap from and the tally of episodes that ended.
     fn rollout(&mut self) -> schedlab_env::Result<Rollout<E::Metrics>> {
-        let copies = self.envs.len();
+        let Collector::Rollouts { envs, observations } = &mut self.collector else {
+            unreachable!("update rolls out only with the VecEnv collector");
+        };
+        let copies = envs.len();
         let mut records: Vec<Vec<Record>> = (0..copies).map(|_| Vec::new()).collect();
         let mut tally = EpisodeTally::default();
         for _ in 0..self.config.rollout_steps {
             let acted = self
                 .agent
-                .act_batch(&self.observations.iter().collect::<Vec<_>>());
-            let step = self.envs.step(&acted.actions)?;
+                .act_batch(&observations.iter().collect::<Vec<_>>());
+            let step = envs.step(&acted.actions)?;
             self.env_steps += copies as u64;
             let truncated_finals: Vec<&Observation> = step
                 .final_observations
@@ -411,7 +423,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             for (i, trajectory) in records.iter_mut().enumerate() {
                 trajectory.push(Record {
                     observation: std::mem::replace(
-                        &mut self.observations[i],
+                        &mut observations[i],
                         step.observations[i].clone(),
                     ),
                     action: acted.actions[i].clone(),
@@ -445,7 +457,8 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                 }
             }
         }
-        Ok((records, tally))
+        let last_values = self.agent.values(&observations.iter().collect::<Vec<_>>());
+        Ok((records, last_values, tally))
     }
 
     /// The rate for the next update: annealed linearly from `lr` by the share of the run done
@@ -463,20 +476,17 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
     fn play_windows(
         &mut self,
     ) -> schedlab_env::Result<(Vec<same_window::Played>, EpisodeTally<E::Metrics>)> {
+        let Collector::Windows { copies, rounds } = &mut self.collector else {
+            unreachable!("update plays windows only with the window collector");
+        };
         let group = self.config.same_window;
-        let seeds: Vec<u64> = (0..self.window_copies.len())
-            .map(|c| {
-                episode_seed(
-                    self.seed ^ WINDOW_SEEDS,
-                    (c / group) as u64,
-                    self.window_rounds,
-                )
-            })
+        let seeds: Vec<u64> = (0..copies.len())
+            .map(|c| episode_seed(self.seed ^ WINDOW_SEEDS, (c / group) as u64, *rounds))
             .collect();
-        self.window_rounds += 1;
+        *rounds += 1;
         let mut tally = EpisodeTally::default();
         let mut played = same_window::play(
-            &mut self.window_copies,
+            copies,
             &seeds,
             &mut self.agent,
             (self.config.gamma, self.config.discount_time_s),
@@ -489,11 +499,13 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         Ok((played, tally))
     }
 
-    /// Each rollout step with its GAE advantage and value target.
-    fn gae_rows<'a>(&self, records: &'a [Vec<Record>]) -> Vec<(&'a Record, f32, f32)> {
-        let last_values = self
-            .agent
-            .values(&self.observations.iter().collect::<Vec<_>>());
+    /// Each rollout step with its GAE advantage and value target; `last_values[copy]`
+    /// bootstraps a trajectory the rollout cut off.
+    fn gae_rows<'a>(
+        &self,
+        records: &'a [Vec<Record>],
+        last_values: &[f32],
+    ) -> Vec<(&'a Record, f32, f32)> {
         let mut rows: Vec<(&Record, f32, f32)> = Vec::new();
         for (copy, trajectory) in records.iter().enumerate() {
             let transitions: Vec<Transition> = trajectory
