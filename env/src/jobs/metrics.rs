@@ -58,7 +58,7 @@ pub(crate) fn share(num: f64, den: f64) -> f64 {
 }
 
 /// The `q`-quantile (nearest rank) of unsorted values; 0 for none.
-pub(crate) fn quantile(values: &mut [f64], q: f64) -> f64 {
+pub fn quantile(values: &mut [f64], q: f64) -> f64 {
     if values.is_empty() {
         return 0.0;
     }

@@ -22,7 +22,7 @@ pub use choice::{Choice, ChoiceLayout};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use family::{FamilySpec, WindowDraw, sample_window};
 pub use machines::{Cluster, Container, Placement};
-pub use metrics::JobsMetrics;
+pub use metrics::{JobsMetrics, quantile};
 pub use spec::{
     Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
     MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context as _;
+use schedlab_env::jobs::{JobsEnv, quantile};
 use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::files::sha256_file;
 use schedlab_trainer::run::Manifest;
@@ -469,13 +470,11 @@ fn lower_bounds(
                 .position(|w| w.display().to_string() == *window)
                 .with_context(|| format!("episode of an unknown window {window}"))?;
             let jobs: &Jobs = loaded[k].expect("learned", &windows[k])?;
-            let mut env = schedlab_env::jobs::JobsEnv::new(jobs.workload.clone());
+            let mut env = JobsEnv::new(jobs.workload.clone());
             env.reset(*seed)?;
             let mut bounds = env.jct_lower_bounds_s();
             anyhow::ensure!(!bounds.is_empty(), "{window}: no jobs to bound");
-            bounds.sort_by(f64::total_cmp);
-            let p95 = bounds[((0.95 * bounds.len() as f64).ceil() as usize).max(1) - 1];
-            Ok((mean(&bounds), p95))
+            Ok((mean(&bounds), quantile(&mut bounds, 0.95)))
         })
         .collect()
 }
