@@ -83,6 +83,36 @@ pub fn welch(a: &[f64], b: &[f64]) -> (f64, f64, f64) {
     (t, df, 2.0 * (1.0 - dist.cdf(t.abs())))
 }
 
+/// The smallest two-sided Welch p against `other` that any sample can reach whose values lie
+/// at or above `floor`, value by value, and whose mean is lower than `other`'s: the most a
+/// scheduler can show against `other` when `floor` holds per-episode lower bounds. For each
+/// mean, the spread is least at `max(floor_i, c)` (water-filling), so t is largest on that
+/// one-parameter family, searched here on a fine grid of `c`; p is taken at Welch's largest
+/// possible degrees of freedom (both counts less two), so it never overstates the floor. 1
+/// where no such sample has a lower mean; NaN below two values on a side.
+pub fn welch_floor(floor: &[f64], other: &[f64]) -> f64 {
+    if floor.len() < 2 || other.len() < 2 {
+        return f64::NAN;
+    }
+    let (o, n) = (summarize(other), floor.len() as f64);
+    let vo = o.std.powi(2) / o.n as f64;
+    let lowest = floor.iter().copied().fold(f64::INFINITY, f64::min);
+    const STEPS: usize = 20_000;
+    let t = (0..=STEPS)
+        .map(|k| {
+            let c = lowest + (o.mean - lowest) * k as f64 / STEPS as f64;
+            let lifted: Vec<f64> = floor.iter().map(|b| b.max(c)).collect();
+            let s = summarize(&lifted);
+            (o.mean - s.mean) / (s.std.powi(2) / n + vo).sqrt()
+        })
+        .fold(f64::NEG_INFINITY, f64::max);
+    if t.is_nan() || t <= 0.0 {
+        return 1.0;
+    }
+    let dist = StudentsT::new(0.0, 1.0, n + o.n as f64 - 2.0).expect("n >= 2");
+    2.0 * (1.0 - dist.cdf(t))
+}
+
 /// The paired t-test of equal means over matched pairs `(a_i, b_i)`: the two-sided p-value of
 /// the mean difference. NaN below two pairs or when the lengths differ; with every difference
 /// equal, 1 if they are 0 and 0 otherwise.
@@ -128,6 +158,27 @@ mod tests {
         assert!(paired(&[1.0, 2.0], &[1.0]).is_nan());
         assert_eq!(paired(&[2.0, 3.0], &[1.0, 2.0]), 0.0);
         assert_eq!(paired(&[2.0, 3.0], &[2.0, 3.0]), 1.0);
+    }
+
+    /// A floor far below the other sample leaves a small p, one at its level leaves none, and
+    /// no sample above the floor does better than the floor's own reach.
+    #[test]
+    fn welch_floor_is_the_least_p_a_sample_above_the_floor_reaches() {
+        let other = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0];
+        assert!(welch_floor(&[1.0; 6], &other) < 0.01);
+        assert_eq!(welch_floor(&[70.0; 6], &other), 1.0);
+        // one hard episode: its bound alone keeps the mean up and the spread wide
+        let floor = [1.0, 1.0, 1.0, 1.0, 1.0, 150.0];
+        let reach = welch_floor(&floor, &other);
+        assert!(
+            reach > 0.05 && reach <= welch(&floor, &other).2 + 1e-12,
+            "{reach}"
+        );
+        // every lifted sample whose mean stays below the other's (c up to 10)
+        for c in [1.0, 4.0, 7.0, 10.0] {
+            let lifted: Vec<f64> = floor.iter().map(|b| b.max(c)).collect();
+            assert!(welch(&lifted, &other).2 >= reach - 1e-9, "c = {c}");
+        }
     }
 
     /// Wikipedia's first Welch example ("Welch's t-test", unequal sample variances); t, the

@@ -15,6 +15,7 @@ use rand_distr::{Distribution, LogNormal};
 use serde::Serialize;
 
 use super::accounting::{completion_time, metrics, reward};
+use super::bounds;
 use super::choice::{Choice, ChoiceLayout};
 use super::dynamics::{advance, apply, apply_one};
 use super::family::sample_window;
@@ -444,25 +445,21 @@ impl JobsEnv {
     /// parents, sharing the cluster and restarts only add to it. Workload order; empty
     /// before the first reset and on `real` fidelity (its progress is a training loop).
     pub fn jct_lower_bounds_s(&self) -> Vec<f64> {
-        let Some(e) = self.episode.as_ref().filter(|e| e.real_jobs.is_empty()) else {
-            return Vec::new();
-        };
-        let sh = &self.shared;
-        let scaling = &sh.workload.scaling;
-        (0..e.jobs.len())
-            .map(|i| {
-                let template = &sh.workload.templates[sh.template[i]];
-                let fastest = (1..=scaling.workers.len())
-                    .flat_map(|w| (0..scaling.sizes.len()).map(move |s| (w, s)))
-                    .filter(|&(w, s)| {
-                        sh.empty_cluster
-                            .can_place(sh.container(i, s), sh.worker_count(i, w))
-                    })
-                    .map(|(w, s)| template.speedup(sh.worker_count(i, w) as f64, scaling.sizes[s]))
-                    .fold(0.0, f64::max);
-                e.jobs[i].work / (fastest * e.jobs[i].speed)
-            })
-            .collect()
+        self.simulated_episode()
+            .map_or_else(Vec::new, |e| bounds::no_wait_s(&self.shared, e))
+    }
+
+    /// The total completion time no schedule that finishes every job of the current episode
+    /// can go under (`bounds::total_jct_s`: at least the no-wait bounds' sum, and the pooled
+    /// cluster served shortest-remaining-first). `None` where `jct_lower_bounds_s` is empty.
+    pub fn total_jct_lower_bound_s(&self) -> Option<f64> {
+        self.simulated_episode()
+            .map(|e| bounds::total_jct_s(&self.shared, e))
+    }
+
+    /// The current episode unless it trains real jobs.
+    fn simulated_episode(&self) -> Option<&Episode> {
+        self.episode.as_ref().filter(|e| e.real_jobs.is_empty())
     }
 
     /// Free and capacity per machine `[cpu, mem, gpu]`, for checking invariants.

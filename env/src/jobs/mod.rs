@@ -4,6 +4,7 @@
 //! jobs start, where, and with how many containers of what size.
 
 mod accounting;
+mod bounds;
 mod choice;
 mod dynamics;
 mod env;

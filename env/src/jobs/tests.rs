@@ -178,6 +178,39 @@ fn the_jct_lower_bound_is_the_fastest_allocation_that_fits_alone() {
 }
 
 #[test]
+fn the_total_jct_bound_pools_the_cluster_and_takes_the_later_of_each_finish() {
+    // One GPU for two 1-GPU jobs arriving together: alone each would take its own time
+    // (12 s in all), but they must share the GPU, so the best order, shortest first, gives
+    // 2 + 12 s; the CPUs and memory hold both at once
+    let jobs = vec![
+        job("long", 0.0, 10.0, 1, 1000),
+        job("short", 0.0, 2.0, 1, 1000),
+    ];
+    let mut env = JobsEnv::new(Arc::new(workload(jobs, 1, 1)));
+    assert_eq!(env.total_jct_lower_bound_s(), None, "no episode yet");
+    env.reset(0).unwrap();
+    assert_eq!(env.jct_lower_bounds_s().iter().sum::<f64>(), 12.0);
+    assert_eq!(env.total_jct_lower_bound_s(), Some(14.0));
+    // Two GPUs and no resizing: a 1 s job on both GPUs, two 4 s jobs on one each. Pooled,
+    // the k-th finishes are no earlier than 1, 3, 5 s; alone, 1, 4, 4 s; each k takes the
+    // later: 1 + 4 + 5 = 10 s, above both sums (9 s). The best schedule takes 1 + 5 + 5 s.
+    let jobs = vec![
+        job("both", 0.0, 1.0, 1, 2000),
+        job("x", 0.0, 4.0, 1, 1000),
+        job("z", 0.0, 4.0, 1, 1000),
+    ];
+    let mut w = workload(jobs, 1, 2);
+    w.scaling = Scaling {
+        workers: vec![1.0],
+        sizes: vec![1.0],
+    };
+    let mut env = JobsEnv::new(Arc::new(w));
+    env.reset(0).unwrap();
+    assert_eq!(env.jct_lower_bounds_s().iter().sum::<f64>(), 9.0);
+    assert_eq!(env.total_jct_lower_bound_s(), Some(10.0));
+}
+
+#[test]
 fn dag_children_wait_for_their_parents() {
     let mut child = job("child", 0.0, 10.0, 1, 0);
     child.after = vec!["parent".into()];
@@ -302,8 +335,8 @@ proptest! {
     /// Under random mask-allowed actions: no machine is ever over capacity, what jobs hold is
     /// exactly what machines lack, time never goes back, at the end every job is finished
     /// or still in the system, and the sum of rewards is minus the total JCT (unfinished
-    /// jobs charged at truncation) in the reward's time unit, and no job beats its
-    /// no-wait lower bound.
+    /// jobs charged at truncation) in the reward's time unit, no job beats its no-wait
+    /// lower bound, and where every job finished the total JCT is at least the pooled bound.
     #[test]
     fn capacity_and_jobs_are_conserved_under_random_actions(seed in 0u64..10_000) {
         let mut rng = StdRng::seed_from_u64(seed);
@@ -348,11 +381,55 @@ proptest! {
                 for (jct, bound) in env.completion_times().iter().zip(&bounds) {
                     prop_assert!(*jct >= bound * (1.0 - 1e-12), "JCT {} under its bound {}", jct, bound);
                 }
+                let bound = env.total_jct_lower_bound_s().unwrap();
+                if m.unfinished == 0 {
+                    prop_assert!(total_jct >= bound * (1.0 - 1e-9), "total JCT {} under {}", total_jct, bound);
+                }
                 break;
             }
             observation = step.observation;
         }
         prop_assert!(info.metrics.is_some(), "the episode ended within 5000 steps");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Jobs that each need the whole machine and cannot resize, all arriving at once: run
+    /// shortest first they meet the total JCT bound exactly, and in any other order they
+    /// stay above it.
+    #[test]
+    fn the_total_jct_bound_is_met_by_shortest_first_on_one_machine(
+        mut durations in proptest::collection::vec(1.0f64..1000.0, 1..7),
+        shortest_first in any::<bool>(),
+    ) {
+        if shortest_first {
+            durations.sort_by(f64::total_cmp);
+        }
+        let jobs = durations
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| job(&format!("j{i}"), 0.0, d, 1, 2000))
+            .collect();
+        let mut w = workload(jobs, 1, 2);
+        w.scaling = Scaling { workers: vec![1.0], sizes: vec![1.0] };
+        let mut env = JobsEnv::new(Arc::new(w));
+        let (mut observation, _) = env.reset(0).unwrap();
+        let metrics = loop {
+            let step = env.step(&start_requested(&env, &observation)).unwrap();
+            if let Some(m) = step.info.metrics {
+                break m;
+            }
+            observation = step.observation;
+        };
+        prop_assert_eq!(metrics.unfinished, 0);
+        let total: f64 = env.completion_times().iter().sum();
+        let bound = env.total_jct_lower_bound_s().unwrap();
+        prop_assert!(total >= bound * (1.0 - 1e-12), "total {} under {}", total, bound);
+        if shortest_first {
+            prop_assert!((total - bound).abs() <= 1e-9 * total, "total {} bound {}", total, bound);
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context as _;
-use schedlab_env::jobs::{JobsEnv, quantile};
+use schedlab_env::jobs::JobsEnv;
 use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::files::sha256_file;
 use schedlab_trainer::run::Manifest;
@@ -17,6 +17,7 @@ use schedlab_trainer::tensorboard::read_scalars;
 use schedlab_trainer::train::TrainSpec;
 
 use super::context::{Context, mean};
+use super::learned_room::{headroom, lower_bounds, per_window};
 use super::protocol::{LearnedRun, LearnedTrace};
 use crate::commands::bench::{data_root, shipped_workload};
 use crate::commands::parse_overrides;
@@ -25,7 +26,7 @@ use crate::commands::summarize::{number, p_text};
 use crate::commands::train::train_loaded;
 use crate::output::write_atomic;
 use crate::plots::{self, XScale};
-use crate::stats::{paired, welch, welch_critical_difference};
+use crate::stats::{paired, welch, welch_critical_difference, welch_floor};
 use crate::sweep::journal::Row;
 use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
@@ -42,7 +43,7 @@ struct Trained<'a> {
 }
 
 /// One policy's held-out episodes, by (window, seed).
-type Episodes = BTreeMap<(String, u64), Vec<(String, f64)>>;
+pub(super) type Episodes = BTreeMap<(String, u64), Vec<(String, f64)>>;
 
 pub fn learned(cx: &Context) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
@@ -134,7 +135,8 @@ fn train<'a>(
         });
     }
     // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
-    for stale in [runs.clone(), sweep_folder(cx, trace)] {
+    let validation = cx.args.out.join(validation_sweep_name(trace));
+    for stale in [runs.clone(), sweep_folder(cx, trace), validation] {
         if stale.exists() {
             std::fs::remove_dir_all(&stale)
                 .with_context(|| format!("removing the outdated {}", stale.display()))?;
@@ -172,6 +174,10 @@ fn sweep_name(trace: &LearnedTrace) -> String {
     format!("learned-{}", trace.name)
 }
 
+fn validation_sweep_name(trace: &LearnedTrace) -> String {
+    format!("learned-{}-validation", trace.name)
+}
+
 /// `BC of raes + PPO` -> `bc-of-raes-ppo`.
 fn slug(label: &str) -> String {
     label
@@ -201,14 +207,17 @@ fn windows(trace: &LearnedTrace) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// One row of a trace's table.
-struct Line {
-    label: String,
+pub(super) struct Line {
+    pub(super) label: String,
     /// The name or run folder it was played under.
     policy: String,
     /// A learned scheduler (judged against the bar), not a heuristic.
-    learned: bool,
-    trained_s: Option<f64>,
-    episodes: Episodes,
+    pub(super) learned: bool,
+    pub(super) trained_s: Option<f64>,
+    /// Held-out episodes.
+    pub(super) episodes: Episodes,
+    /// The family's validation episodes.
+    validation: Episodes,
 }
 
 impl Line {
@@ -218,8 +227,22 @@ impl Line {
             .map(|m| m.iter().find(|(n, _)| n == name).map_or(f64::NAN, |m| m.1))
             .collect()
     }
-    fn jct(&self) -> Vec<f64> {
+    pub(super) fn jct(&self) -> Vec<f64> {
         self.metric("jct_avg_s")
+    }
+    /// Mean over the validation episodes of their mean JCT; infinite where it left a job of
+    /// an episode unfinished (`jobs`: each validation seed's job count), so that validation
+    /// never picks such a policy.
+    fn validation_jct(&self, jobs: &BTreeMap<u64, usize>) -> f64 {
+        let mut jct = Vec::new();
+        for ((_, seed), metrics) in &self.validation {
+            let value = |name: &str| metrics.iter().find(|(n, _)| n == name).map_or(f64::NAN, |m| m.1);
+            if value("finished") < jobs.get(seed).copied().unwrap_or(usize::MAX) as f64 {
+                return f64::INFINITY;
+            }
+            jct.push(value("jct_avg_s"));
+        }
+        mean(&jct)
     }
     /// Jobs finished over all its episodes.
     fn finished(&self) -> usize {
@@ -249,10 +272,17 @@ fn trace_section(
         overrides: BTreeMap::from([(VARIANT.to_owned(), p.set.clone())]),
         train: TrainSettings::default(),
     };
+    let validation = SweepSpec {
+        name: validation_sweep_name(trace),
+        workloads: vec![shipped_workload(&trace.family)],
+        seeds: (0..p.validation_episodes).collect(),
+        ..spec.clone()
+    };
     let rows = cx.sweep(&spec)?;
-    let episodes = |policy: &str| -> Episodes {
+    let validation_rows = cx.sweep(&validation)?;
+    let episodes = |rows: &[Row], policy: &str| -> Episodes {
         rows.iter()
-            .filter(|r: &&Row| r.key.policy == policy)
+            .filter(|r| r.key.policy == policy)
             .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
             .collect()
     };
@@ -261,7 +291,8 @@ fn trace_section(
         policy: policy.to_owned(),
         learned,
         trained_s,
-        episodes: episodes(policy),
+        episodes: episodes(&rows, policy),
+        validation: episodes(&validation_rows, policy),
     };
     let heuristics: Vec<Line> = p
         .heuristics
@@ -293,10 +324,11 @@ fn trace_section(
         .map(|(l, w)| Ok(l.expect::<Jobs>("learned", w)?.workload.jobs.len()))
         .sum::<anyhow::Result<usize>>()?;
     let jobs = jobs_per_seed * p.eval_seeds as usize;
+    let validation_jobs = family_jobs(&shipped_workload(&trace.family), &validation.seeds)?;
     let mut text = format!(
         "### {name}: {windows} held-out windows x {seeds} seeds, {jobs} jobs; best heuristic `{best}`\n\n\
-         | policy | trained (s) | JCT mean (s) | JCT p95 (s) | finished | makespan (s) | GPU occupancy | JCT vs best | Welch p | paired p |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+         | policy | trained (s) | validation JCT (s) | JCT mean (s) | JCT p95 (s) | finished | makespan (s) | GPU occupancy | JCT vs best | Welch p | paired p |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         name = trace.name,
         windows = windows.len(),
         seeds = p.eval_seeds,
@@ -316,13 +348,14 @@ fn trace_section(
         };
         let change = 100.0 * (mean(&jct) / mean(&best_jct) - 1.0);
         text += &format!(
-            "| {} | {} | {} | {} | {finished} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {finished} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
             if is_best {
                 format!("**{}**", line.label)
             } else {
                 line.label.clone()
             },
             line.trained_s.map_or(String::new(), |s| format!("{s:.0}")),
+            number(line.validation_jct(&validation_jobs)),
             number(mean(&jct)),
             number(mean(&line.metric("jct_p95_s"))),
             number(mean(&line.metric("makespan_s"))),
@@ -345,7 +378,7 @@ fn trace_section(
     let bound_jct: Vec<f64> = bounds.iter().map(|b| b.0).collect();
     let bound_welch = welch(&bound_jct, &best_jct).2;
     text += &format!(
-        "| no-wait lower bound | | {} | {} | | | | {:+.1}% | {} | {} |\n",
+        "| lower bound | | | {} | {} | | | | {:+.1}% | {} | {} |\n",
         number(mean(&bound_jct)),
         number(mean(&bounds.iter().map(|b| b.1).collect::<Vec<_>>())),
         100.0 * (mean(&bound_jct) / mean(&best_jct) - 1.0),
@@ -353,10 +386,11 @@ fn trace_section(
         p_text(paired(&bound_jct, &best_jct)),
     );
     text += &format!(
-        "\n{} {} {}\n\n",
+        "\n{} {} {} {}\n\n",
+        validated(&heuristics, &learned, &validation_jobs, p.validation_episodes),
         reading(&best.label, best_unfinished, &verdicts),
         detectable(&best_jct),
-        headroom(bound_welch),
+        headroom(bound_welch, welch_floor(&bound_jct, &best_jct)),
     );
     let first_seed = 0;
     let mut samples = Vec::new();
@@ -380,8 +414,54 @@ fn trace_section(
         XScale::Log,
     )?;
     text += &format!("![JCT CDF, {}]({})\n\n", trace.name, cx.link(&figure));
+    text += &per_window(&windows, &heuristics, best, &learned, &bounds);
     text += &warm_starts(trained)?;
     Ok(text)
+}
+
+/// Each validation seed's job count on `family` (what a policy must finish there).
+fn family_jobs(family: &Path, seeds: &[u64]) -> anyhow::Result<BTreeMap<u64, usize>> {
+    let loaded = crate::workloads::load(family, &[])?;
+    let jobs: &Jobs = loaded.expect("learned", family)?;
+    let mut env = JobsEnv::new(jobs.workload.clone());
+    seeds
+        .iter()
+        .map(|&seed| {
+            let (_, info) = env.reset(seed)?;
+            Ok((seed, info.waiting + info.queued + info.running + info.finished))
+        })
+        .collect()
+}
+
+/// Which trained row validation picks (the lowest validation JCT with every job finished),
+/// beside the best heuristic there: what ships for the trace (`data/policies/README.md`).
+fn validated<'a>(
+    heuristics: &'a [Line],
+    learned: &'a [Line],
+    jobs: &BTreeMap<u64, usize>,
+    episodes: u64,
+) -> String {
+    let lowest = |lines: Vec<&'a Line>| {
+        lines
+            .into_iter()
+            .map(|l| (l, l.validation_jct(jobs)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    let (Some((heuristic, h)), Some((chosen, c))) = (
+        lowest(heuristics.iter().collect()),
+        lowest(learned.iter().filter(|l| l.trained_s.is_some()).collect()),
+    ) else {
+        return String::new();
+    };
+    format!(
+        "Validation (the family's windows on seeds 0..{last}, of the training period; training draws its episodes on other seeds) picks {} ({} s, {:+.1}% against the best heuristic there, `{}`, {} s).",
+        chosen.label,
+        number(c),
+        100.0 * (c / h - 1.0),
+        heuristic.label,
+        number(h),
+        last = episodes - 1,
+    )
 }
 
 /// A learned row against the bar.
@@ -454,46 +534,6 @@ fn detectable(best: &[f64]) -> String {
         "With the best heuristic's spread over these episodes, Welch p < 0.05 needs a mean JCT at least {:.0}% lower.",
         100.0 * change
     )
-}
-
-/// Per held-out episode (in `best`'s order), the mean and p95 of its jobs' JCT lower bounds
-/// (`JobsEnv::jct_lower_bounds_s`: each job alone from its arrival at its fastest allocation).
-fn lower_bounds(
-    loaded: &[crate::workloads::Loaded],
-    windows: &[PathBuf],
-    best: &Episodes,
-) -> anyhow::Result<Vec<(f64, f64)>> {
-    best.keys()
-        .map(|(window, seed)| {
-            let k = windows
-                .iter()
-                .position(|w| w.display().to_string() == *window)
-                .with_context(|| format!("episode of an unknown window {window}"))?;
-            let jobs: &Jobs = loaded[k].expect("learned", &windows[k])?;
-            let mut env = JobsEnv::new(jobs.workload.clone());
-            env.reset(*seed)?;
-            let mut bounds = env.jct_lower_bounds_s();
-            anyhow::ensure!(!bounds.is_empty(), "{window}: no jobs to bound");
-            Ok((mean(&bounds), quantile(&mut bounds, 0.95)))
-        })
-        .collect()
-}
-
-/// What the no-wait lower bound says of the bar: every row's per-episode mean JCTs lie at or
-/// above the bound's, so a bound that fails Welch's test leaves a scheduler only a spread far
-/// below the bound's to pass it with.
-fn headroom(bound_welch: f64) -> String {
-    let bound = "The no-wait lower bound (each job alone from its arrival at its fastest allocation: loose, since it ignores every other job)";
-    if bound_welch < 0.05 {
-        format!(
-            "{bound} has Welch {}: it does not rule the bar out.",
-            p_text(bound_welch)
-        )
-    } else {
-        format!(
-            "{bound} has Welch p = {bound_welch:.2}, so no scheduler meets the bar on these episodes unless its spread is far below the bound's."
-        )
-    }
 }
 
 /// The clones' agreement with their teacher and their headline beside the teacher's on the
@@ -594,6 +634,42 @@ mod tests {
         let text = reading("raes", 3, &stranded);
         assert!(
             text.contains("2 jobs are left unfinished (`raes` leaves 3)"),
+            "{text}"
+        );
+    }
+
+    /// Validation picks the trained row with the lowest mean JCT over its episodes among those
+    /// that finish every job; shipped rows (no training time) are never picked.
+    #[test]
+    fn validation_picks_the_lowest_trained_row_that_finishes_its_jobs() {
+        let line = |label: &str, trained_s: Option<f64>, jct: [f64; 2], finished: [f64; 2]| Line {
+            label: label.into(),
+            policy: label.into(),
+            learned: trained_s.is_some(),
+            trained_s,
+            episodes: Episodes::new(),
+            validation: (0..2)
+                .map(|k| {
+                    let metrics = vec![
+                        ("jct_avg_s".to_owned(), jct[k]),
+                        ("finished".to_owned(), finished[k]),
+                    ];
+                    (("family".to_owned(), k as u64), metrics)
+                })
+                .collect(),
+        };
+        let jobs = BTreeMap::from([(0, 10), (1, 20)]);
+        let heuristics = [line("raes", None, [100.0, 300.0], [10.0, 20.0])];
+        let learned = [
+            line("fast but stranding", Some(1.0), [50.0, 50.0], [10.0, 19.0]),
+            line("slower", Some(1.0), [150.0, 250.0], [10.0, 20.0]),
+            line("slowest", Some(1.0), [300.0, 300.0], [10.0, 20.0]),
+            line("shipped", None, [1.0, 1.0], [10.0, 20.0]),
+        ];
+        assert!(learned[0].validation_jct(&jobs).is_infinite());
+        let text = validated(&heuristics, &learned, &jobs, 2);
+        assert!(
+            text.contains("picks slower (200.0 s, +0.0% against the best heuristic there, `raes`, 200.0 s)"),
             "{text}"
         );
     }

@@ -48,6 +48,9 @@ pub struct LearnedProtocol {
     pub seed: u64,
     /// Greedy evaluation episodes on the family while training (0: none, all time trains).
     pub train_eval_episodes: usize,
+    /// Validation: every policy plays the family on seeds 0..N (windows of the training
+    /// period; training draws its episodes on other seeds), which picks what ships.
+    pub validation_episodes: u64,
     /// Episodes in the training curves' moving average.
     pub training_smoothing: usize,
     pub traces: Vec<LearnedTrace>,
