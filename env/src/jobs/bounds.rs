@@ -4,7 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::state::{Episode, Shared};
+use super::state::{Episode, Shared, Time};
 
 /// Each job's completion time were it to start the moment it arrives, alone on the empty
 /// cluster, at the fastest allocation the scaling levels allow, and never pause. Workload
@@ -95,7 +95,7 @@ fn allocations(sh: &Shared, i: usize) -> impl Iterator<Item = Allocation> + '_ {
 /// of `rate` units per second; `jobs`: (release s, size in units).
 fn srpt_finishes(mut jobs: Vec<(f64, f64)>, rate: f64) -> Vec<f64> {
     jobs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut ready: BinaryHeap<Reverse<Ordered>> = BinaryHeap::new();
+    let mut ready: BinaryHeap<Reverse<Time>> = BinaryHeap::new();
     let (mut now, mut next) = (f64::NEG_INFINITY, 0);
     let mut finishes = Vec::with_capacity(jobs.len());
     while next < jobs.len() || !ready.is_empty() {
@@ -103,14 +103,14 @@ fn srpt_finishes(mut jobs: Vec<(f64, f64)>, rate: f64) -> Vec<f64> {
             now = now.max(jobs[next].0);
         }
         while next < jobs.len() && jobs[next].0 <= now {
-            ready.push(Reverse(Ordered(jobs[next].1)));
+            ready.push(Reverse(Time(jobs[next].1)));
             next += 1;
         }
-        let Reverse(Ordered(left)) = ready.pop().expect("a ready job");
+        let Reverse(Time(left)) = ready.pop().expect("a ready job");
         let done_at = now + left / rate;
         match jobs.get(next) {
             Some(&(arrival, _)) if arrival < done_at => {
-                ready.push(Reverse(Ordered(left - (arrival - now) * rate)));
+                ready.push(Reverse(Time(left - (arrival - now) * rate)));
                 now = arrival;
             }
             _ => {
@@ -120,24 +120,6 @@ fn srpt_finishes(mut jobs: Vec<(f64, f64)>, rate: f64) -> Vec<f64> {
         }
     }
     finishes
-}
-
-/// An f64 ordered by `total_cmp`, for the heap.
-#[derive(PartialEq, Clone, Copy)]
-struct Ordered(f64);
-
-impl Eq for Ordered {}
-
-impl PartialOrd for Ordered {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Ordered {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
 }
 
 #[cfg(test)]

@@ -82,7 +82,7 @@ impl Job {
     }
 }
 
-/// Totals as `f64` keys for the completion heap.
+/// Totals as `f64` keys for heaps (the completion heap, the bounds' remaining work).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Time(pub f64);
 impl Eq for Time {}

@@ -236,7 +236,12 @@ impl Line {
     fn validation_jct(&self, jobs: &BTreeMap<u64, usize>) -> f64 {
         let mut jct = Vec::new();
         for ((_, seed), metrics) in &self.validation {
-            let value = |name: &str| metrics.iter().find(|(n, _)| n == name).map_or(f64::NAN, |m| m.1);
+            let value = |name: &str| {
+                metrics
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or(f64::NAN, |m| m.1)
+            };
             if value("finished") < jobs.get(seed).copied().unwrap_or(usize::MAX) as f64 {
                 return f64::INFINITY;
             }
@@ -387,7 +392,12 @@ fn trace_section(
     );
     text += &format!(
         "\n{} {} {} {}\n\n",
-        validated(&heuristics, &learned, &validation_jobs, p.validation_episodes),
+        validated(
+            &heuristics,
+            &learned,
+            &validation_jobs,
+            p.validation_episodes
+        ),
         reading(&best.label, best_unfinished, &verdicts),
         detectable(&best_jct),
         headroom(bound_welch, welch_floor(&bound_jct, &best_jct)),
@@ -428,7 +438,10 @@ fn family_jobs(family: &Path, seeds: &[u64]) -> anyhow::Result<BTreeMap<u64, usi
         .iter()
         .map(|&seed| {
             let (_, info) = env.reset(seed)?;
-            Ok((seed, info.waiting + info.queued + info.running + info.finished))
+            Ok((
+                seed,
+                info.waiting + info.queued + info.running + info.finished,
+            ))
         })
         .collect()
 }
@@ -669,7 +682,9 @@ mod tests {
         assert!(learned[0].validation_jct(&jobs).is_infinite());
         let text = validated(&heuristics, &learned, &jobs, 2);
         assert!(
-            text.contains("picks slower (200.0 s, +0.0% against the best heuristic there, `raes`, 200.0 s)"),
+            text.contains(
+                "picks slower (200.0 s, +0.0% against the best heuristic there, `raes`, 200.0 s)"
+            ),
             "{text}"
         );
     }
