@@ -89,9 +89,13 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// The env, predictors, agents and trainer sources this binary was built from (`build.rs`).
+const TRAINING_SOURCES: &str = env!("SCHEDLAB_TRAINING_SOURCES");
+
 /// Trains `learner` on `trace`'s family into its own folder under the output, or returns the
-/// run there that finished; a run left unfinished is trained again from the start, so that
-/// its wall time is whole.
+/// run there that finished from the same config, family and sources (`TRAINING_SOURCES`); a
+/// run left unfinished is trained again from the start, so that its wall time is whole, and
+/// a retrained run takes the trace's sweeps with it (their rows came from the old sources).
 fn train<'a>(
     cx: &Context,
     trace: &LearnedTrace,
@@ -107,6 +111,7 @@ fn train<'a>(
         .join(&trace.name)
         .join(slug(&learner.label));
     let timing = runs.join("train_seconds.json");
+    let sources = runs.join("training_sources.txt");
     let loaded = crate::workloads::load(&family, &[])?;
     let kind = AgentKind::from_name(&learner.agent).with_context(|| {
         format!(
@@ -121,7 +126,8 @@ fn train<'a>(
         Ok(manifest.step >= learner.steps
             && manifest.config == config
             && manifest.workload_sha256 == family_sha256
-            && timing.is_file())
+            && timing.is_file()
+            && std::fs::read_to_string(&sources).is_ok_and(|s| s == TRAINING_SOURCES))
     };
     if let Some(run) = latest_run(&runs, loaded.name(), &learner.agent, p.seed)
         && finished(&run)?
@@ -158,6 +164,7 @@ fn train<'a>(
     let run = train_loaded(kind, &loaded, config, &spec)?;
     let seconds = start.elapsed().as_secs_f64();
     write_atomic(&timing, serde_json::to_string(&seconds)?.as_bytes())?;
+    write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
     Ok(Trained {
         learner,
         run: run.path,
@@ -618,6 +625,18 @@ fn episodic_returns(run: &Path) -> anyhow::Result<Vec<(f64, f64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `build.rs` hashed the sources (a digest, not a placeholder).
+    #[test]
+    fn the_training_sources_are_fingerprinted() {
+        assert_eq!(TRAINING_SOURCES.len(), 16);
+        assert!(
+            TRAINING_SOURCES
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+            "{TRAINING_SOURCES}"
+        );
+    }
 
     #[test]
     fn labels_become_folder_names() {
