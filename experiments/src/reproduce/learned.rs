@@ -213,6 +213,14 @@ fn windows(trace: &LearnedTrace) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// One metric of an episode's row (NaN where the row lacks it).
+pub(super) fn metric_of(metrics: &[(String, f64)], name: &str) -> f64 {
+    metrics
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or(f64::NAN, |m| m.1)
+}
+
 /// One row of a trace's table.
 pub(super) struct Line {
     pub(super) label: String,
@@ -229,10 +237,7 @@ pub(super) struct Line {
 
 impl Line {
     fn metric(&self, name: &str) -> Vec<f64> {
-        self.episodes
-            .values()
-            .map(|m| m.iter().find(|(n, _)| n == name).map_or(f64::NAN, |m| m.1))
-            .collect()
+        self.episodes.values().map(|m| metric_of(m, name)).collect()
     }
     pub(super) fn jct(&self) -> Vec<f64> {
         self.metric("jct_avg_s")
@@ -243,16 +248,11 @@ impl Line {
     fn validation_jct(&self, jobs: &BTreeMap<u64, usize>) -> f64 {
         let mut jct = Vec::new();
         for ((_, seed), metrics) in &self.validation {
-            let value = |name: &str| {
-                metrics
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map_or(f64::NAN, |m| m.1)
-            };
-            if value("finished") < jobs.get(seed).copied().unwrap_or(usize::MAX) as f64 {
+            let all = jobs.get(seed).copied().unwrap_or(usize::MAX) as f64;
+            if metric_of(metrics, "finished") < all {
                 return f64::INFINITY;
             }
-            jct.push(value("jct_avg_s"));
+            jct.push(metric_of(metrics, "jct_avg_s"));
         }
         mean(&jct)
     }
@@ -455,21 +455,15 @@ fn family_jobs(family: &Path, seeds: &[u64]) -> anyhow::Result<BTreeMap<u64, usi
 
 /// Which trained row validation picks (the lowest validation JCT with every job finished),
 /// beside the best heuristic there: what ships for the trace (`data/policies/README.md`).
-fn validated<'a>(
-    heuristics: &'a [Line],
-    learned: &'a [Line],
+fn validated(
+    heuristics: &[Line],
+    learned: &[Line],
     jobs: &BTreeMap<u64, usize>,
     episodes: u64,
 ) -> String {
-    let lowest = |lines: Vec<&'a Line>| {
-        lines
-            .into_iter()
-            .map(|l| (l, l.validation_jct(jobs)))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-    };
     let (Some((heuristic, h)), Some((chosen, c))) = (
-        lowest(heuristics.iter().collect()),
-        lowest(learned.iter().filter(|l| l.trained_s.is_some()).collect()),
+        lowest_validation(heuristics.iter(), jobs),
+        lowest_validation(learned.iter().filter(|l| l.trained_s.is_some()), jobs),
     ) else {
         return String::new();
     };
@@ -482,6 +476,16 @@ fn validated<'a>(
         number(h),
         last = episodes - 1,
     )
+}
+
+/// The line with the lowest validation JCT, and that JCT.
+fn lowest_validation<'a>(
+    lines: impl Iterator<Item = &'a Line>,
+    jobs: &BTreeMap<u64, usize>,
+) -> Option<(&'a Line, f64)> {
+    lines
+        .map(|l| (l, l.validation_jct(jobs)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// A learned row against the bar.

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use schedlab_env::jobs::{JobsEnv, quantile};
 
 use super::context::mean;
-use super::learned::{Episodes, Line};
+use super::learned::{Episodes, Line, metric_of};
 use crate::commands::summarize::{number, p_text};
 use crate::workloads::Jobs;
 
@@ -89,7 +89,7 @@ pub(super) fn per_window(
             let values: Vec<f64> = episodes
                 .iter()
                 .filter(|((w, _), _)| *w == name)
-                .filter_map(|(_, m)| m.iter().find(|(n, _)| n == "jct_avg_s").map(|m| m.1))
+                .map(|(_, m)| metric_of(m, "jct_avg_s"))
                 .collect();
             mean(&values)
         };
