@@ -603,7 +603,8 @@ fn network_workloads_run_sweep_and_plot_with_no_special_case() {
 
 /// Every shipped clone of a jobs scheduler (a folder of data/policies/ with a warm-start
 /// report) loads by name, whichever hyperparameters its config.json predates, and plays a
-/// held-out Philly window to the end.
+/// held-out Philly window to the end; the window's file sets no interface, and the policy
+/// plays it with the one it was trained on (its manifest's play settings), as if set by hand.
 #[test]
 fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
     let policies = workload("").parent().unwrap().join("policies");
@@ -615,25 +616,39 @@ fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
         .collect();
     clones.sort();
     assert!(clones.len() >= 2, "{clones:?}");
+    let held_out = workload("heldout/philly/philly-heldout-00.toml");
+    let eval = |clone: &str, set: &[&str]| {
+        let mut args = vec!["eval", "--policy", clone, "--workload", arg(&held_out)];
+        args.extend(["--seeds", "0"]);
+        args.extend(set);
+        let out = run_ok(&args);
+        out.lines()
+            .find(|l| l.trim_start().starts_with(clone))
+            .unwrap_or_else(|| panic!("{clone} in {out}"))
+            .to_owned()
+    };
     for clone in &clones {
-        let out = run_ok(&[
-            "eval",
-            "--policy",
-            clone,
-            "--workload",
-            arg(&workload("heldout/philly/philly-heldout-00.toml")),
-            "--seeds",
-            "0",
-            "--set",
-            "window.interface=one-choice",
-        ]);
-        let row = out
-            .lines()
-            .find(|l| l.trim_start().starts_with(clone.as_str()))
-            .unwrap_or_else(|| panic!("{clone} in {out}"));
+        let row = eval(clone, &[]);
         let finished: f64 = row.split_whitespace().nth(7).unwrap().parse().unwrap();
         assert!(finished > 0.0, "{row}");
+        assert_eq!(row, eval(clone, &["--set", "window.interface=one-choice"]));
     }
+    // a setting the user gives wins, and the refusal names what the policy was trained with
+    let err = run_err(&[
+        "eval",
+        "--policy",
+        &clones[0],
+        "--workload",
+        arg(&held_out),
+        "--seeds",
+        "0",
+        "--set",
+        "window.interface=per-slot",
+    ]);
+    assert!(
+        err.contains("trained for observations of") && err.contains("window.interface=one-choice"),
+        "{err}"
+    );
 }
 
 /// The shipped DDQN plays DAG workloads by name and guides WORL-RTGS, which ends no worse

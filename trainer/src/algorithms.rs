@@ -170,8 +170,23 @@ pub fn load_agent(
     })?;
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
     if (manifest.observation_len, manifest.mask_len) != (obs, mask) {
+        let trained_with = if manifest.play_settings.is_empty() {
+            String::new()
+        } else {
+            let pairs: Vec<String> = manifest
+                .play_settings
+                .iter()
+                .map(|(key, value)| format!("{key}={value}"))
+                .collect();
+            let on = manifest
+                .env_kind
+                .as_deref()
+                .map(|kind| format!(" on a {kind} workload"))
+                .unwrap_or_default();
+            format!(" (trained{on} with {})", pairs.join(", "))
+        };
         return Err(invalid(format!(
-            "trained for observations of {} and actions of {} levels; this workload has {obs} and {mask}",
+            "trained for observations of {} and actions of {} levels; this workload has {obs} and {mask}{trained_with}",
             manifest.observation_len, manifest.mask_len
         )));
     }

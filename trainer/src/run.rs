@@ -2,6 +2,7 @@
 //! hyperparameters (`config.json`), TensorBoard events, and checkpoints (a burn record plus
 //! `manifest.json`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -36,6 +37,14 @@ pub struct Manifest {
     /// (trainer/src/reward_scale.rs); absent in older checkpoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub return_stats: Option<ReturnStats>,
+    /// Workload settings (`key` = TOML value) that shape the network's observation and
+    /// action, from the training workload: players set them on the workloads they play it on.
+    /// Absent in older checkpoints.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub play_settings: BTreeMap<String, String>,
+    /// The kind of env trained on (`jobs`, `dag`, ...); absent in older checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_kind: Option<String>,
 }
 
 impl Manifest {

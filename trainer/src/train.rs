@@ -73,6 +73,9 @@ pub struct TrainSpec<'a> {
     pub resume: Option<&'a Path>,
     /// Set from outside (Ctrl-C) to stop after the current update with a checkpoint.
     pub stop: Option<&'a AtomicBool>,
+    /// The training workload's settings that shape the network, recorded in the manifest
+    /// (`Manifest::play_settings`).
+    pub play_settings: &'a [(String, String)],
 }
 
 /// What the driver reports after each update; `M` is the env's episode metrics.
@@ -185,6 +188,7 @@ pub fn train<E: SchedulingEnv>(
             board.text("hyperparameters", &markdown_table(&config), 0);
         }
     }
+    let env_kind = prototype.context().kind().name();
     let manifest = |step: u64, return_stats| {
         let (model, optimizer, target) = Manifest::record_names(step, kind.has_target_network());
         Manifest {
@@ -201,6 +205,8 @@ pub fn train<E: SchedulingEnv>(
             observation_len,
             mask_len,
             return_stats,
+            play_settings: spec.play_settings.iter().cloned().collect(),
+            env_kind: Some(env_kind.to_owned()),
         }
     };
     // record files first, the manifest naming them last (trainer/src/run.rs)
@@ -418,6 +424,7 @@ mod tests {
             eval_episodes: 0,
             resume,
             stop: None,
+            play_settings: &[],
         }
     }
 
@@ -443,6 +450,7 @@ mod tests {
             tiny(),
             &TrainSpec {
                 eval_episodes: 3,
+                play_settings: &[("section.key".to_owned(), "[1.0, 2.0]".to_owned())],
                 ..spec(&workload, out.path(), 32, None)
             },
             device.clone(),
@@ -493,6 +501,15 @@ mod tests {
             (32, 2, "ppo")
         );
         assert_eq!(manifest.workload_sha256, sha256_file(&workload).unwrap());
+        assert_eq!(manifest.env_kind.as_deref(), Some("single-job"));
+        assert_eq!(
+            manifest
+                .play_settings
+                .get("section.key")
+                .map(String::as_str),
+            Some("[1.0, 2.0]"),
+            "the play settings are recorded for players"
+        );
         let fresh = ActorCriticConfig::new(manifest.observation_len, manifest.mask_len)
             .with_hidden(16)
             .init(&device);

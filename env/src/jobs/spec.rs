@@ -183,6 +183,33 @@ impl Window {
     }
 }
 
+impl JobsWorkload {
+    /// The settings that fix the shape of a policy's observation and action (the window and
+    /// the scaling levels), as `key=value` overrides: a trained policy records them and is
+    /// played with them on other workloads (experiments/src/commands/mod.rs). `window.oracle`
+    /// is not one of them: hiding remaining time is the workload's premise, not a shape.
+    pub fn interface_settings(&self) -> Vec<(String, String)> {
+        let levels = |v: &[f64]| {
+            let items: Vec<String> = v.iter().map(|x| format!("{x:?}")).collect();
+            format!("[{}]", items.join(", "))
+        };
+        let interface = match self.window.interface {
+            Interface::PerSlot => "per-slot",
+            Interface::OneChoice => "one-choice",
+        };
+        [
+            ("window.queued", self.window.queued.to_string()),
+            ("window.running", self.window.running.to_string()),
+            ("window.interface", interface.to_owned()),
+            ("scaling.workers", levels(&self.scaling.workers)),
+            ("scaling.sizes", levels(&self.scaling.sizes)),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+    }
+}
+
 /// Elastic scaling: the choices of container count and container size, as multiples of
 /// what the job requested.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -818,3 +818,35 @@ fn the_queue_beyond_the_window_and_what_fits_now_are_observed_and_the_oracle_can
         assert_eq!(f[observe::SLOT_PRESENT], 1.0);
     }
 }
+
+#[test]
+fn interface_settings_rebuild_the_window_and_scaling_on_another_workload() {
+    let mut trained = workload(vec![job("a", 0.0, 10.0, 1, 0)], 2, 1);
+    trained.window = Window {
+        queued: 5,
+        running: 3,
+        interface: Interface::OneChoice,
+        oracle: false,
+    };
+    trained.scaling = Scaling {
+        workers: vec![1.0, 3.0],
+        sizes: vec![0.25, 1.0],
+    };
+    let other = workload(vec![job("b", 5.0, 20.0, 2, 1000)], 3, 2);
+    let mut table = toml::Table::try_from(&other).unwrap();
+    for (key, value) in trained.interface_settings() {
+        crate::workload::set_key(&mut table, &key, &value).unwrap();
+    }
+    let played: JobsWorkload = table.try_into().unwrap();
+    assert_eq!(
+        (played.window.queued, played.window.running),
+        (5, 3),
+        "window sizes"
+    );
+    assert_eq!(played.window.interface, Interface::OneChoice);
+    assert_eq!(played.scaling, trained.scaling);
+    // the rest is the other workload's, the oracle setting included
+    assert_eq!(played.window.oracle, other.window.oracle);
+    assert_eq!(played.jobs[0].id, "b");
+    assert_eq!(played.machines, other.machines);
+}

@@ -91,6 +91,7 @@ pub fn compare_table<M>(columns: &[Metric<M>], results: &[(String, Vec<M>)]) -> 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let seeds = parse_seeds(&args.seeds)?;
     let (settings, loaded) = Settings::load(&args.overrides, &args.workload, &args.policies)?;
+    settings.announce();
     with_kind!(&loaded, |workload| {
         let results = compare(workload, &args.policies, &settings.policy, &seeds)?;
         println!(

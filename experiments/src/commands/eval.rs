@@ -60,6 +60,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         format!("{} ", args.policy),
     )?;
     let (settings, first) = &loaded[0];
+    settings.announce();
     with_kind!(first, |kind| {
         let mut rows = Vec::new();
         for (_, workload) in &loaded {

@@ -43,6 +43,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         eval_episodes: 5,
         resume: None,
         stop: None,
+        play_settings: &[],
     };
     let run = train_with_progress(
         AgentKind::Ppo,

@@ -11,6 +11,7 @@ use crate::workloads::{Kind, with_kind};
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let policies = std::slice::from_ref(&args.policy);
     let (settings, loaded) = Settings::load(&args.overrides, &args.workload, policies)?;
+    settings.announce();
     with_kind!(&loaded, |workload| run_kind(workload, &args, &settings))
 }
 

@@ -140,6 +140,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         eval_episodes: args.eval_episodes,
         resume: args.resume.as_deref(),
         stop: Some(&stop),
+        play_settings: &loaded.play_settings(),
     };
     let workload_name = loaded.name().to_owned();
     let run = train_loaded(kind, &loaded, config, &spec)?;

@@ -158,6 +158,7 @@ fn train<'a>(
         eval_episodes: p.train_eval_episodes,
         resume: None,
         stop: None,
+        play_settings: &loaded.play_settings(),
     };
     println!("learned: {} on {}", learner.label, trace.family);
     let start = Instant::now();

@@ -140,6 +140,7 @@ fn trained_run(
         eval_episodes: 0,
         resume: existing.as_deref(),
         stop: None,
+        play_settings: &target.workload.play_settings(),
     };
     let run = train_loaded(kind, &target.workload, config, &train_spec)?;
     Ok(run.path)

@@ -78,11 +78,21 @@ pub(crate) use with_kind;
 /// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change the
 /// workload where its kind allows.
 pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
+    Ok(match kind_of_file(path)? {
+        EnvKind::Jobs => Loaded::Jobs(jobs::load(path, overrides)?),
+        EnvKind::Dag => Loaded::Dag(dag::load(path, overrides)?),
+        EnvKind::Network => Loaded::Network(network::load(path, overrides)?),
+        EnvKind::SingleJob => Loaded::SingleJob(single_job::load(path, overrides)?),
+    })
+}
+
+/// The kind of env a workload file is for (its `kind` field; none is a single-job workload).
+pub fn kind_of_file(path: &Path) -> anyhow::Result<EnvKind> {
     Ok(match file_kind(path)?.as_deref() {
-        Some("jobs") => Loaded::Jobs(jobs::load(path, overrides)?),
-        Some("dag") => Loaded::Dag(dag::load(path, overrides)?),
-        Some("network") => Loaded::Network(network::load(path, overrides)?),
-        _ => Loaded::SingleJob(single_job::load(path, overrides)?),
+        Some("jobs") => EnvKind::Jobs,
+        Some("dag") => EnvKind::Dag,
+        Some("network") => EnvKind::Network,
+        _ => EnvKind::SingleJob,
     })
 }
 
@@ -93,6 +103,16 @@ impl Loaded {
 
     pub fn name(&self) -> &str {
         with_kind!(self, |k| k.name())
+    }
+
+    /// The settings a policy trained here must be played with elsewhere (its network's
+    /// shape): the window and scaling levels of a jobs workload, none for other kinds, whose
+    /// shapes follow from their data.
+    pub fn play_settings(&self) -> Vec<(String, String)> {
+        match self {
+            Loaded::Jobs(jobs) => jobs.workload.interface_settings(),
+            _ => Vec::new(),
+        }
     }
 
     /// The workload as kind `K`, for commands that only make sense on one (`bench env`,
