@@ -58,7 +58,8 @@ pub struct ImportArgs {
     )]
     family: Vec<String>,
     /// Cut `[--from, --to)` into this many consecutive windows of equal length, each its own
-    /// workload `OUT-00.toml`, `OUT-01.toml`, ... (held-out evaluation windows).
+    /// workload `OUT-00.toml`, `OUT-01.toml`, ... (`OUT-000.toml` from 101 windows on;
+    /// held-out evaluation windows).
     #[arg(long)]
     windows: Option<usize>,
     /// The workload file to write (TOML).
@@ -157,11 +158,18 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "window".into());
     for k in 0..count {
-        let out = args.out.with_file_name(format!("{stem}-{k:02}.toml"));
+        let out = args.out.with_file_name(window_file_name(&stem, k, count));
         let bounds = [k, k + 1].map(|i| from.map(|b| b.plus_s(step * i as f64)));
         import(&args, bounds[0], bounds[1], &out, None)?;
     }
     Ok(())
+}
+
+/// Window `k` of `count`: numbered to the width of the last (at least 2), so that name order
+/// is time order.
+fn window_file_name(stem: &str, k: usize, count: usize) -> String {
+    let width = (count - 1).to_string().len().max(2);
+    format!("{stem}-{k:0width$}.toml")
 }
 
 fn show(bound: Option<Bound>) -> String {
@@ -336,4 +344,23 @@ fn write_machines(
         file.machines.len()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window_file_name;
+
+    #[test]
+    fn window_names_sort_in_time_order_at_any_count() {
+        assert_eq!(window_file_name("w", 3, 12), "w-03.toml");
+        for count in [12, 100, 101, 144, 1000, 1001] {
+            let names: Vec<String> = (0..count)
+                .map(|k| window_file_name("w", k, count))
+                .collect();
+            let mut sorted = names.clone();
+            sorted.sort();
+            assert_eq!(names, sorted, "{count} windows");
+        }
+        assert_eq!(window_file_name("w", 7, 144), "w-007.toml");
+    }
 }

@@ -17,6 +17,7 @@ use schedlab_trainer::tensorboard::read_scalars;
 use schedlab_trainer::train::TrainSpec;
 
 use super::context::{Context, mean};
+use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
 use super::protocol::{LearnedRun, LearnedTrace};
 use crate::commands::bench::{data_root, shipped_workload};
@@ -142,7 +143,8 @@ fn train<'a>(
     }
     // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
     let validation = cx.args.out.join(validation_sweep_name(trace));
-    for stale in [runs.clone(), sweep_folder(cx, trace), validation] {
+    let later = cx.args.out.join(later_sweep_name(trace));
+    for stale in [runs.clone(), sweep_folder(cx, trace), validation, later] {
         if stale.exists() {
             std::fs::remove_dir_all(&stale)
                 .with_context(|| format!("removing the outdated {}", stale.display()))?;
@@ -186,6 +188,10 @@ fn validation_sweep_name(trace: &LearnedTrace) -> String {
     format!("learned-{}-validation", trace.name)
 }
 
+fn later_sweep_name(trace: &LearnedTrace) -> String {
+    format!("learned-{}-later", trace.name)
+}
+
 /// `BC of raes + PPO` -> `bc-of-raes-ppo`.
 fn slug(label: &str) -> String {
     label
@@ -196,9 +202,9 @@ fn slug(label: &str) -> String {
         .join("-")
 }
 
-/// The held-out windows of a trace, in name order.
-fn windows(trace: &LearnedTrace) -> anyhow::Result<Vec<PathBuf>> {
-    let relative = format!("workloads/{}", trace.heldout);
+/// The windows in `folder` of `data/workloads/`, in name order.
+fn windows_in(folder: &str) -> anyhow::Result<Vec<PathBuf>> {
+    let relative = format!("workloads/{folder}");
     let folder = data_root(&relative).join(relative);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
         .with_context(|| format!("reading {}", folder.display()))?
@@ -206,11 +212,7 @@ fn windows(trace: &LearnedTrace) -> anyhow::Result<Vec<PathBuf>> {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     files.sort();
-    anyhow::ensure!(
-        !files.is_empty(),
-        "{}: no held-out windows",
-        folder.display()
-    );
+    anyhow::ensure!(!files.is_empty(), "{}: no windows", folder.display());
     Ok(files)
 }
 
@@ -237,7 +239,21 @@ pub(super) struct Line {
 }
 
 impl Line {
-    fn metric(&self, name: &str) -> Vec<f64> {
+    pub(super) fn policy(&self) -> &str {
+        &self.policy
+    }
+    /// The same policy with other test episodes (and no validation).
+    pub(super) fn replayed(&self, episodes: Episodes) -> Line {
+        Line {
+            label: self.label.clone(),
+            policy: self.policy.clone(),
+            learned: self.learned,
+            trained_s: self.trained_s,
+            episodes,
+            validation: Episodes::new(),
+        }
+    }
+    pub(super) fn metric(&self, name: &str) -> Vec<f64> {
         self.episodes.values().map(|m| metric_of(m, name)).collect()
     }
     pub(super) fn jct(&self) -> Vec<f64> {
@@ -258,7 +274,7 @@ impl Line {
         mean(&jct)
     }
     /// Jobs finished over all its episodes.
-    fn finished(&self) -> usize {
+    pub(super) fn finished(&self) -> usize {
         self.metric("finished").iter().sum::<f64>() as usize
     }
 }
@@ -269,7 +285,7 @@ fn trace_section(
     trained: &[Trained],
 ) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
-    let windows = windows(trace)?;
+    let windows = windows_in(&trace.heldout)?;
     let run_names: Vec<String> = trained
         .iter()
         .map(|t| t.run.display().to_string())
@@ -433,6 +449,11 @@ fn trace_section(
     )?;
     text += &format!("![JCT CDF, {}]({})\n\n", trace.name, cx.link(&figure));
     text += &per_window(&windows, &heuristics, best, &learned, &bounds);
+    if let Some(folder) = &trace.later {
+        let lines: Vec<&Line> = heuristics.iter().chain(&learned).collect();
+        let name = later_sweep_name(trace);
+        text += &later_section(cx, &trace.name, windows_in(folder)?, name, &spec, &lines)?;
+    }
     text += &warm_starts(trained)?;
     Ok(text)
 }

@@ -11,6 +11,7 @@ mod context;
 mod dag;
 mod fig2;
 mod learned;
+mod learned_later;
 mod learned_room;
 mod network;
 mod protocol;

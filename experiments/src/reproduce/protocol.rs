@@ -65,6 +65,10 @@ pub struct LearnedTrace {
     pub family: String,
     /// The folder of held-out windows, in `data/workloads/`.
     pub heldout: String,
+    /// A folder of windows from a still later period, in `data/workloads/`: a second test set
+    /// cut after the held-out results were known, reported beside the bar.
+    #[serde(default)]
+    pub later: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -292,17 +292,42 @@ mod tests {
 
     /// Held-out discipline: every shipped family ends its training period before the first
     /// held-out window of its trace begins, its draws are the same for the same seed, and no
-    /// draw holds a job of a held-out window.
+    /// draw holds a job of a held-out window; the windows of a later test period
+    /// (`data/workloads/later/`) begin after their trace's held-out period ends.
     #[test]
     fn families_never_draw_from_held_out_periods() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads");
-        let heldout: Vec<_> = std::fs::read_dir(root.join("heldout"))
-            .unwrap()
-            .flat_map(|trace| std::fs::read_dir(trace.unwrap().path()).unwrap())
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-            .map(|p| jobs_workload(&p))
-            .collect();
+        let windows_in = |folder: &str| -> Vec<_> {
+            std::fs::read_dir(root.join(folder))
+                .unwrap()
+                .flat_map(|trace| std::fs::read_dir(trace.unwrap().path()).unwrap())
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .map(|p| jobs_workload(&p))
+                .collect()
+        };
+        let heldout = windows_in("heldout");
+        let later = windows_in("later");
+        // a later test period starts where its trace's held-out period ends
+        assert!(later.len() >= 100, "{}", later.len());
+        for w in &later {
+            let source = w.source.as_ref().unwrap();
+            let held = heldout
+                .iter()
+                .map(|h| h.source.as_ref().unwrap())
+                .filter(|h| h.jobs == source.jobs);
+            let mut held = held.peekable();
+            assert!(held.peek().is_some(), "{}: no held-out period", w.name);
+            for h in held {
+                assert!(
+                    at_or_after(&source.from, &h.to),
+                    "{} starts at {}",
+                    w.name,
+                    source.from
+                );
+            }
+        }
+        let heldout: Vec<_> = heldout.into_iter().chain(later).collect();
         let families: Vec<_> = shipped()
             .iter()
             .filter(|p| load(p, &[]).unwrap().env_kind() == EnvKind::Jobs)
