@@ -216,6 +216,39 @@ fn windows_in(folder: &str) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// `policy`'s episodes among a sweep's `rows`.
+pub(super) fn episodes_of(rows: &[Row], policy: &str) -> Episodes {
+    rows.iter()
+        .filter(|r| r.key.policy == policy)
+        .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
+        .collect()
+}
+
+/// The line with the lowest mean JCT.
+pub(super) fn lowest_mean<'a>(lines: impl Iterator<Item = &'a Line>) -> Option<&'a Line> {
+    lines.min_by(|a, b| mean(&a.jct()).total_cmp(&mean(&b.jct())))
+}
+
+/// `windows` loaded under the protocol's settings `set`, and their jobs in all.
+pub(super) fn load_windows(
+    windows: &[PathBuf],
+    set: &BTreeMap<String, toml::Value>,
+) -> anyhow::Result<(Vec<crate::workloads::Loaded>, usize)> {
+    let overrides = parse_overrides(&pairs(set))?;
+    let mut loaded = Vec::new();
+    let mut jobs = 0;
+    for window in windows {
+        let workload = crate::workloads::load(window, &overrides)?;
+        jobs += workload
+            .expect::<Jobs>("learned", window)?
+            .workload
+            .jobs
+            .len();
+        loaded.push(workload);
+    }
+    Ok((loaded, jobs))
+}
+
 /// One metric of an episode's row (NaN where the row lacks it).
 pub(super) fn metric_of(metrics: &[(String, f64)], name: &str) -> f64 {
     metrics
@@ -309,19 +342,13 @@ fn trace_section(
     };
     let rows = cx.sweep(&spec)?;
     let validation_rows = cx.sweep(&validation)?;
-    let episodes = |rows: &[Row], policy: &str| -> Episodes {
-        rows.iter()
-            .filter(|r| r.key.policy == policy)
-            .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
-            .collect()
-    };
     let line = |label: String, policy: &str, learned: bool, trained_s: Option<f64>| Line {
         label,
         policy: policy.to_owned(),
         learned,
         trained_s,
-        episodes: episodes(&rows, policy),
-        validation: episodes(&validation_rows, policy),
+        episodes: episodes_of(&rows, policy),
+        validation: episodes_of(&validation_rows, policy),
     };
     let heuristics: Vec<Line> = p
         .heuristics
@@ -338,20 +365,8 @@ fn trace_section(
                 .map(|s| line(format!("shipped `{s}`"), s, true, None)),
         )
         .collect();
-    let best = heuristics
-        .iter()
-        .min_by(|a, b| mean(&a.jct()).total_cmp(&mean(&b.jct())))
-        .expect("the protocol names heuristics");
-    let overrides = parse_overrides(&pairs(&p.set))?;
-    let loaded: Vec<crate::workloads::Loaded> = windows
-        .iter()
-        .map(|w| crate::workloads::load(w, &overrides))
-        .collect::<anyhow::Result<_>>()?;
-    let jobs_per_seed: usize = loaded
-        .iter()
-        .zip(&windows)
-        .map(|(l, w)| Ok(l.expect::<Jobs>("learned", w)?.workload.jobs.len()))
-        .sum::<anyhow::Result<usize>>()?;
+    let best = lowest_mean(heuristics.iter()).expect("the protocol names heuristics");
+    let (loaded, jobs_per_seed) = load_windows(&windows, &p.set)?;
     let jobs = jobs_per_seed * p.eval_seeds as usize;
     let validation_jobs = family_jobs(&shipped_workload(&trace.family), &validation.seeds)?;
     let mut text = format!(

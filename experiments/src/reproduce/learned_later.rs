@@ -7,13 +7,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::learned::{Episodes, Line, metric_of};
+use super::learned::{Line, episodes_of, load_windows, lowest_mean, metric_of};
 use super::learned_room::lower_bounds;
-use crate::commands::parse_overrides;
 use crate::commands::summarize::{number, p_text};
 use crate::stats::{paired, welch};
-use crate::sweep::spec::{SweepSpec, pairs};
-use crate::workloads::Jobs;
+use crate::sweep::spec::SweepSpec;
 
 /// Plays `lines`' policies (the held-out table's rows, `spec` its sweep) on `windows` under
 /// the sweep `name`, and writes their table: the best heuristic there is the baseline.
@@ -32,30 +30,14 @@ pub(super) fn later_section(
         ..spec.clone()
     };
     let rows = cx.sweep(&later)?;
-    let episodes = |policy: &str| -> Episodes {
-        rows.iter()
-            .filter(|r| r.key.policy == policy)
-            .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
-            .collect()
-    };
     let played: Vec<Line> = lines
         .iter()
-        .map(|l| l.replayed(episodes(l.policy())))
+        .map(|l| l.replayed(episodes_of(&rows, l.policy())))
         .collect();
-    let best = played
-        .iter()
-        .filter(|l| !l.learned)
-        .min_by(|a, b| mean(&a.jct()).total_cmp(&mean(&b.jct())))
-        .expect("the protocol names heuristics");
-    let overrides = parse_overrides(&pairs(&p.set))?;
-    let loaded: Vec<crate::workloads::Loaded> = windows
-        .iter()
-        .map(|w| crate::workloads::load(w, &overrides))
-        .collect::<anyhow::Result<_>>()?;
-    let mut jobs = 0;
-    for (l, w) in loaded.iter().zip(&windows) {
-        jobs += l.expect::<Jobs>("learned", w)?.workload.jobs.len() * p.eval_seeds as usize;
-    }
+    let best =
+        lowest_mean(played.iter().filter(|l| !l.learned)).expect("the protocol names heuristics");
+    let (loaded, jobs_per_seed) = load_windows(&windows, &p.set)?;
+    let jobs = jobs_per_seed * p.eval_seeds as usize;
     let best_jct = best.jct();
     let mut text = format!(
         "#### {trace}, a later period: {} windows x {} seeds, {jobs} jobs; best heuristic `{}`\n\n\
