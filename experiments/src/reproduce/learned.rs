@@ -249,6 +249,17 @@ pub(super) fn load_windows(
     Ok((loaded, jobs))
 }
 
+/// A table row's label (bold for the baseline `best`) and its Welch and paired p against
+/// `best`'s per-episode mean JCTs (NaN for `best` itself).
+pub(super) fn against_best(line: &Line, best: &Line) -> (String, f64, f64) {
+    if std::ptr::eq(line, best) {
+        return (format!("**{}**", line.label), f64::NAN, f64::NAN);
+    }
+    let (jct, best_jct) = (line.jct(), best.jct());
+    let label = line.label.clone();
+    (label, welch(&jct, &best_jct).2, paired(&jct, &best_jct))
+}
+
 /// One metric of an episode's row (NaN where the row lacks it).
 pub(super) fn metric_of(metrics: &[(String, f64)], name: &str) -> f64 {
     metrics
@@ -384,20 +395,10 @@ fn trace_section(
     for line in heuristics.iter().chain(&learned) {
         let jct = line.jct();
         let finished = line.finished();
-        let is_best = std::ptr::eq(line, best);
-        let (w, pr) = if is_best {
-            (f64::NAN, f64::NAN)
-        } else {
-            (welch(&jct, &best_jct).2, paired(&jct, &best_jct))
-        };
+        let (label, w, pr) = against_best(line, best);
         let change = 100.0 * (mean(&jct) / mean(&best_jct) - 1.0);
         text += &format!(
-            "| {} | {} | {} | {} | {} | {finished} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
-            if is_best {
-                format!("**{}**", line.label)
-            } else {
-                line.label.clone()
-            },
+            "| {label} | {} | {} | {} | {} | {finished} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
             line.trained_s.map_or(String::new(), |s| format!("{s:.0}")),
             number(line.validation_jct(&validation_jobs)),
             number(mean(&jct)),

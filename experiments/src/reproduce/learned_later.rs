@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::learned::{Line, episodes_of, load_windows, lowest_mean, metric_of};
+use super::learned::{Line, against_best, episodes_of, load_windows, lowest_mean, metric_of};
 use super::learned_room::lower_bounds;
 use crate::commands::summarize::{number, p_text};
 use crate::stats::{paired, welch};
@@ -49,21 +49,11 @@ pub(super) fn later_section(
     );
     for line in &played {
         let jct = line.jct();
-        let is_best = std::ptr::eq(line, best);
-        let (w, pr) = if is_best {
-            (f64::NAN, f64::NAN)
-        } else {
-            (welch(&jct, &best_jct).2, paired(&jct, &best_jct))
-        };
+        let (label, w, pr) = against_best(line, best);
         let lower = jct.iter().zip(&best_jct).filter(|(a, b)| a < b).count();
         let higher = jct.iter().zip(&best_jct).filter(|(a, b)| a > b).count();
         text += &format!(
-            "| {} | {} | {} | {} | {:.3} | {:+.1}% | {} | {} | {lower} / {higher} |\n",
-            if is_best {
-                format!("**{}**", line.label)
-            } else {
-                line.label.clone()
-            },
+            "| {label} | {} | {} | {} | {:.3} | {:+.1}% | {} | {} | {lower} / {higher} |\n",
             number(mean(&jct)),
             number(mean(&line.metric("jct_p95_s"))),
             line.finished(),
