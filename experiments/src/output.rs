@@ -175,7 +175,7 @@ pub const NETWORK_METRICS: [Metric<NetworkMetrics>; 13] = [
 ];
 
 /// Every jobs-cluster metric, in [`JobsMetrics`]'s order.
-pub const JOBS_METRICS: [Metric<JobsMetrics>; 14] = [
+pub const JOBS_METRICS: [Metric<JobsMetrics>; 15] = [
     Metric {
         name: "jct_avg_s",
         value: |m| m.jct_avg_s,
@@ -263,6 +263,13 @@ pub const JOBS_METRICS: [Metric<JobsMetrics>; 14] = [
     Metric {
         name: "rejected_actions",
         value: |m| m.rejected_actions as f64,
+        decimals: 0,
+        better: Better::Neither,
+        flag: false,
+    },
+    Metric {
+        name: "forced_starts",
+        value: |m| m.forced_starts as f64,
         decimals: 0,
         better: Better::Neither,
         flag: false,

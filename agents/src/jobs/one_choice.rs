@@ -4,7 +4,8 @@
 //! order), and `advance` last. The env keeps the window while the changes are made, and a
 //! change its exact mask no longer allows is skipped, as the per-slot step would refuse it;
 //! so the scheduler's decisions, and the episode, are the same in both interfaces, except
-//! where the env masks `advance` and the plan starts nothing: there the adapter starts a job.
+//! where the env refuses `advance` while a queued job can start and the plan leaves it: there
+//! the adapter starts the job the env would start (env/src/jobs/conserve.rs).
 
 use std::collections::VecDeque;
 
@@ -111,25 +112,31 @@ impl OneChoice {
         self.pending.push_back(self.layout.advance());
     }
 
-    /// Where the env masks `advance` (an idle cluster, nothing left to arrive, a job that
-    /// fits: env/src/jobs/choice.rs) and the plan started nothing: the allowed start nearest
-    /// its request, first slot first, as the per-slot scheduler would hold the job forever.
+    /// Where the env refuses `advance` (a queued job can start at its request:
+    /// env/src/jobs/conserve.rs) and the plan starts nothing more: the start the env itself
+    /// would force, the first such slot's job at its request; where the env refuses it on an
+    /// idle cluster with nothing left to arrive and no job fits at its request, the allowed
+    /// start nearest the request, as the per-slot scheduler would hold the job forever.
     fn forced_start(&self, observation: &Observation) -> usize {
         let requested = (
             self.ctx.requested_workers_level,
             self.ctx.requested_size_level,
         );
-        (0..self.layout.advance())
-            .filter(|&c| observation.action_mask[c])
-            .min_by_key(|&c| match self.layout.decode(c) {
-                Choice::Set {
-                    workers_level,
-                    size_level,
-                    ..
-                } => workers_level.abs_diff(requested.0) + size_level.abs_diff(requested.1),
-                _ => usize::MAX,
+        self.layout
+            .forced_start(&observation.action_mask, requested)
+            .or_else(|| {
+                (0..self.layout.advance())
+                    .filter(|&c| observation.action_mask[c])
+                    .min_by_key(|&c| match self.layout.decode(c) {
+                        Choice::Set {
+                            workers_level,
+                            size_level,
+                            ..
+                        } => workers_level.abs_diff(requested.0) + size_level.abs_diff(requested.1),
+                        _ => usize::MAX,
+                    })
             })
-            .expect("advance is masked only where a job can start")
+            .expect("advance is refused only where a job can start")
     }
 }
 

@@ -127,6 +127,7 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode) -> JobsMetrics {
         idle_cost: s.idle_cost,
         episode_return: episode.episode_return,
         rejected_actions: episode.rejected_total,
+        forced_starts: episode.forced_total,
         decision_points: episode.decision_points,
         steps: episode.steps,
         time_s: episode.now,

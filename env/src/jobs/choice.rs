@@ -8,8 +8,10 @@
 //! job, and each slot changes at most once per drawing. `advance` redraws the window at the
 //! same time when something changed since it was drawn (jobs beyond it may now be seen),
 //! and moves the clock when nothing did, or after `max_steps_per_decision` drawings. It is
-//! masked only where it cannot help: an idle cluster, nothing left to arrive, a job that fits.
-//! So the choices between two drawings are one per-slot step applied a job at a time.
+//! refused while a queued job of the drawing can start at its request (work conservation,
+//! conserve.rs), and on an idle cluster with nothing left to arrive while a job can start at
+//! some level. So the choices between two drawings are one per-slot step applied a job at a
+//! time.
 
 use super::machines::Placement;
 use super::state::{Episode, Shared, Status, status_index};
@@ -110,10 +112,12 @@ impl ChoiceLayout {
     }
 
     /// The exact mask of the current window: a slot already changed since the window was
-    /// drawn (`changed[slot]`) offers nothing. `advance` is allowed unless the cluster is
-    /// idle with nothing left to arrive while a job could start: there the state is frozen,
-    /// so advancing only adds time to every queued job, and a greedy policy that prefers it
-    /// would hold the last job until the time limit.
+    /// drawn (`changed[slot]`) offers nothing. `advance` is refused while a queued job of the
+    /// drawing not changed since can start at its request (`window.work_conserving`,
+    /// conserve.rs), and, either way, where the cluster is idle with nothing left to arrive
+    /// and a job could start at some level: there the state is frozen, so advancing only
+    /// adds time to every queued job, and a greedy policy that prefers it would hold the last
+    /// job until the time limit.
     pub(super) fn mask(&self, sh: &Shared, episode: &mut Episode, changed: &[bool]) -> Vec<bool> {
         let mut mask = vec![false; self.advance() + 1];
         for (slot, &changed) in changed.iter().enumerate().take(self.slots) {
@@ -142,11 +146,38 @@ impl ChoiceLayout {
             episode.cluster.end_probe(&own);
             episode.jobs[i].containers = own;
         }
+        let requested = (
+            sh.workload.scaling.requested_workers_level(),
+            sh.workload.scaling.requested_size_level(),
+        );
+        let conserving =
+            sh.workload.window.work_conserving && self.forced_start(&mask, requested).is_some();
         let frozen = [Status::Running, Status::Waiting]
             .iter()
             .all(|&s| episode.counts[status_index(s)] == 0);
-        mask[self.advance()] = !(frozen && mask.iter().any(|&allowed| allowed));
+        mask[self.advance()] = !(conserving || frozen && mask.iter().any(|&allowed| allowed));
         mask
+    }
+
+    /// The start the env would force where `mask` refuses `advance` (env/src/jobs/conserve.rs):
+    /// the first slot whose queued job, not changed since the drawing, can start at its
+    /// `requested` `(workers level, size level)`, there, best-fit. `None` where no such job
+    /// can start. (A running job's slot allows preempt; a changed slot allows nothing.)
+    pub fn forced_start(&self, mask: &[bool], requested: (usize, usize)) -> Option<usize> {
+        let option = self.option(requested.0, requested.1, 0);
+        (0..self.slots)
+            .find(|&slot| {
+                let base = slot * self.per_slot();
+                !mask[base] && mask[base + option]
+            })
+            .map(|slot| {
+                self.encode(Choice::Set {
+                    slot,
+                    workers_level: requested.0,
+                    size_level: requested.1,
+                    placement: Placement::BestFit,
+                })
+            })
     }
 
     /// A choice in words, for errors.

@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::accounting::{completion_time, metrics, reward};
 use super::bounds;
 use super::choice::{Choice, ChoiceLayout};
+use super::conserve::{fill_idle, queued_that_fit};
 use super::dynamics::{advance, apply, apply_one};
 use super::family::sample_window;
 use super::machines::Placement;
@@ -238,6 +239,7 @@ impl JobsEnv {
             decision_points: 0,
             steps: 0,
             rejected_total: 0,
+            forced_total: 0,
             episode_return: 0.0,
             done: false,
             real_jobs,
@@ -305,7 +307,7 @@ impl JobsEnv {
         episode.steps_here += 1;
         let (mut terminated, mut truncated) = (false, false);
         if !changed || episode.steps_here >= self.shared.workload.episode.max_steps_per_decision {
-            (terminated, truncated) = advance(&self.shared, episode)?;
+            (terminated, truncated) = self.move_clock(episode)?;
         }
         Ok(Acted {
             terminated,
@@ -339,7 +341,7 @@ impl JobsEnv {
                 if !dirty
                     || episode.steps_here >= self.shared.workload.episode.max_steps_per_decision
                 {
-                    (acted.terminated, acted.truncated) = advance(&self.shared, episode)?;
+                    (acted.terminated, acted.truncated) = self.move_clock(episode)?;
                 }
                 return Ok(acted);
             }
@@ -359,6 +361,15 @@ impl JobsEnv {
             acted.rejected.push(reason);
         }
         Ok(acted)
+    }
+
+    /// Starts what fits where the workload conserves work (conserve.rs), then moves the
+    /// clock to the next decision point.
+    fn move_clock(&self, episode: &mut Episode) -> Result<(bool, bool)> {
+        if self.shared.workload.window.work_conserving {
+            fill_idle(&self.shared, episode);
+        }
+        advance(&self.shared, episode)
     }
 
     fn check_action(&self, episode: &Episode, action: &[usize]) -> Result<()> {
@@ -460,6 +471,17 @@ impl JobsEnv {
     /// The current episode unless it trains real jobs.
     fn simulated_episode(&self) -> Option<&Episode> {
         self.episode.as_ref().filter(|e| e.real_jobs.is_empty())
+    }
+
+    /// The ids of queued jobs that could start now at some level, oldest first: where the
+    /// workload conserves work, none when an episode ends (a check for stranded work).
+    pub fn queued_that_fit(&self) -> Vec<String> {
+        self.episode.as_ref().map_or_else(Vec::new, |e| {
+            queued_that_fit(&self.shared, e)
+                .into_iter()
+                .map(|j| self.shared.workload.jobs[j as usize].id.clone())
+                .collect()
+        })
     }
 
     /// Free and capacity per machine `[cpu, mem, gpu]`, for checking invariants.

@@ -34,6 +34,9 @@ pub struct JobsMetrics {
     pub episode_return: f64,
     /// Choices the mask allowed alone but that no longer fit after earlier ones in a step.
     pub rejected_actions: usize,
+    /// Jobs the env started itself because the clock was to move while they fit the idle
+    /// capacity (`window.work_conserving`): how often the policy left work idle.
+    pub forced_starts: usize,
     pub decision_points: usize,
     pub steps: usize,
     /// Virtual time at the end.

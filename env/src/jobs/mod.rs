@@ -6,6 +6,7 @@
 mod accounting;
 mod bounds;
 mod choice;
+mod conserve;
 mod dynamics;
 mod env;
 mod family;

@@ -152,6 +152,10 @@ pub struct Window {
     /// production scheduler has). Off, both features read 0, and so do the estimates of
     /// the schedulers that use them (`sjf`, `raes`, `periodic`).
     pub oracle: bool,
+    /// The clock never moves while a queued job fits the idle capacity (on by default; see
+    /// env/src/jobs/conserve.rs). Off, a policy may hold jobs back with GPUs idle: for
+    /// studies of deliberate idling.
+    pub work_conserving: bool,
 }
 
 /// The jobs env's action interface.
@@ -173,6 +177,7 @@ impl Default for Window {
             running: 4,
             interface: Interface::PerSlot,
             oracle: true,
+            work_conserving: true,
         }
     }
 }
@@ -365,12 +370,7 @@ impl JobsWorkload {
         overrides: &[(String, String)],
         read_table: TableReader,
     ) -> Result<JobsWorkload> {
-        let toml_error = |e: toml::de::Error| {
-            EnvError::config(path, "(file)", e.to_string().trim_end().to_owned())
-        };
-        let table = crate::workload::read_with_overrides(path, overrides)?;
-        let mut workload =
-            JobsWorkload::deserialize(toml::Value::Table(table)).map_err(toml_error)?;
+        let mut workload: JobsWorkload = crate::toml_file::load_as(path, overrides)?;
         if let Some(table) = &workload.jobs_table {
             if !workload.jobs.is_empty() {
                 return Err(EnvError::config(

@@ -201,6 +201,8 @@ pub(super) struct Episode {
     pub decision_points: usize,
     pub steps: usize,
     pub rejected_total: usize,
+    /// Jobs the env started because the clock was to move while they fit (conserve.rs).
+    pub forced_total: usize,
     pub episode_return: f64,
     pub done: bool,
     /// The `real` fidelity's training run of each job.

@@ -55,6 +55,7 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
             running: 2,
             interface: Interface::PerSlot,
             oracle: true,
+            work_conserving: true,
         },
         scaling: Scaling::default(),
         reward: Default::default(),
@@ -79,6 +80,17 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
 /// Keeps running jobs as they are and starts every queued job in the window at its request,
 /// best-fit, when the mask allows.
 fn start_requested(env: &JobsEnv, observation: &crate::Observation) -> Vec<usize> {
+    per_slot_rule(env, observation, true)
+}
+
+/// Keeps running jobs as they are and starts nothing.
+fn keep_running(env: &JobsEnv, observation: &crate::Observation) -> Vec<usize> {
+    per_slot_rule(env, observation, false)
+}
+
+/// Running jobs kept as they are; queued ones started at their request where `start` and
+/// the mask allow, held otherwise.
+fn per_slot_rule(env: &JobsEnv, observation: &crate::Observation, start: bool) -> Vec<usize> {
     let space = env.action_space();
     let requested = [
         env.workload().scaling.requested_workers_level(),
@@ -100,7 +112,7 @@ fn start_requested(env: &JobsEnv, observation: &crate::Observation) -> Vec<usize
                     level(observe::SLOT_SIZE_LEVEL, top[1]),
                     0,
                 ]
-            } else if fits && f[observe::SLOT_PRESENT] > 0.5 {
+            } else if start && fits && f[observe::SLOT_PRESENT] > 0.5 {
                 [requested[0], requested[1], 0]
             } else {
                 [0, requested[1], 0]
@@ -229,6 +241,7 @@ fn a_job_held_until_the_time_limit_is_charged_its_time_in_the_system_and_its_wor
     let mut w = workload(jobs, 1, 0);
     w.episode.max_time_s = 1_000.0;
     w.episode.decision_interval_s = 100.0;
+    w.window.work_conserving = false;
     let mut env = JobsEnv::new(Arc::new(w));
     let (mut observation, mut info) = env.reset(0).unwrap();
     let metrics = loop {
@@ -385,6 +398,8 @@ proptest! {
                 if m.unfinished == 0 {
                     prop_assert!(total_jct >= bound * (1.0 - 1e-9), "total JCT {} under {}", total_jct, bound);
                 }
+                // work conservation: no episode ends with a queued job that could start
+                prop_assert!(env.queued_that_fit().is_empty(), "{:?}", env.queued_that_fit());
                 break;
             }
             observation = step.observation;
@@ -689,11 +704,24 @@ proptest! {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut w = random_workload(&mut rng);
         w.window.interface = Interface::OneChoice;
+        let requested = (
+            w.scaling.requested_workers_level(),
+            w.scaling.requested_size_level(),
+        );
+        let layout = choice::ChoiceLayout::new(
+            w.window.slots(),
+            w.scaling.workers.len() + 1,
+            w.scaling.sizes.len(),
+        );
         let mut env = JobsEnv::new(Arc::new(w));
         let advance = env.action_space().nvec()[0] - 1;
         let (mut observation, mut info) = env.reset(seed).unwrap();
         let mut rewards = 0.0;
         for _ in 0..20_000 {
+            // advance is refused while a queued job of the drawing can start at its request
+            if layout.forced_start(&observation.action_mask, requested).is_some() {
+                prop_assert!(!observation.action_mask[advance]);
+            }
             let allowed = observation.allowed(env.action_space(), 0);
             let choice = allowed[rng.random_range(0..allowed.len())];
             let step = env.step(&[choice]).unwrap();
@@ -711,6 +739,7 @@ proptest! {
                 let total_jct: f64 = env.completion_times().iter().sum();
                 let unit = env.workload().reward.time_unit_s;
                 prop_assert!((rewards * unit + total_jct).abs() <= 1e-9 * total_jct.max(1.0));
+                prop_assert!(env.queued_that_fit().is_empty(), "{:?}", env.queued_that_fit());
                 break;
             }
             observation = step.observation;
@@ -720,7 +749,8 @@ proptest! {
 }
 
 #[test]
-fn advance_is_masked_only_where_the_cluster_idles_with_nothing_left_to_arrive() {
+fn without_work_conservation_advance_is_masked_only_where_the_cluster_idles_with_nothing_left_to_arrive()
+ {
     // a policy that advances whenever it may: it starts a job only when advance is masked
     let jobs = vec![
         job("a", 0.0, 100.0, 1, 1000),
@@ -729,6 +759,7 @@ fn advance_is_masked_only_where_the_cluster_idles_with_nothing_left_to_arrive() 
     ];
     let mut w = workload(jobs, 1, 1);
     w.window.interface = Interface::OneChoice;
+    w.window.work_conserving = false;
     let mut env = JobsEnv::new(Arc::new(w));
     let advance = env.action_space().nvec()[0] - 1;
     let (mut observation, mut time_s) = env.reset(0).map(|(o, i)| (o, i.time_s)).unwrap();
@@ -827,6 +858,7 @@ fn interface_settings_rebuild_the_window_and_scaling_on_another_workload() {
         running: 3,
         interface: Interface::OneChoice,
         oracle: false,
+        work_conserving: true,
     };
     trained.scaling = Scaling {
         workers: vec![1.0, 3.0],
@@ -835,7 +867,7 @@ fn interface_settings_rebuild_the_window_and_scaling_on_another_workload() {
     let other = workload(vec![job("b", 5.0, 20.0, 2, 1000)], 3, 2);
     let mut table = toml::Table::try_from(&other).unwrap();
     for (key, value) in trained.interface_settings() {
-        crate::workload::set_key(&mut table, &key, &value).unwrap();
+        crate::toml_file::set_key(&mut table, &key, &value).unwrap();
     }
     let played: JobsWorkload = table.try_into().unwrap();
     assert_eq!(
@@ -849,4 +881,112 @@ fn interface_settings_rebuild_the_window_and_scaling_on_another_workload() {
     assert_eq!(played.window.oracle, other.window.oracle);
     assert_eq!(played.jobs[0].id, "b");
     assert_eq!(played.machines, other.machines);
+}
+
+/// Plays a policy that never starts a job: per slot it keeps every slot as it is; one choice
+/// at a time it advances whenever allowed, else starts the job the env would force.
+fn play_idle(w: JobsWorkload) -> (JobsMetrics, Vec<f64>) {
+    let one_choice = w.window.interface == Interface::OneChoice;
+    let requested = (
+        w.scaling.requested_workers_level(),
+        w.scaling.requested_size_level(),
+    );
+    let mut env = JobsEnv::new(Arc::new(w));
+    let space = env.action_space().clone();
+    let advance = space.nvec()[0] - 1;
+    let (mut observation, mut info) = env.reset(0).unwrap();
+    let mut chosen_starts = Vec::new();
+    loop {
+        let action = if one_choice {
+            let allowed = observation.allowed(&space, 0);
+            if allowed.contains(&advance) {
+                vec![advance]
+            } else {
+                chosen_starts.push(info.time_s);
+                let layout = env.choice_layout().unwrap();
+                let forced = layout.forced_start(&observation.action_mask, requested);
+                vec![forced.unwrap_or(allowed[0])]
+            }
+        } else {
+            keep_running(&env, &observation)
+        };
+        let step = env.step(&action).unwrap();
+        if let Some(m) = step.info.metrics {
+            assert!(env.queued_that_fit().is_empty() || !env.workload().window.work_conserving);
+            return (m, chosen_starts);
+        }
+        (observation, info) = (step.observation, step.info);
+    }
+}
+
+#[test]
+fn work_conservation_starts_what_a_policy_leaves_idle_in_both_interfaces() {
+    // two GPUs: a and b run together from the start, c when the first of them finishes
+    let jobs = vec![
+        job("a", 0.0, 100.0, 1, 1000),
+        job("b", 0.0, 50.0, 1, 1000),
+        job("c", 10.0, 30.0, 1, 1000),
+    ];
+    let mut w = workload(jobs, 1, 2);
+    w.episode.max_time_s = 10_000.0;
+    // per slot the env starts what the policy leaves: at each clock move, oldest first
+    let (m, _) = play_idle(w.clone());
+    assert_eq!((m.finished, m.forced_starts), (3, 3), "{m:?}");
+    // a: 0-100, b: 0-50, c: 50-80 (arrived at 10)
+    assert!(
+        (m.jct_avg_s - (100.0 + 50.0 + 70.0) / 3.0).abs() < 1e-9,
+        "{m:?}"
+    );
+    // one choice at a time the mask refuses advance, so the policy itself starts each job
+    w.window.interface = Interface::OneChoice;
+    let (m, chosen) = play_idle(w.clone());
+    assert_eq!((m.finished, m.forced_starts), (3, 0), "{m:?}");
+    assert!(
+        (m.jct_avg_s - (100.0 + 50.0 + 70.0) / 3.0).abs() < 1e-9,
+        "{m:?}"
+    );
+    assert_eq!(chosen, vec![0.0, 0.0, 50.0]);
+    // off, a policy that never starts anything holds every job to the time limit
+    for interface in [Interface::PerSlot, Interface::OneChoice] {
+        w.window.interface = interface;
+        w.window.work_conserving = false;
+        let (m, _) = play_idle(w.clone());
+        let expected_finished = if interface == Interface::OneChoice {
+            // the old rule: advance masked only once nothing runs and nothing is left to arrive
+            3
+        } else {
+            0
+        };
+        assert_eq!(m.finished, expected_finished, "{interface:?}: {m:?}");
+        assert_eq!(m.forced_starts, 0);
+    }
+}
+
+#[test]
+fn a_job_that_fits_only_shrunk_is_the_policys_to_start() {
+    // a asks for 4 workers of 1 GPU on a 2-GPU machine: it fits only at half the workers
+    let mut w = workload(vec![job("a", 0.0, 100.0, 4, 1000)], 1, 2);
+    w.episode.max_time_s = 1_000.0;
+    w.scaling = Scaling {
+        workers: vec![0.5, 1.0],
+        sizes: vec![1.0],
+    };
+    w.validate(Path::new("test.toml")).unwrap();
+    let (m, _) = play_idle(w.clone());
+    assert_eq!((m.finished, m.forced_starts), (0, 0), "{m:?}");
+    // one choice at a time, advance is still refused on the idle cluster with nothing left
+    // to arrive, and the idle policy starts it shrunk: a linear job at half its workers
+    w.window.interface = Interface::OneChoice;
+    let mut env = JobsEnv::new(Arc::new(w.clone()));
+    let (observation, _) = env.reset(0).unwrap();
+    let layout = env.choice_layout().unwrap().clone();
+    assert_eq!(layout.forced_start(&observation.action_mask, (2, 0)), None);
+    assert!(!observation.action_mask[layout.advance()]);
+    let (m, chosen) = play_idle(w);
+    assert_eq!(
+        (m.finished, m.forced_starts, chosen.len()),
+        (1, 0, 1),
+        "{m:?}"
+    );
+    assert!((m.jct_avg_s - 200.0).abs() < 1e-9, "{m:?}");
 }

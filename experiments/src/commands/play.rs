@@ -151,6 +151,62 @@ pub fn completion_hours<K: Kind>(
 mod tests {
     use super::*;
 
+    /// No shipped jobs policy strands work (env/src/jobs/conserve.rs): on every held-out and
+    /// later window, seed 0, no episode ends with a queued job that could start.
+    #[test]
+    fn no_shipped_jobs_policy_ends_an_episode_with_a_queued_job_that_fits() {
+        use schedlab_trainer::run::Manifest;
+        let in_folder = |folder: &Path| -> Vec<PathBuf> {
+            let mut paths: Vec<PathBuf> = std::fs::read_dir(folder)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            paths.sort();
+            paths
+        };
+        let policies: Vec<String> = in_folder(Path::new(SHIPPED_POLICIES))
+            .into_iter()
+            .filter(|dir| Manifest::read(dir).is_ok_and(|m| m.env_kind.as_deref() == Some("jobs")))
+            .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert!(policies.len() >= 2, "{policies:?}");
+        let workloads = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads");
+        let windows: Vec<PathBuf> = ["heldout", "later"]
+            .iter()
+            .flat_map(|period| in_folder(&workloads.join(period)))
+            .flat_map(|trace| in_folder(&trace))
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        assert!(windows.len() > 100, "{}", windows.len());
+        let cases: Vec<(&String, &PathBuf)> = policies
+            .iter()
+            .flat_map(|p| windows.iter().map(move |w| (p, w)))
+            .collect();
+        let stranded: Vec<String> = cases
+            .par_iter()
+            .filter_map(|&(policy, window)| {
+                let (settings, loaded) =
+                    super::super::Settings::load(&[], window, std::slice::from_ref(policy))
+                        .unwrap();
+                let jobs: &crate::workloads::Jobs = loaded.expect("test", window).unwrap();
+                let (metrics, env) =
+                    play_observed(jobs, policy, &settings.policy, 0, |_, _| {}).unwrap();
+                let idle = env.queued_that_fit();
+                (!idle.is_empty()).then(|| {
+                    format!(
+                        "{policy} on {}: {} of {} jobs unfinished, {} queued that fit ({:?}...)",
+                        window.display(),
+                        metrics.unfinished,
+                        metrics.jobs,
+                        idle.len(),
+                        &idle[..idle.len().min(3)]
+                    )
+                })
+            })
+            .collect();
+        assert!(stranded.is_empty(), "{stranded:#?}");
+    }
+
     #[test]
     fn seeds_parse_as_inclusive_ranges_lists_or_single_values() {
         assert_eq!(parse_seeds("0..4").unwrap(), vec![0, 1, 2, 3, 4]);

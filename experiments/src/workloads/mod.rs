@@ -206,18 +206,25 @@ mod tests {
 
     /// Every jobs heuristic plays the same episode through the one-choice interface as per
     /// slot (the runs of choices between drawings are its per-slot steps, a job at a time),
-    /// on windows where none of them leaves the cluster idle once nothing is left to arrive.
+    /// on windows where none of them leaves the cluster idle once nothing is left to arrive,
+    /// with idling allowed: work-conserving, the env starts what a heuristic leaves at
+    /// different moments in the two interfaces (per slot when the clock is to move, one
+    /// choice at a time within the drawing), and `reproduce conserving` shows both.
     #[test]
     fn the_heuristics_keep_their_results_through_the_one_choice_interface() {
         use schedlab_agents::{SchedulingEnv, registry, run_episode};
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/heldout");
-        let one_choice = [("window.interface".to_owned(), "one-choice".to_owned())];
+        let idling = ("window.work_conserving".to_owned(), "false".to_owned());
+        let one_choice = [
+            ("window.interface".to_owned(), "one-choice".to_owned()),
+            idling.clone(),
+        ];
         for file in [
             "philly/philly-heldout-04.toml",
             "openb/openb-heldout-05.toml",
         ] {
             let path = root.join(file);
-            let per_slot = jobs_workload(&path);
+            let per_slot = jobs_workload(&path, std::slice::from_ref(&idling));
             let loaded = load(&path, &one_choice).unwrap();
             let chosen: &Jobs = loaded.expect("test", &path).unwrap();
             for name in ["fifo", "sjf", "las", "static", "periodic", "pollux", "raes"] {
@@ -245,8 +252,8 @@ mod tests {
     }
 
     /// A scheduler that never starts a job still finishes every one through the one-choice
-    /// interface: once the cluster idles with nothing left to arrive, the env masks `advance`
-    /// and the adapter starts a job (agents/src/jobs/one_choice.rs).
+    /// interface: while a queued job fits at its request the env refuses `advance`, and the
+    /// adapter starts the job the env would (agents/src/jobs/one_choice.rs).
     #[test]
     fn the_one_choice_adapter_starts_a_job_where_advance_is_masked() {
         use schedlab_agents::jobs::{JobsContext, OneChoice};
@@ -274,8 +281,11 @@ mod tests {
         assert_eq!(m.finished, jobs.workload.jobs.len(), "{m:?}");
     }
 
-    fn jobs_workload(path: &Path) -> Arc<schedlab_env::jobs::JobsWorkload> {
-        let loaded = load(path, &[]).unwrap();
+    fn jobs_workload(
+        path: &Path,
+        overrides: &[(String, String)],
+    ) -> Arc<schedlab_env::jobs::JobsWorkload> {
+        let loaded = load(path, overrides).unwrap();
         let jobs: &Jobs = loaded.expect("test", path).unwrap();
         Arc::clone(&jobs.workload)
     }
@@ -303,7 +313,7 @@ mod tests {
                 .flat_map(|trace| std::fs::read_dir(trace.unwrap().path()).unwrap())
                 .map(|e| e.unwrap().path())
                 .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-                .map(|p| jobs_workload(&p))
+                .map(|p| jobs_workload(&p, &[]))
                 .collect()
         };
         let heldout = windows_in("heldout");
@@ -331,7 +341,7 @@ mod tests {
         let families: Vec<_> = shipped()
             .iter()
             .filter(|p| load(p, &[]).unwrap().env_kind() == EnvKind::Jobs)
-            .map(|p| jobs_workload(p))
+            .map(|p| jobs_workload(p, &[]))
             .filter(|w| w.family.is_some())
             .collect();
         assert!(families.len() >= 2 && heldout.len() >= 20);

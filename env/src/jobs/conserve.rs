@@ -1,0 +1,54 @@
+//! Work conservation (`window.work_conserving`, on by default): the clock never moves while a
+//! queued job fits the idle capacity at its request. The one-choice mask refuses `advance`
+//! while a queued job of the drawn window can start at its request (env/src/jobs/choice.rs),
+//! so the policy chooses what starts and how. Whatever is still idle when the clock is about
+//! to move (a per-slot step that changes nothing, a decision point whose drawings are spent,
+//! a job a policy preempted and left queued) the env starts itself: queued jobs oldest first,
+//! each at its request, best-fit, counted in `forced_starts`. A job that fits only shrunk
+//! (fewer or smaller containers) is the policy's to start: shrinking is a choice with a cost
+//! (a longer run that holds the machines), not idle capacity.
+
+use super::dynamics::apply_one;
+use super::machines::Placement;
+use super::state::{Episode, Shared};
+
+/// Whether queued job `i` fits now at its request.
+fn fits_at_request(sh: &Shared, episode: &Episode, i: usize) -> bool {
+    let scaling = &sh.workload.scaling;
+    episode.cluster.can_place(
+        sh.container(i, scaling.requested_size_level()),
+        sh.worker_count(i, scaling.requested_workers_level()),
+    )
+}
+
+/// Queued jobs, oldest first, that could start now at their request.
+pub(super) fn queued_that_fit(sh: &Shared, episode: &Episode) -> Vec<u32> {
+    episode
+        .queue
+        .values()
+        .copied()
+        .filter(|&j| fits_at_request(sh, episode, j as usize))
+        .collect()
+}
+
+/// Starts every queued job that fits at its request, oldest first (one pass: a start only
+/// takes room away, so a job passed over cannot fit later in the pass).
+pub(super) fn fill_idle(sh: &Shared, episode: &mut Episode) {
+    let requested = (
+        sh.workload.scaling.requested_workers_level(),
+        sh.workload.scaling.requested_size_level(),
+    );
+    let queued: Vec<u32> = episode.queue.values().copied().collect();
+    for j in queued {
+        if fits_at_request(sh, episode, j as usize) {
+            apply_one(
+                sh,
+                episode,
+                j,
+                (requested.0, requested.1, Placement::BestFit),
+            )
+            .expect("a request that can_place accepts is placed");
+            episode.forced_total += 1;
+        }
+    }
+}
