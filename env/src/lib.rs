@@ -23,6 +23,7 @@ pub mod network;
 pub mod scenario;
 pub mod sim;
 pub mod single_job;
+pub mod toml_file;
 pub mod workload;
 
 #[cfg(test)]

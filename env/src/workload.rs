@@ -317,19 +317,7 @@ impl Workload {
     /// Reads a workload, then sets `key.path=value` overrides (TOML values; a bare word is
     /// taken as a string) before validating, as `--set` does on the command line.
     pub fn load_with_overrides(path: &Path, overrides: &[(String, String)]) -> Result<Workload> {
-        let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
-        let toml_error = |e: toml::de::Error| {
-            EnvError::config(path, "(file)", e.to_string().trim_end().to_owned())
-        };
-        let workload: Workload = if overrides.is_empty() {
-            toml::from_str(&text).map_err(toml_error)?
-        } else {
-            let mut table: toml::Table = toml::from_str(&text).map_err(toml_error)?;
-            for (key, value) in overrides {
-                set_key(&mut table, key, value).map_err(|m| EnvError::config(path, key, m))?;
-            }
-            Workload::deserialize(toml::Value::Table(table)).map_err(toml_error)?
-        };
+        let workload: Workload = crate::toml_file::load_as(path, overrides)?;
         workload.validate(path)?;
         Ok(workload)
     }
@@ -624,50 +612,11 @@ impl Workload {
 
 /// The `kind` a workload file declares (`jobs`, `dag`; none for single-job files).
 pub fn file_kind(path: &Path) -> Result<Option<String>> {
-    let table = read_with_overrides(path, &[])?;
+    let table = crate::toml_file::read_with_overrides(path, &[])?;
     Ok(table
         .get("kind")
         .and_then(|k| k.as_str())
         .map(str::to_owned))
-}
-
-/// A workload file as a TOML table with `key.path=value` overrides set.
-pub(crate) fn read_with_overrides(
-    path: &Path,
-    overrides: &[(String, String)],
-) -> Result<toml::Table> {
-    let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
-    let mut table: toml::Table = toml::from_str(&text)
-        .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
-    for (key, value) in overrides {
-        set_key(&mut table, key, value).map_err(|m| EnvError::config(path, key, m))?;
-    }
-    Ok(table)
-}
-
-/// Sets `a.b.c = value` in a TOML table, creating missing tables (a section left to its
-/// defaults); a misspelt name then fails validation as an unknown field.
-pub(crate) fn set_key(
-    table: &mut toml::Table,
-    key: &str,
-    value: &str,
-) -> std::result::Result<(), String> {
-    let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(value.to_owned()));
-    let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().filter(|p| !p.is_empty()).ok_or("empty key")?;
-    let mut cursor = table;
-    for part in parts {
-        cursor = cursor
-            .entry(part)
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-            .as_table_mut()
-            .ok_or_else(|| format!("`{part}` is a value, not a table"))?;
-    }
-    cursor.insert(last.to_owned(), parsed);
-    Ok(())
 }
 
 #[cfg(test)]

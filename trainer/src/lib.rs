@@ -9,6 +9,7 @@ pub mod algorithms;
 pub mod dqn;
 pub mod evaluation;
 pub mod files;
+pub mod folder_lock;
 pub mod imitation;
 pub mod learner;
 pub mod ppo;

@@ -48,9 +48,16 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Reads `manifest.json` of a run folder.
+    /// Reads `manifest.json` of a run folder; a folder without one is refused as holding no
+    /// checkpoint (a run stopped before its first, or not a run folder).
     pub fn read(run: &Path) -> std::io::Result<Manifest> {
         let path = run.join("manifest.json");
+        if run.is_dir() && !path.exists() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the folder holds no checkpoint (no manifest.json): not a run folder, or a run stopped before its first checkpoint",
+            ));
+        }
         let text = std::fs::read_to_string(&path)?;
         serde_json::from_str(&text)
             .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))
@@ -159,4 +166,20 @@ impl Manifest {
 
 fn record_error(path: &Path, e: burn::store::RecordError) -> std::io::Error {
     std::io::Error::other(format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Manifest;
+
+    #[test]
+    fn a_folder_without_a_checkpoint_is_named_as_holding_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = Manifest::read(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("holds no checkpoint"), "{e}");
+        let missing = dir.path().join("absent");
+        let e = Manifest::read(&missing).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+        assert!(!e.to_string().contains("holds no checkpoint"), "{e}");
+    }
 }

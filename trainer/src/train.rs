@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::algorithms::AgentKind;
 use crate::evaluation::{curve_means, eval_scalars, evaluate};
 use crate::files::sha256_file;
+use crate::folder_lock::{FolderLock, LockError};
 use crate::imitation::WarmStartReport;
 use crate::learner::{Learner, LearnerError, UpdateStats};
 use crate::run::{Manifest, RunDir};
@@ -47,6 +48,8 @@ pub enum TrainError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Locked(#[from] LockError),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
@@ -156,6 +159,8 @@ pub fn train<E: SchedulingEnv>(
         None => RunDir::create(spec.out, prototype.workload_name(), kind.name(), spec.seed)
             .map_err(io(spec.out))?,
     };
+    // one writer per run folder: a second resume of the same run is refused while this lives
+    let _lock = FolderLock::acquire(&run.path, "train")?;
     let mut board = TensorBoard::create(&run.path);
     let (observation_len, mask_len) = (
         prototype.observation_space().len(),

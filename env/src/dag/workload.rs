@@ -127,9 +127,7 @@ pub struct DagWorkload {
 impl DagWorkload {
     /// Reads a DAG workload with `key.path=value` overrides and checks it whole.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<DagWorkload> {
-        let table = crate::workload::read_with_overrides(path, overrides)?;
-        let spec = DagWorkloadSpec::deserialize(toml::Value::Table(table))
-            .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
+        let spec: DagWorkloadSpec = crate::toml_file::load_as(path, overrides)?;
         let bad = |key: &str, message: String| Err(EnvError::config(path, key, message));
         if spec.kind != "dag" {
             return bad(

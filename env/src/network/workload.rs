@@ -123,9 +123,7 @@ pub struct Instance {
 impl NetworkWorkload {
     /// Reads a network workload with `key.path=value` overrides and checks it whole.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<NetworkWorkload> {
-        let table = crate::workload::read_with_overrides(path, overrides)?;
-        let spec = NetworkWorkloadSpec::deserialize(toml::Value::Table(table))
-            .map_err(|e| EnvError::config(path, "(file)", e.to_string().trim_end().to_owned()))?;
+        let spec: NetworkWorkloadSpec = crate::toml_file::load_as(path, overrides)?;
         check(path, &spec)?;
         let (prepared, dropped_rows): (Prepared, usize) =
             crate::scenario::load_dataset(path, &spec.training.dataset)?;

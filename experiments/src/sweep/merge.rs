@@ -3,6 +3,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use schedlab_trainer::folder_lock::FolderLock;
+
 use super::journal::{JOURNAL, Row, read_rows};
 use super::run::SweepRecord;
 use super::spec::{CellKey, Shard};
@@ -64,7 +66,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Vec<Row>> {
     }
     let order = spec.grid_index();
     rows.sort_by_key(|r| order[&r.key]);
-    std::fs::create_dir_all(out)?;
+    let _lock = FolderLock::acquire(out, "sweep merge")?;
     SweepRecord {
         spec,
         shard: Shard::WHOLE,

@@ -6,6 +6,7 @@
 use anyhow::Context;
 use rayon::prelude::*;
 use schedlab_trainer::algorithms::AgentKind;
+use schedlab_trainer::folder_lock::FolderLock;
 use schedlab_trainer::run::Manifest;
 use schedlab_trainer::train::TrainSpec;
 use serde::{Deserialize, Serialize};
@@ -234,7 +235,8 @@ pub fn train_all(spec: &SweepSpec, runs_root: &Path) -> anyhow::Result<usize> {
 /// grid order.
 pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>> {
     let out = &options.out;
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    // one writer per sweep folder: two sweeps appending to one journal would run every cell twice
+    let _lock = FolderLock::acquire(out, "sweep")?;
     let record = SweepRecord {
         spec: spec.clone(),
         shard: options.shard,

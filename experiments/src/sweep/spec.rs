@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use schedlab_env::toml_file::describe_error;
 use serde::{Deserialize, Serialize};
 
 /// `schedlab sweep`'s input. Workload paths are relative to the current folder.
@@ -103,8 +104,10 @@ impl SweepSpec {
     pub fn load(path: &Path) -> anyhow::Result<SweepSpec> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let spec: SweepSpec =
-            toml::from_str(&text).with_context(|| format!("sweep spec {}", path.display()))?;
+        let spec: SweepSpec = toml::from_str(&text).map_err(|e| {
+            let (key, message) = describe_error(&text, &e);
+            anyhow::anyhow!("sweep spec {}: `{key}`: {message}", path.display())
+        })?;
         spec.check()
             .with_context(|| format!("sweep spec {}", path.display()))?;
         Ok(spec)

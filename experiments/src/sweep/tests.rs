@@ -209,3 +209,65 @@ fn shards_sharing_pretrained_runs_train_nothing_and_merge_into_the_whole() {
     let whole = run(&spec, &options(&root.path().join("whole"), Shard::WHOLE)).unwrap();
     assert_eq!(merged, whole);
 }
+
+/// Two sweeps started together on one folder: one writes, the other is refused naming the
+/// writer, and the folder then holds each cell once (before the lock, each cell was played
+/// and journaled twice).
+#[test]
+fn a_second_sweep_on_a_folder_is_refused_while_the_first_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = grid_spec(2, 1, 1, 3);
+    let start = std::sync::Barrier::new(2);
+    let outcomes: Vec<Result<usize, String>> = std::thread::scope(|s| {
+        let sweeps: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    run(&spec, &options(dir.path(), Shard::WHOLE))
+                        .map(|rows| rows.len())
+                        .map_err(|e| e.to_string())
+                })
+            })
+            .collect();
+        sweeps.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    let refused: Vec<&String> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
+    assert_eq!(refused.len(), 1, "{outcomes:?}");
+    assert!(
+        refused[0].contains("another writer")
+            && refused[0].contains(&format!("pid {}", std::process::id())),
+        "{}",
+        refused[0]
+    );
+    assert!(outcomes.contains(&Ok(6)), "{outcomes:?}");
+    let journaled = read_rows(&dir.path().join(JOURNAL)).unwrap();
+    let keys: HashSet<_> = journaled.rows.iter().map(|r| r.key.clone()).collect();
+    assert_eq!((journaled.rows.len(), keys.len()), (6, 6));
+    assert_eq!(
+        super::table::read_results(dir.path()).unwrap().keys.len(),
+        6
+    );
+    // the writer let go: a rerun finds every cell done
+    assert_eq!(
+        run(&spec, &options(dir.path(), Shard::WHOLE))
+            .unwrap()
+            .len(),
+        6
+    );
+}
+
+#[test]
+fn sweep_spec_errors_name_the_key_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.toml");
+    std::fs::write(
+        &path,
+        "name = \"s\"\npolicies = [\"static\"]\nworkloads = [\"w.toml\"]\nseeds = [0]\n\n[train]\nsteps = \"many\"\n",
+    )
+    .unwrap();
+    let e = SweepSpec::load(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("spec.toml: `train.steps`: line 7, column 9"),
+        "{e}"
+    );
+}
