@@ -241,33 +241,41 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let lr = self.learning_rate();
-        let (((policy_loss, value_loss, entropy), gradient_steps), tally) =
-            if let Collector::Windows { .. } = self.collector {
-                let (played, tally) = self.play_windows()?;
-                let targets = same_window::advantages(&played, self.config.same_window);
-                let rows = played
-                    .iter()
-                    .zip(&targets)
-                    .flat_map(|(episode, (advantages, returns))| {
-                        episode.records.iter().zip(advantages).zip(returns)
-                    })
-                    .map(|((r, &a), &g)| (r, a, g))
-                    .collect::<Vec<_>>();
-                (self.fit(&rows, lr), tally)
-            } else {
-                let (records, last_values, tally) = self.rollout()?;
-                let rows = self.gae_rows(&records, &last_values);
-                (self.fit(&rows, lr), tally)
-            };
+        let ((fit, gradient_steps), tally) = if let Collector::Windows { .. } = self.collector {
+            let (played, tally) = self.play_windows()?;
+            let targets = same_window::advantages(&played, self.config.same_window);
+            let rows = played
+                .iter()
+                .zip(&targets)
+                .flat_map(|(episode, (advantages, returns))| {
+                    episode.records.iter().zip(advantages).zip(returns)
+                })
+                .map(|((r, &a), &g)| (r, a, g))
+                .collect::<Vec<_>>();
+            (self.fit(&rows, lr), tally)
+        } else {
+            let (records, last_values, tally) = self.rollout()?;
+            let rows = self.gae_rows(&records, &last_values);
+            (self.fit(&rows, lr), tally)
+        };
         let (finished, train_loss) = tally.finish();
         Ok(UpdateStats {
             env_steps: self.env_steps,
             gradient_steps,
-            scalars: vec![
-                ("losses/policy_loss", policy_loss),
-                ("losses/value_loss", value_loss),
-                ("losses/entropy", entropy),
-            ],
+            scalars: [
+                ("losses/policy_loss", fit.policy_loss),
+                ("losses/value_loss", fit.value_loss),
+                ("losses/entropy", fit.entropy),
+                ("losses/approx_kl", fit.approx_kl),
+                ("losses/clipfrac", fit.clip_fraction),
+                ("charts/learning_rate", lr as f32),
+            ]
+            .into_iter()
+            .chain(
+                fit.explained_variance
+                    .map(|v| ("losses/explained_variance", v)),
+            )
+            .collect(),
             train_loss,
             finished,
         })
@@ -538,14 +546,14 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
 
     /// Optimises the clipped objective on `rows` (record, advantage, value target); returns
     /// the mean policy loss, value loss and entropy, and the gradient steps taken.
-    fn fit(&mut self, rows: &[(&Record, f32, f32)], lr: f64) -> ((f32, f32, f32), u64) {
+    fn fit(&mut self, rows: &[(&Record, f32, f32)], lr: f64) -> (FitStats, u64) {
         let loss_config = PpoLossConfig::new()
             .with_clip(self.config.clip as f32)
             .with_value_coef(self.config.value_coef as f32)
             .with_entropy_coef(self.config.entropy_coef as f32);
         let per_batch = rows.len().div_ceil(self.config.minibatches.max(1));
         let mut order: Vec<usize> = (0..rows.len()).collect();
-        let (mut sums, mut count) = ((0.0, 0.0, 0.0), 0.0);
+        let (mut sums, mut count) = ([0f32; 5], 0.0);
         for _ in 0..self.config.epochs {
             order.shuffle(&mut self.rng);
             for chunk in order.chunks(per_batch) {
@@ -557,20 +565,52 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                     &loss_config,
                     &self.device,
                 );
-                sums.0 += loss.policy.clone().into_scalar::<f32>();
-                sums.1 += loss.value.clone().into_scalar::<f32>();
-                sums.2 += loss.entropy.clone().into_scalar::<f32>();
+                sums[0] += loss.policy.clone().into_scalar::<f32>();
+                sums[1] += loss.value.clone().into_scalar::<f32>();
+                sums[2] += loss.entropy.clone().into_scalar::<f32>();
+                sums[3] += loss.approx_kl;
+                sums[4] += loss.clip_fraction;
                 count += 1.0;
                 let grads = GradientsParams::from_grads(loss.total.backward(), &self.agent.net);
                 let net = self.agent.net.clone();
                 self.agent.net = self.optim.step(lr, net, grads);
             }
         }
-        (
-            (sums.0 / count, sums.1 / count, sums.2 / count),
-            count as u64,
-        )
+        let [policy_loss, value_loss, entropy, approx_kl, clip_fraction] = sums.map(|x| x / count);
+        let stats = FitStats {
+            policy_loss,
+            value_loss,
+            entropy,
+            approx_kl,
+            clip_fraction,
+            explained_variance: explained_variance(rows),
+        };
+        (stats, count as u64)
     }
+}
+
+/// What one optimisation phase saw, as CleanRL charts it.
+struct FitStats {
+    policy_loss: f32,
+    value_loss: f32,
+    entropy: f32,
+    approx_kl: f32,
+    clip_fraction: f32,
+    explained_variance: Option<f32>,
+}
+
+/// `1 - Var(G - V) / Var(G)` of the critic's values at collection against the value
+/// targets: 1 predicts them exactly, 0 no better than their mean, below 0 worse. None where
+/// the targets do not vary (not charted: a non-finite curve would read as divergence).
+fn explained_variance(rows: &[(&Record, f32, f32)]) -> Option<f32> {
+    let variance = |v: &mut dyn Iterator<Item = f64>| {
+        let v: Vec<f64> = v.collect();
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64
+    };
+    let targets = variance(&mut rows.iter().map(|r| r.2 as f64));
+    let residual = variance(&mut rows.iter().map(|r| (r.2 - r.0.value) as f64));
+    (targets > 0.0).then(|| (1.0 - residual / targets) as f32)
 }
 
 /// Gathers rows into a batch, standardising the advantages within it if asked.
@@ -607,6 +647,40 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn explained_variance_compares_the_critic_with_the_targets_mean() {
+        let record = |value: f32| Record {
+            observation: Observation {
+                features: Vec::new(),
+                action_mask: Vec::new(),
+            },
+            action: Vec::new(),
+            log_prob: 0.0,
+            value,
+            reward: 0.0,
+            discount: 1.0,
+            terminated: false,
+            truncated: false,
+            final_value: None,
+        };
+        let ev = |values: [f32; 3], targets: [f32; 3]| {
+            let records = values.map(record);
+            let rows: Vec<(&Record, f32, f32)> = records
+                .iter()
+                .zip(targets)
+                .map(|(r, g)| (r, 0.0, g))
+                .collect();
+            explained_variance(&rows)
+        };
+        assert_eq!(ev([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]), Some(1.0));
+        // a constant critic explains nothing; one off by a constant everything
+        assert_eq!(ev([5.0, 5.0, 5.0], [1.0, 2.0, 3.0]), Some(0.0));
+        assert_eq!(ev([0.0, 1.0, 2.0], [1.0, 2.0, 3.0]), Some(1.0));
+        // residuals (1, -1, 0) of targets with variance 2/3: 1 - (2/3)/(2/3)
+        assert_eq!(ev([0.0, 3.0, 3.0], [1.0, 2.0, 3.0]), Some(0.0));
+        assert_eq!(ev([1.0, 2.0, 3.0], [4.0, 4.0, 4.0]), None);
+    }
+
     fn trainer_with(config: PpoConfig, seed: u64) -> PpoTrainer<SingleJobEnv> {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
@@ -631,9 +705,25 @@ mod tests {
                 let s = t.update().unwrap();
                 let tags: Vec<&str> = s.scalars.iter().map(|(tag, _)| *tag).collect();
                 assert_eq!(
-                    tags,
-                    ["losses/policy_loss", "losses/value_loss", "losses/entropy"]
+                    tags[..6],
+                    [
+                        "losses/policy_loss",
+                        "losses/value_loss",
+                        "losses/entropy",
+                        "losses/approx_kl",
+                        "losses/clipfrac",
+                        "charts/learning_rate"
+                    ]
                 );
+                let chart = |tag: &str| s.scalars.iter().find(|(t, _)| *t == tag).map(|c| c.1);
+                // the first epoch starts at the old policy: KL and clipping only grow from 0
+                let kl = chart("losses/approx_kl").unwrap();
+                let clipped = chart("losses/clipfrac").unwrap();
+                assert!(kl >= -1e-6 && kl.is_finite(), "{kl}");
+                assert!((0.0..=1.0).contains(&clipped), "{clipped}");
+                if let Some(ev) = chart("losses/explained_variance") {
+                    assert!(ev <= 1.0 && ev.is_finite(), "{ev}");
+                }
                 (
                     s.env_steps,
                     s.scalars[0].1,

@@ -231,12 +231,16 @@ pub struct PpoLossConfig {
     pub entropy_coef: f32,
 }
 
-/// The loss terms, for logging.
+/// The loss terms, and CleanRL's diagnostics of the update, for logging.
 pub struct PpoLoss {
     pub total: Tensor<1>,
     pub policy: Tensor<1>,
     pub value: Tensor<1>,
     pub entropy: Tensor<1>,
+    /// `mean((r - 1) - ln r)`: the low-variance estimator of KL(old || new).
+    pub approx_kl: f32,
+    /// Share of rows whose ratio the clip bounds (`|r - 1| > clip`).
+    pub clip_fraction: f32,
 }
 
 /// `-min(r A, clip(r, 1-e, 1+e) A) + c_v (V - R)^2 - c_e H`, averaged over the batch, where
@@ -257,7 +261,16 @@ pub fn ppo_loss(
         (&batch.observations, &batch.masks, &batch.actions),
         device,
     );
-    let ratio = (new_log_prob - tensor1(batch.old_log_probs.clone())).exp();
+    let log_ratio = new_log_prob - tensor1(batch.old_log_probs.clone());
+    let ratio = log_ratio.clone().exp();
+    let (approx_kl, clip_fraction) = {
+        let (log_ratio, ratio) = (log_ratio.detach(), ratio.clone().detach());
+        let kl = (ratio.clone() - log_ratio).sub_scalar(1.0).mean();
+        let clipped = (ratio.sub_scalar(1.0).abs().greater_elem(config.clip))
+            .float()
+            .mean();
+        (kl.into_scalar::<f32>(), clipped.into_scalar::<f32>())
+    };
     let advantages = tensor1(batch.advantages.clone());
     let unclipped = ratio.clone() * advantages.clone();
     let clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip) * advantages;
@@ -274,6 +287,8 @@ pub fn ppo_loss(
         policy,
         value,
         entropy,
+        approx_kl,
+        clip_fraction,
     }
 }
 
