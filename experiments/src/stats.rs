@@ -1,7 +1,10 @@
 //! Summary statistics over seeds: mean, sample standard deviation, a 95% confidence interval
-//! of the mean (Student's t) and Welch's unequal-variance t-test.
+//! of the mean (Student's t), Welch's unequal-variance t-test, the paired t and Wilcoxon
+//! signed-rank tests, and rliable's aggregates (IQM, stratified bootstrap intervals,
+//! probability of improvement: Agarwal et al., "Deep Reinforcement Learning at the Edge of
+//! the Statistical Precipice", NeurIPS 2021).
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// Mean, sample standard deviation and 95% confidence half-width of `values`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,9 +133,198 @@ pub fn paired(a: &[f64], b: &[f64]) -> f64 {
     2.0 * (1.0 - dist.cdf(t.abs()))
 }
 
+/// The Wilcoxon signed-rank test over matched pairs `(a_i, b_i)`: the two-sided p-value that
+/// the differences are symmetric about 0. Zero differences are dropped (Wilcoxon's rule) and
+/// tied magnitudes share their mean rank. Exact (the null distribution of the positive rank
+/// sum, every sign equally likely) up to 50 pairs without ties, as SciPy does; otherwise the
+/// normal approximation with the tie correction of the variance and a continuity correction.
+/// NaN when the lengths differ or nothing is paired; 1 when every difference is 0.
+pub fn wilcoxon(a: &[f64], b: &[f64]) -> f64 {
+    if a.len() != b.len() || a.is_empty() {
+        return f64::NAN;
+    }
+    let mut differences: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| x - y)
+        .filter(|d| *d != 0.0)
+        .collect();
+    let n = differences.len();
+    if n == 0 {
+        return 1.0;
+    }
+    differences.sort_by(|x, y| x.abs().total_cmp(&y.abs()));
+    // mean ranks over runs of equal magnitude; the tie term sums t^3 - t over the runs
+    let (mut positive_sum, mut ties) = (0.0, 0.0);
+    let mut start = 0;
+    while start < n {
+        let mut end = start + 1;
+        while end < n && differences[end].abs() == differences[start].abs() {
+            end += 1;
+        }
+        let rank = (start + end + 1) as f64 / 2.0;
+        let t = (end - start) as f64;
+        ties += t * t * t - t;
+        positive_sum += rank * differences[start..end].iter().filter(|d| **d > 0.0).count() as f64;
+        start = end;
+    }
+    let nf = n as f64;
+    let total = nf * (nf + 1.0) / 2.0;
+    if ties == 0.0 && n <= 50 {
+        // counts[s]: sign patterns whose positive ranks sum to s
+        let mut counts = vec![0.0f64; total as usize + 1];
+        counts[0] = 1.0;
+        for rank in 1..=n {
+            for s in (rank..counts.len()).rev() {
+                counts[s] += counts[s - rank];
+            }
+        }
+        let patterns = 2f64.powi(n as i32);
+        let extreme = positive_sum.min(total - positive_sum) as usize;
+        let tail: f64 = counts[..=extreme].iter().sum::<f64>() / patterns;
+        return (2.0 * tail).min(1.0);
+    }
+    let mean = total / 2.0;
+    let variance = nf * (nf + 1.0) * (2.0 * nf + 1.0) / 24.0 - ties / 48.0;
+    if variance <= 0.0 {
+        return 1.0;
+    }
+    let z = ((positive_sum - mean).abs() - 0.5).max(0.0) / variance.sqrt();
+    let normal = Normal::new(0.0, 1.0).expect("a standard normal");
+    (2.0 * (1.0 - normal.cdf(z))).min(1.0)
+}
+
+/// The interquartile mean (rliable's IQM, SciPy's `trim_mean(x, 0.25)`): the mean of what
+/// is left after cutting `floor(n / 4)` values from each end of the sorted values. NaN for
+/// none.
+pub fn iqm(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cut = sorted.len() / 4;
+    let kept = &sorted[cut..sorted.len() - cut];
+    kept.iter().sum::<f64>() / kept.len() as f64
+}
+
+/// A 95% percentile interval of `statistic` over the pooled values of `strata` (rliable's
+/// stratified bootstrap): each of `resamples` draws every stratum's values again with
+/// replacement, within the stratum, from `seed`.
+pub fn stratified_bootstrap_ci(
+    strata: &[Vec<f64>],
+    statistic: fn(&[f64]) -> f64,
+    resamples: usize,
+    seed: u64,
+) -> (f64, f64) {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut draws: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let pooled: Vec<f64> = strata
+                .iter()
+                .flat_map(|stratum| {
+                    (0..stratum.len())
+                        .map(|_| stratum[rng.random_range(0..stratum.len())])
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            statistic(&pooled)
+        })
+        .collect();
+    draws.sort_by(f64::total_cmp);
+    let at = |q: f64| draws[((q * (resamples - 1) as f64).round() as usize).min(resamples - 1)];
+    (at(0.025), at(0.975))
+}
+
+/// The probability that a run of `a` scores lower (better, as a JCT does) than a run of `b`
+/// on the same stratum, ties counting half, averaged over the strata (rliable's probability
+/// of improvement, with the Mann-Whitney statistic per task). NaN without strata.
+pub fn probability_of_improvement(a: &[Vec<f64>], b: &[Vec<f64>]) -> f64 {
+    let per_stratum: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .filter(|(x, y)| !x.is_empty() && !y.is_empty())
+        .map(|(x, y)| {
+            let wins: f64 = x
+                .iter()
+                .flat_map(|xi| {
+                    y.iter().map(move |yj| match xi.total_cmp(yj) {
+                        std::cmp::Ordering::Less => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Greater => 0.0,
+                    })
+                })
+                .sum();
+            wins / (x.len() * y.len()) as f64
+        })
+        .collect();
+    per_stratum.iter().sum::<f64>() / per_stratum.len() as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Eight values: two cut from each end, the middle four averaged; five values: one cut.
+    #[test]
+    fn iqm_trims_a_quarter_from_each_end() {
+        assert_eq!(iqm(&[100.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, -50.0]), 3.5);
+        assert_eq!(iqm(&[1.0, 2.0, 3.0, 4.0, 1000.0]), 3.0);
+        assert_eq!(iqm(&[7.0]), 7.0);
+    }
+
+    #[test]
+    fn the_stratified_bootstrap_resamples_within_strata_and_is_seeded() {
+        // strata of constant values: every resample pools the same values
+        let constant = vec![vec![1.0; 4], vec![3.0; 4]];
+        assert_eq!(stratified_bootstrap_ci(&constant, iqm, 200, 1), (2.0, 2.0));
+        let spread = vec![vec![1.0, 2.0, 3.0, 4.0], vec![10.0, 20.0, 30.0, 40.0]];
+        let (low, high) = stratified_bootstrap_ci(&spread, iqm, 500, 7);
+        assert!(
+            low < iqm(&spread.concat()) && iqm(&spread.concat()) < high,
+            "{low} {high}"
+        );
+        // the same seed gives the same interval
+        assert_eq!(stratified_bootstrap_ci(&spread, iqm, 500, 7), (low, high));
+    }
+
+    /// Stratum 1: a = {1, 2} against b = {2, 3}: pairs (1,2) (1,3) (2,3) win, (2,2) ties:
+    /// 3.5 / 4. Stratum 2: a always worse: 0. Mean 0.4375.
+    #[test]
+    fn probability_of_improvement_counts_lower_as_better_per_stratum() {
+        let a = vec![vec![1.0, 2.0], vec![9.0]];
+        let b = vec![vec![2.0, 3.0], vec![1.0]];
+        assert_eq!(probability_of_improvement(&a, &b), 0.4375);
+        assert_eq!(probability_of_improvement(&b, &b), 0.5);
+    }
+
+    /// Five differences, all positive and distinct: W+ = 15, the largest of 2^5 equally
+    /// likely sign patterns, so the exact two-sided p is 2/32; one sign flipped on the
+    /// smallest gives W+ = 14, reached by 2 patterns of 32 at or beyond it: 4/32.
+    #[test]
+    fn wilcoxon_exact_matches_the_hand_counted_null() {
+        let b = [0.0; 5];
+        assert!((wilcoxon(&[1.0, 2.0, 3.0, 4.0, 5.0], &b) - 2.0 / 32.0).abs() < 1e-12);
+        assert!((wilcoxon(&[-1.0, 2.0, 3.0, 4.0, 5.0], &b) - 4.0 / 32.0).abs() < 1e-12);
+        // symmetric in the roles of a and b, zero differences dropped
+        assert_eq!(
+            wilcoxon(&[0.0; 6], &[1.0, 2.0, 3.0, 4.0, 5.0, 0.0]),
+            2.0 / 32.0
+        );
+        assert_eq!(wilcoxon(&[1.0, 2.0], &[1.0, 2.0]), 1.0);
+        assert!(wilcoxon(&[1.0], &[1.0, 2.0]).is_nan());
+    }
+
+    /// Ties: differences 1, 1, 2, -3 have ranks 1.5, 1.5, 3, 4, so W+ = 6 of 10; mean 5,
+    /// variance 4 x 5 x 9 / 24 - (2^3 - 2) / 48 = 7.375, z = (|6 - 5| - 0.5) / sqrt(7.375).
+    #[test]
+    fn wilcoxon_with_ties_uses_the_corrected_normal_approximation() {
+        let z: f64 = 0.5 / 7.375f64.sqrt();
+        let expected = 2.0 * (1.0 - Normal::new(0.0, 1.0).unwrap().cdf(z));
+        let p = wilcoxon(&[1.0, 1.0, 2.0, -3.0], &[0.0; 4]);
+        assert!((p - expected).abs() < 1e-12, "{p} vs {expected}");
+        // far more pairs all one way: vanishing p
+        let a: Vec<f64> = (1..=80).map(f64::from).collect();
+        assert!(wilcoxon(&a, &vec![0.0; 80]) < 1e-10);
+    }
 
     /// Two samples of 4 with variance 5/3: the difference whose Welch t is the 97.5% point on
     /// 6 degrees of freedom (2.446912) is 2.446912 x sqrt(2 x 5/3 / 4).

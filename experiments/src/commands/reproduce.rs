@@ -12,6 +12,7 @@ pub enum Target {
     Dag,
     Network,
     Communication,
+    Conserving,
     Learned,
     All,
 }
@@ -45,6 +46,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Dag => vec!["dag"],
         Target::Network => vec!["network"],
         Target::Communication => vec!["communication"],
+        Target::Conserving => vec!["conserving"],
         Target::Learned => vec!["learned"],
         Target::All => crate::reproduce::targets().to_vec(),
     };

@@ -203,7 +203,7 @@ fn slug(label: &str) -> String {
 }
 
 /// The windows in `folder` of `data/workloads/`, in name order.
-fn windows_in(folder: &str) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn windows_in(folder: &str) -> anyhow::Result<Vec<PathBuf>> {
     let relative = format!("workloads/{folder}");
     let folder = data_root(&relative).join(relative);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)

@@ -7,6 +7,7 @@
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
 
 mod communication;
+mod conserving;
 mod context;
 mod dag;
 mod fig2;
@@ -21,11 +22,13 @@ mod tuning;
 
 pub use context::Settings;
 
+use schedlab_trainer::folder_lock::FolderLock;
+
 use crate::commands::bench::{data_root, shipped_workload};
 use crate::output::write_atomic;
 
 /// The sections in document order.
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "tuning",
     "fig2",
     "table1",
@@ -33,6 +36,7 @@ const SECTIONS: [&str; 8] = [
     "dag",
     "network",
     "communication",
+    "conserving",
     "learned",
 ];
 
@@ -41,9 +45,12 @@ pub fn targets() -> &'static [&'static str] {
     &SECTIONS[1..]
 }
 
-/// Reproduces `targets` (of fig2, table1, table2, dag, network, communication, learned;
+/// Reproduces `targets` (of fig2, table1, table2, dag, network, communication, conserving,
+/// learned;
 /// tuning runs first where a single-job section needs it) and rewrites the document from every section reproduced so far.
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
+    // one reproduce per results folder (each sweep in it also locks its own folder)
+    let _lock = FolderLock::acquire(&settings.out, "reproduce")?;
     let protocol = protocol::Protocol::load(&data_root(protocol::PROTOCOL_FILE))?;
     let cx = context::Context {
         paper: shipped_workload(&protocol.workload),
@@ -52,7 +59,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     };
     let tuned = if targets
         .iter()
-        .any(|&t| !["dag", "network", "learned"].contains(&t))
+        .any(|&t| !["dag", "network", "conserving", "learned"].contains(&t))
     {
         let (section, tuned) = tuning::tune(&cx)?;
         write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
@@ -67,6 +74,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
             "table2" => table2::table2(&cx, &tuned)?,
             "dag" => dag::dag(&cx)?,
             "communication" => communication::communication(&cx, &tuned)?,
+            "conserving" => conserving::conserving(&cx)?,
             "learned" => learned::learned(&cx)?,
             _ => network::network(&cx)?,
         };
