@@ -803,7 +803,10 @@ fn tag_count(listing: &str, tag: &str) -> usize {
 fn train_writes_curves_real_tensorboard_reads_and_a_checkpoint() {
     let out = tempfile::tempdir().unwrap();
     let (stdout, run) = train_tiny("ppo", out.path(), "64", &["--seed", "3"]);
-    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("tensorboard --logdir {}", run.display())),
+        "{stdout}"
+    );
     let run = &run;
     for file in ["config.json", "manifest.json", "model-64.bpk"] {
         assert!(
@@ -957,7 +960,15 @@ fn quickstart_trains_compares_and_points_at_tensorboard() {
             "{policy} missing:\n{stdout}"
         );
     }
-    assert!(stdout.contains("tensorboard --logdir"), "{stdout}");
+    // the line names the run folder the quickstart trained into
+    let logdir = stdout
+        .lines()
+        .find_map(|l| l.split("tensorboard --logdir ").nth(1))
+        .unwrap_or_else(|| panic!("no tensorboard line in {stdout}"));
+    assert!(
+        Path::new(logdir.trim()).join("manifest.json").is_file(),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -82,7 +82,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     println!("{}", compare_table(single_job.columns(), &results));
     println!(
         "view the training curves: tensorboard --logdir {}",
-        args.out.display()
+        run.path.display()
     );
     Ok(())
 }

@@ -159,9 +159,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
             run.path.display()
         );
     }
+    // the run's own folder: a resumed run need not sit under --out
     println!(
         "view the curves: tensorboard --logdir {}",
-        args.out.display()
+        run.path.display()
     );
     Ok(())
 }
