@@ -1457,6 +1457,49 @@ fn a_sweep_runs_resumes_and_is_summarized_with_welch_tests() {
     );
 }
 
+/// A sweep killed (SIGKILL) at several moments, then run again, ends with exactly the rows of an
+/// uninterrupted run: a torn journal line is replayed, and the lock the killed process left is
+/// taken over because its pid no longer runs.
+#[test]
+fn a_sweep_killed_at_any_moment_resumes_to_the_rows_of_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"killed\"\npolicies = [\"fifo\", \"sjf\", \"random\"]\nworkloads = [{:?}]\nseeds = [0, 1, 2, 3, 4, 5]\n",
+            arg(&workload("philly-mini.toml"))
+        ),
+    )
+    .unwrap();
+    let whole = dir.path().join("whole");
+    run_ok(&["sweep", arg(&spec), "--out", arg(&whole), "--jobs", "1"]);
+    let expected = std::fs::read_to_string(whole.join("results.csv")).unwrap();
+    let killed = dir.path().join("killed");
+    let mut killed_midway = 0;
+    for delay_ms in [30, 80, 160, 320, 640] {
+        let mut child = schedlab()
+            .args(["sweep", arg(&spec), "--out", arg(&killed), "--jobs", "1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if child.try_wait().unwrap().is_none() {
+            killed_midway += 1;
+        }
+        child.kill().unwrap_or(()); // SIGKILL on unix
+        child.wait().unwrap();
+    }
+    assert!(killed_midway > 0, "every sweep ended before its kill");
+    let last = run_ok(&["sweep", arg(&spec), "--out", arg(&killed), "--jobs", "1"]);
+    assert!(last.contains("18 rows of 18 cells"), "{last}");
+    assert_eq!(
+        std::fs::read_to_string(killed.join("results.csv")).unwrap(),
+        expected
+    );
+}
+
 #[test]
 fn plot_draws_sweep_results_training_curves_round_files_and_jct_cdfs() {
     let dir = tempfile::tempdir().unwrap();
