@@ -971,6 +971,108 @@ fn quickstart_trains_compares_and_points_at_tensorboard() {
     );
 }
 
+/// `train` killed (SIGKILL) mid-run keeps its last whole checkpoint: the manifest's record files
+/// are all there, `--resume` continues the run to the rounds asked, and it evaluates. A folder
+/// killed before its first checkpoint is refused by name as holding none.
+#[test]
+fn train_killed_mid_run_resumes_from_its_last_whole_checkpoint() {
+    let out = tempfile::tempdir().unwrap();
+    let small = workload("small-4node.toml");
+    let mut args = vec![
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "4000",
+        "--eval-episodes",
+        "0",
+        "--out",
+        arg(out.path()),
+    ];
+    args.extend(TINY_PPO);
+    let mut child = schedlab()
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // kill it soon after its first checkpoint
+    let started = std::time::Instant::now();
+    let run = loop {
+        let found = std::fs::read_dir(out.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|run| run.join("manifest.json").is_file());
+        if let Some(run) = found {
+            break run;
+        }
+        assert!(
+            started.elapsed().as_secs() < 120 && child.try_wait().unwrap().is_none(),
+            "no checkpoint appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended before its kill"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("manifest.json")).unwrap()).unwrap();
+    let step = manifest["step"].as_u64().unwrap();
+    assert!(step > 0 && step < 4000, "{manifest}");
+    for record in ["model", "optim"] {
+        assert!(
+            run.join(format!("{record}-{step}.bpk")).is_file(),
+            "{record}-{step}"
+        );
+    }
+    let stdout = run_ok(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "4000",
+        "--eval-episodes",
+        "0",
+        "--resume",
+        arg(&run),
+    ]);
+    assert!(stdout.contains("trained 4000 rounds"), "{stdout}");
+    run_ok(&[
+        "eval",
+        "--policy",
+        arg(&run),
+        "--workload",
+        arg(&small),
+        "--seeds",
+        "0",
+    ]);
+    let empty = out.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = run_err(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&small),
+        "--steps",
+        "64",
+        "--resume",
+        arg(&empty),
+    ]);
+    assert!(
+        err.contains(arg(&empty)) && err.contains("holds no checkpoint"),
+        "{err}"
+    );
+}
+
 #[test]
 fn train_resume_and_evaluate_through_the_binary() {
     let out = tempfile::tempdir().unwrap();
