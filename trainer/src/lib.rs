@@ -19,3 +19,4 @@ pub mod run;
 mod same_window;
 pub mod tensorboard;
 pub mod train;
+pub mod training_env;

@@ -3,6 +3,7 @@
 //! minibatches.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use burn::config::Config;
 use burn::optim::grad_clipping::GradientClippingConfig;
@@ -18,13 +19,14 @@ use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
-use schedlab_env::{Observation, VecEnv, episode_seed};
+use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::same_window;
+use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
 /// rounds): small rollouts, many updates.
@@ -103,6 +105,39 @@ pub struct PpoConfig {
     /// the same virtual time (trainer/src/same_window.rs); `rollout_steps` is then unused.
     #[config(default = 0)]
     pub same_window: usize,
+    /// A curriculum on episode length (trainer/src/training_env.rs): 0, none. Otherwise the
+    /// mean virtual seconds at which episodes are cut when training starts; the mean grows
+    /// linearly to `curriculum_end_s` over the first `curriculum_share` of the run, after
+    /// which episodes are whole.
+    #[config(default = 0.0)]
+    pub curriculum_start_s: f64,
+    #[config(default = 0.0)]
+    pub curriculum_end_s: f64,
+    #[config(default = 0.5)]
+    pub curriculum_share: f64,
+    /// Trajectory filtering (trainer/src/training_env.rs): empty, none. Otherwise a registry
+    /// heuristic that plays `filter_pool` drawn windows before training; for the first
+    /// `filter_share` of the run episodes play only those whose cost under it is at most its
+    /// `filter_quantile`.
+    #[config(default = "String::new()")]
+    pub filter_heuristic: String,
+    #[config(default = 0.9)]
+    pub filter_quantile: f64,
+    #[config(default = 0.5)]
+    pub filter_share: f64,
+    #[config(default = 64)]
+    pub filter_pool: usize,
+    /// Stop an update's epochs once an epoch's mean approximate KL to the rollout policy
+    /// exceeds this (CleanRL's `target_kl`); 0: never.
+    #[config(default = 0.0)]
+    pub target_kl: f64,
+    /// Anneal the entropy bonus linearly to 0 over the run's steps, as the learning rate.
+    #[config(default = false)]
+    pub anneal_entropy: bool,
+    /// Step states that allow one action only at once, so rollouts hold only decisions with
+    /// a choice (trainer/src/training_env.rs); needs `discount_time_s > 0`.
+    #[config(default = false)]
+    pub skip_forced: bool,
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
@@ -141,6 +176,32 @@ impl PpoConfig {
                 "warm_start_dagger_episodes >= 1 and warm_start_dagger_epochs >= 1 with DAgger rounds",
                 c.warm_start_dagger_rounds == 0
                     || (c.warm_start_dagger_episodes >= 1 && c.warm_start_dagger_epochs >= 1),
+            ),
+            (
+                "curriculum_start_s >= 0, and curriculum_end_s >= curriculum_start_s with a curriculum",
+                c.curriculum_start_s >= 0.0
+                    && c.curriculum_start_s.is_finite()
+                    && (c.curriculum_start_s == 0.0
+                        || (c.curriculum_end_s >= c.curriculum_start_s
+                            && c.curriculum_end_s.is_finite())),
+            ),
+            (
+                "0 < curriculum_share <= 1",
+                c.curriculum_share > 0.0 && c.curriculum_share <= 1.0,
+            ),
+            (
+                "0 < filter_quantile <= 1",
+                c.filter_quantile > 0.0 && c.filter_quantile <= 1.0,
+            ),
+            ("0 < filter_share <= 1", c.filter_share > 0.0 && c.filter_share <= 1.0),
+            (
+                "filter_pool >= 2 with a filter heuristic",
+                c.filter_heuristic.is_empty() || c.filter_pool >= 2,
+            ),
+            ("target_kl >= 0", c.target_kl >= 0.0),
+            (
+                "discount_time_s > 0 with skip_forced",
+                !c.skip_forced || c.discount_time_s > 0.0,
             ),
             (
                 "warm_start_episodes + warm_start_dagger_rounds * warm_start_dagger_episodes <= 1000",
@@ -190,6 +251,10 @@ const DEMONSTRATION_SEEDS: u64 = 1_000_000;
 /// the round): not the evaluation seeds `0..K`.
 const WINDOW_SEEDS: u64 = 0x5a3e_0000_0000;
 
+/// Where the trajectory filter's pool of windows draws its seeds (mixed with the run's seed):
+/// not the evaluation seeds `0..K`.
+const FILTER_SEEDS: u64 = 0xf117_0000_0000;
+
 /// One stored round of one env copy.
 pub(crate) struct Record {
     pub observation: Observation,
@@ -224,7 +289,9 @@ enum Collector<E> {
 pub struct PpoTrainer<E: SchedulingEnv> {
     config: PpoConfig,
     prototype: E,
-    collector: Collector<E>,
+    collector: Collector<TrainingEnv<E>>,
+    /// The windows the trajectory filter kept, when it is asked for.
+    kept_windows: Option<Arc<Vec<u64>>>,
     scale: RewardScale,
     /// Env steps the run will take in all (for the learning-rate schedule).
     total_steps: u64,
@@ -241,6 +308,12 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let lr = self.learning_rate();
+        let plan = episode_plan(&self.config, &self.kept_windows, self.progress());
+        let copies = match &mut self.collector {
+            Collector::Rollouts { envs, .. } => envs.envs_mut(),
+            Collector::Windows { copies, .. } => copies.as_mut_slice(),
+        };
+        copies.iter_mut().for_each(|env| env.set_plan(plan.clone()));
         let ((fit, gradient_steps), tally) = if let Collector::Windows { .. } = self.collector {
             let (played, tally) = self.play_windows()?;
             let targets = same_window::advantages(&played, self.config.same_window);
@@ -275,6 +348,21 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
                 fit.explained_variance
                     .map(|v| ("losses/explained_variance", v)),
             )
+            .chain(
+                self.config
+                    .anneal_entropy
+                    .then_some(("charts/entropy_coef", fit.entropy_coef)),
+            )
+            .chain(
+                (self.config.curriculum_start_s > 0.0)
+                    .then(|| ("charts/cut_mean_s", plan.cut_mean_s.unwrap_or(0.0) as f32)),
+            )
+            .chain(
+                self.kept_windows
+                    .is_some()
+                    .then(|| ("charts/filtering", f32::from(plan.windows.is_some()))),
+            )
+            .chain(fit.epochs_run.map(|e| ("losses/epochs_run", e as f32)))
             .collect(),
             train_loss,
             finished,
@@ -363,13 +451,35 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         device: Device,
     ) -> schedlab_env::Result<Self> {
         device.seed(seed);
+        let kept_windows = if config.filter_heuristic.is_empty() {
+            None
+        } else {
+            let pool: Vec<u64> = (0..config.filter_pool as u64)
+                .map(|k| episode_seed(seed ^ FILTER_SEEDS, k, 0))
+                .collect();
+            let kept = filtered_windows(
+                prototype,
+                &config.filter_heuristic,
+                &pool,
+                config.filter_quantile,
+            )
+            .map_err(schedlab_env::EnvError::BadAction)?;
+            Some(Arc::new(kept))
+        };
+        let mut training = TrainingEnv::new(
+            prototype.fresh_copy(),
+            episode_plan(&config, &kept_windows, 0.0),
+        );
+        if config.skip_forced {
+            training = training.skipping_forced(config.gamma, config.discount_time_s);
+        }
         let collector = if config.same_window >= 2 {
             Collector::Windows {
-                copies: (0..config.envs).map(|_| prototype.fresh_copy()).collect(),
+                copies: (0..config.envs).map(|_| training.fresh_copy()).collect(),
                 rounds: 0,
             }
         } else {
-            let mut envs = VecEnv::new(prototype, config.envs, seed);
+            let mut envs = VecEnv::new(&training, config.envs, seed);
             let observations = envs.reset()?;
             Collector::Rollouts { envs, observations }
         };
@@ -384,6 +494,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             .init();
         Ok(PpoTrainer {
             prototype: prototype.fresh_copy(),
+            kept_windows,
             scale: RewardScale::new(config.envs),
             total_steps: 0,
             seed,
@@ -469,14 +580,21 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         Ok((records, last_values, tally))
     }
 
+    /// The share of the run's steps done (0 for a run whose length is unknown).
+    fn progress(&self) -> f64 {
+        if self.total_steps == 0 {
+            return 0.0;
+        }
+        (self.env_steps as f64 / self.total_steps as f64).min(1.0)
+    }
+
     /// The rate for the next update: annealed linearly from `lr` by the share of the run done
     /// (a run whose length is unknown keeps `lr`).
     fn learning_rate(&self) -> f64 {
-        if !self.config.anneal_lr || self.total_steps == 0 {
+        if !self.config.anneal_lr {
             return self.config.lr;
         }
-        let done = self.env_steps as f64 / self.total_steps as f64;
-        self.config.lr * (1.0 - done).max(0.0)
+        self.config.lr * (1.0 - self.progress())
     }
 
     /// One whole episode per copy, each group of `same_window` copies on one seed; rewards
@@ -547,15 +665,23 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
     /// Optimises the clipped objective on `rows` (record, advantage, value target); returns
     /// the mean policy loss, value loss and entropy, and the gradient steps taken.
     fn fit(&mut self, rows: &[(&Record, f32, f32)], lr: f64) -> (FitStats, u64) {
+        let entropy_coef = if self.config.anneal_entropy {
+            self.config.entropy_coef * (1.0 - self.progress())
+        } else {
+            self.config.entropy_coef
+        } as f32;
         let loss_config = PpoLossConfig::new()
             .with_clip(self.config.clip as f32)
             .with_value_coef(self.config.value_coef as f32)
-            .with_entropy_coef(self.config.entropy_coef as f32);
+            .with_entropy_coef(entropy_coef);
         let per_batch = rows.len().div_ceil(self.config.minibatches.max(1));
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let (mut sums, mut count) = ([0f32; 5], 0.0);
+        let mut epochs_run = 0;
         for _ in 0..self.config.epochs {
             order.shuffle(&mut self.rng);
+            epochs_run += 1;
+            let (epoch_kl, epoch_batches) = (sums[3], count);
             for chunk in order.chunks(per_batch) {
                 let batch = minibatch(rows, chunk, self.config.normalize_advantages);
                 let loss = ppo_loss(
@@ -575,6 +701,10 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                 let net = self.agent.net.clone();
                 self.agent.net = self.optim.step(lr, net, grads);
             }
+            let kl = (sums[3] - epoch_kl) / (count - epoch_batches);
+            if self.config.target_kl > 0.0 && f64::from(kl) > self.config.target_kl {
+                break;
+            }
         }
         let [policy_loss, value_loss, entropy, approx_kl, clip_fraction] = sums.map(|x| x / count);
         let stats = FitStats {
@@ -584,6 +714,8 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             approx_kl,
             clip_fraction,
             explained_variance: explained_variance(rows),
+            entropy_coef,
+            epochs_run: (self.config.target_kl > 0.0).then_some(epochs_run),
         };
         (stats, count as u64)
     }
@@ -597,6 +729,32 @@ struct FitStats {
     approx_kl: f32,
     clip_fraction: f32,
     explained_variance: Option<f32>,
+    /// The entropy bonus this phase optimised with.
+    entropy_coef: f32,
+    /// Epochs run before the KL bound stopped them, when there is one.
+    epochs_run: Option<usize>,
+}
+
+/// The episodes copies reset at `progress` (the share of the run done) play: cut at a mean
+/// that grows over the curriculum's share, and drawn from the kept windows during the
+/// filter's share.
+fn episode_plan(
+    config: &PpoConfig,
+    kept_windows: &Option<Arc<Vec<u64>>>,
+    progress: f64,
+) -> EpisodePlan {
+    let cut_mean_s =
+        (config.curriculum_start_s > 0.0 && progress < config.curriculum_share).then(|| {
+            let grown = progress / config.curriculum_share;
+            config.curriculum_start_s
+                + (config.curriculum_end_s - config.curriculum_start_s) * grown
+        });
+    EpisodePlan {
+        cut_mean_s,
+        windows: kept_windows
+            .clone()
+            .filter(|_| progress < config.filter_share),
+    }
 }
 
 /// `1 - Var(G - V) / Var(G)` of the critic's values at collection against the value
@@ -799,6 +957,88 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(update(5), update(5), "the same seed trains identically");
+    }
+
+    /// philly-mini through the one-choice interface, trained per job under a curriculum, a
+    /// trajectory filter, a KL bound and an entropy schedule.
+    fn shaped_jobs_trainer(seed: u64) -> PpoTrainer<schedlab_env::jobs::JobsEnv> {
+        use schedlab_env::jobs::{JobsEnv, JobsWorkload};
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
+        let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
+        let no_table = |p: &std::path::Path| Err(format!("{} is not expected", p.display()));
+        let env = JobsEnv::new(Arc::new(
+            JobsWorkload::load(&path, &one_choice, &no_table).unwrap(),
+        ));
+        let config = PpoConfig::new()
+            .with_envs(2)
+            .with_rollout_steps(32)
+            .with_per_unit(true)
+            .with_hidden(16)
+            .with_curriculum_start_s(1800.0)
+            .with_curriculum_end_s(7200.0)
+            .with_filter_heuristic("fifo".into())
+            .with_filter_pool(8)
+            .with_filter_quantile(0.5)
+            .with_target_kl(1e-6)
+            .with_anneal_entropy(true)
+            .with_discount_time_s(3600.0)
+            .with_skip_forced(true);
+        config.check().unwrap();
+        let mut trainer = PpoTrainer::new(&env, config, seed, Device::flex().autodiff()).unwrap();
+        trainer.plan(4 * 2 * 32);
+        trainer
+    }
+
+    #[test]
+    fn curriculum_filter_and_schedules_follow_the_run_and_repeat_with_the_seed() {
+        let run = |seed| {
+            let mut t = shaped_jobs_trainer(seed);
+            let kept = t.kept_windows.clone().expect("a filter was asked for");
+            (0..4)
+                .map(|_| {
+                    let s = t.update().unwrap();
+                    let scalar = |tag: &str| {
+                        s.scalars
+                            .iter()
+                            .find(|(t, _)| *t == tag)
+                            .unwrap_or_else(|| panic!("no {tag} in {:?}", s.scalars))
+                            .1
+                    };
+                    (
+                        scalar("charts/cut_mean_s"),
+                        scalar("charts/filtering"),
+                        scalar("charts/entropy_coef"),
+                        scalar("losses/epochs_run"),
+                        s.env_steps,
+                    )
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .chain(std::iter::once((kept.len() as f32, 0.0, 0.0, 0.0, 0)))
+                .collect::<Vec<_>>()
+        };
+        let first = run(3);
+        let kept = first[4].0;
+        assert!((4.0..8.0).contains(&kept), "kept {kept} of 8 windows");
+        // the cut's mean grows from the start over the first half, then episodes are whole
+        assert_eq!(first[0].0, 1800.0);
+        assert_eq!(first[1].0, 1800.0 + 5400.0 * 0.5);
+        assert_eq!((first[2].0, first[3].0), (0.0, 0.0));
+        // the filter holds for the first half only; the entropy bonus falls to 0
+        assert_eq!(
+            first[..4].iter().map(|s| s.1).collect::<Vec<_>>(),
+            [1.0, 1.0, 0.0, 0.0]
+        );
+        assert!(first[0].2 > first[1].2 && first[3].2 < first[0].2);
+        // a KL bound of 1e-6 stops updates before their 4 epochs (the rate anneals, so the
+        // later ones move less per epoch and run longer)
+        assert!(
+            first[..4].iter().all(|s| (1.0..=4.0).contains(&s.3)),
+            "{first:?}"
+        );
+        assert!(first[..4].iter().any(|s| s.3 < 4.0), "{first:?}");
+        assert_eq!(first, run(3), "the same seed trains identically");
     }
 
     #[test]

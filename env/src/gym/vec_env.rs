@@ -72,6 +72,10 @@ impl<E: Environment> VecEnv<E> {
     pub fn envs(&self) -> &[E] {
         &self.envs
     }
+    /// The copies themselves, for settings that take effect at their next reset.
+    pub fn envs_mut(&mut self) -> &mut [E] {
+        &mut self.envs
+    }
 
     pub fn reset(&mut self) -> Result<Vec<Observation>> {
         self.episodes.fill(0);
