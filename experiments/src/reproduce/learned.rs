@@ -17,17 +17,18 @@ use schedlab_trainer::tensorboard::read_scalars;
 use schedlab_trainer::train::TrainSpec;
 
 use super::context::{Context, mean};
+use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
 use super::protocol::{LearnedRun, LearnedTrace};
 use crate::commands::bench::{data_root, shipped_workload};
 use crate::commands::parse_overrides;
 use crate::commands::play::completion_hours;
-use crate::commands::summarize::{number, p_text};
+use crate::commands::summarize::number;
 use crate::commands::train::train_loaded;
 use crate::output::write_atomic;
 use crate::plots::{self, XScale};
-use crate::stats::{paired, welch, welch_critical_difference, welch_floor};
+use crate::stats::{welch, welch_floor};
 use crate::sweep::journal::Row;
 use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
@@ -35,12 +36,27 @@ use crate::workloads::Jobs;
 
 /// The evaluation episodes' override set, as the sweep names it.
 const VARIANT: &str = "heldout";
+/// The same through the per-slot interface (heuristics only: learned policies play the
+/// interface they were trained on).
+const PER_SLOT_VARIANT: &str = "heldout-per-slot";
 
-/// A learner's run folder and what training it cost.
+/// A learner's run folder for one training seed and what training it cost.
 struct Trained<'a> {
     learner: &'a LearnedRun,
+    seed: u64,
     run: PathBuf,
     seconds: f64,
+}
+
+impl Trained<'_> {
+    /// The learner's label, with the seed where it trains on several.
+    fn label(&self) -> String {
+        if self.learner.seeds.len() > 1 {
+            format!("{} (seed {})", self.learner.label, self.seed)
+        } else {
+            self.learner.label.clone()
+        }
+    }
 }
 
 /// One policy's held-out episodes, by (window, seed).
@@ -49,24 +65,27 @@ pub(super) type Episodes = BTreeMap<(String, u64), Vec<(String, f64)>>;
 pub fn learned(cx: &Context) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
     let mut text = format!(
-        "## Learned schedulers on held-out windows (learned)\n\n`schedlab reproduce learned` (protocol `[learned]` of `data/experiments/reproduce.toml`). Each learner trains on a trace's training family from seed {seed} (wall time on this machine, warm start and the closing greedy evaluation on {evals} family windows included; budget {budget:.0} s), then every policy plays each of the trace's held-out windows (a later, disjoint period; `data/SOURCES.md`) on seeds 0..{last} through the one-choice interface. JCT mean is the mean over episodes of each episode's mean JCT; p95 likewise; makespan and GPU occupancy are means over episodes. Welch p compares a row's per-episode mean JCTs with the best heuristic's; paired p is the paired t-test over the same (window, seed) episodes, the sharper test when window difficulty dominates the spread. The bar: a lower mean JCT than the best heuristic, Welch p < 0.05, every job finished. Nothing was tuned on these windows.\n\n",
-        seed = p.seed,
+        "## Learned schedulers on held-out windows (learned)\n\n`schedlab reproduce learned` (protocol `[learned]` of `data/experiments/reproduce.toml`). Each learner trains on a trace's training family from each of its seeds (wall time on this machine, warm start and the closing greedy evaluation on {evals} family windows included; budget {budget:.0} s), then every policy plays each of the trace's held-out windows (a later, disjoint period; `data/SOURCES.md`) on seeds 0..{last}: the learned ones through the one-choice interface they were trained on, every heuristic through both interfaces as separate rows. JCT mean is the mean over episodes of each episode's mean JCT; p95 likewise; makespan and GPU occupancy are means over episodes. Against the best heuristic (the lowest mean JCT of all heuristic rows), over the same (window, seed) episodes: the IQM of the per-episode ratios of mean JCT with a stratified bootstrap 95% CI (windows as strata), the probability that a row's episode has the lower mean JCT (per window over its seeds, averaged), as rliable recommends; the two-sided Wilcoxon signed-rank p, and as extra columns Welch's p (unpaired) and the paired t-test's. The bar: a lower mean JCT than the best heuristic, Wilcoxon p < 0.05, every job finished, training within the budget. Nothing was tuned on these windows.\n\n",
         evals = p.train_eval_episodes,
         budget = p.budget_s,
         last = p.eval_seeds - 1,
     );
     let mut curves = Vec::new();
+    if let Some(learner) = p.learners.iter().find(|l| l.seeds.is_empty()) {
+        anyhow::bail!("learner `{}`: seeds = [] trains nothing", learner.label);
+    }
     for trace in &p.traces {
         let trained = p
             .learners
             .iter()
-            .map(|learner| train(cx, trace, learner))
+            .flat_map(|learner| learner.seeds.iter().map(move |&seed| (learner, seed)))
+            .map(|(learner, seed)| train(cx, trace, learner, seed))
             .collect::<anyhow::Result<Vec<_>>>()?;
         text += &trace_section(cx, trace, &trained)?;
         for t in trained.iter().filter(|t| t.learner.steps > 0) {
             let returns = episodic_returns(&t.run)?;
             curves.push((
-                format!("{}: {}", trace.name, t.learner.label),
+                format!("{}: {}", trace.name, t.label()),
                 plots::moving_average(&returns, p.training_smoothing),
             ));
         }
@@ -93,14 +112,16 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
 /// The env, predictors, agents and trainer sources this binary was built from (`build.rs`).
 const TRAINING_SOURCES: &str = env!("SCHEDLAB_TRAINING_SOURCES");
 
-/// Trains `learner` on `trace`'s family into its own folder under the output, or returns the
-/// run there that finished from the same config, family and sources (`TRAINING_SOURCES`); a
-/// run left unfinished is trained again from the start, so that its wall time is whole, and
-/// a retrained run takes the trace's sweeps with it (their rows came from the old sources).
+/// Trains `learner` from `seed` on `trace`'s family into its own folder under the output, or
+/// returns the run there that finished from the same config, family and sources
+/// (`TRAINING_SOURCES`); a run left unfinished is trained again from the start, so that its
+/// wall time is whole, and a retrained run takes the trace's sweeps with it (their rows came
+/// from the old sources).
 fn train<'a>(
     cx: &Context,
     trace: &LearnedTrace,
     learner: &'a LearnedRun,
+    seed: u64,
 ) -> anyhow::Result<Trained<'a>> {
     let p = &cx.protocol.learned;
     let family = shipped_workload(&trace.family);
@@ -110,7 +131,8 @@ fn train<'a>(
         .join("learned")
         .join("runs")
         .join(&trace.name)
-        .join(slug(&learner.label));
+        .join(slug(&learner.label))
+        .join(format!("seed-{seed}"));
     let timing = runs.join("train_seconds.json");
     let sources = runs.join("training_sources.txt");
     let loaded = crate::workloads::load(&family, &[])?;
@@ -130,21 +152,26 @@ fn train<'a>(
             && timing.is_file()
             && std::fs::read_to_string(&sources).is_ok_and(|s| s == TRAINING_SOURCES))
     };
-    if let Some(run) = latest_run(&runs, loaded.name(), &learner.agent, p.seed)
+    if let Some(run) = latest_run(&runs, loaded.name(), &learner.agent, seed)
         && finished(&run)?
     {
         let seconds: f64 = serde_json::from_slice(&std::fs::read(&timing)?)
             .with_context(|| format!("{}", timing.display()))?;
         return Ok(Trained {
             learner,
+            seed,
             run,
             seconds,
         });
     }
     // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
-    let validation = cx.args.out.join(validation_sweep_name(trace));
-    let later = cx.args.out.join(later_sweep_name(trace));
-    for stale in [runs.clone(), sweep_folder(cx, trace), validation, later] {
+    let sweeps = [
+        sweep_name(trace),
+        validation_sweep_name(trace),
+        later_sweep_name(trace),
+    ]
+    .map(|name| cx.args.out.join(name));
+    for stale in std::iter::once(runs.clone()).chain(sweeps) {
         if stale.exists() {
             std::fs::remove_dir_all(&stale)
                 .with_context(|| format!("removing the outdated {}", stale.display()))?;
@@ -153,7 +180,7 @@ fn train<'a>(
     let spec = TrainSpec {
         workload_path: &family,
         out: &runs,
-        seed: p.seed,
+        seed,
         steps: learner.steps,
         checkpoint_every: (learner.steps / 10).max(1),
         eval_every: learner.steps.max(1),
@@ -162,7 +189,7 @@ fn train<'a>(
         stop: None,
         play_settings: &loaded.play_settings(),
     };
-    println!("learned: {} on {}", learner.label, trace.family);
+    println!("learned: {} seed {seed} on {}", learner.label, trace.family);
     let start = Instant::now();
     let run = train_loaded(kind, &loaded, config, &spec)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -170,14 +197,10 @@ fn train<'a>(
     write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
     Ok(Trained {
         learner,
+        seed,
         run: run.path,
         seconds,
     })
-}
-
-/// Where a trace's evaluation sweep lives.
-fn sweep_folder(cx: &Context, trace: &LearnedTrace) -> PathBuf {
-    cx.args.out.join(sweep_name(trace))
 }
 
 fn sweep_name(trace: &LearnedTrace) -> String {
@@ -249,15 +272,14 @@ pub(super) fn load_windows(
     Ok((loaded, jobs))
 }
 
-/// A table row's label (bold for the baseline `best`) and its Welch and paired p against
-/// `best`'s per-episode mean JCTs (NaN for `best` itself).
-pub(super) fn against_best(line: &Line, best: &Line) -> (String, f64, f64) {
+/// A table row's label (bold for the baseline `best`) and its episodes against `best`'s on
+/// the same (window, seed) (none for `best` itself).
+pub(super) fn against_best(line: &Line, best: &Line) -> (String, Option<Paired>) {
     if std::ptr::eq(line, best) {
-        return (format!("**{}**", line.label), f64::NAN, f64::NAN);
+        return (format!("**{}**", line.label), None);
     }
-    let (jct, best_jct) = (line.jct(), best.jct());
-    let label = line.label.clone();
-    (label, welch(&jct, &best_jct).2, paired(&jct, &best_jct))
+    let paired = compare(&line.jct_by_episode(), &best.jct_by_episode());
+    (line.label.clone(), Some(paired))
 }
 
 /// One metric of an episode's row (NaN where the row lacks it).
@@ -275,6 +297,8 @@ pub(super) struct Line {
     policy: String,
     /// A learned scheduler (judged against the bar), not a heuristic.
     pub(super) learned: bool,
+    /// Played through the per-slot interface (heuristics only), not the one-choice one.
+    pub(super) per_slot: bool,
     pub(super) trained_s: Option<f64>,
     /// Held-out episodes.
     pub(super) episodes: Episodes,
@@ -292,6 +316,7 @@ impl Line {
             label: self.label.clone(),
             policy: self.policy.clone(),
             learned: self.learned,
+            per_slot: self.per_slot,
             trained_s: self.trained_s,
             episodes,
             validation: Episodes::new(),
@@ -302,6 +327,13 @@ impl Line {
     }
     pub(super) fn jct(&self) -> Vec<f64> {
         self.metric("jct_avg_s")
+    }
+    /// Each episode's mean JCT by (window, seed).
+    pub(super) fn jct_by_episode(&self) -> BTreeMap<(String, u64), f64> {
+        self.episodes
+            .iter()
+            .map(|(key, m)| (key.clone(), metric_of(m, "jct_avg_s")))
+            .collect()
     }
     /// Mean over the validation episodes of their mean JCT; infinite where it left a job of
     /// an episode unfinished (`jobs`: each validation seed's job count), so that validation
@@ -345,45 +377,58 @@ fn trace_section(
         overrides: BTreeMap::from([(VARIANT.to_owned(), p.set.clone())]),
         train: TrainSettings::default(),
     };
-    let validation = SweepSpec {
-        name: validation_sweep_name(trace),
+    let per_slot = per_slot_spec(p, &spec, trace);
+    let validation = |spec: &SweepSpec| SweepSpec {
+        name: format!("{}-validation", spec.name),
         workloads: vec![shipped_workload(&trace.family)],
         seeds: (0..p.validation_episodes).collect(),
         ..spec.clone()
     };
     let rows = cx.sweep(&spec)?;
-    let validation_rows = cx.sweep(&validation)?;
-    let line = |label: String, policy: &str, learned: bool, trained_s: Option<f64>| Line {
-        label,
-        policy: policy.to_owned(),
-        learned,
-        trained_s,
-        episodes: episodes_of(&rows, policy),
-        validation: episodes_of(&validation_rows, policy),
+    let validation_rows = cx.sweep(&validation(&spec))?;
+    let per_slot_rows = cx.sweep(&per_slot)?;
+    let per_slot_validation_rows = cx.sweep(&validation(&per_slot))?;
+    let line = |label: String, policy: &str, trained_s: Option<f64>, per_slot: bool| {
+        let (rows, validation_rows) = if per_slot {
+            (&per_slot_rows, &per_slot_validation_rows)
+        } else {
+            (&rows, &validation_rows)
+        };
+        Line {
+            label,
+            policy: policy.to_owned(),
+            learned: !p.heuristics.iter().any(|h| h == policy),
+            per_slot,
+            trained_s,
+            episodes: episodes_of(rows, policy),
+            validation: episodes_of(validation_rows, policy),
+        }
     };
     let heuristics: Vec<Line> = p
         .heuristics
         .iter()
-        .map(|h| line(h.clone(), h, false, None))
+        .flat_map(|h| {
+            [false, true].map(|per_slot| line(interface_label(h, per_slot), h, None, per_slot))
+        })
         .collect();
     let learned: Vec<Line> = trained
         .iter()
         .zip(&run_names)
-        .map(|(t, name)| line(t.learner.label.clone(), name, true, Some(t.seconds)))
+        .map(|(t, name)| line(t.label(), name, Some(t.seconds), false))
         .chain(
             p.shipped
                 .iter()
-                .map(|s| line(format!("shipped `{s}`"), s, true, None)),
+                .map(|s| line(format!("shipped `{s}`"), s, None, false)),
         )
         .collect();
     let best = lowest_mean(heuristics.iter()).expect("the protocol names heuristics");
     let (loaded, jobs_per_seed) = load_windows(&windows, &p.set)?;
     let jobs = jobs_per_seed * p.eval_seeds as usize;
-    let validation_jobs = family_jobs(&shipped_workload(&trace.family), &validation.seeds)?;
+    let validation_jobs = family_jobs(&shipped_workload(&trace.family), &validation(&spec).seeds)?;
     let mut text = format!(
         "### {name}: {windows} held-out windows x {seeds} seeds, {jobs} jobs; best heuristic `{best}`\n\n\
-         | policy | trained (s) | validation JCT (s) | JCT mean (s) | JCT p95 (s) | finished | makespan (s) | GPU occupancy | JCT vs best | Welch p | paired p |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+         | policy | trained (s) | validation JCT (s) | JCT mean (s) | JCT p95 (s) | finished | makespan (s) | GPU occupancy | JCT vs best | IQM ratio [95% CI] | P(better) | Wilcoxon p | Welch p | paired p |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         name = trace.name,
         windows = windows.len(),
         seeds = p.eval_seeds,
@@ -395,25 +440,24 @@ fn trace_section(
     for line in heuristics.iter().chain(&learned) {
         let jct = line.jct();
         let finished = line.finished();
-        let (label, w, pr) = against_best(line, best);
-        let change = 100.0 * (mean(&jct) / mean(&best_jct) - 1.0);
+        let (label, paired) = against_best(line, best);
         text += &format!(
-            "| {label} | {} | {} | {} | {} | {finished} | {} | {:.3} | {change:+.1}% | {} | {} |\n",
+            "| {label} | {} | {} | {} | {} | {finished} | {} | {:.3} | {:+.1}% | {} |\n",
             line.trained_s.map_or(String::new(), |s| format!("{s:.0}")),
             number(line.validation_jct(&validation_jobs)),
             number(mean(&jct)),
             number(mean(&line.metric("jct_p95_s"))),
             number(mean(&line.metric("makespan_s"))),
             mean(&line.metric("gpu_occupancy")),
-            p_text(w),
-            p_text(pr),
+            100.0 * (mean(&jct) / mean(&best_jct) - 1.0),
+            paired
+                .as_ref()
+                .map_or(" | | | | ".to_owned(), Paired::cells),
         );
-        if line.learned {
+        if let (true, Some(paired)) = (line.learned, paired) {
             verdicts.push(Verdict {
                 label: line.label.clone(),
-                change,
-                welch: w,
-                paired: pr,
+                paired,
                 unfinished: jobs.saturating_sub(finished),
                 within_budget: line.trained_s.is_none_or(|s| s <= p.budget_s),
             });
@@ -422,13 +466,18 @@ fn trace_section(
     let bounds = lower_bounds(&loaded, &windows, &best.episodes)?;
     let bound_jct: Vec<f64> = bounds.iter().map(|b| b.0).collect();
     let bound_welch = welch(&bound_jct, &best_jct).2;
+    let bound_by_episode = best
+        .episodes
+        .keys()
+        .cloned()
+        .zip(bound_jct.iter().copied())
+        .collect();
     text += &format!(
-        "| lower bound | | | {} | {} | | | | {:+.1}% | {} | {} |\n",
+        "| lower bound | | | {} | {} | | | | {:+.1}% | {} |\n",
         number(mean(&bound_jct)),
         number(mean(&bounds.iter().map(|b| b.1).collect::<Vec<_>>())),
         100.0 * (mean(&bound_jct) / mean(&best_jct) - 1.0),
-        p_text(bound_welch),
-        p_text(paired(&bound_jct, &best_jct)),
+        compare(&bound_by_episode, &best.jct_by_episode()).cells(),
     );
     text += &format!(
         "\n{} {} {} {}\n\n",
@@ -468,10 +517,44 @@ fn trace_section(
     if let Some(folder) = &trace.later {
         let lines: Vec<&Line> = heuristics.iter().chain(&learned).collect();
         let name = later_sweep_name(trace);
-        text += &later_section(cx, &trace.name, windows_in(folder)?, name, &spec, &lines)?;
+        text += &later_section(
+            cx,
+            &trace.name,
+            windows_in(folder)?,
+            name,
+            [&spec, &per_slot],
+            &lines,
+        )?;
     }
     text += &warm_starts(trained)?;
     Ok(text)
+}
+
+/// The held-out sweep `spec` with the heuristics alone through the per-slot interface.
+fn per_slot_spec(
+    p: &super::protocol::LearnedProtocol,
+    spec: &SweepSpec,
+    trace: &LearnedTrace,
+) -> SweepSpec {
+    let mut set = p.set.clone();
+    set.insert(
+        "window.interface".to_owned(),
+        toml::Value::String("per-slot".to_owned()),
+    );
+    SweepSpec {
+        name: format!("{}-per-slot", sweep_name(trace)),
+        policies: p.heuristics.clone(),
+        overrides: BTreeMap::from([(PER_SLOT_VARIANT.to_owned(), set)]),
+        ..spec.clone()
+    }
+}
+
+/// `fifo` through the per-slot interface -> `fifo (per-slot)`.
+fn interface_label(heuristic: &str, per_slot: bool) -> String {
+    format!(
+        "{heuristic} ({})",
+        if per_slot { "per-slot" } else { "one-choice" }
+    )
 }
 
 /// Each validation seed's job count on `family` (what a policy must finish there).
@@ -524,78 +607,6 @@ fn lowest_validation<'a>(
     lines
         .map(|l| (l, l.validation_jct(jobs)))
         .min_by(|a, b| a.1.total_cmp(&b.1))
-}
-
-/// A learned row against the bar.
-struct Verdict {
-    label: String,
-    change: f64,
-    welch: f64,
-    paired: f64,
-    /// Jobs of the held-out episodes it left unfinished.
-    unfinished: usize,
-    within_budget: bool,
-}
-
-impl Verdict {
-    fn meets_the_bar(&self) -> bool {
-        self.change < 0.0 && self.welch < 0.05 && self.unfinished == 0 && self.within_budget
-    }
-}
-
-/// Which learned rows meet the bar, or how close the closest comes; `best_unfinished`: the
-/// jobs the best heuristic left unfinished, for comparison.
-fn reading(best: &str, best_unfinished: usize, verdicts: &[Verdict]) -> String {
-    let winners: Vec<&str> = verdicts
-        .iter()
-        .filter(|v| v.meets_the_bar())
-        .map(|v| v.label.as_str())
-        .collect();
-    if !winners.is_empty() {
-        return format!("Meets the bar against `{best}`: {}.", winners.join(", "));
-    }
-    let Some(closest) = verdicts.iter().min_by(|a, b| a.change.total_cmp(&b.change)) else {
-        return String::new();
-    };
-    let mut why = Vec::new();
-    if closest.change >= 0.0 {
-        why.push(format!("its mean JCT is {:+.1}%", closest.change));
-    } else if closest.welch < 0.05 {
-        why.push(format!("its mean JCT is {:.1}% lower", -closest.change));
-    } else {
-        why.push(format!(
-            "its mean JCT is {:.1}% lower but Welch p is {:.2}",
-            -closest.change, closest.welch
-        ));
-    }
-    if closest.unfinished > 0 {
-        why.push(format!(
-            "{} jobs are left unfinished (`{best}` leaves {best_unfinished})",
-            closest.unfinished
-        ));
-    }
-    if !closest.within_budget {
-        why.push("its training exceeded the budget".into());
-    }
-    format!(
-        "No learned row meets the bar against `{best}`. The closest is {} ({}; paired {}).",
-        closest.label,
-        why.join(", "),
-        p_text(closest.paired),
-    )
-}
-
-/// How much lower a row's mean JCT must be for Welch's test to give p < 0.05 against `best`,
-/// were its spread and count the best heuristic's (large when window difficulty dominates).
-fn detectable(best: &[f64]) -> String {
-    let change = welch_critical_difference(best) / mean(best);
-    if change.is_nan() {
-        return String::new();
-    }
-    format!(
-        "With the best heuristic's spread over these episodes, Welch p < 0.05 needs a mean JCT at least {:.0}% lower.",
-        100.0 * change
-    )
 }
 
 /// The clones' agreement with their teacher and their headline beside the teacher's on the
@@ -686,32 +697,6 @@ mod tests {
         assert_eq!(slug("PPO from scratch"), "ppo-from-scratch");
     }
 
-    #[test]
-    fn the_reading_names_winners_or_the_closest_and_why() {
-        let v = |label: &str, change, welch, unfinished| Verdict {
-            label: label.into(),
-            change,
-            welch,
-            paired: 0.01,
-            unfinished,
-            within_budget: true,
-        };
-        let close = [v("a", 4.0, 0.5, 0), v("b", -3.0, 0.4, 0)];
-        let text = reading("raes", 0, &close);
-        assert!(
-            text.contains("closest is b") && text.contains("Welch p is 0.40"),
-            "{text}"
-        );
-        let won = [v("a", -30.0, 0.01, 0), v("c", -40.0, 0.01, 2)];
-        assert_eq!(reading("raes", 3, &won), "Meets the bar against `raes`: a.");
-        let stranded = [v("c", -40.0, 0.01, 2)];
-        let text = reading("raes", 3, &stranded);
-        assert!(
-            text.contains("2 jobs are left unfinished (`raes` leaves 3)"),
-            "{text}"
-        );
-    }
-
     /// Validation picks the trained row with the lowest mean JCT over its episodes among those
     /// that finish every job; shipped rows (no training time) are never picked.
     #[test]
@@ -720,6 +705,7 @@ mod tests {
             label: label.into(),
             policy: label.into(),
             learned: trained_s.is_some(),
+            per_slot: false,
             trained_s,
             episodes: Episodes::new(),
             validation: (0..2)

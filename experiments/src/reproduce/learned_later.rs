@@ -8,31 +8,41 @@ use std::path::PathBuf;
 
 use super::context::{Context, mean};
 use super::learned::{Line, against_best, episodes_of, load_windows, lowest_mean, metric_of};
+use super::learned_bar::{Paired, compare};
 use super::learned_room::lower_bounds;
-use crate::commands::summarize::{number, p_text};
-use crate::stats::{paired, welch};
+use crate::commands::summarize::number;
 use crate::sweep::spec::SweepSpec;
 
-/// Plays `lines`' policies (the held-out table's rows, `spec` its sweep) on `windows` under
-/// the sweep `name`, and writes their table: the best heuristic there is the baseline.
+/// Plays `lines`' policies (the held-out table's rows; `specs` its sweeps through the
+/// one-choice and the per-slot interface) on `windows` under sweeps named from `name`, and
+/// writes their table: the best heuristic there is the baseline.
 pub(super) fn later_section(
     cx: &Context,
     trace: &str,
     windows: Vec<PathBuf>,
     name: String,
-    spec: &SweepSpec,
+    specs: [&SweepSpec; 2],
     lines: &[&Line],
 ) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
-    let later = SweepSpec {
-        name,
-        workloads: windows.clone(),
-        ..spec.clone()
-    };
-    let rows = cx.sweep(&later)?;
+    let [one_choice, per_slot] = [
+        (specs[0], name.clone()),
+        (specs[1], format!("{name}-per-slot")),
+    ]
+    .map(|(spec, name)| {
+        cx.sweep(&SweepSpec {
+            name,
+            workloads: windows.clone(),
+            ..spec.clone()
+        })
+    });
+    let (one_choice, per_slot) = (one_choice?, per_slot?);
     let played: Vec<Line> = lines
         .iter()
-        .map(|l| l.replayed(episodes_of(&rows, l.policy())))
+        .map(|l| {
+            let rows = if l.per_slot { &per_slot } else { &one_choice };
+            l.replayed(episodes_of(rows, l.policy()))
+        })
         .collect();
     let best =
         lowest_mean(played.iter().filter(|l| !l.learned)).expect("the protocol names heuristics");
@@ -41,38 +51,44 @@ pub(super) fn later_section(
     let best_jct = best.jct();
     let mut text = format!(
         "#### {trace}, a later period: {} windows x {} seeds, {jobs} jobs; best heuristic `{}`\n\n\
-         | policy | JCT mean (s) | JCT p95 (s) | finished | GPU occupancy | JCT vs best | Welch p | paired p | episodes lower / higher than best |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+         | policy | JCT mean (s) | JCT p95 (s) | finished | GPU occupancy | JCT vs best | IQM ratio [95% CI] | P(better) | Wilcoxon p | Welch p | paired p | episodes lower / higher than best |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         windows.len(),
         p.eval_seeds,
         best.label,
     );
     for line in &played {
         let jct = line.jct();
-        let (label, w, pr) = against_best(line, best);
-        let lower = jct.iter().zip(&best_jct).filter(|(a, b)| a < b).count();
-        let higher = jct.iter().zip(&best_jct).filter(|(a, b)| a > b).count();
+        let (label, paired) = against_best(line, best);
         text += &format!(
-            "| {label} | {} | {} | {} | {:.3} | {:+.1}% | {} | {} | {lower} / {higher} |\n",
+            "| {label} | {} | {} | {} | {:.3} | {:+.1}% | {} | {} |\n",
             number(mean(&jct)),
             number(mean(&line.metric("jct_p95_s"))),
             line.finished(),
             mean(&line.metric("gpu_occupancy")),
             100.0 * (mean(&jct) / mean(&best_jct) - 1.0),
-            p_text(w),
-            p_text(pr),
+            paired
+                .as_ref()
+                .map_or(" | | | | ".to_owned(), Paired::cells),
+            paired.map_or(String::new(), |p| format!("{} / {}", p.lower, p.higher)),
         );
     }
-    let bounds: Vec<f64> = lower_bounds(&loaded, &windows, &best.episodes)?
-        .iter()
-        .map(|b| b.0)
+    let bounds: BTreeMap<(String, u64), f64> = best
+        .episodes
+        .keys()
+        .cloned()
+        .zip(
+            lower_bounds(&loaded, &windows, &best.episodes)?
+                .iter()
+                .map(|b| b.0),
+        )
         .collect();
+    let bound_mean = mean(&bounds.values().copied().collect::<Vec<_>>());
     text += &format!(
-        "| lower bound | {} | | | | {:+.1}% | {} | {} | |\n\n",
-        number(mean(&bounds)),
-        100.0 * (mean(&bounds) / mean(&best_jct) - 1.0),
-        p_text(welch(&bounds, &best_jct).2),
-        p_text(paired(&bounds, &best_jct)),
+        "| lower bound | {} | | | | {:+.1}% | {} | |\n\n",
+        number(bound_mean),
+        100.0 * (bound_mean / mean(&best_jct) - 1.0),
+        compare(&bounds, &best.jct_by_episode()).cells(),
     );
     text += &format!("{}\n\n", heaviest(best));
     Ok(text)

@@ -12,6 +12,7 @@ mod context;
 mod dag;
 mod fig2;
 mod learned;
+mod learned_bar;
 mod learned_later;
 mod learned_room;
 mod network;

@@ -45,7 +45,6 @@ pub struct LearnedProtocol {
     pub set: BTreeMap<String, toml::Value>,
     /// Wall-clock seconds a learner may train, warm start included.
     pub budget_s: f64,
-    pub seed: u64,
     /// Greedy evaluation episodes on the family while training (0: none, all time trains).
     pub train_eval_episodes: usize,
     /// Validation: every policy plays the family on seeds 0..N (windows of the training
@@ -81,6 +80,13 @@ pub struct LearnedRun {
     /// Hyperparameters as `schedlab train --set` takes them (`warm_start` included).
     #[serde(default)]
     pub set: BTreeMap<String, toml::Value>,
+    /// Training seeds, each its own run and row.
+    #[serde(default = "first_seed")]
+    pub seeds: Vec<u64>,
+}
+
+fn first_seed() -> Vec<u64> {
+    vec![0]
 }
 
 /// The communication section: optimisers and topologies x compression x bandwidth (issue 18).
