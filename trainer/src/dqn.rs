@@ -20,6 +20,7 @@ use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Observation, VecEnv};
 
+use crate::grad_norm::global_norm;
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::replay::{ReplayBuffer, Replayed};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
@@ -183,8 +184,9 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
             .max(self.config.batch_size)
     }
 
-    /// One gradient step on a replayed minibatch: the TD loss and the mean chosen Q value.
-    fn train_step(&mut self) -> (f32, f32) {
+    /// One gradient step on a replayed minibatch: the TD loss, the mean chosen Q value and the
+    /// gradients' global norm before clipping.
+    fn train_step(&mut self) -> (f32, f32, f32) {
         let rows = self.config.batch_size;
         let picked: Vec<Replayed> = self
             .replay
@@ -232,11 +234,12 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
             self.config.huber_delta as f32,
             &self.device,
         );
-        let values = (
+        let (td, q) = (
             loss.loss.clone().into_scalar::<f32>(),
             loss.chosen_q.into_scalar::<f32>(),
         );
         let grads = GradientsParams::from_grads(loss.loss.backward(), &self.agent.net);
+        let values = (td, q, global_norm(&self.agent.net, &grads));
         let net = self.agent.net.clone();
         self.agent.net = self.optim.step(self.config.lr, net, grads);
         values
@@ -247,7 +250,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let copies = self.envs.len() as u64;
         let mut tally = EpisodeTally::default();
-        let (mut loss_sum, mut q_sum, mut gradient_steps) = (0.0, 0.0, 0usize);
+        let (mut loss_sum, mut q_sum, mut norm_sum, mut gradient_steps) = (0.0, 0.0, 0.0, 0usize);
         let mut epsilon = self.epsilon();
         for _ in 0..self.config.steps_per_update {
             epsilon = self.epsilon();
@@ -281,9 +284,10 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
             self.observations = step.observations;
             if self.replay.len() >= self.warm_replay() {
                 for _ in 0..self.config.gradient_steps {
-                    let (loss, q) = self.train_step();
+                    let (loss, q, grad_norm) = self.train_step();
                     loss_sum += loss;
                     q_sum += q;
+                    norm_sum += grad_norm;
                     gradient_steps += 1;
                 }
             }
@@ -302,6 +306,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
             let n = gradient_steps as f32;
             scalars.push(("losses/td_loss", loss_sum / n));
             scalars.push(("losses/q_values", q_sum / n));
+            scalars.push(("losses/grad_norm", norm_sum / n));
         }
         Ok(UpdateStats {
             env_steps: self.env_steps,
@@ -402,6 +407,7 @@ mod tests {
             let loss = scalar(s, "losses/td_loss").unwrap();
             assert!(loss.is_finite() && loss >= 0.0, "{loss}");
             assert!(scalar(s, "losses/q_values").unwrap().is_finite());
+            assert!(scalar(s, "losses/grad_norm").unwrap() > 0.0);
         }
         let again = run(7);
         for (a, b) in first.iter().zip(&again) {

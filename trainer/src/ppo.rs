@@ -21,6 +21,7 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 
+use crate::grad_norm::global_norm;
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::reward_scale::{ReturnStats, RewardScale};
@@ -341,6 +342,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
                 ("losses/entropy", fit.entropy),
                 ("losses/approx_kl", fit.approx_kl),
                 ("losses/clipfrac", fit.clip_fraction),
+                ("losses/grad_norm", fit.grad_norm),
                 ("charts/learning_rate", lr as f32),
             ]
             .into_iter()
@@ -676,7 +678,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             .with_entropy_coef(entropy_coef);
         let per_batch = rows.len().div_ceil(self.config.minibatches.max(1));
         let mut order: Vec<usize> = (0..rows.len()).collect();
-        let (mut sums, mut count) = ([0f32; 5], 0.0);
+        let (mut sums, mut count) = ([0f32; 6], 0.0);
         let mut epochs_run = 0;
         for _ in 0..self.config.epochs {
             order.shuffle(&mut self.rng);
@@ -698,6 +700,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                 sums[4] += loss.clip_fraction;
                 count += 1.0;
                 let grads = GradientsParams::from_grads(loss.total.backward(), &self.agent.net);
+                sums[5] += global_norm(&self.agent.net, &grads);
                 let net = self.agent.net.clone();
                 self.agent.net = self.optim.step(lr, net, grads);
             }
@@ -706,13 +709,21 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                 break;
             }
         }
-        let [policy_loss, value_loss, entropy, approx_kl, clip_fraction] = sums.map(|x| x / count);
+        let [
+            policy_loss,
+            value_loss,
+            entropy,
+            approx_kl,
+            clip_fraction,
+            grad_norm,
+        ] = sums.map(|x| x / count);
         let stats = FitStats {
             policy_loss,
             value_loss,
             entropy,
             approx_kl,
             clip_fraction,
+            grad_norm,
             explained_variance: explained_variance(rows),
             entropy_coef,
             epochs_run: (self.config.target_kl > 0.0).then_some(epochs_run),
@@ -728,6 +739,8 @@ struct FitStats {
     entropy: f32,
     approx_kl: f32,
     clip_fraction: f32,
+    /// Mean over minibatches of the gradients' global norm before clipping.
+    grad_norm: f32,
     explained_variance: Option<f32>,
     /// The entropy bonus this phase optimised with.
     entropy_coef: f32,
@@ -863,13 +876,14 @@ mod tests {
                 let s = t.update().unwrap();
                 let tags: Vec<&str> = s.scalars.iter().map(|(tag, _)| *tag).collect();
                 assert_eq!(
-                    tags[..6],
+                    tags[..7],
                     [
                         "losses/policy_loss",
                         "losses/value_loss",
                         "losses/entropy",
                         "losses/approx_kl",
                         "losses/clipfrac",
+                        "losses/grad_norm",
                         "charts/learning_rate"
                     ]
                 );
@@ -879,6 +893,8 @@ mod tests {
                 let clipped = chart("losses/clipfrac").unwrap();
                 assert!(kl >= -1e-6 && kl.is_finite(), "{kl}");
                 assert!((0.0..=1.0).contains(&clipped), "{clipped}");
+                let grad_norm = chart("losses/grad_norm").unwrap();
+                assert!(grad_norm > 0.0 && grad_norm.is_finite(), "{grad_norm}");
                 if let Some(ev) = chart("losses/explained_variance") {
                     assert!(ev <= 1.0 && ev.is_finite(), "{ev}");
                 }
