@@ -69,7 +69,7 @@ enum Command {
     /// Run a grid of policies × workloads × override sets × seeds (resumable, shardable), or
     /// merge shards.
     Sweep(commands::sweep::SweepArgs),
-    /// Mean, std, 95% CI and Welch's p against a baseline, per policy, from sweep results.
+    /// Mean, std, 95% CI, and paired Wilcoxon and Welch p against a baseline, per policy, from sweep results.
     Summarize(commands::summarize::SummarizeArgs),
     /// PNG charts: training curves, bars and CDFs of sweep results, per-job JCT CDFs.
     #[command(subcommand)]

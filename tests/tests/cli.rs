@@ -1521,7 +1521,7 @@ fn a_family_and_later_windows_are_imported_and_played() {
 }
 
 #[test]
-fn a_sweep_runs_resumes_and_is_summarized_with_welch_tests() {
+fn a_sweep_runs_resumes_and_is_summarized_with_paired_tests() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("spec.toml");
     let small = workload("small-4node.toml");
@@ -1549,7 +1549,10 @@ fn a_sweep_runs_resumes_and_is_summarized_with_welch_tests() {
         csv
     );
     let summary = run_ok(&["summarize", arg(&out), "--baseline", "static"]);
-    assert!(summary.contains("Welch's p against static"), "{summary}");
+    assert!(
+        summary.contains("against static, the Wilcoxon signed-rank p over the same seeds"),
+        "{summary}"
+    );
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("| random |") && md.contains("p="), "{md}");
     let err = run_err(&["summarize", arg(&out), "--baseline", "fifo"]);

@@ -1,12 +1,16 @@
 //! `schedlab summarize`: per workload, override set and policy, each metric's mean, standard
-//! deviation, 95% confidence interval and Welch's p-value against a baseline policy.
+//! deviation, 95% confidence interval and two p-values against a baseline policy: the
+//! Wilcoxon signed-rank test over the seeds both played (paired, as the project compares
+//! schedulers: the same seed is the same episode draw) and Welch's test (unpaired).
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use crate::output::{align, write_atomic};
-use crate::stats::{Summary, summarize, welch};
+use std::collections::BTreeMap;
+
+use crate::stats::{Summary, summarize, welch, wilcoxon};
 use crate::sweep::table::{Results, read_results};
 
 #[derive(Args)]
@@ -44,8 +48,11 @@ const HEADLINE: [&str; 13] = [
 pub struct MetricSummary {
     pub name: String,
     pub summary: Summary,
+    /// The two-sided Wilcoxon signed-rank p against the baseline over the seeds both played
+    /// (NaN for the baseline itself).
+    pub wilcoxon: f64,
     /// Welch's two-sided p against the baseline (NaN for the baseline itself).
-    pub p_value: f64,
+    pub welch: f64,
 }
 
 pub struct PolicySummary {
@@ -97,14 +104,14 @@ pub fn summarize_results(
             "baseline `{baseline}` is not among the policies on {workload} ({overrides}): {}",
             policies.join(", ")
         );
-        let values = |policy: &str, metric: &str| -> Vec<f64> {
+        let by_seed = |policy: &str, metric: &str| -> BTreeMap<u64, f64> {
             let column = results
                 .column(metric)
                 .expect("metric names come from the results");
             in_group
                 .iter()
                 .filter(|&&r| results.keys[r].policy == policy)
-                .filter_map(|&r| column[r])
+                .filter_map(|&r| column[r].map(|v| (results.keys[r].seed, v)))
                 .collect()
         };
         let present: Vec<&String> = metrics
@@ -125,15 +132,18 @@ pub fn summarize_results(
                 metrics: present
                     .iter()
                     .map(|&m| {
-                        let mine = values(policy, m);
+                        let (mine, theirs) = (by_seed(policy, m), by_seed(&baseline, m));
+                        let values: Vec<f64> = mine.values().copied().collect();
+                        let (wilcoxon, welch) = if *policy == baseline {
+                            (f64::NAN, f64::NAN)
+                        } else {
+                            paired_and_unpaired(&mine, &theirs)
+                        };
                         MetricSummary {
                             name: m.clone(),
-                            summary: summarize(&mine),
-                            p_value: if *policy == baseline {
-                                f64::NAN
-                            } else {
-                                welch(&mine, &values(&baseline, m)).2
-                            },
+                            summary: summarize(&values),
+                            wilcoxon,
+                            welch,
                         }
                     })
                     .collect(),
@@ -147,6 +157,16 @@ pub fn summarize_results(
         });
     }
     Ok(out)
+}
+
+/// Wilcoxon's p over the seeds `a` and `b` share, and Welch's over all of each.
+fn paired_and_unpaired(a: &BTreeMap<u64, f64>, b: &BTreeMap<u64, f64>) -> (f64, f64) {
+    let (x, y): (Vec<f64>, Vec<f64>) = a
+        .iter()
+        .filter_map(|(seed, &v)| b.get(seed).map(|&w| (v, w)))
+        .unzip();
+    let all = |m: &BTreeMap<u64, f64>| m.values().copied().collect::<Vec<f64>>();
+    (wilcoxon(&x, &y), welch(&all(a), &all(b)).2)
 }
 
 /// A value with as many decimals as its size needs.
@@ -169,10 +189,15 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
-/// `mean ± ci95 (p)` of one metric.
+/// `mean ± ci95 (Wilcoxon p; Welch p)` of one metric.
 pub fn cell(m: &MetricSummary) -> String {
-    let p = p_text(m.p_value);
-    let p = if p.is_empty() { p } else { format!(" ({p})") };
+    let p = match (p_text(m.wilcoxon), p_text(m.welch)) {
+        (w, _) if w.is_empty() && m.welch.is_nan() => String::new(),
+        (w, welch) => format!(
+            " ({}; Welch {welch})",
+            if w.is_empty() { "—".into() } else { w }
+        ),
+    };
     format!("{} ± {}{p}", number(m.summary.mean), number(m.summary.ci95))
 }
 
@@ -184,7 +209,7 @@ fn header(group: &GroupSummary) -> Vec<String> {
 
 fn title(group: &GroupSummary, n: usize) -> String {
     format!(
-        "{} ({}): mean ± 95% CI over {n} seeds, Welch's p against {}",
+        "{} ({}): mean ± 95% CI over {n} seeds; against {}, the Wilcoxon signed-rank p over the same seeds, then Welch's p",
         group.workload, group.overrides, group.baseline
     )
 }
@@ -209,14 +234,14 @@ pub fn markdown(groups: &[GroupSummary]) -> String {
 
 fn csv(groups: &[GroupSummary]) -> String {
     let mut text = String::from(
-        "workload,overrides,policy,metric,n,mean,std,ci95_low,ci95_high,baseline,p_value\n",
+        "workload,overrides,policy,metric,n,mean,std,ci95_low,ci95_high,baseline,wilcoxon_p,welch_p\n",
     );
     for g in groups {
         for p in &g.policies {
             for m in &p.metrics {
                 let s = &m.summary;
                 text += &format!(
-                    "{},{},{},{},{},{},{},{},{},{},{}\n",
+                    "{},{},{},{},{},{},{},{},{},{},{},{}\n",
                     g.workload,
                     g.overrides,
                     p.policy,
@@ -227,7 +252,8 @@ fn csv(groups: &[GroupSummary]) -> String {
                     s.mean - s.ci95,
                     s.mean + s.ci95,
                     g.baseline,
-                    m.p_value
+                    m.wilcoxon,
+                    m.welch
                 );
             }
         }
@@ -291,4 +317,48 @@ pub fn run(args: SummarizeArgs) -> anyhow::Result<()> {
     write_summary(&dir, &groups)?;
     println!("wrote {0}/summary.md and {0}/summary.csv", dir.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::spec::CellKey;
+
+    /// Two policies on six seeds whose difficulty spreads widely: `b` is a little lower on
+    /// every seed. Pairing by seed sees it; Welch's test does not.
+    #[test]
+    fn the_paired_test_sees_a_small_steady_gain_that_welch_misses() {
+        let spread = [10.0, 200.0, 35.0, 900.0, 60.0, 4000.0];
+        let mut keys = Vec::new();
+        let mut values = Vec::new();
+        for (policy, shift) in [("a", 0.0), ("b", -1.0)] {
+            // `b` also played a seventh seed that `a` did not: it is left out of the pairs
+            for (seed, v) in spread
+                .iter()
+                .chain([&1e6])
+                .enumerate()
+                .take(6 + (shift < 0.0) as usize)
+            {
+                keys.push(CellKey {
+                    policy: policy.into(),
+                    workload: "w".into(),
+                    overrides: "default".into(),
+                    seed: seed as u64,
+                });
+                values.push(Some(v + shift * (1.0 + seed as f64 / 10.0)));
+            }
+        }
+        let results = Results {
+            keys,
+            metrics: vec![("jct_avg_s".into(), values)],
+        };
+        let groups = summarize_results(&results, Some("a"), &["jct_avg_s".into()]).unwrap();
+        let b = &groups[0].policies[1].metrics[0];
+        assert_eq!(b.summary.n, 7);
+        // six negative differences of distinct sizes: the exact two-sided p is 2 / 2^6
+        assert!((b.wilcoxon - 2.0 / 64.0).abs() < 1e-12, "{}", b.wilcoxon);
+        assert!(b.welch > 0.3, "{}", b.welch);
+        assert!(groups[0].policies[0].metrics[0].wilcoxon.is_nan());
+        assert!(cell(b).contains("(p=0.031; Welch p="), "{}", cell(b));
+    }
 }
