@@ -139,6 +139,12 @@ pub struct PpoConfig {
     /// a choice (trainer/src/training_env.rs); needs `discount_time_s > 0`.
     #[config(default = false)]
     pub skip_forced: bool,
+    /// The differential (average-reward) form of the reward, as Decima trains (Mao et al.,
+    /// SIGCOMM 2019): each step's reward less the run's average reward per virtual second so
+    /// far times the step's span, so that the return measures doing better than usual rather
+    /// than how much work a window holds. Pair it with `gamma` near 1.
+    #[config(default = false)]
+    pub differential: bool,
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
@@ -203,6 +209,10 @@ impl PpoConfig {
             (
                 "discount_time_s > 0 with skip_forced",
                 !c.skip_forced || c.discount_time_s > 0.0,
+            ),
+            (
+                "same_window = 0 with differential",
+                !c.differential || c.same_window == 0,
             ),
             (
                 "warm_start_episodes + warm_start_dagger_rounds * warm_start_dagger_episodes <= 1000",
@@ -435,7 +445,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     }
 
     fn return_stats(&self) -> Option<ReturnStats> {
-        self.config.normalize_rewards.then(|| self.scale.stats())
+        (self.config.normalize_rewards || self.config.differential).then(|| self.scale.stats())
     }
 
     fn greedy_policy(&self) -> Box<dyn Policy> {
@@ -523,6 +533,12 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let copies = envs.len();
         let mut records: Vec<Vec<Record>> = (0..copies).map(|_| Vec::new()).collect();
         let mut tally = EpisodeTally::default();
+        // the rate the rollout's rewards are measured against: the run's so far
+        let rate = if self.config.differential {
+            self.scale.reward_rate()
+        } else {
+            0.0
+        };
         for _ in 0..self.config.rollout_steps {
             let acted = self
                 .agent
@@ -550,7 +566,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                     action: acted.actions[i].clone(),
                     log_prob: acted.log_probs[i],
                     value: acted.values[i],
-                    reward: step.rewards[i] as f32,
+                    reward: (step.rewards[i] - rate * step.elapsed_s[i]) as f32,
                     discount: step_discount(
                         self.config.gamma,
                         self.config.discount_time_s,
@@ -564,6 +580,11 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                         None
                     },
                 });
+            }
+            if self.config.differential {
+                for (reward, elapsed) in step.rewards.iter().zip(&step.elapsed_s) {
+                    self.scale.observe_rate(*reward, *elapsed);
+                }
             }
             tally.record(&step);
         }
@@ -1055,6 +1076,43 @@ mod tests {
         );
         assert!(first[..4].iter().any(|s| s.3 < 4.0), "{first:?}");
         assert_eq!(first, run(3), "the same seed trains identically");
+    }
+
+    #[test]
+    fn the_differential_form_measures_rewards_against_the_running_rate_and_checkpoints_it() {
+        let config = || {
+            PpoConfig::new()
+                .with_envs(2)
+                .with_rollout_steps(8)
+                .with_normalize_rewards(false)
+                .with_differential(true)
+        };
+        let mut t = trainer_with(config(), 3);
+        t.update().unwrap();
+        let stats = t.return_stats().expect("the rate is kept in checkpoints");
+        assert!(stats.seconds > 0.0 && stats.reward_sum != 0.0, "{stats:?}");
+        let rate = t.scale.reward_rate();
+        assert_eq!(rate, stats.reward_sum / stats.seconds);
+        // the next rollout's rewards are its raw ones less that rate times their span
+        let (records, _, _) = t.rollout().unwrap();
+        let raw: f64 = records.iter().flatten().map(|r| f64::from(r.reward)).sum();
+        let after = t.scale.stats();
+        let (rewards, seconds) = (
+            after.reward_sum - stats.reward_sum,
+            after.seconds - stats.seconds,
+        );
+        let expected = rewards - rate * seconds;
+        assert!(
+            (raw - expected).abs() < 1e-3 * expected.abs().max(1.0),
+            "{raw} vs {expected}"
+        );
+        let mut again = trainer_with(config(), 3);
+        again.update().unwrap();
+        assert_eq!(
+            again.return_stats(),
+            Some(stats),
+            "the same seed, the same rate"
+        );
     }
 
     #[test]

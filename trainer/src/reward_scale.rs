@@ -18,6 +18,12 @@ pub struct ReturnStats {
     pub count: f64,
     pub mean: f64,
     pub var: f64,
+    /// Raw reward and virtual seconds seen so far, for the average reward rate the
+    /// differential form subtracts (0 without it, and in checkpoints from before it).
+    #[serde(default)]
+    pub reward_sum: f64,
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 impl RewardScale {
@@ -29,6 +35,8 @@ impl RewardScale {
                 count: 1e-4,
                 mean: 0.0,
                 var: 1.0,
+                reward_sum: 0.0,
+                seconds: 0.0,
             },
         }
     }
@@ -58,6 +66,22 @@ impl RewardScale {
         s.count = total;
     }
 
+    /// The average reward per virtual second over every step seen by
+    /// [`observe_rate`](Self::observe_rate) (0 before any time has passed).
+    pub fn reward_rate(&self) -> f64 {
+        if self.stats.seconds > 0.0 {
+            self.stats.reward_sum / self.stats.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// Adds a step's raw `reward` over `elapsed_s` virtual seconds to the average rate.
+    pub fn observe_rate(&mut self, reward: f64, elapsed_s: f64) {
+        self.stats.reward_sum += reward;
+        self.stats.seconds += elapsed_s;
+    }
+
     pub fn end_episode(&mut self, copy: usize) {
         self.returns[copy] = 0.0;
     }
@@ -71,6 +95,19 @@ impl RewardScale {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reward_rate_is_reward_over_time_and_survives_a_checkpoint() {
+        let mut scale = RewardScale::new(2);
+        assert_eq!(scale.reward_rate(), 0.0);
+        scale.observe_rate(-6.0, 1800.0);
+        scale.observe_rate(-3.0, 0.0);
+        scale.observe_rate(-9.0, 1800.0);
+        assert_eq!(scale.reward_rate(), -18.0 / 3600.0);
+        let mut resumed = RewardScale::new(2);
+        resumed.restore(scale.stats());
+        assert_eq!(resumed.reward_rate(), scale.reward_rate());
+    }
 
     #[test]
     fn scaled_returns_have_about_unit_spread_whatever_the_reward_unit() {
