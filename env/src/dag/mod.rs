@@ -1,7 +1,9 @@
 //! DAG-structured training workloads on heterogeneous GPUs (see ARCHITECTURE.md and the
 //! README's DAG section): tasks with data dependencies placed on GPUs grouped on machines
-//! with limited bandwidth, after Du et al. 2025 (`../shared/papers/004_*`, abstract only;
-//! what it leaves open is reconstructed and documented). Holds the workload file, the
+//! with limited bandwidth, after Du, Wu, Hou, Nie and Song, "Efficient Scheduling for
+//! GPU-Based Neural Network Training via Hybrid Reinforcement Learning and Metaheuristic
+//! Optimization", 2025 (abstract only at hand; what it leaves open is reconstructed and
+//! documented). Holds the workload file, the
 //! seeded generators and the Alibaba v2018 DAG reader, the compiled [`Problem`] every DAG
 //! scheduler reads, the insertion-based schedule [`Builder`] (the env's executor and the
 //! metaheuristics' decoder), list-scheduling ranks, and the gym env.

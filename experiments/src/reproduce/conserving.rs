@@ -9,15 +9,13 @@ use std::path::PathBuf;
 
 use super::context::{Context, mean};
 use super::learned::{Episodes, load_windows, metric_of, windows_in};
+use super::learned_bar::{RESAMPLES, compare};
 use crate::commands::summarize::{number, p_text};
-use crate::stats::{iqm, probability_of_improvement, stratified_bootstrap_ci, wilcoxon};
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 
 const IDLING: &str = "idling allowed";
 const CONSERVING: &str = "work-conserving";
-/// Bootstrap resamples of each interval.
-const RESAMPLES: usize = 2000;
 
 pub fn conserving(cx: &Context) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
@@ -104,19 +102,6 @@ fn episodes(rows: &[Row], policy: &str, set: &str) -> Episodes {
         .collect()
 }
 
-/// Per window (in name order), `value` of each episode's mean JCT, seeds in order.
-fn by_window(episodes: &Episodes, value: impl Fn(&(String, u64), f64) -> f64) -> Vec<Vec<f64>> {
-    let mut windows: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for (key, metrics) in episodes {
-        let jct = metric_of(metrics, "jct_avg_s");
-        windows
-            .entry(key.0.as_str())
-            .or_default()
-            .push(value(key, jct));
-    }
-    windows.into_values().collect()
-}
-
 /// The table of one period's `windows`: every policy with the rule off and on.
 fn table(
     cx: &Context,
@@ -150,19 +135,21 @@ fn table(
         };
         let (jct_off, jct_on) = (metric(&off, "jct_avg_s"), metric(&on, "jct_avg_s"));
         let total = |e: &Episodes, name: &str| metric(e, name).iter().sum::<f64>();
-        let ratios = by_window(&on, |key, jct| jct / metric_of(&off[key], "jct_avg_s"));
-        let (low, high) = stratified_bootstrap_ci(&ratios, iqm, RESAMPLES, 0);
+        let jct_of = |e: &Episodes| -> BTreeMap<(String, u64), f64> {
+            e.iter()
+                .map(|(key, m)| (key.clone(), metric_of(m, "jct_avg_s")))
+                .collect()
+        };
+        let paired = compare(&jct_of(&on), &jct_of(&off));
+        let (low, high) = paired.ci;
         text += &format!(
             "| `{policy}` | {interface} | {} | {} | {:+.1}% | {} | {:.3} [{low:.3}, {high:.3}] | {:.2} | {} → {} | {:.3} → {:.3} | {:.1} |\n",
             number(mean(&jct_off)),
             number(mean(&jct_on)),
             100.0 * (mean(&jct_on) / mean(&jct_off) - 1.0),
-            p_text(wilcoxon(&jct_on, &jct_off)),
-            iqm(&ratios.concat()),
-            probability_of_improvement(
-                &by_window(&on, |_, jct| jct),
-                &by_window(&off, |_, jct| jct)
-            ),
+            p_text(paired.wilcoxon),
+            paired.iqm_ratio,
+            paired.improvement,
             jobs - total(&off, "finished"),
             jobs - total(&on, "finished"),
             mean(&metric(&off, "gpu_occupancy")),

@@ -17,7 +17,7 @@ use crate::stats::{
 };
 
 /// Bootstrap resamples of each interval.
-const RESAMPLES: usize = 2000;
+pub(super) const RESAMPLES: usize = 2000;
 
 /// A row's episodes against the best heuristic's on the same (window, seed).
 #[derive(Debug, Clone, PartialEq)]
