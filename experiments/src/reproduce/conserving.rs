@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::learned::{Episodes, load_windows, metric_of, windows_in};
+use super::learned::{Episodes, jct_by_episode, load_windows, metric_of, windows_in};
 use super::learned_bar::{RESAMPLES, compare};
 use crate::commands::summarize::{number, p_text};
 use crate::sweep::journal::Row;
@@ -135,12 +135,7 @@ fn table(
         };
         let (jct_off, jct_on) = (metric(&off, "jct_avg_s"), metric(&on, "jct_avg_s"));
         let total = |e: &Episodes, name: &str| metric(e, name).iter().sum::<f64>();
-        let jct_of = |e: &Episodes| -> BTreeMap<(String, u64), f64> {
-            e.iter()
-                .map(|(key, m)| (key.clone(), metric_of(m, "jct_avg_s")))
-                .collect()
-        };
-        let paired = compare(&jct_of(&on), &jct_of(&off));
+        let paired = compare(&jct_by_episode(&on), &jct_by_episode(&off));
         let (low, high) = paired.ci;
         text += &format!(
             "| `{policy}` | {interface} | {} | {} | {:+.1}% | {} | {:.3} [{low:.3}, {high:.3}] | {:.2} | {} → {} | {:.3} → {:.3} | {:.1} |\n",

@@ -167,7 +167,7 @@ fn train<'a>(
     // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
     let sweeps = [
         sweep_name(trace),
-        validation_sweep_name(trace),
+        validation_sweep_name(&sweep_name(trace)),
         later_sweep_name(trace),
     ]
     .map(|name| cx.args.out.join(name));
@@ -207,8 +207,9 @@ fn sweep_name(trace: &LearnedTrace) -> String {
     format!("learned-{}", trace.name)
 }
 
-fn validation_sweep_name(trace: &LearnedTrace) -> String {
-    format!("learned-{}-validation", trace.name)
+/// The sweep of `sweep`'s policies on the family's validation windows.
+fn validation_sweep_name(sweep: &str) -> String {
+    format!("{sweep}-validation")
 }
 
 fn later_sweep_name(trace: &LearnedTrace) -> String {
@@ -282,6 +283,14 @@ pub(super) fn against_best(line: &Line, best: &Line) -> (String, Option<Paired>)
     (line.label.clone(), Some(paired))
 }
 
+/// Each episode's mean JCT by (window, seed).
+pub(super) fn jct_by_episode(episodes: &Episodes) -> BTreeMap<(String, u64), f64> {
+    episodes
+        .iter()
+        .map(|(key, m)| (key.clone(), metric_of(m, "jct_avg_s")))
+        .collect()
+}
+
 /// One metric of an episode's row (NaN where the row lacks it).
 pub(super) fn metric_of(metrics: &[(String, f64)], name: &str) -> f64 {
     metrics
@@ -328,12 +337,8 @@ impl Line {
     pub(super) fn jct(&self) -> Vec<f64> {
         self.metric("jct_avg_s")
     }
-    /// Each episode's mean JCT by (window, seed).
     pub(super) fn jct_by_episode(&self) -> BTreeMap<(String, u64), f64> {
-        self.episodes
-            .iter()
-            .map(|(key, m)| (key.clone(), metric_of(m, "jct_avg_s")))
-            .collect()
+        jct_by_episode(&self.episodes)
     }
     /// Mean over the validation episodes of their mean JCT; infinite where it left a job of
     /// an episode unfinished (`jobs`: each validation seed's job count), so that validation
@@ -379,7 +384,7 @@ fn trace_section(
     };
     let per_slot = per_slot_spec(p, &spec, trace);
     let validation = |spec: &SweepSpec| SweepSpec {
-        name: format!("{}-validation", spec.name),
+        name: validation_sweep_name(&spec.name),
         workloads: vec![shipped_workload(&trace.family)],
         seeds: (0..p.validation_episodes).collect(),
         ..spec.clone()
