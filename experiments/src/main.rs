@@ -2,27 +2,21 @@
 //!
 //! The `schedlab` binary: workload validation and import, running, training and comparing
 //! policies, sweeps with statistics and plots, reproduction of the paper's results, benchmarks.
-//! It wires the other crates together and owns everything user-facing: argument parsing,
-//! progress bars, tables and output files. Simulation, scheduling and training logic live in
-//! the library crates, never here.
+//! It owns the command line: clap arguments and one thin function per command in `commands/`.
+//! What the commands do (playing, sweeps, statistics, reproduce) is the `schedlab_experiments`
+//! library (`lib.rs`), which fuzz targets and other tools link too.
 
 // see mimalloc's entry in the root Cargo.toml
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod commands;
-mod device;
-mod output;
-mod plots;
-mod reproduce;
-mod stats;
-mod sweep;
-mod traces;
-mod workloads;
+
+use schedlab_experiments::device;
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -49,7 +43,7 @@ enum Command {
     #[command(subcommand)]
     Workload(WorkloadCommand),
     /// Run episodes of a policy on a workload and print their metrics.
-    Run(RunArgs),
+    Run(commands::run::RunArgs),
     /// List every scheduler per kind of workload, with its options.
     Policies,
     /// Train PPO briefly on small-4node, compare it with the baselines, show where the curves are.
@@ -88,38 +82,6 @@ enum WorkloadCommand {
     Validate { path: PathBuf },
     /// Turn a real trace into a jobs workload (TOML + Parquet job table).
     Import(commands::import::ImportArgs),
-}
-
-#[derive(Args)]
-pub struct RunArgs {
-    /// Workload file (TOML), of any kind.
-    #[arg(long)]
-    workload: PathBuf,
-    /// Scheduler (`schedlab policies` lists them; options inline as `raes:solver=heuristic`
-    /// or by `--set`), or a training run folder.
-    #[arg(long, alias = "agent", default_value = "static")]
-    policy: String,
-    /// Seed of the first episode; episode k uses seed + k.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    #[arg(long, default_value_t = 1)]
-    episodes: u64,
-    /// Write `{"episodes": [metrics, ...]}` to this file (atomically).
-    #[arg(long)]
-    json: Option<PathBuf>,
-    /// Write one CSV row per step to this file (atomically): on a single-job workload time,
-    /// loss, iterations, reward, the cluster's peak background CPU share per round; on a jobs
-    /// workload time, job counts, rejected choices and reward per decision step.
-    #[arg(long)]
-    rounds_csv: Option<PathBuf>,
-    /// Write `{"seeds": [...], "actions": [[action, ...], ...]}` (every step's action of every
-    /// episode) to this file (atomically), to replay the episodes elsewhere (the Python env).
-    #[arg(long)]
-    actions_json: Option<PathBuf>,
-    /// `KEY=VALUE`, repeatable: dotted keys override the workload (`job.optimizer=sync_sgd`),
-    /// plain keys are policy options (`solver=heuristic` for raes).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    overrides: Vec<String>,
 }
 
 #[derive(Subcommand)]

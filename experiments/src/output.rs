@@ -327,3 +327,23 @@ pub fn metrics_table<M>(
     });
     align(&std::iter::once(header).chain(body).collect::<Vec<_>>())
 }
+
+/// A value with as many decimals as its size needs.
+pub fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    match v.abs() {
+        a if a >= 1000.0 => format!("{v:.0}"),
+        a if a >= 10.0 => format!("{v:.1}"),
+        _ => format!("{v:.3}"),
+    }
+}
+
+pub fn p_text(p: f64) -> String {
+    match p {
+        p if p.is_nan() => String::new(),
+        p if p < 0.001 => "p<0.001".into(),
+        p => format!("p={p:.3}"),
+    }
+}

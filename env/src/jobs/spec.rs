@@ -191,7 +191,7 @@ impl Window {
 impl JobsWorkload {
     /// The settings that fix the shape of a policy's observation and action (the window and
     /// the scaling levels), as `key=value` overrides: a trained policy records them and is
-    /// played with them on other workloads (experiments/src/commands/mod.rs). `window.oracle`
+    /// played with them on other workloads (experiments/src/settings.rs). `window.oracle`
     /// is not one of them: hiding remaining time is the workload's premise, not a shape.
     pub fn interface_settings(&self) -> Vec<(String, String)> {
         let levels = |v: &[f64]| {

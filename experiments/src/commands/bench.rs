@@ -10,7 +10,8 @@ use rand::{RngExt, SeedableRng};
 use schedlab_agents::{Policy, SingleJobContext, StaticPolicy};
 use schedlab_env::{Scenario, SingleJobEnv};
 
-use super::parse_overrides;
+use schedlab_experiments::paths::shipped_workload;
+use schedlab_experiments::settings::parse_overrides;
 
 #[derive(Args)]
 pub struct BenchEnvArgs {
@@ -25,23 +26,6 @@ pub struct BenchEnvArgs {
     repeats: u32,
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
-}
-
-/// The data folder that holds `relative` (a file or a folder): the checkout's `data/` when run
-/// from its root and it has it, otherwise the one this binary was built from.
-pub fn data_root(relative: &str) -> PathBuf {
-    let local = PathBuf::from("data");
-    if local.join(relative).exists() {
-        local
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
-    }
-}
-
-/// A shipped workload file by name ([`data_root`]).
-pub fn shipped_workload(name: &str) -> PathBuf {
-    let relative = format!("workloads/{name}");
-    data_root(&relative).join(relative)
 }
 
 /// One timed episode and the work it did.
@@ -142,9 +126,9 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("small-4node.toml"));
-    let loaded = crate::workloads::load(&path, &parse_overrides(&args.overrides)?)?;
+    let loaded = schedlab_experiments::workloads::load(&path, &parse_overrides(&args.overrides)?)?;
     let scenario = loaded
-        .expect::<crate::workloads::SingleJob>("bench env", &path)?
+        .expect::<schedlab_experiments::workloads::SingleJob>("bench env", &path)?
         .scenario
         .clone();
     println!(

@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::bench::{peak_memory_mib, shipped_workload};
+use super::bench::peak_memory_mib;
+use schedlab_experiments::paths::shipped_workload;
 
 #[derive(Args)]
 pub struct BenchClusterArgs {
@@ -21,19 +22,19 @@ pub struct BenchClusterArgs {
     repeats: u64,
 }
 
-use crate::workloads::{Jobs, Kind};
+use schedlab_experiments::workloads::{Jobs, Kind};
 
 pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("openb-slice.toml"));
     let loading = Instant::now();
-    let loaded = crate::workloads::load(&path, &[])?;
+    let loaded = schedlab_experiments::workloads::load(&path, &[])?;
     let jobs: &Jobs = loaded.expect("bench cluster", &path)?;
     let workload = &jobs.workload;
     let load_s = loading.elapsed().as_secs_f64();
     let mut env = jobs.env();
-    let mut policy = super::play::make_policy(&args.policy, &env, &[])?;
+    let mut policy = schedlab_experiments::play::make_policy(&args.policy, &env, &[])?;
     let mut best = f64::INFINITY;
     let mut last = None;
     for seed in 0..args.repeats.max(1) {

@@ -12,10 +12,10 @@ use rand::seq::IndexedRandom;
 use schedlab_agents::dag::{Decoder, LIST_SCHEDULERS};
 use schedlab_env::dag::DagWorkload;
 
-use super::bench::shipped_workload;
-use super::parse_overrides;
-use crate::output::align;
-use crate::stats::median;
+use schedlab_experiments::output::align;
+use schedlab_experiments::paths::shipped_workload;
+use schedlab_experiments::settings::parse_overrides;
+use schedlab_experiments::stats::median;
 
 #[derive(Args)]
 pub struct BenchDagArgs {

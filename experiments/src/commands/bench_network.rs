@@ -12,7 +12,7 @@ use schedlab_env::network::{
     sampled_costs, switching::connected, total_cost, uniform,
 };
 
-use crate::stats::median;
+use schedlab_experiments::stats::median;
 
 #[derive(Args)]
 pub struct BenchNetworkArgs {

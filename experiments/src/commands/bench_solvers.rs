@@ -9,8 +9,8 @@ use schedlab_agents::raes::exact::{ExactError, SearchLimit, solve_exact};
 use schedlab_agents::raes::heuristic::solve_heuristic;
 use schedlab_agents::raes::problem::random_problem;
 
-use crate::output::align;
-use crate::stats::median;
+use schedlab_experiments::output::align;
+use schedlab_experiments::stats::median;
 
 #[derive(Args)]
 pub struct BenchSolversArgs {

@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::Args;
 use schedlab_env::{ActionSpace, Environment, Observation, VecEnv};
 
-use crate::workloads::{Kind, with_kind};
+use schedlab_experiments::workloads::{Kind, with_kind};
 
 #[derive(Args)]
 pub struct BenchStepsArgs {
@@ -26,7 +26,7 @@ pub struct BenchStepsArgs {
 
 pub fn run(args: BenchStepsArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.copies > 0, "--copies must be at least 1");
-    let loaded = crate::workloads::load(&args.workload, &[])?;
+    let loaded = schedlab_experiments::workloads::load(&args.workload, &[])?;
     let (single, episodes, vector) = with_kind!(&loaded, |w| {
         let env = w.env();
         let (single, episodes) = single_env_rate(env.fresh_copy(), args.seconds)?;

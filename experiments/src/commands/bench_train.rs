@@ -8,9 +8,10 @@ use clap::Args;
 use schedlab_agents::SchedulingEnv;
 use schedlab_trainer::algorithms::AgentKind;
 
-use super::bench::{peak_memory_mib, shipped_workload};
-use super::parse_overrides;
-use crate::workloads::{Kind, with_kind};
+use super::bench::peak_memory_mib;
+use schedlab_experiments::paths::shipped_workload;
+use schedlab_experiments::settings::parse_overrides;
+use schedlab_experiments::workloads::{Kind, with_kind};
 
 #[derive(Args)]
 pub struct BenchTrainArgs {
@@ -32,14 +33,14 @@ pub fn run(args: BenchTrainArgs) -> anyhow::Result<()> {
     let path = args
         .workload
         .unwrap_or_else(|| shipped_workload("philly-train.toml"));
-    let loaded = crate::workloads::load(&path, &[])?;
+    let loaded = schedlab_experiments::workloads::load(&path, &[])?;
     let overrides = parse_overrides(&args.hyperparameters)?;
     println!(
         "{} ({}), {} threads, device {:?}; {:.0} s per agent after one warm-up update",
         loaded.name(),
         path.display(),
         rayon::current_num_threads(),
-        crate::device::agents(),
+        schedlab_experiments::device::agents(),
         args.seconds
     );
     for name in args.agents.split(',').map(str::trim) {
@@ -76,7 +77,7 @@ fn time_agent<E: SchedulingEnv>(
     config: &serde_json::Value,
     seconds: f64,
 ) -> anyhow::Result<String> {
-    let mut learner = kind.learner(prototype, config, 0, crate::device::agents())?;
+    let mut learner = kind.learner(prototype, config, 0, schedlab_experiments::device::agents())?;
     let warm = learner.update()?;
     let (steps_at_start, start) = (warm.env_steps, Instant::now());
     let (mut gradient_steps, mut updates, mut episodes) = (0u64, 0u64, 0usize);

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use clap::Args;
 use rayon::prelude::*;
 
-use super::Settings;
-use super::play::{episode_bar, parse_seeds, play};
-use crate::output::{Better, Metric, align};
-use crate::workloads::{Kind, MetricsOf, with_kind};
+use schedlab_experiments::output::{Better, Metric, align};
+use schedlab_experiments::play::{episode_bar, parse_seeds, play};
+use schedlab_experiments::settings::Settings;
+use schedlab_experiments::workloads::{Kind, MetricsOf, with_kind};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -114,7 +114,7 @@ pub fn compare<K: Kind>(
 ) -> anyhow::Result<Vec<(String, Vec<MetricsOf<K>>)>> {
     for spec in policies {
         // refuse a bad name, option or run folder before any episode runs
-        super::play::make_policy(spec, &workload.env(), options)?;
+        schedlab_experiments::play::make_policy(spec, &workload.env(), options)?;
     }
     let bar = episode_bar(
         (seeds.len() * policies.len()) as u64,
@@ -142,8 +142,8 @@ pub fn compare<K: Kind>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::METRICS;
     use schedlab_env::EpisodeMetrics;
+    use schedlab_experiments::output::METRICS;
 
     fn metrics(time: f64, util: f64) -> EpisodeMetrics {
         EpisodeMetrics {

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::Settings;
-use super::play::{episode_bar, parse_seeds, play_seeds};
-use crate::output::{metrics_table, write_atomic};
-use crate::workloads::{Kind, with_kind};
+use schedlab_experiments::output::{metrics_table, write_atomic};
+use schedlab_experiments::play::{episode_bar, parse_seeds, play_seeds};
+use schedlab_experiments::settings::Settings;
+use schedlab_experiments::workloads::{Kind, with_kind};
 
 #[derive(Args)]
 pub struct EvalArgs {
@@ -73,7 +73,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
 }
 
 /// `loaded` as the kind of `_like` (checked above: every workload has the first one's kind).
-fn same_kind<'a, K: Kind>(_like: &K, loaded: &'a crate::workloads::Loaded) -> &'a K {
+fn same_kind<'a, K: Kind>(_like: &K, loaded: &'a schedlab_experiments::workloads::Loaded) -> &'a K {
     K::of(loaded).expect("workloads of one kind")
 }
 
@@ -83,7 +83,7 @@ fn episodes<K: Kind>(
     options: &[(String, String)],
     seeds: &[u64],
     bar: &indicatif::ProgressBar,
-    rows: &mut Rows<crate::workloads::MetricsOf<K>>,
+    rows: &mut Rows<schedlab_experiments::workloads::MetricsOf<K>>,
 ) -> anyhow::Result<()> {
     let metrics = play_seeds(workload, &args.policy, options, seeds, bar)?;
     for (seed, m) in seeds.iter().zip(metrics) {
@@ -102,7 +102,7 @@ fn episodes<K: Kind>(
 fn write<K: Kind>(
     kind: &K,
     args: &EvalArgs,
-    rows: &Rows<crate::workloads::MetricsOf<K>>,
+    rows: &Rows<schedlab_experiments::workloads::MetricsOf<K>>,
 ) -> anyhow::Result<()> {
     let columns = kind.columns();
     println!(

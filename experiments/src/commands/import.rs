@@ -8,9 +8,9 @@ use schedlab_env::jobs::{
     FamilySpec, JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
 };
 
-use crate::output::write_atomic;
-use crate::traces::machines::MachinesFile;
-use crate::traces::{self, Bound, Format, ReadOptions, templates};
+use schedlab_experiments::output::write_atomic;
+use schedlab_experiments::traces::machines::MachinesFile;
+use schedlab_experiments::traces::{self, Bound, Format, ReadOptions, templates};
 
 /// Above this many jobs the workload keeps them in a Parquet table beside the TOML.
 const INLINE_JOBS: usize = 200;
@@ -79,7 +79,7 @@ fn parse_scale(raw: &[String]) -> anyhow::Result<Scale> {
         arrival: 1.0,
         nodes: 1.0,
     };
-    for (key, value) in super::parse_overrides(raw)? {
+    for (key, value) in schedlab_experiments::settings::parse_overrides(raw)? {
         let v: f64 = value
             .parse()
             .ok()
@@ -105,7 +105,7 @@ fn parse_family(raw: &[String]) -> anyhow::Result<Option<FamilySpec>> {
     }
     let mut ranges: [Option<[f64; 2]>; 3] = [None; 3];
     const KEYS: [&str; 3] = ["length_s", "machine_share", "arrival_factor"];
-    for (key, value) in super::parse_overrides(raw)? {
+    for (key, value) in schedlab_experiments::settings::parse_overrides(raw)? {
         let k = KEYS.iter().position(|k| *k == key).ok_or_else(|| {
             anyhow::anyhow!("`--family {key}`: unknown key; use {}", KEYS.join(", "))
         })?;
@@ -199,7 +199,7 @@ fn import(
         .jobs
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", args.format.name()))?;
-    let out_dir = crate::traces::templates::output_dir(out)?;
+    let out_dir = schedlab_experiments::traces::templates::output_dir(out)?;
     let template_list = templates::load(
         args.templates
             .as_deref()

@@ -8,11 +8,11 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use schedlab_trainer::tensorboard::read_scalars;
 
-use super::play::completion_hours;
-use crate::plots::{self, XScale};
-use crate::stats::summarize;
-use crate::sweep::table::read_results;
-use crate::workloads::{Jobs, Kind};
+use schedlab_experiments::play::completion_hours;
+use schedlab_experiments::plots::{self, XScale};
+use schedlab_experiments::stats::summarize;
+use schedlab_experiments::sweep::table::read_results;
+use schedlab_experiments::workloads::{Jobs, Kind};
 
 #[derive(Subcommand)]
 pub enum PlotCommand {
@@ -118,7 +118,7 @@ pub fn run(command: PlotCommand) -> anyhow::Result<()> {
             args.out
         }
         PlotCommand::JctCdf(args) => {
-            let loaded = crate::workloads::load(&args.workload, &[])?;
+            let loaded = schedlab_experiments::workloads::load(&args.workload, &[])?;
             let jobs: &Jobs = loaded.expect("plot jct-cdf", &args.workload)?;
             let samples = args
                 .policies
@@ -242,7 +242,7 @@ fn metric_groups(args: &ResultsArgs) -> anyhow::Result<Vec<(String, Vec<f64>)>> 
     let column = results
         .column(&args.metric)
         .with_context(|| args.results.display().to_string())?;
-    let several = |field: fn(&crate::sweep::spec::CellKey) -> &str| {
+    let several = |field: fn(&schedlab_experiments::sweep::spec::CellKey) -> &str| {
         results
             .keys
             .iter()

@@ -41,7 +41,7 @@ pub fn listing() -> String {
         text.push('\n');
     }
     text += "A run folder of `schedlab train` plays its trained agent on workloads of its kind.\n";
-    let mut shipped: Vec<String> = std::fs::read_dir(super::play::SHIPPED_POLICIES)
+    let mut shipped: Vec<String> = std::fs::read_dir(schedlab_experiments::play::SHIPPED_POLICIES)
         .into_iter()
         .flatten()
         .filter_map(|entry| entry.ok())

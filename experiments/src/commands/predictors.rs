@@ -11,9 +11,9 @@ use schedlab_agents::SingleJobContext;
 use schedlab_env::cluster::{hash_task, load_v2018_tasks};
 use schedlab_predictors::{NAMES, Series, heads, load, score, untrained};
 
-use super::play::{episode_bar, play_observed};
-use crate::output::align;
-use crate::workloads::{Kind, SingleJob};
+use schedlab_experiments::output::align;
+use schedlab_experiments::play::{episode_bar, play_observed};
+use schedlab_experiments::workloads::{Kind, SingleJob};
 
 #[derive(Subcommand)]
 pub enum PredictorsCommand {
@@ -68,7 +68,10 @@ pub struct EvalArgs {
 /// parallel, series in seed order).
 fn env_series(workload: &str, args: &SourceArgs) -> anyhow::Result<Vec<Series>> {
     let path = std::path::Path::new(workload);
-    let loaded = crate::workloads::load(path, &super::parse_overrides(&args.overrides)?)?;
+    let loaded = schedlab_experiments::workloads::load(
+        path,
+        &schedlab_experiments::settings::parse_overrides(&args.overrides)?,
+    )?;
     let single_job: &SingleJob = loaded.expect("predictors --source env:", path)?;
     let ctx = SingleJobContext::of(&single_job.env());
     let bar = episode_bar(args.episodes, format!("{} rollouts", args.policy))?;

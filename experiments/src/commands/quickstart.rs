@@ -7,11 +7,11 @@ use clap::Args;
 use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::train::TrainSpec;
 
-use super::bench::shipped_workload;
 use super::compare::compare_table;
-use super::play::{episode_bar, parse_seeds, play_seeds};
-use super::train::train_with_progress;
-use crate::workloads::{Kind, SingleJob};
+use schedlab_experiments::paths::shipped_workload;
+use schedlab_experiments::play::{episode_bar, parse_seeds, play_seeds};
+use schedlab_experiments::training::train_with_progress;
+use schedlab_experiments::workloads::{Kind, SingleJob};
 
 #[derive(Args)]
 pub struct QuickstartArgs {
@@ -26,7 +26,7 @@ pub struct QuickstartArgs {
 
 pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     let workload = shipped_workload("small-4node.toml");
-    let loaded = crate::workloads::load(&workload, &[])?;
+    let loaded = schedlab_experiments::workloads::load(&workload, &[])?;
     let single_job: &SingleJob = loaded.expect("quickstart", &workload)?;
     println!(
         "1/2 training PPO on {} for {} rounds",

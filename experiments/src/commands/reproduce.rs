@@ -48,14 +48,14 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Communication => vec!["communication"],
         Target::Conserving => vec!["conserving"],
         Target::Learned => vec!["learned"],
-        Target::All => crate::reproduce::targets().to_vec(),
+        Target::All => schedlab_experiments::reproduce::targets().to_vec(),
     };
-    let settings = crate::reproduce::Settings {
+    let settings = schedlab_experiments::reproduce::Settings {
         seeds: args.seeds,
         steps: args.steps,
         out: args.out,
         doc: args.doc,
         figures: args.figures,
     };
-    crate::reproduce::run(&settings, &targets)
+    schedlab_experiments::reproduce::run(&settings, &targets)
 }

@@ -1,12 +1,46 @@
 //! `schedlab run`: episodes of one policy on one workload, printed as a table.
 
+use std::path::PathBuf;
+
 use serde_json::json;
 
-use super::Settings;
-use super::play::{episode_bar, play_observed};
-use crate::RunArgs;
-use crate::output::{metrics_table, write_atomic};
-use crate::workloads::{Kind, with_kind};
+use clap::Args;
+use schedlab_experiments::output::{metrics_table, write_atomic};
+use schedlab_experiments::play::{episode_bar, play_observed};
+use schedlab_experiments::settings::Settings;
+use schedlab_experiments::workloads::{Kind, with_kind};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Workload file (TOML), of any kind.
+    #[arg(long)]
+    workload: PathBuf,
+    /// Scheduler (`schedlab policies` lists them; options inline as `raes:solver=heuristic`
+    /// or by `--set`), or a training run folder.
+    #[arg(long, alias = "agent", default_value = "static")]
+    policy: String,
+    /// Seed of the first episode; episode k uses seed + k.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long, default_value_t = 1)]
+    episodes: u64,
+    /// Write `{"episodes": [metrics, ...]}` to this file (atomically).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write one CSV row per step to this file (atomically): on a single-job workload time,
+    /// loss, iterations, reward, the cluster's peak background CPU share per round; on a jobs
+    /// workload time, job counts, rejected choices and reward per decision step.
+    #[arg(long)]
+    rounds_csv: Option<PathBuf>,
+    /// Write `{"seeds": [...], "actions": [[action, ...], ...]}` (every step's action of every
+    /// episode) to this file (atomically), to replay the episodes elsewhere (the Python env).
+    #[arg(long)]
+    actions_json: Option<PathBuf>,
+    /// `KEY=VALUE`, repeatable: dotted keys override the workload (`job.optimizer=sync_sgd`),
+    /// plain keys are policy options (`solver=heuristic` for raes).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let policies = std::slice::from_ref(&args.policy);

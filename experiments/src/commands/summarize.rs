@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::output::{align, write_atomic};
+use schedlab_experiments::output::{align, number, p_text, write_atomic};
 use std::collections::BTreeMap;
 
-use crate::stats::{Summary, summarize, welch, wilcoxon};
-use crate::sweep::table::{Results, read_results};
+use schedlab_experiments::stats::{Summary, summarize, welch, wilcoxon};
+use schedlab_experiments::sweep::table::{Results, read_results};
 
 #[derive(Args)]
 pub struct SummarizeArgs {
@@ -169,26 +169,6 @@ fn paired_and_unpaired(a: &BTreeMap<u64, f64>, b: &BTreeMap<u64, f64>) -> (f64, 
     (wilcoxon(&x, &y), welch(&all(a), &all(b)).2)
 }
 
-/// A value with as many decimals as its size needs.
-pub fn number(v: f64) -> String {
-    if !v.is_finite() {
-        return "—".into();
-    }
-    match v.abs() {
-        a if a >= 1000.0 => format!("{v:.0}"),
-        a if a >= 10.0 => format!("{v:.1}"),
-        _ => format!("{v:.3}"),
-    }
-}
-
-pub fn p_text(p: f64) -> String {
-    match p {
-        p if p.is_nan() => String::new(),
-        p if p < 0.001 => "p<0.001".into(),
-        p => format!("p={p:.3}"),
-    }
-}
-
 /// `mean ± ci95 (Wilcoxon p; Welch p)` of one metric.
 pub fn cell(m: &MetricSummary) -> String {
     let p = match (p_text(m.wilcoxon), p_text(m.welch)) {
@@ -322,7 +302,7 @@ pub fn run(args: SummarizeArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::spec::CellKey;
+    use schedlab_experiments::sweep::spec::CellKey;
 
     /// Two policies on six seeds whose difficulty spreads widely: `b` is a little lower on
     /// every seed. Pairing by seed sees it; Welch's test does not.

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::sweep::merge::merge;
-use crate::sweep::run::{SweepOptions, run as run_sweep, train_all};
-use crate::sweep::spec::{Shard, SweepSpec};
+use schedlab_experiments::sweep::merge::merge;
+use schedlab_experiments::sweep::run::{SweepOptions, run as run_sweep, train_all};
+use schedlab_experiments::sweep::spec::{Shard, SweepSpec};
 
 #[derive(Args)]
 #[command(args_conflicts_with_subcommands = true)]

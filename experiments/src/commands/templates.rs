@@ -17,8 +17,8 @@ use schedlab_env::jobs::real;
 use schedlab_env::jobs::{MAX_CONTENTION, Template, speedup};
 use schedlab_env::{Scenario, SingleJobEnv};
 
-use super::play::{episode_bar, parse_seeds};
-use crate::output::write_atomic;
+use schedlab_experiments::output::write_atomic;
+use schedlab_experiments::play::{episode_bar, parse_seeds};
 
 #[derive(Subcommand)]
 pub enum TemplatesCommand {
@@ -105,9 +105,9 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
             r.workers, r.size, r.time_s, r.reached, predicted
         );
     }
-    let out_dir = crate::traces::templates::output_dir(&args.out)?;
+    let out_dir = schedlab_experiments::traces::templates::output_dir(&args.out)?;
     let template = Template {
-        workload: crate::traces::templates::relative_path(&out_dir, &args.workload)?
+        workload: schedlab_experiments::traces::templates::relative_path(&out_dir, &args.workload)?
             .display()
             .to_string(),
         time_at_one_s: scale,

@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use crate::workloads::{Kind, with_kind};
+use schedlab_experiments::workloads::{Kind, with_kind};
 
 pub fn run(path: &Path) -> anyhow::Result<()> {
-    let loaded = crate::workloads::load(path, &[])?;
+    let loaded = schedlab_experiments::workloads::load(path, &[])?;
     println!("{}", with_kind!(&loaded, |workload| workload.summary())?);
     Ok(())
 }

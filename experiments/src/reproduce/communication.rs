@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::context::{Context, Tuned, mean, mean_ci, values};
 use super::protocol::CommunicationProtocol;
-use crate::commands::summarize::p_text;
+use crate::output::p_text;
 use crate::stats::welch;
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use super::context::{Context, mean};
 use super::learned::{Episodes, jct_by_episode, load_windows, metric_of, windows_in};
 use super::learned_bar::{RESAMPLES, compare};
-use crate::commands::summarize::{number, p_text};
+use crate::output::{number, p_text};
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 

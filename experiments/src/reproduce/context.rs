@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::protocol::Protocol;
-use crate::commands::summarize::number;
+use crate::output::number;
 use crate::output::write_atomic;
 use crate::stats::summarize;
 use crate::sweep::journal::Row;

@@ -14,9 +14,9 @@ use schedlab_env::dag::DagWorkload;
 
 use super::context::{Context, mean, mean_ci, values};
 use super::protocol::DagProtocol;
-use crate::commands::bench::shipped_workload;
-use crate::commands::play::play;
-use crate::commands::summarize::p_text;
+use crate::output::p_text;
+use crate::paths::shipped_workload;
+use crate::play::play;
 use crate::plots::{self, XScale};
 use crate::stats::{summarize, welch};
 use crate::sweep::journal::Row;

@@ -3,10 +3,10 @@
 
 use super::context::{Context, Tuned, mean_ci, ranked, seconds_per_update, values};
 use super::protocol::HB_ASGD;
-use crate::commands::parse_overrides;
-use crate::commands::play::play_observed;
-use crate::commands::summarize::{number, p_text};
+use crate::output::{number, p_text};
+use crate::play::play_observed;
 use crate::plots::{self, XScale};
+use crate::settings::parse_overrides;
 use crate::stats::welch;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
 use crate::workloads::SingleJob;

@@ -21,17 +21,17 @@ use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
 use super::protocol::{LearnedRun, LearnedTrace};
-use crate::commands::bench::{data_root, shipped_workload};
-use crate::commands::parse_overrides;
-use crate::commands::play::completion_hours;
-use crate::commands::summarize::number;
-use crate::commands::train::train_loaded;
+use crate::output::number;
 use crate::output::write_atomic;
+use crate::paths::{data_root, shipped_workload};
+use crate::play::completion_hours;
 use crate::plots::{self, XScale};
+use crate::settings::parse_overrides;
 use crate::stats::{welch, welch_floor};
 use crate::sweep::journal::Row;
 use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
+use crate::training::train_loaded;
 use crate::workloads::Jobs;
 
 /// The evaluation episodes' override set, as the sweep names it.

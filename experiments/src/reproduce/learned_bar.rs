@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::context::mean;
-use crate::commands::summarize::p_text;
+use crate::output::p_text;
 use crate::stats::{
     iqm, paired, probability_of_improvement, stratified_bootstrap_ci, welch,
     welch_critical_difference, wilcoxon,

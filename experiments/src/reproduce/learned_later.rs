@@ -10,7 +10,7 @@ use super::context::{Context, mean};
 use super::learned::{Line, against_best, episodes_of, load_windows, lowest_mean, metric_of};
 use super::learned_bar::{Paired, compare};
 use super::learned_room::lower_bounds;
-use crate::commands::summarize::number;
+use crate::output::number;
 use crate::sweep::spec::SweepSpec;
 
 /// Plays `lines`' policies (the held-out table's rows; `specs` its sweeps through the

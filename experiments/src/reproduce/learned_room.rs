@@ -8,7 +8,7 @@ use schedlab_env::jobs::{JobsEnv, quantile};
 
 use super::context::mean;
 use super::learned::{Episodes, Line, metric_of};
-use crate::commands::summarize::{number, p_text};
+use crate::output::{number, p_text};
 use crate::workloads::Jobs;
 
 /// Per held-out episode (in `best`'s order), lower bounds on its mean JCT

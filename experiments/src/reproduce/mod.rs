@@ -25,8 +25,8 @@ pub use context::Settings;
 
 use schedlab_trainer::folder_lock::FolderLock;
 
-use crate::commands::bench::{data_root, shipped_workload};
 use crate::output::write_atomic;
+use crate::paths::{data_root, shipped_workload};
 
 /// The sections in document order.
 const SECTIONS: [&str; 9] = [

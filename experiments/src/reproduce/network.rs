@@ -17,8 +17,8 @@ use schedlab_env::network::{
 
 use super::context::Context;
 use super::protocol::NetworkProtocol;
-use crate::commands::bench::{data_root, shipped_workload};
-use crate::commands::play::play_seeds;
+use crate::paths::{data_root, shipped_workload};
+use crate::play::play_seeds;
 use crate::plots::{self, XScale};
 use crate::stats::summarize;
 use crate::stats::welch;

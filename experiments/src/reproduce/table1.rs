@@ -8,9 +8,9 @@ use schedlab_trainer::tensorboard::read_scalars;
 
 use super::context::{Context, Tuned, mean, mean_ci, values};
 use super::protocol::HB_ASGD;
-use crate::commands::bench::shipped_workload;
-use crate::commands::play::completion_hours;
-use crate::commands::summarize::p_text;
+use crate::output::p_text;
+use crate::paths::shipped_workload;
+use crate::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::stats::{summarize, welch};
 use crate::sweep::run::latest_run;

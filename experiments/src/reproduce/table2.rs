@@ -3,7 +3,7 @@
 
 use super::context::{Context, Tuned, mean, mean_ci, values};
 use super::protocol::HB_ASGD;
-use crate::commands::summarize::p_text;
+use crate::output::p_text;
 use crate::stats::welch;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 

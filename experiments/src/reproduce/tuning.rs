@@ -2,7 +2,7 @@
 //! its grid on seeds of its own; the rate with the least mean time to target is kept.
 
 use super::context::{Context, Tuned, mean, values};
-use crate::commands::summarize::number;
+use crate::output::number;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 
 fn tuning_set_name(optimizer: &str, lr: f64) -> String {

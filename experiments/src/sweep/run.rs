@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 use super::journal::{JOURNAL, Journal, Row, read_rows};
 use super::spec::{Cell, CellKey, Shard, SweepSpec, TRAIN_PREFIX, pairs};
 use super::table::write_results;
-use crate::commands::Settings;
-use crate::commands::play::{episode_bar, make_policy, play};
-use crate::commands::train::train_loaded;
 use crate::output::write_atomic;
+use crate::play::{episode_bar, make_policy, play};
+use crate::settings::Settings;
+use crate::training::train_loaded;
 use crate::workloads::{Kind, Loaded, with_kind};
 
 /// What a sweep folder holds besides its rows: the spec and the shard it runs, so a rerun
@@ -129,7 +129,7 @@ fn trained_run(
         .unwrap_or_default();
     let config = kind.configure(
         target.workload.env_kind(),
-        &crate::commands::parse_overrides(&raw)?,
+        &crate::settings::parse_overrides(&raw)?,
     )?;
     let train_spec = TrainSpec {
         workload_path,

@@ -63,6 +63,7 @@ pub enum Loaded {
 }
 
 /// Runs `$body` with `$k` bound to the loaded workload of whatever kind `$loaded` is.
+#[macro_export]
 macro_rules! with_kind {
     ($loaded:expr, |$k:ident| $body:expr) => {
         match $loaded {
@@ -73,7 +74,7 @@ macro_rules! with_kind {
         }
     };
 }
-pub(crate) use with_kind;
+pub use crate::with_kind;
 
 /// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change the
 /// workload where its kind allows.

@@ -186,7 +186,7 @@ mod tests {
             .par_iter()
             .filter_map(|&(policy, window)| {
                 let (settings, loaded) =
-                    super::super::Settings::load(&[], window, std::slice::from_ref(policy))
+                    crate::settings::Settings::load(&[], window, std::slice::from_ref(policy))
                         .unwrap();
                 let jobs: &crate::workloads::Jobs = loaded.expect("test", window).unwrap();
                 let (metrics, env) =
