@@ -32,7 +32,7 @@ mod testkit;
 pub use error::{EnvError, Result};
 pub use gym::{
     ActionSpace, Environment, EpisodeSummary, Observation, ObservationSpace, Step, StepInfo,
-    VecEnv, VecStep, check_env, episode_seed,
+    VecEnv, VecEnvHistory, VecStep, check_env, episode_seed,
 };
 pub use scenario::Scenario;
 pub use single_job::{EpisodeMetrics, Info, SingleJobEnv};

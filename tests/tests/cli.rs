@@ -972,8 +972,9 @@ fn quickstart_trains_compares_and_points_at_tensorboard() {
 }
 
 /// `train` killed (SIGKILL) mid-run keeps its last whole checkpoint: the manifest's record files
-/// are all there, `--resume` continues the run to the rounds asked, and it evaluates. A folder
-/// killed before its first checkpoint is refused by name as holding none.
+/// are all there, `--resume` continues the run to the rounds asked, it evaluates, and it plays
+/// as the run that was never killed. A folder killed before its first checkpoint is refused by
+/// name as holding none.
 #[test]
 fn train_killed_mid_run_resumes_from_its_last_whole_checkpoint() {
     let out = tempfile::tempdir().unwrap();
@@ -1054,6 +1055,34 @@ fn train_killed_mid_run_resumes_from_its_last_whole_checkpoint() {
         "--seeds",
         "0",
     ]);
+    // it trained the very run that was never killed: the same play, episode for episode
+    let whole_out = tempfile::tempdir().unwrap();
+    let out_value = args.iter().position(|a| *a == "--out").unwrap() + 1;
+    args[out_value] = arg(whole_out.path());
+    run_ok(&args);
+    let whole = std::fs::read_dir(whole_out.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|run| run.join("manifest.json").is_file())
+        .unwrap();
+    let play = |run: &Path| {
+        let json = out.path().join("played.json");
+        run_ok(&[
+            "run",
+            "--policy",
+            arg(run),
+            "--workload",
+            arg(&small),
+            "--episodes",
+            "3",
+            "--json",
+            arg(&json),
+        ]);
+        let played: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        played["episodes"].clone()
+    };
+    assert_eq!(play(&run), play(&whole));
     let empty = out.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let err = run_err(&[

@@ -176,3 +176,44 @@ fn vectorised_env_gives_the_same_batches_serial_and_parallel() {
     };
     assert_eq!(run(1), run(2));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    /// A batch rebuilt from its history (what a training checkpoint keeps) is the batch it was:
+    /// the same observations now, and the same steps for the same actions from there, across
+    /// episode ends.
+    #[test]
+    fn a_vectorised_env_replayed_from_its_history_continues_as_the_original(
+        before in 0usize..9, policy_seed in 0u64..1_000, base_seed in 0u64..1_000,
+    ) {
+        let prototype = small_env(4);
+        let mut original = schedlab_env::VecEnv::new(&prototype, 3, base_seed);
+        let mut policy = RandomPolicy::new(prototype.policy_context());
+        policy.reset(policy_seed);
+        let mut observations = original.reset().unwrap();
+        for _ in 0..before {
+            let actions: Vec<Vec<usize>> = observations.iter().map(|o| policy.act(o)).collect();
+            observations = original.step(&actions).unwrap().observations;
+        }
+        let history = original.history();
+        let json = serde_json::to_string(&history).unwrap();
+        let mut replayed = schedlab_env::VecEnv::new(&prototype, 3, base_seed);
+        let restored = replayed.replay(&serde_json::from_str(&json).unwrap()).unwrap();
+        prop_assert_eq!(&restored, &observations);
+        for _ in 0..6 {
+            let actions: Vec<Vec<usize>> = observations.iter().map(|o| policy.act(o)).collect();
+            let (a, b) = (original.step(&actions).unwrap(), replayed.step(&actions).unwrap());
+            prop_assert_eq!(&a.observations, &b.observations);
+            prop_assert_eq!(&a.rewards, &b.rewards);
+            prop_assert_eq!(&a.truncated, &b.truncated);
+            prop_assert_eq!(&a.elapsed_s, &b.elapsed_s);
+            observations = a.observations;
+        }
+        prop_assert_eq!(original.history(), replayed.history());
+        // a history is refused on a batch of another size, naming the counts
+        let mut other = schedlab_env::VecEnv::new(&prototype, 2, base_seed);
+        let err = other.replay(&history).unwrap_err().to_string();
+        prop_assert!(err.contains("3 copies replayed on 2"), "{}", err);
+    }
+}

@@ -44,6 +44,16 @@ pub trait Learner<M> {
     fn return_stats(&self) -> Option<ReturnStats> {
         None
     }
+    /// What a resumed run needs beyond the record files to continue exactly as an
+    /// uninterrupted one would (the env copies' histories, counters); None where the learner
+    /// cannot, and a resumed run then plays fresh episodes.
+    fn resume_state(&self) -> Option<serde_json::Value> {
+        None
+    }
+    /// Continues from a [`Learner::resume_state`] value, after [`Learner::restore`].
+    fn restore_state(&mut self, _state: serde_json::Value) -> Result<(), String> {
+        Err("this learner keeps no resume state".into())
+    }
     /// Runs the learner's warm start, if its configuration asks for one, before any update
     /// of a new run.
     fn warm_start(&mut self) -> Result<Option<WarmStartReport>, String> {

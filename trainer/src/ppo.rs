@@ -29,6 +29,8 @@ use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::same_window;
 use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
 
+mod resume;
+
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
 /// rounds): small rollouts, many updates.
 #[derive(Config, Debug)]
@@ -266,6 +268,11 @@ const WINDOW_SEEDS: u64 = 0x5a3e_0000_0000;
 /// not the evaluation seeds `0..K`.
 const FILTER_SEEDS: u64 = 0xf117_0000_0000;
 
+/// Where each update's action sampling and minibatch shuffling draw their seeds (mixed with
+/// the run's seed and the update's number), so a resumed run draws what an uninterrupted one
+/// would.
+const UPDATE_SEEDS: u64 = 0x0bda_0000_0000;
+
 /// One stored round of one env copy.
 pub(crate) struct Record {
     pub observation: Observation,
@@ -313,11 +320,17 @@ pub struct PpoTrainer<E: SchedulingEnv> {
     device: Device,
     rng: StdRng,
     env_steps: u64,
+    /// Updates done (the seed of the next one's sampling and shuffling).
+    updates: u64,
 }
 
 impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
+        let seed = episode_seed(self.seed ^ UPDATE_SEEDS, 0, self.updates);
+        self.rng = StdRng::seed_from_u64(seed);
+        self.agent.reset(seed);
+        self.updates += 1;
         let lr = self.learning_rate();
         let plan = episode_plan(&self.config, &self.kept_windows, self.progress());
         let copies = match &mut self.collector {
@@ -448,6 +461,16 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
         (self.config.normalize_rewards || self.config.differential).then(|| self.scale.stats())
     }
 
+    fn resume_state(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(self.resume()).ok()
+    }
+
+    fn restore_state(&mut self, state: serde_json::Value) -> Result<(), String> {
+        let state = serde_json::from_value(state).map_err(|e| format!("resume state: {e}"))?;
+        self.restore_resume(state)
+            .map_err(|e| format!("resume state: {e}"))
+    }
+
     fn greedy_policy(&self) -> Box<dyn Policy> {
         let mut agent = PpoAgent::new(self.agent.net.clone(), &self.context, 0);
         agent.deterministic = true;
@@ -515,6 +538,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             optim,
             rng: StdRng::seed_from_u64(seed ^ 0x7070),
             env_steps: 0,
+            updates: 0,
             config,
             collector,
             device,

@@ -11,8 +11,8 @@ pub struct RewardScale {
 }
 
 /// The running mean and variance of the discounted return: what a checkpoint keeps, so a
-/// resumed run scales rewards as the critic learned them (the copies' returns restart with
-/// their fresh episodes).
+/// resumed run scales rewards as the critic learned them (the copies' running returns are
+/// in the learner's resume state).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReturnStats {
     pub count: f64,
@@ -48,6 +48,24 @@ impl RewardScale {
     /// Continues from `stats` (a checkpoint's).
     pub fn restore(&mut self, stats: ReturnStats) {
         self.stats = stats;
+    }
+
+    /// Each copy's running discounted return.
+    pub fn returns(&self) -> &[f64] {
+        &self.returns
+    }
+
+    /// Continues each copy's running return from `returns` (a checkpoint's resume state).
+    pub fn restore_returns(&mut self, returns: Vec<f64>) -> Result<(), String> {
+        if returns.len() != self.returns.len() {
+            return Err(format!(
+                "running returns of {} copies, not {}",
+                returns.len(),
+                self.returns.len()
+            ));
+        }
+        self.returns = returns;
+        Ok(())
     }
 
     /// Adds copy `copy`'s `reward` to its running return (after discounting it by

@@ -45,6 +45,11 @@ pub struct Manifest {
     /// The kind of env trained on (`jobs`, `dag`, ...); absent in older checkpoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_kind: Option<String>,
+    /// The learner's resume state file (`resume-STEP.json`, trainer/src/learner.rs): with it a
+    /// resumed run continues as an uninterrupted one. Absent for learners that keep none (DQN)
+    /// and in older checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_state: Option<String>,
 }
 
 impl Manifest {
@@ -117,11 +122,13 @@ impl RunDir {
             Some(&manifest.model),
             Some(&manifest.optimizer),
             manifest.target.as_ref(),
+            manifest.resume_state.as_ref(),
         ];
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            let record =
-                CHECKPOINT_PREFIXES.iter().any(|p| name.starts_with(p)) && name.ends_with(".bpk");
+            let record = (CHECKPOINT_PREFIXES.iter().any(|p| name.starts_with(p))
+                && name.ends_with(".bpk"))
+                || (name.starts_with(RESUME_PREFIX) && name.ends_with(".json"));
             if record && !current.contains(&Some(&name)) {
                 std::fs::remove_file(self.path.join(name))?;
             }
@@ -152,6 +159,8 @@ pub fn load_optimizer(
 
 /// Record files of a checkpoint are named `{prefix}{step}.bpk`.
 const CHECKPOINT_PREFIXES: [&str; 3] = ["model-", "optim-", "target-"];
+/// A checkpoint's resume state is `{RESUME_PREFIX}{step}.json`.
+const RESUME_PREFIX: &str = "resume-";
 
 impl Manifest {
     /// The record file names of the checkpoint at `step`.
@@ -161,6 +170,22 @@ impl Manifest {
             format!("optim-{step}.bpk"),
             with_target.then(|| format!("target-{step}.bpk")),
         )
+    }
+
+    /// The resume state file name of the checkpoint at `step`.
+    pub fn resume_state_name(step: u64) -> String {
+        format!("{RESUME_PREFIX}{step}.json")
+    }
+
+    /// The checkpoint's resume state, if it has one; the error names the file.
+    pub fn read_resume_state(&self, run: &Path) -> Result<Option<serde_json::Value>, String> {
+        let Some(name) = &self.resume_state else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(run.join(name)).map_err(|e| format!("{name}: {e}"))?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| format!("{name}: {e}"))
     }
 }
 

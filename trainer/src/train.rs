@@ -102,7 +102,8 @@ fn invalid(run: &Path, message: String) -> TrainError {
 /// Trains a learned scheduler in copies of `prototype` (a single-job or a jobs cluster), from
 /// scratch or from a run's last checkpoint, and returns the run folder. A resumed run keeps
 /// its hyperparameters (`config` is ignored) and must be of the same agent on the same
-/// workload file (by SHA-256); its env copies start fresh episodes.
+/// workload file (by SHA-256); it continues the env copies' episodes where the learner keeps a
+/// resume state (PPO, A2C: trainer/src/ppo/resume.rs), and starts fresh ones otherwise.
 pub fn train<E: SchedulingEnv>(
     kind: AgentKind,
     prototype: &E,
@@ -140,9 +141,16 @@ pub fn train<E: SchedulingEnv>(
         .as_ref()
         .map_or(config, |m| kind.backfilled(&m.config));
     let step_at_start = start.as_ref().map_or(0, |m| m.step);
-    // a resumed run draws new episodes rather than replaying the first ones
+    // a run resumed with its learner's resume state continues its own episodes; one without
+    // draws new episodes rather than replaying the first ones
+    let run_seed = start.as_ref().map_or(spec.seed, |m| m.seed);
+    let learner_seed = match &start {
+        Some(m) if m.resume_state.is_some() => m.seed,
+        Some(m) => m.seed ^ step_at_start,
+        None => spec.seed,
+    };
     let mut learner = kind
-        .learner(prototype, &config, spec.seed ^ step_at_start, device)
+        .learner(prototype, &config, learner_seed, device)
         .map_err(|e| match (e, spec.resume) {
             (LearnerError::Env(e), _) => TrainError::Env(e),
             (LearnerError::Config(message), Some(path)) => invalid(path, message),
@@ -176,6 +184,8 @@ pub fn train<E: SchedulingEnv>(
             }
             learner
                 .restore(&run.path, manifest)
+                .and_then(|()| manifest.read_resume_state(&run.path))
+                .and_then(|state| state.map_or(Ok(()), |s| learner.restore_state(s)))
                 .map_err(|message| invalid(&run.path, message))?;
         }
         None => {
@@ -194,7 +204,7 @@ pub fn train<E: SchedulingEnv>(
         }
     }
     let env_kind = prototype.context().kind().name();
-    let manifest = |step: u64, return_stats| {
+    let manifest = |step: u64, return_stats, resumable: bool| {
         let (model, optimizer, target) = Manifest::record_names(step, kind.has_target_network());
         Manifest {
             agent: kind.name().into(),
@@ -202,7 +212,7 @@ pub fn train<E: SchedulingEnv>(
             workload: spec.workload_path.display().to_string(),
             workload_sha256: workload_sha256.clone(),
             step,
-            seed: spec.seed,
+            seed: run_seed,
             schedlab_version: env!("CARGO_PKG_VERSION").into(),
             model,
             optimizer,
@@ -212,13 +222,19 @@ pub fn train<E: SchedulingEnv>(
             return_stats,
             play_settings: spec.play_settings.iter().cloned().collect(),
             env_kind: Some(env_kind.to_owned()),
+            resume_state: resumable.then(|| Manifest::resume_state_name(step)),
         }
     };
     // record files first, the manifest naming them last (trainer/src/run.rs)
     let checkpoint = |learner: &dyn Learner<E::Metrics>, step: u64| {
-        let manifest = manifest(step, learner.return_stats());
+        let state = learner.resume_state();
+        let manifest = manifest(step, learner.return_stats(), state.is_some());
         learner
             .save(&run, &manifest)
+            .and_then(|()| match (&state, &manifest.resume_state) {
+                (Some(state), Some(name)) => run.write_json(name, state),
+                _ => Ok(()),
+            })
             .and_then(|()| run.commit_checkpoint(&manifest))
             .map_err(io(&run.path))
     };
@@ -519,6 +535,154 @@ mod tests {
             .with_hidden(16)
             .init(&device);
         assert!(fresh.try_load_file(run.path.join(&manifest.model)).is_ok());
+    }
+
+    /// Trains PPO on `env` as `spec` says, asking it to stop (as Ctrl-C does) once an update
+    /// reaches `stop_from` rounds; returns the run and each update's step, curves and finished
+    /// episodes' returns.
+    fn train_logged<E: SchedulingEnv>(
+        env: &E,
+        config: &serde_json::Value,
+        spec: TrainSpec,
+        stop_from: Option<u64>,
+    ) -> (RunDir, Vec<String>) {
+        let stop = AtomicBool::new(false);
+        let spec = TrainSpec {
+            stop: Some(&stop),
+            ..spec
+        };
+        let mut log = Vec::new();
+        let run = train(
+            AgentKind::Ppo,
+            env,
+            config.clone(),
+            &spec,
+            Device::flex().autodiff(),
+            &mut |p| {
+                let returns: Vec<f64> = p
+                    .stats
+                    .finished
+                    .iter()
+                    .map(|m| m.episode_return())
+                    .collect();
+                log.push(format!(
+                    "{} {:?} {returns:?}",
+                    p.stats.env_steps, p.stats.scalars
+                ));
+                if stop_from.is_some_and(|s| p.stats.env_steps >= s) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            },
+        )
+        .unwrap();
+        (run, log)
+    }
+
+    /// A run stopped at a checkpoint and resumed trains as the run that never stopped: the
+    /// same curves and episodes after the checkpoint, and the same weights at the end.
+    fn resumes_as_if_never_stopped<E: SchedulingEnv>(
+        env: &E,
+        workload: &Path,
+        config: serde_json::Value,
+        (stop_from, total): (u64, u64),
+    ) {
+        let whole_out = tempfile::tempdir().unwrap();
+        let (whole, whole_log) = train_logged(
+            env,
+            &config,
+            spec(workload, whole_out.path(), total, None),
+            None,
+        );
+        let part_out = tempfile::tempdir().unwrap();
+        let (part, mut log) = train_logged(
+            env,
+            &config,
+            spec(workload, part_out.path(), total, None),
+            Some(stop_from),
+        );
+        let manifest = Manifest::read(&part.path).unwrap();
+        assert!(
+            manifest.step > stop_from && manifest.step < total,
+            "{}",
+            manifest.step
+        );
+        let state = manifest.read_resume_state(&part.path).unwrap().unwrap();
+        let in_flight = state["collector"]["rollouts"]["history"]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|copy| !copy.as_array().unwrap().is_empty());
+        assert!(in_flight, "episodes run on across the checkpoint: {state}");
+        let (resumed, rest) = train_logged(
+            env,
+            &config,
+            spec(workload, part_out.path(), total, Some(&part.path)),
+            None,
+        );
+        assert_eq!(resumed.path, part.path);
+        log.extend(rest);
+        assert_eq!(log, whole_log);
+        // the final weights act the same (record files differ in their parameter ids): the
+        // first 200 greedy steps of an episode
+        let greedy_steps = |run: &RunDir| {
+            let mut policy =
+                crate::algorithms::load_agent(&run.path, &env.policy_context(), &Device::flex())
+                    .unwrap();
+            let mut env = env.fresh_copy();
+            let (mut observation, _) = env.reset(7).unwrap();
+            let mut steps = Vec::new();
+            for _ in 0..200 {
+                let action = policy.act(&observation);
+                let step = env.step(&action).unwrap();
+                steps.push((action, step.reward));
+                if step.terminated || step.truncated {
+                    break;
+                }
+                observation = step.observation;
+            }
+            steps
+        };
+        assert_eq!(greedy_steps(&resumed), greedy_steps(&whole));
+    }
+
+    #[test]
+    fn a_resumed_run_trains_as_one_that_never_stopped() {
+        let (workload, scenario) = small();
+        resumes_as_if_never_stopped(&scenario, &workload, tiny(), (16, 64));
+    }
+
+    /// The same on philly-mini's jobs through the one-choice interface, with a curriculum, a
+    /// trajectory filter and forced decisions skipped: episodes reset under an earlier plan
+    /// are replayed under it.
+    #[test]
+    fn a_resumed_jobs_run_with_a_curriculum_and_a_filter_trains_as_one_that_never_stopped() {
+        use schedlab_env::jobs::{JobsEnv, JobsWorkload};
+        let workload =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
+        let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
+        let no_table = |p: &Path| Err(format!("{} is not expected", p.display()));
+        let env = JobsEnv::new(std::sync::Arc::new(
+            JobsWorkload::load(&workload, &one_choice, &no_table).unwrap(),
+        ));
+        let config = PpoConfig::new()
+            .with_envs(2)
+            .with_rollout_steps(8)
+            .with_per_unit(true)
+            .with_hidden(16)
+            .with_curriculum_start_s(1800.0)
+            .with_curriculum_end_s(7200.0)
+            .with_filter_heuristic("fifo".into())
+            .with_filter_pool(4)
+            .with_filter_quantile(0.5)
+            .with_filter_share(0.5)
+            .with_discount_time_s(3600.0)
+            .with_skip_forced(true);
+        resumes_as_if_never_stopped(
+            &env,
+            &workload,
+            serde_json::to_value(config).unwrap(),
+            (16, 64),
+        );
     }
 
     #[test]

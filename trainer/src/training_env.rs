@@ -51,6 +51,8 @@ pub struct EpisodePlan {
 pub struct TrainingEnv<E> {
     inner: E,
     plan: EpisodePlan,
+    /// The plan the current episode was reset under (what a checkpoint records to replay it).
+    episode_plan: EpisodePlan,
     /// Where the current episode is cut (virtual seconds), if it is.
     cut_at_s: Option<f64>,
     /// The current episode was cut: it is over until the next reset.
@@ -66,6 +68,7 @@ impl<E: Environment> TrainingEnv<E> {
         TrainingEnv {
             inner,
             plan,
+            episode_plan: EpisodePlan::default(),
             cut_at_s: None,
             was_cut: false,
             skip_forced: None,
@@ -85,6 +88,11 @@ impl<E: Environment> TrainingEnv<E> {
     /// Takes effect from the next reset.
     pub fn set_plan(&mut self, plan: EpisodePlan) {
         self.plan = plan;
+    }
+
+    /// The plan the current episode was reset under.
+    pub fn episode_plan(&self) -> &EpisodePlan {
+        &self.episode_plan
     }
 }
 
@@ -127,6 +135,7 @@ impl<E: Environment> Environment for TrainingEnv<E> {
             .map(|mean| info.time_s() + mean * unit_exponential(seed));
         self.was_cut = false;
         self.clock_s = info.time_s();
+        self.episode_plan = self.plan.clone();
         Ok((observation, info))
     }
 

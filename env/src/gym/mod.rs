@@ -9,4 +9,4 @@ mod vec_env;
 pub use check::{CheckOptions, CheckReport, check_env};
 pub use environment::{Environment, EpisodeSummary, Step, StepInfo};
 pub use spaces::{ActionError, ActionSpace, FeatureGroup, Field, Observation, ObservationSpace};
-pub use vec_env::{VecEnv, VecStep, episode_seed};
+pub use vec_env::{VecEnv, VecEnvHistory, VecStep, episode_seed};

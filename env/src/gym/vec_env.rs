@@ -6,14 +6,21 @@
 //! `final_observations[i]`; the copy is then reset at once and `observations[i]` is the first
 //! observation of its next episode. Copy `i`'s `k`-th episode uses
 //! `episode_seed(base_seed, i, k)`, so a run is reproducible from `base_seed` alone.
+//!
+//! A batch's state is therefore its [`VecEnvHistory`]: each copy's episode number and the
+//! actions it took since its last reset. A checkpoint keeps that instead of the envs
+//! themselves, and [`VecEnv::replay`] rebuilds the same copies from it (the envs are
+//! deterministic functions of their seed and actions), so a resumed training run steps the
+//! very episodes an uninterrupted one would.
 
 use std::time::Instant;
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::environment::{Environment, StepInfo};
 use super::spaces::Observation;
-use crate::error::Result;
+use crate::error::{EnvError, Result};
 
 /// The seed of copy `env`'s `episode`-th episode (SplitMix64 mixing of the three).
 pub fn episode_seed(base_seed: u64, env: u64, episode: u64) -> u64 {
@@ -38,9 +45,18 @@ pub struct VecStep<I> {
     pub elapsed_s: Vec<f64>,
 }
 
+/// What made each copy's current state: its episode number and the actions of that episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VecEnvHistory {
+    pub episodes: Vec<u64>,
+    pub actions: Vec<Vec<Vec<usize>>>,
+}
+
 pub struct VecEnv<E> {
     envs: Vec<E>,
     episodes: Vec<u64>,
+    /// Each copy's actions since its last reset (the copy's [`VecEnvHistory`]).
+    actions: Vec<Vec<Vec<usize>>>,
     /// Each copy's virtual clock after its last reset or step.
     clocks: Vec<f64>,
     base_seed: u64,
@@ -56,6 +72,7 @@ impl<E: Environment> VecEnv<E> {
         VecEnv {
             envs: (0..copies).map(|_| prototype.fresh_copy()).collect(),
             episodes: vec![0; copies],
+            actions: vec![Vec::new(); copies],
             clocks: vec![0.0; copies],
             base_seed,
             stepped_s: 0.0,
@@ -79,6 +96,7 @@ impl<E: Environment> VecEnv<E> {
 
     pub fn reset(&mut self) -> Result<Vec<Observation>> {
         self.episodes.fill(0);
+        self.actions.iter_mut().for_each(Vec::clear);
         let base = self.base_seed;
         let started: Vec<(Observation, f64)> = self
             .envs
@@ -106,10 +124,11 @@ impl<E: Environment> VecEnv<E> {
                 .par_iter_mut()
                 .zip(self.episodes.par_iter_mut())
                 .zip(self.clocks.par_iter_mut())
+                .zip(self.actions.par_iter_mut())
                 .zip(actions.par_iter())
                 .enumerate()
-                .map(|(i, (((env, episode), clock), action))| {
-                    step_copy(env, action, base, i, episode, clock)
+                .map(|(i, ((((env, episode), clock), taken), action))| {
+                    step_copy(env, action, base, i, (episode, clock, taken))
                 })
                 .collect()
         } else {
@@ -117,10 +136,11 @@ impl<E: Environment> VecEnv<E> {
                 .iter_mut()
                 .zip(self.episodes.iter_mut())
                 .zip(self.clocks.iter_mut())
+                .zip(self.actions.iter_mut())
                 .zip(actions)
                 .enumerate()
-                .map(|(i, (((env, episode), clock), action))| {
-                    step_copy(env, action, base, i, episode, clock)
+                .map(|(i, ((((env, episode), clock), taken), action))| {
+                    step_copy(env, action, base, i, (episode, clock, taken))
                 })
                 .collect()
         };
@@ -146,6 +166,55 @@ impl<E: Environment> VecEnv<E> {
         }
         self.copy_steps += self.envs.len() as u64;
         Ok(out)
+    }
+
+    /// Each copy's episode number and the actions of its current episode.
+    pub fn history(&self) -> VecEnvHistory {
+        VecEnvHistory {
+            episodes: self.episodes.clone(),
+            actions: self.actions.clone(),
+        }
+    }
+
+    /// Puts every copy where `history` left it: the copy's episode reset from its seed and
+    /// its actions stepped again. Returns the copies' current observations. Refused where the
+    /// history has another number of copies, or an episode ends or an action is refused
+    /// before its actions are spent (a history from another workload or seed).
+    pub fn replay(&mut self, history: &VecEnvHistory) -> Result<Vec<Observation>> {
+        let copies = self.envs.len();
+        if history.episodes.len() != copies || history.actions.len() != copies {
+            return Err(EnvError::BadAction(format!(
+                "a history of {} copies replayed on {copies}",
+                history.episodes.len()
+            )));
+        }
+        let base = self.base_seed;
+        let replayed: Vec<(Observation, f64)> = self
+            .envs
+            .par_iter_mut()
+            .enumerate()
+            .map(|(i, env)| {
+                let (mut observation, info) =
+                    env.reset(episode_seed(base, i as u64, history.episodes[i]))?;
+                let mut clock = info.time_s();
+                for (k, action) in history.actions[i].iter().enumerate() {
+                    let step = env.step(action)?;
+                    if step.terminated || step.truncated {
+                        return Err(EnvError::BadAction(format!(
+                            "copy {i}'s history ends its episode at action {k} of {}",
+                            history.actions[i].len()
+                        )));
+                    }
+                    (observation, clock) = (step.observation, step.info.time_s());
+                }
+                Ok((observation, clock))
+            })
+            .collect::<Result<_>>()?;
+        self.episodes = history.episodes.clone();
+        self.actions = history.actions.clone();
+        let (observations, clocks) = replayed.into_iter().unzip();
+        self.clocks = clocks;
+        Ok(observations)
     }
 
     /// Whether the copies' mean step so far, split over the pool's threads, saves more than
@@ -178,21 +247,24 @@ struct CopyStep<I> {
     wall_s: f64,
 }
 
+/// Steps one copy; `(episode, clock, taken)` are its episode number, clock and actions since
+/// its last reset.
 fn step_copy<E: Environment>(
     env: &mut E,
     action: &[usize],
     base_seed: u64,
     copy: usize,
-    episode: &mut u64,
-    clock: &mut f64,
+    (episode, clock, taken): (&mut u64, &mut f64, &mut Vec<Vec<usize>>),
 ) -> Result<CopyStep<E::Info>> {
     let start = Instant::now();
     let step = env.step(action)?;
+    taken.push(action.to_vec());
     let elapsed_s = step.info.time_s() - *clock;
     *clock = step.info.time_s();
     let ended = step.terminated || step.truncated;
     let (observation, final_observation) = if ended {
         *episode += 1;
+        taken.clear();
         let (next, info) = env.reset(episode_seed(base_seed, copy as u64, *episode))?;
         *clock = info.time_s();
         (next, Some(step.observation))
