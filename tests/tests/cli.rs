@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use schedlab_tests::{png_size, workload};
+use schedlab_tests::{data_dir, png_size, workload};
 
 /// The `schedlab` binary cargo built for this test run.
 fn schedlab() -> Command {
@@ -1632,6 +1632,194 @@ fn a_sweep_killed_at_any_moment_resumes_to_the_rows_of_an_uninterrupted_run() {
         std::fs::read_to_string(killed.join("results.csv")).unwrap(),
         expected
     );
+}
+
+/// A data folder and protocol for a `reproduce learned` that runs in seconds: a family of
+/// 15–30 minute windows of philly-train, one held-out window of philly-mini's 16 shortest
+/// jobs, `fifo` against two seeds of a 1,024-round PPO (four updates).
+fn tiny_learned_protocol(dir: &Path) -> PathBuf {
+    let workloads = dir.join("data/workloads");
+    std::fs::create_dir_all(workloads.join("heldout/tiny")).unwrap();
+    let family = std::fs::read_to_string(workload("philly-train-one-choice.toml")).unwrap();
+    let family = family
+        .replace("length_s = [3600.0, 10800.0]", "length_s = [900.0, 1800.0]")
+        .replace(
+            "name = \"philly-train-one-choice\"",
+            "name = \"tiny-family\"",
+        );
+    std::fs::write(workloads.join("tiny-family.toml"), family).unwrap();
+    std::fs::copy(
+        workload("philly-train.jobs.parquet"),
+        workloads.join("philly-train.jobs.parquet"),
+    )
+    .unwrap();
+    let mini = std::fs::read_to_string(workload("philly-mini.toml")).unwrap();
+    let mut blocks = mini.split("[[jobs]]");
+    let head = blocks
+        .next()
+        .unwrap()
+        .replace("philly-mini", "tiny-heldout");
+    let short: Vec<&str> = blocks
+        .filter(|b| {
+            let duration = b.split("duration_s = ").nth(1).unwrap();
+            duration.lines().next().unwrap().parse::<f64>().unwrap() < 20_000.0
+        })
+        .take(16)
+        .collect();
+    assert_eq!(short.len(), 16);
+    std::fs::write(
+        workloads.join("heldout/tiny/tiny-heldout.toml"),
+        head + "[[jobs]]" + &short.join("[[jobs]]"),
+    )
+    .unwrap();
+    let shipped = std::fs::read_to_string(data_dir().join("experiments/reproduce.toml")).unwrap();
+    let protocol = dir.join("protocol.toml");
+    std::fs::write(
+        &protocol,
+        shipped[..shipped.find("[learned]").unwrap()].to_owned()
+            + r#"[learned]
+heuristics = ["fifo"]
+shipped = []
+eval_seeds = 1
+set = { "window.interface" = "one-choice" }
+budget_s = 3600.0
+train_eval_episodes = 1
+validation_episodes = 2
+training_smoothing = 1
+
+[[learned.traces]]
+name = "tiny"
+family = "tiny-family.toml"
+heldout = "heldout/tiny"
+
+[[learned.learners]]
+label = "PPO tiny"
+agent = "ppo"
+steps = 1024
+seeds = [0, 1]
+set = { per_unit = true, hidden = 16, rollout_steps = 32 }
+"#,
+    )
+    .unwrap();
+    protocol
+}
+
+/// `reproduce learned` killed (SIGKILL) at several moments (training, sweeps, the document) and
+/// run again ends with the rows of an uninterrupted run: a run killed after a checkpoint resumes
+/// and trains as if never stopped, sweeps resume from their journals, locks are taken over.
+#[test]
+fn reproduce_learned_killed_at_any_moment_ends_as_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let protocol = tiny_learned_protocol(dir.path());
+    let reproduce = |out: &str| {
+        let mut command = schedlab();
+        command.current_dir(dir.path()).args([
+            "reproduce",
+            "learned",
+            "--protocol",
+            arg(&protocol),
+            "--out",
+            out,
+            "--doc",
+            &format!("{out}.md"),
+            "--figures",
+            &format!("{out}-figures"),
+        ]);
+        command
+    };
+    let status = reproduce("whole").output().unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let printed = dir.path().join("printed.txt");
+    let start = || {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&printed)
+            .unwrap();
+        reproduce("killed")
+            .stdout(log)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    // first killed mid-training, just after a checkpoint of seed 0's run
+    let mut child = start();
+    let runs = dir.path().join("killed/learned/runs/tiny/ppo-tiny/seed-0");
+    let checkpointed = || -> Option<u64> {
+        let run = std::fs::read_dir(&runs).ok()?.find_map(|e| {
+            let path = e.ok()?.path();
+            path.join("manifest.json").is_file().then_some(path)
+        })?;
+        let text = std::fs::read_to_string(run.join("manifest.json")).ok()?;
+        serde_json::from_str::<serde_json::Value>(&text).ok()?["step"].as_u64()
+    };
+    let started = std::time::Instant::now();
+    let step = loop {
+        if let Some(step) = checkpointed() {
+            break step;
+        }
+        assert!(started.elapsed().as_secs() < 120, "no checkpoint appeared");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(step < 1024, "seed 0 finished before its kill");
+    // then at moments spread over the rest
+    let mut killed_midway = 0;
+    for delay_ms in [300, 1500, 3500, 6000] {
+        let mut child = start();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if child.try_wait().unwrap().is_none() {
+            killed_midway += 1;
+        }
+        child.kill().unwrap_or(()); // SIGKILL on unix
+        child.wait().unwrap();
+    }
+    assert!(killed_midway >= 2, "the runs ended before their kills");
+    let last = reproduce("killed").output().unwrap();
+    assert!(
+        last.status.success(),
+        "{}",
+        String::from_utf8_lossy(&last.stderr)
+    );
+    let printed =
+        std::fs::read_to_string(&printed).unwrap() + &String::from_utf8_lossy(&last.stdout);
+    assert!(
+        printed.contains("learned: resuming PPO tiny"),
+        "no training was killed after a checkpoint:\n{printed}"
+    );
+    // each sweep's rows, with run folders named apart from their creation stamps
+    let rows = |out: &str| {
+        let mut sweeps: Vec<(String, String)> = std::fs::read_dir(dir.path().join(out))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("results.csv").is_file())
+            .map(|p| {
+                let text = std::fs::read_to_string(p.join("results.csv")).unwrap();
+                let unstamped: Vec<String> = text
+                    .lines()
+                    .map(|line| {
+                        let (policy, rest) = line.split_once(',').unwrap();
+                        let policy = policy.rsplit_once("__").map_or(policy, |(run, _)| run);
+                        format!("{},{rest}", policy.replacen(out, "OUT", 1))
+                    })
+                    .collect();
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    unstamped.join("\n"),
+                )
+            })
+            .collect();
+        sweeps.sort();
+        sweeps
+    };
+    let whole = rows("whole");
+    assert_eq!(whole.len(), 4, "{whole:?}");
+    assert_eq!(rows("killed"), whole);
 }
 
 #[test]

@@ -50,6 +50,11 @@ pub struct Manifest {
     /// and in older checkpoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_state: Option<String>,
+    /// Wall-clock seconds the run has trained so far, over all its processes (warm start and
+    /// evaluations included; work redone after a kill counted again); absent in older
+    /// checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
 }
 
 impl Manifest {

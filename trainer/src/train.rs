@@ -143,6 +143,8 @@ pub fn train<E: SchedulingEnv>(
     let step_at_start = start.as_ref().map_or(0, |m| m.step);
     // a run resumed with its learner's resume state continues its own episodes; one without
     // draws new episodes rather than replaying the first ones
+    let started = Instant::now();
+    let wall_s_at_start = start.as_ref().and_then(|m| m.wall_s).unwrap_or(0.0);
     let run_seed = start.as_ref().map_or(spec.seed, |m| m.seed);
     let learner_seed = match &start {
         Some(m) if m.resume_state.is_some() => m.seed,
@@ -223,6 +225,7 @@ pub fn train<E: SchedulingEnv>(
             play_settings: spec.play_settings.iter().cloned().collect(),
             env_kind: Some(env_kind.to_owned()),
             resume_state: resumable.then(|| Manifest::resume_state_name(step)),
+            wall_s: Some(wall_s_at_start + started.elapsed().as_secs_f64()),
         }
     };
     // record files first, the manifest naming them last (trainer/src/run.rs)

@@ -36,6 +36,10 @@ pub struct ReproduceArgs {
     /// Where the figures go (linked from the document by relative path).
     #[arg(long, default_value = "docs/figures")]
     figures: PathBuf,
+    /// A protocol file of one's own (the shipped one's layout: `data/experiments/reproduce.toml`);
+    /// the workloads it names are still looked up in `data/workloads/`.
+    #[arg(long)]
+    protocol: Option<PathBuf>,
 }
 
 pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
@@ -56,6 +60,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         out: args.out,
         doc: args.doc,
         figures: args.figures,
+        protocol: args.protocol,
     };
     schedlab_experiments::reproduce::run(&settings, &targets)
 }

@@ -24,6 +24,8 @@ pub struct Settings {
     pub doc: PathBuf,
     /// Where the figures go (linked from the document by relative path).
     pub figures: PathBuf,
+    /// The protocol file; None: the shipped one (`data/experiments/reproduce.toml`).
+    pub protocol: Option<PathBuf>,
 }
 
 /// The chosen learning rate per optimiser.

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::Context as _;
 use schedlab_env::jobs::JobsEnv;
@@ -133,7 +132,6 @@ fn train<'a>(
         .join(&trace.name)
         .join(slug(&learner.label))
         .join(format!("seed-{seed}"));
-    let timing = runs.join("train_seconds.json");
     let sources = runs.join("training_sources.txt");
     let loaded = crate::workloads::load(&family, &[])?;
     let kind = AgentKind::from_name(&learner.agent).with_context(|| {
@@ -144,39 +142,44 @@ fn train<'a>(
     })?;
     let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
     let family_sha256 = sha256_file(&family).with_context(|| format!("{}", family.display()))?;
-    let finished = |run: &Path| -> anyhow::Result<bool> {
-        let manifest = Manifest::read(run)?;
-        Ok(manifest.step >= learner.steps
-            && manifest.config == config
+    // a run of this learner from these sources: finished, or killed and resumed where it stopped
+    let same = |manifest: &Manifest| {
+        manifest.config == config
             && manifest.workload_sha256 == family_sha256
-            && timing.is_file()
-            && std::fs::read_to_string(&sources).is_ok_and(|s| s == TRAINING_SOURCES))
+            && std::fs::read_to_string(&sources).is_ok_and(|s| s == TRAINING_SOURCES)
     };
-    if let Some(run) = latest_run(&runs, loaded.name(), &learner.agent, seed)
-        && finished(&run)?
+    let cached = latest_run(&runs, loaded.name(), &learner.agent, seed)
+        .map(|run| Manifest::read(&run).map(|m| (run, m)))
+        .transpose()?
+        .filter(|(_, manifest)| same(manifest));
+    if let Some((run, manifest)) = &cached
+        && manifest.step >= learner.steps
     {
-        let seconds: f64 = serde_json::from_slice(&std::fs::read(&timing)?)
-            .with_context(|| format!("{}", timing.display()))?;
         return Ok(Trained {
             learner,
             seed,
-            run,
-            seconds,
+            run: run.clone(),
+            seconds: manifest.wall_s.unwrap_or(f64::NAN),
         });
     }
-    // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
-    let sweeps = [
-        sweep_name(trace),
-        validation_sweep_name(&sweep_name(trace)),
-        later_sweep_name(trace),
-    ]
-    .map(|name| cx.args.out.join(name));
-    for stale in std::iter::once(runs.clone()).chain(sweeps) {
-        if stale.exists() {
-            std::fs::remove_dir_all(&stale)
-                .with_context(|| format!("removing the outdated {}", stale.display()))?;
+    if cached.is_none() {
+        // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
+        let sweeps = [
+            sweep_name(trace),
+            validation_sweep_name(&sweep_name(trace)),
+            later_sweep_name(trace),
+        ]
+        .map(|name| cx.args.out.join(name));
+        for stale in std::iter::once(runs.clone()).chain(sweeps) {
+            if stale.exists() {
+                std::fs::remove_dir_all(&stale)
+                    .with_context(|| format!("removing the outdated {}", stale.display()))?;
+            }
         }
+        std::fs::create_dir_all(&runs).with_context(|| format!("{}", runs.display()))?;
+        write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
     }
+    let resume = cached.as_ref().map(|(run, _)| run.as_path());
     let spec = TrainSpec {
         workload_path: &family,
         out: &runs,
@@ -185,16 +188,21 @@ fn train<'a>(
         checkpoint_every: (learner.steps / 10).max(1),
         eval_every: learner.steps.max(1),
         eval_episodes: p.train_eval_episodes,
-        resume: None,
+        resume,
         stop: None,
         play_settings: &loaded.play_settings(),
     };
-    println!("learned: {} seed {seed} on {}", learner.label, trace.family);
-    let start = Instant::now();
+    let how = if resume.is_some() {
+        "resuming"
+    } else {
+        "training"
+    };
+    println!(
+        "learned: {how} {} seed {seed} on {}",
+        learner.label, trace.family
+    );
     let run = train_loaded(kind, &loaded, config, &spec)?;
-    let seconds = start.elapsed().as_secs_f64();
-    write_atomic(&timing, serde_json::to_string(&seconds)?.as_bytes())?;
-    write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
+    let seconds = Manifest::read(&run.path)?.wall_s.unwrap_or(f64::NAN);
     Ok(Trained {
         learner,
         seed,

@@ -52,7 +52,12 @@ pub fn targets() -> &'static [&'static str] {
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     // one reproduce per results folder (each sweep in it also locks its own folder)
     let _lock = FolderLock::acquire(&settings.out, "reproduce")?;
-    let protocol = protocol::Protocol::load(&data_root(protocol::PROTOCOL_FILE))?;
+    let protocol = match &settings.protocol {
+        Some(path) => protocol::Protocol::load(path)?,
+        None => protocol::Protocol::load(
+            &data_root(protocol::PROTOCOL_FILE).join(protocol::PROTOCOL_FILE),
+        )?,
+    };
     let cx = context::Context {
         paper: shipped_workload(&protocol.workload),
         protocol,

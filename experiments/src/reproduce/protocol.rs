@@ -238,11 +238,10 @@ pub struct Table2Row {
 pub const HB_ASGD: &str = "hb_asgd";
 
 impl Protocol {
-    /// Reads and checks the protocol in the data folder `data`.
-    pub fn load(data: &Path) -> anyhow::Result<Protocol> {
-        let path = data.join(PROTOCOL_FILE);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
+    /// Reads and checks the protocol file at `path`.
+    pub fn load(path: &Path) -> anyhow::Result<Protocol> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let protocol: Protocol =
             toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
         protocol
@@ -347,7 +346,7 @@ mod tests {
     #[test]
     fn the_shipped_protocol_loads_and_bad_ones_are_refused() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-        let protocol = Protocol::load(&data).unwrap();
+        let protocol = Protocol::load(&data.join(PROTOCOL_FILE)).unwrap();
         assert_eq!(protocol.reference().unwrap().paper_hours, 9.8);
         assert_eq!(protocol.table1.paper["raes"].gpu_util, 89.4);
         // an optimiser's own grid wins over the shared one

@@ -192,9 +192,22 @@ pub fn write_jobs_parquet(jobs: &[JobRecord]) -> anyhow::Result<Vec<u8>> {
 /// Reads a job table written by [`write_jobs_parquet`]; the env's table reader.
 pub fn read_jobs_parquet(path: &Path) -> Result<Vec<JobRecord>, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let frame = ParquetReader::new(file)
-        .finish()
-        .map_err(|e| e.to_string())?;
+    // polars trusts a file's column offsets and panics on a damaged one (found by
+    // fuzz/fuzz_targets/jobs_parquet.rs): a damaged table is an error naming it, not a crash
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ParquetReader::new(file).finish()
+    }));
+    let frame = match read {
+        Ok(frame) => frame.map_err(|e| e.to_string())?,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("no message");
+            return Err(format!("not a readable Parquet table ({message})"));
+        }
+    };
     let column = |name: &str| {
         frame
             .column(name)

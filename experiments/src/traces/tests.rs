@@ -277,3 +277,27 @@ fn job_tables_round_trip_through_parquet() {
     std::fs::write(&file, table::write_jobs_parquet(&jobs).unwrap()).unwrap();
     assert_eq!(table::read_jobs_parquet(&file).unwrap(), jobs);
 }
+
+/// A table whose footer names column chunks past its end (a truncated copy, as the fuzz target
+/// `jobs_parquet` found) is refused with an error, where polars alone panics.
+#[test]
+fn a_truncated_job_table_is_an_error_not_a_crash() {
+    let shipped = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-train.jobs.parquet"),
+    )
+    .unwrap();
+    let footer_len = u32::from_le_bytes(
+        shipped[shipped.len() - 8..shipped.len() - 4]
+            .try_into()
+            .unwrap(),
+    );
+    let footer = &shipped[shipped.len() - 8 - footer_len as usize..];
+    let dir = tempfile::tempdir().unwrap();
+    for kept in [4, 1000, shipped.len() / 3] {
+        let damaged = [&shipped[..kept], footer].concat();
+        let file = dir.path().join("damaged.jobs.parquet");
+        std::fs::write(&file, damaged).unwrap();
+        let e = table::read_jobs_parquet(&file).unwrap_err();
+        assert!(!e.is_empty(), "{kept} bytes kept");
+    }
+}
