@@ -200,7 +200,7 @@ pub fn load_agent(
             let net = BranchingQConfig::new(obs, mask)
                 .with_hidden(hidden)
                 .init(device);
-            let net = load_record(net, run, &manifest.model).map_err(invalid)?;
+            let net = load_record(net, run, manifest.policy_model()).map_err(invalid)?;
             // epsilon starts at 0: greedy
             Box::new(DqnAgent::new(net, ctx, manifest.seed))
         }
@@ -208,7 +208,7 @@ pub fn load_agent(
             let config = kind.backfilled(&manifest.config);
             let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
             let net = network(&config, ctx).map_err(invalid)?.init(device);
-            let net = load_record(net, run, &manifest.model).map_err(invalid)?;
+            let net = load_record(net, run, manifest.policy_model()).map_err(invalid)?;
             let mut agent = PpoAgent::new(net, ctx, manifest.seed);
             agent.deterministic = true;
             Box::new(agent)

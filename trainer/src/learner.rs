@@ -50,6 +50,14 @@ pub trait Learner<M> {
     fn resume_state(&self) -> Option<serde_json::Value> {
         None
     }
+    /// Whether the run's policy is its best evaluation's network (`keep_best`).
+    fn keeps_best(&self) -> bool {
+        false
+    }
+    /// Writes the acting network alone (the record [`crate::run::BestPolicy`] names).
+    fn save_policy(&self, _run: &RunDir, _name: &str) -> std::io::Result<()> {
+        Err(std::io::Error::other("this learner keeps no best policy"))
+    }
     /// Continues from a [`Learner::resume_state`] value, after [`Learner::restore`].
     fn restore_state(&mut self, _state: serde_json::Value) -> Result<(), String> {
         Err("this learner keeps no resume state".into())

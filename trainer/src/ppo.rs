@@ -147,6 +147,12 @@ pub struct PpoConfig {
     /// than how much work a window holds. Pair it with `gamma` near 1.
     #[config(default = false)]
     pub differential: bool,
+    /// Play the network of the best greedy evaluation rather than the last: model selection
+    /// on the training family's evaluation episodes, as Stable-Baselines3's `EvalCallback`
+    /// keeps `best_model` (the run folder's policy is that network; a resumed run continues
+    /// from the last). Needs evaluation episodes.
+    #[config(default = false)]
+    pub keep_best: bool,
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
@@ -463,6 +469,14 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
 
     fn resume_state(&self) -> Option<serde_json::Value> {
         serde_json::to_value(self.resume()).ok()
+    }
+
+    fn keeps_best(&self) -> bool {
+        self.config.keep_best
+    }
+
+    fn save_policy(&self, run: &RunDir, name: &str) -> std::io::Result<()> {
+        run.save_record(name, &self.agent.net)
     }
 
     fn restore_state(&mut self, state: serde_json::Value) -> Result<(), String> {

@@ -55,6 +55,20 @@ pub struct Manifest {
     /// checkpoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_s: Option<f64>,
+    /// With `keep_best`: the network of the best greedy evaluation so far, which is what the
+    /// run folder plays (`load_agent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<BestPolicy>,
+}
+
+/// The best greedy evaluation of a run so far and its network's record file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BestPolicy {
+    pub model: String,
+    pub step: u64,
+    /// The mean episode return of its evaluation episodes.
+    pub eval_return: f64,
 }
 
 impl Manifest {
@@ -128,6 +142,7 @@ impl RunDir {
             Some(&manifest.optimizer),
             manifest.target.as_ref(),
             manifest.resume_state.as_ref(),
+            manifest.best.as_ref().map(|b| &b.model),
         ];
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
@@ -163,7 +178,7 @@ pub fn load_optimizer(
 }
 
 /// Record files of a checkpoint are named `{prefix}{step}.bpk`.
-const CHECKPOINT_PREFIXES: [&str; 3] = ["model-", "optim-", "target-"];
+const CHECKPOINT_PREFIXES: [&str; 4] = ["model-", "optim-", "target-", "best-"];
 /// A checkpoint's resume state is `{RESUME_PREFIX}{step}.json`.
 const RESUME_PREFIX: &str = "resume-";
 
@@ -175,6 +190,17 @@ impl Manifest {
             format!("optim-{step}.bpk"),
             with_target.then(|| format!("target-{step}.bpk")),
         )
+    }
+
+    /// The record file of the best network, found at `step`.
+    pub fn best_name(step: u64) -> String {
+        format!("best-{step}.bpk")
+    }
+
+    /// The record file the run plays: the best evaluation's network where it keeps one, else
+    /// the last.
+    pub fn policy_model(&self) -> &str {
+        self.best.as_ref().map_or(&self.model, |b| &b.model)
     }
 
     /// The resume state file name of the checkpoint at `step`.

@@ -16,7 +16,7 @@ use crate::files::sha256_file;
 use crate::folder_lock::{FolderLock, LockError};
 use crate::imitation::WarmStartReport;
 use crate::learner::{Learner, LearnerError, UpdateStats};
-use crate::run::{Manifest, RunDir};
+use crate::run::{BestPolicy, Manifest, RunDir};
 use crate::tensorboard::TensorBoard;
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +161,12 @@ pub fn train<E: SchedulingEnv>(
                 message,
             },
         })?;
+    if learner.keeps_best() && spec.eval_episodes == 0 {
+        return Err(TrainError::Config {
+            agent: kind.name(),
+            message: "keep_best needs evaluation episodes (--eval-episodes > 0)".into(),
+        });
+    }
     // the folder is made only once the hyperparameters are known to be sound
     let run = match spec.resume {
         Some(path) => RunDir {
@@ -206,7 +212,7 @@ pub fn train<E: SchedulingEnv>(
         }
     }
     let env_kind = prototype.context().kind().name();
-    let manifest = |step: u64, return_stats, resumable: bool| {
+    let manifest = |step: u64, return_stats, resumable: bool, best: Option<BestPolicy>| {
         let (model, optimizer, target) = Manifest::record_names(step, kind.has_target_network());
         Manifest {
             agent: kind.name().into(),
@@ -226,12 +232,13 @@ pub fn train<E: SchedulingEnv>(
             env_kind: Some(env_kind.to_owned()),
             resume_state: resumable.then(|| Manifest::resume_state_name(step)),
             wall_s: Some(wall_s_at_start + started.elapsed().as_secs_f64()),
+            best,
         }
     };
     // record files first, the manifest naming them last (trainer/src/run.rs)
-    let checkpoint = |learner: &dyn Learner<E::Metrics>, step: u64| {
+    let checkpoint = |learner: &dyn Learner<E::Metrics>, step: u64, best: Option<BestPolicy>| {
         let state = learner.resume_state();
-        let manifest = manifest(step, learner.return_stats(), state.is_some());
+        let manifest = manifest(step, learner.return_stats(), state.is_some(), best);
         learner
             .save(&run, &manifest)
             .and_then(|()| match (&state, &manifest.resume_state) {
@@ -291,9 +298,10 @@ pub fn train<E: SchedulingEnv>(
         run.write_json("warm_start.json", &warm)
             .map_err(io(&run.path))?;
         if spec.steps == 0 {
-            checkpoint(learner.as_ref(), 0)?;
+            checkpoint(learner.as_ref(), 0, None)?;
         }
     }
+    let mut best = start.as_ref().and_then(|m| m.best.clone());
     let start_time = Instant::now();
     let mut next_checkpoint = step_at_start + spec.checkpoint_every.max(1);
     let mut next_eval = step_at_start + spec.eval_every.max(1);
@@ -324,6 +332,21 @@ pub fn train<E: SchedulingEnv>(
             for (tag, value) in eval_scalars(&metrics) {
                 board.scalar(&tag, value, step);
             }
+            if learner.keeps_best() {
+                let eval_return =
+                    metrics.iter().map(|m| m.episode_return()).sum::<f64>() / metrics.len() as f64;
+                if best.as_ref().is_none_or(|b| eval_return > b.eval_return) {
+                    let model = Manifest::best_name(step);
+                    learner.save_policy(&run, &model).map_err(io(&run.path))?;
+                    best = Some(BestPolicy {
+                        model,
+                        step,
+                        eval_return,
+                    });
+                }
+                let best_step = best.as_ref().map_or(0, |b| b.step);
+                board.scalar("eval/best_step", best_step as f32, step);
+            }
             Some(metrics)
         } else {
             None
@@ -334,7 +357,7 @@ pub fn train<E: SchedulingEnv>(
             evaluation: evaluation.as_deref(),
         });
         if stopping || step >= next_checkpoint {
-            checkpoint(learner.as_ref(), step)?;
+            checkpoint(learner.as_ref(), step, best.clone())?;
             next_checkpoint = step + spec.checkpoint_every.max(1);
         }
         if stopping {
@@ -646,6 +669,82 @@ mod tests {
             steps
         };
         assert_eq!(greedy_steps(&resumed), greedy_steps(&whole));
+    }
+
+    /// `keep_best` keeps the network of the best greedy evaluation, which the run folder then
+    /// plays; without evaluation episodes it is refused before a folder is made.
+    #[test]
+    fn keep_best_plays_the_network_of_the_best_evaluation() {
+        let (workload, scenario) = small();
+        let out = tempfile::tempdir().unwrap();
+        let mut config = tiny();
+        config["keep_best"] = serde_json::json!(true);
+        let mut evaluations: Vec<(u64, f64)> = Vec::new();
+        let evaluated = TrainSpec {
+            eval_episodes: 2,
+            ..spec(&workload, out.path(), 96, None)
+        };
+        let run = train(
+            AgentKind::Ppo,
+            &scenario,
+            config.clone(),
+            &evaluated,
+            Device::flex().autodiff(),
+            &mut |p| {
+                if let Some(episodes) = p.evaluation {
+                    let mean = episodes.iter().map(|m| m.episode_return()).sum::<f64>()
+                        / episodes.len() as f64;
+                    evaluations.push((p.stats.env_steps, mean));
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(evaluations.len(), 6, "{evaluations:?}");
+        let (best_step, best_return) = evaluations
+            .iter()
+            .copied()
+            .fold((0, f64::MIN), |b, e| if e.1 > b.1 { e } else { b });
+        let manifest = Manifest::read(&run.path).unwrap();
+        let best = manifest.best.clone().expect("a best network");
+        assert_eq!((best.step, best.eval_return), (best_step, best_return));
+        assert_eq!(manifest.policy_model(), format!("best-{best_step}.bpk"));
+        let kept: Vec<String> = files(&run.path)
+            .into_iter()
+            .filter(|f| f.starts_with("best-"))
+            .collect();
+        assert_eq!(kept, vec![manifest.policy_model().to_owned()]);
+        // the folder plays the best network: as the record that holds it, not the last
+        let policy =
+            crate::algorithms::load_agent(&run.path, &scenario.policy_context(), &Device::flex());
+        assert!(policy.is_ok());
+        if best_step != manifest.step {
+            std::fs::remove_file(run.path.join(&manifest.model)).unwrap();
+            assert!(
+                crate::algorithms::load_agent(
+                    &run.path,
+                    &scenario.policy_context(),
+                    &Device::flex()
+                )
+                .is_ok(),
+                "the last record is not what plays"
+            );
+        }
+        let empty = tempfile::tempdir().unwrap();
+        let err = train(
+            AgentKind::Ppo,
+            &scenario,
+            config,
+            &TrainSpec {
+                eval_episodes: 0,
+                ..spec(&workload, empty.path(), 96, None)
+            },
+            Device::flex().autodiff(),
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("keep_best needs evaluation episodes"), "{err}");
+        assert_eq!(std::fs::read_dir(empty.path()).unwrap().count(), 0);
     }
 
     #[test]

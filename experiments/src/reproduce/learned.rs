@@ -180,13 +180,20 @@ fn train<'a>(
         write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
     }
     let resume = cached.as_ref().map(|(run, _)| run.as_path());
+    // a learner that keeps its best network is evaluated at every checkpoint, others at the end
+    let checkpoint_every = (learner.steps / 10).max(1);
+    let keeps_best = config.get("keep_best").and_then(serde_json::Value::as_bool) == Some(true);
     let spec = TrainSpec {
         workload_path: &family,
         out: &runs,
         seed,
         steps: learner.steps,
-        checkpoint_every: (learner.steps / 10).max(1),
-        eval_every: learner.steps.max(1),
+        checkpoint_every,
+        eval_every: if keeps_best {
+            checkpoint_every
+        } else {
+            learner.steps.max(1)
+        },
         eval_episodes: p.train_eval_episodes,
         resume,
         stop: None,
