@@ -47,6 +47,20 @@ pub(super) fn reward(sh: &Shared, episode: &mut Episode, truncated: bool) -> f64
             .map(|i| remaining_at_request_s(sh, episode, i))
             .sum::<f64>();
     }
+    // potential-based shaping (Ng, Harada and Russell, "Policy invariance under reward
+    // transformations", ICML 1999): the drop in the jobs' projected remaining seconds, so that
+    // slowing a long job is charged when it is done rather than days later; none is left at
+    // the end, where the truncation charge above stands in for it
+    let shaping = if w.reward.remaining_potential {
+        let now = if truncated {
+            0.0
+        } else {
+            projected_remaining_s(sh, episode)
+        };
+        (std::mem::replace(&mut episode.potential_mark, now) - now) / unit
+    } else {
+        0.0
+    };
     let idle_term = if w.reward.lambda_idle > 0.0 {
         let prices = w.prices.per_second();
         let cap = episode.cluster.capacity_total();
@@ -57,7 +71,23 @@ pub(super) fn reward(sh: &Shared, episode: &mut Episode, truncated: bool) -> f64
     } else {
         0.0
     };
-    -(job_seconds / unit + idle_term)
+    shaping - (job_seconds / unit + idle_term)
+}
+
+/// The seconds every job in the system still needs: a running job at its current rate, a
+/// queued one at its requested allocation (the potential of `reward.remaining_potential`).
+pub(super) fn projected_remaining_s(sh: &Shared, episode: &Episode) -> f64 {
+    (0..episode.jobs.len())
+        .filter(|&i| episode.jobs[i].arrived && episode.jobs[i].status != Status::Done)
+        .map(|i| {
+            let job = &episode.jobs[i];
+            if job.status == Status::Running && job.rate > 0.0 && episode.real_jobs.is_empty() {
+                job.remaining_at(episode.now) / job.rate
+            } else {
+                remaining_at_request_s(sh, episode, i)
+            }
+        })
+        .sum()
 }
 
 /// Seconds job `i` still needs at its requested allocation and its own speed. A `real`

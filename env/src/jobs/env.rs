@@ -14,7 +14,7 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, LogNormal};
 use serde::Serialize;
 
-use super::accounting::{completion_time, metrics, reward};
+use super::accounting::{completion_time, metrics, projected_remaining_s, reward};
 use super::bounds;
 use super::choice::{Choice, ChoiceLayout};
 use super::conserve::{fill_idle, queued_that_fit};
@@ -232,6 +232,7 @@ impl JobsEnv {
             used_rate: [0.0; 3],
             sums: Integrals::default(),
             reward_marks: (0.0, 0.0),
+            potential_mark: 0.0,
             window: Vec::new(),
             changed: vec![false; w.window.slots()],
             mask: Vec::new(),
@@ -246,6 +247,7 @@ impl JobsEnv {
         };
         let (terminated, truncated) = advance(&self.shared, &mut episode)?;
         episode.done = terminated || truncated;
+        episode.potential_mark = projected_remaining_s(&self.shared, &episode);
         let observation = self.observe(&mut episode, true);
         let info = self.info(&episode, Vec::new());
         self.episode = Some(episode);

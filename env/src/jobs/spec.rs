@@ -129,6 +129,12 @@ fn default_speed_sigma() -> f64 {
 pub struct JobsReward {
     pub time_unit_s: f64,
     pub lambda_idle: f64,
+    /// Adds potential-based shaping on the jobs' projected remaining seconds (a running job
+    /// at its current rate, a queued one at its request): each step is also credited the drop
+    /// of that sum, so shrinking, preempting or holding back a long job is charged at once.
+    /// An episode's return then differs from minus its total JCT by the first state's
+    /// potential only (a constant of the window), so the ranking of schedules stands.
+    pub remaining_potential: bool,
 }
 
 impl Default for JobsReward {
@@ -136,6 +142,7 @@ impl Default for JobsReward {
         JobsReward {
             time_unit_s: 3600.0,
             lambda_idle: 0.0,
+            remaining_potential: false,
         }
     }
 }

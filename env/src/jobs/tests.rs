@@ -990,3 +990,42 @@ fn a_job_that_fits_only_shrunk_is_the_policys_to_start() {
     );
     assert!((m.jct_avg_s - 200.0).abs() < 1e-9, "{m:?}");
 }
+
+/// Potential-based shaping leaves the ranking of schedules alone: with
+/// `reward.remaining_potential` an episode's return differs from the plain one by the same
+/// amount whatever the policy (the first state's potential), and that amount is not zero.
+#[test]
+fn remaining_potential_shifts_every_policys_return_by_one_constant() {
+    let jobs = vec![
+        job("a", 0.0, 3600.0, 2, 1000),
+        job("b", 0.0, 7200.0, 1, 1000),
+        job("c", 200.0, 600.0, 2, 1000),
+        job("d", 300.0, 1800.0, 1, 1000),
+    ];
+    let mut plain = workload(jobs, 2, 2);
+    plain.window.work_conserving = false;
+    plain.episode.max_time_s = 20_000.0;
+    let mut shaped = plain.clone();
+    shaped.reward.remaining_potential = true;
+    let episode_return = |w: &JobsWorkload, start: bool| {
+        let mut env = JobsEnv::new(Arc::new(w.clone()));
+        let (mut observation, _) = env.reset(3).unwrap();
+        let mut total = 0.0;
+        loop {
+            let step = env.step(&per_slot_rule(&env, &observation, start)).unwrap();
+            total += step.reward;
+            if step.terminated || step.truncated {
+                return total;
+            }
+            observation = step.observation;
+        }
+    };
+    let shift = |start: bool| episode_return(&shaped, start) - episode_return(&plain, start);
+    let (starting, holding) = (shift(true), shift(false));
+    assert!(
+        (episode_return(&plain, true) - episode_return(&plain, false)).abs() > 1.0,
+        "the two policies play different episodes"
+    );
+    assert!(starting.abs() > 0.1, "{starting}");
+    assert!((starting - holding).abs() < 1e-9, "{starting} vs {holding}");
+}
