@@ -160,9 +160,11 @@ impl RunDir {
 /// Loads a burn record of the run into `module` (which fixes the architecture); the error
 /// names the file.
 pub fn load_record<M: Module>(module: M, run: &Path, name: &str) -> Result<M, String> {
-    module
-        .try_load_file(run.join(name))
-        .map_err(|e| format!("{name}: {e}"))
+    without_panic(name, || {
+        module
+            .try_load_file(run.join(name))
+            .map_err(|e| format!("{name}: {e}"))
+    })
 }
 
 /// Loads an optimiser state of the run; the error names the file.
@@ -171,10 +173,26 @@ pub fn load_optimizer(
     run: &Path,
     name: &str,
 ) -> Result<burn::optim::ModuleOptimizer, String> {
-    optimizer
-        .clone()
-        .load(run.join(name))
-        .map_err(|e| format!("{name}: {e}"))
+    without_panic(name, || {
+        optimizer
+            .clone()
+            .load(run.join(name))
+            .map_err(|e| format!("{name}: {e}"))
+    })
+}
+
+/// `read`, with a panic turned into an error naming the file: burn panics on some damaged
+/// records (a float tensor tagged I32, found by fuzz/fuzz_targets/checkpoint.rs) where it
+/// should refuse them.
+fn without_panic<T>(name: &str, read: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no message");
+        Err(format!("{name}: a damaged record ({message})"))
+    })
 }
 
 /// Record files of a checkpoint are named `{prefix}{step}.bpk`.
@@ -226,7 +244,27 @@ fn record_error(path: &Path, e: burn::store::RecordError) -> std::io::Error {
 
 #[cfg(test)]
 mod tests {
-    use super::Manifest;
+    use super::{Manifest, RunDir, load_record};
+
+    /// A record whose float tensor is tagged as integers (what the fuzz target `checkpoint`
+    /// found) is refused with an error naming the file, where burn alone panics.
+    #[test]
+    fn a_record_with_a_mistagged_tensor_is_an_error_not_a_crash() {
+        let device = burn::tensor::Device::flex();
+        let linear = burn::nn::LinearConfig::new(3, 2).init(&device);
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir {
+            path: dir.path().to_owned(),
+        };
+        run.save_record("model-1.bpk", &linear).unwrap();
+        assert!(load_record(linear.clone(), dir.path(), "model-1.bpk").is_ok());
+        let mut bytes = std::fs::read(dir.path().join("model-1.bpk")).unwrap();
+        let tag = bytes.windows(3).position(|w| w == b"F32").unwrap();
+        bytes[tag] = b'I';
+        std::fs::write(dir.path().join("model-1.bpk"), bytes).unwrap();
+        let err = load_record(linear, dir.path(), "model-1.bpk").unwrap_err();
+        assert!(err.contains("model-1.bpk"), "{err}");
+    }
 
     #[test]
     fn a_folder_without_a_checkpoint_is_named_as_holding_none() {
