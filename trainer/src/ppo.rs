@@ -324,7 +324,6 @@ pub struct PpoTrainer<E: SchedulingEnv> {
     agent: PpoAgent,
     optim: ModuleOptimizer,
     device: Device,
-    rng: StdRng,
     env_steps: u64,
     /// Updates done (the seed of the next one's sampling and shuffling).
     updates: u64,
@@ -334,7 +333,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     /// One rollout and one optimisation phase.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let seed = episode_seed(self.seed ^ UPDATE_SEEDS, 0, self.updates);
-        self.rng = StdRng::seed_from_u64(seed);
+        let mut shuffle = StdRng::seed_from_u64(seed);
         self.agent.reset(seed);
         self.updates += 1;
         let lr = self.learning_rate();
@@ -355,11 +354,11 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
                 })
                 .map(|((r, &a), &g)| (r, a, g))
                 .collect::<Vec<_>>();
-            (self.fit(&rows, lr), tally)
+            (self.fit(&rows, lr, &mut shuffle), tally)
         } else {
             let (records, last_values, tally) = self.rollout()?;
             let rows = self.gae_rows(&records, &last_values);
-            (self.fit(&rows, lr), tally)
+            (self.fit(&rows, lr, &mut shuffle), tally)
         };
         let (finished, train_loss) = tally.finish();
         Ok(UpdateStats {
@@ -550,7 +549,6 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             agent: PpoAgent::new(net, &ctx, seed),
             context: ctx,
             optim,
-            rng: StdRng::seed_from_u64(seed ^ 0x7070),
             env_steps: 0,
             updates: 0,
             config,
@@ -725,7 +723,12 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
 
     /// Optimises the clipped objective on `rows` (record, advantage, value target); returns
     /// the mean policy loss, value loss and entropy, and the gradient steps taken.
-    fn fit(&mut self, rows: &[(&Record, f32, f32)], lr: f64) -> (FitStats, u64) {
+    fn fit(
+        &mut self,
+        rows: &[(&Record, f32, f32)],
+        lr: f64,
+        shuffle: &mut StdRng,
+    ) -> (FitStats, u64) {
         let entropy_coef = if self.config.anneal_entropy {
             self.config.entropy_coef * (1.0 - self.progress())
         } else {
@@ -740,7 +743,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let (mut sums, mut count) = ([0f32; 6], 0.0);
         let mut epochs_run = 0;
         for _ in 0..self.config.epochs {
-            order.shuffle(&mut self.rng);
+            order.shuffle(shuffle);
             epochs_run += 1;
             let (epoch_kl, epoch_batches) = (sums[3], count);
             for chunk in order.chunks(per_batch) {
