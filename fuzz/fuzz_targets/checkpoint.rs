@@ -4,7 +4,7 @@
 #![no_main]
 
 use std::path::{Path, PathBuf};
-use std::sync::{Once, OnceLock};
+use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use schedlab_env::dag::DagEnv;
@@ -38,21 +38,15 @@ fn env() -> &'static DagEnv {
     ENV.get_or_init(|| {
         let path = scratch::shipped("workloads/dag-alibaba-16gpu.toml");
         let loaded = schedlab_experiments::workloads::load(&path, &[]).expect("a shipped workload");
-        let dag: &Dag = loaded.expect("fuzz", Path::new("dag")).expect("a DAG workload");
+        let dag: &Dag = loaded
+            .expect("fuzz", Path::new("dag"))
+            .expect("a DAG workload");
         dag.env()
     })
 }
 
-/// The record loader turns burn's panics on damaged records into errors (trainer/src/run.rs);
-/// libFuzzer's panic hook would abort on such a caught panic, so a silent hook replaces it. A
-/// panic that escapes the loader still fails the target: libfuzzer-sys aborts on it.
-fn quiet_caught_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| std::panic::set_hook(Box::new(|_| {})));
-}
-
 fuzz_target!(|data: &[u8]| {
-    quiet_caught_panics();
+    scratch::quiet_caught_panics();
     let (folder, weights) = run_folder();
     std::fs::write(weights, data).expect("scratch weights");
     let _ = make_policy(&folder.to_string_lossy(), env(), &[]);

@@ -8,5 +8,9 @@ use schedlab_experiments::traces::Format;
 mod trace_import;
 
 fuzz_target!(|data: &[u8]| {
-    trace_import::import(Format::AlibabaOpenb, "traces/alibaba_gpu_v2023/openb_node_list_all_node.csv", data);
+    trace_import::import(
+        Format::AlibabaOpenb,
+        "traces/alibaba_gpu_v2023/openb_node_list_all_node.csv",
+        data,
+    );
 });

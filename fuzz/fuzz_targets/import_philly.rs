@@ -8,5 +8,9 @@ use schedlab_experiments::traces::Format;
 mod trace_import;
 
 fuzz_target!(|data: &[u8]| {
-    trace_import::import(Format::Philly, "traces/alibaba_pai_v2020/pai_machine_spec.csv", data);
+    trace_import::import(
+        Format::Philly,
+        "traces/alibaba_pai_v2020/pai_machine_spec.csv",
+        data,
+    );
 });

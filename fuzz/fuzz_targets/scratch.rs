@@ -2,7 +2,7 @@
 //! Scratch files live in one folder per fuzzing process, outside the repository.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 
 /// This process's scratch folder.
 pub fn folder() -> &'static Path {
@@ -25,5 +25,17 @@ pub fn file(name: &str, data: &[u8]) -> PathBuf {
 /// A shipped file under `data/`.
 #[allow(dead_code)] // not every target reads shipped files
 pub fn shipped(relative: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(relative)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../data")
+        .join(relative)
+}
+
+/// For targets whose reader turns a dependency's panics into errors (polars, burn:
+/// `schedlab_trainer::files::without_panic`): libFuzzer's panic hook would abort on such a caught
+/// panic, so a silent hook replaces it. A panic that escapes the reader still fails the target:
+/// libfuzzer-sys aborts on it.
+#[allow(dead_code)] // only the targets of such readers call it
+pub fn quiet_caught_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| std::panic::set_hook(Box::new(|_| {})));
 }

@@ -18,7 +18,9 @@ fn spec_path() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let root = scratch::folder();
-        let data = scratch::shipped("").canonicalize().expect("the shipped data folder");
+        let data = scratch::shipped("")
+            .canonicalize()
+            .expect("the shipped data folder");
         let _ = std::os::unix::fs::symlink(data, root.join("data"));
         std::env::set_current_dir(root).expect("the scratch root");
         root.join("spec.toml")

@@ -1,9 +1,24 @@
-//! Files a run writes: atomically (write, sync, rename), and content hashes.
+//! Files a run writes: atomically (write, sync, rename), and content hashes; and reading files
+//! with third-party readers that panic on damaged input.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+
+/// Runs `read`, a third-party reader that panics on some damaged files where it should refuse
+/// them (polars on a truncated Parquet table, burn on a mistagged record: both found by the
+/// fuzz targets in fuzz/), and returns the panic's message as `Err` instead.
+pub fn without_panic<T>(read: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
+        panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no message")
+            .to_owned()
+    })
+}
 
 /// Writes `bytes` beside `path` under a temporary name, syncs, then renames over `path`, so a
 /// crash leaves either the old file or the new one, never half of one.

@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use burn::module::Module;
 use serde::{Deserialize, Serialize};
 
-use crate::files::write_atomic;
+use crate::files::{without_panic, write_atomic};
 use crate::reward_scale::ReturnStats;
 
 /// What a checkpoint is, so a resume or an evaluation can check it belongs to its workload.
@@ -160,11 +160,9 @@ impl RunDir {
 /// Loads a burn record of the run into `module` (which fixes the architecture); the error
 /// names the file.
 pub fn load_record<M: Module>(module: M, run: &Path, name: &str) -> Result<M, String> {
-    without_panic(name, || {
-        module
-            .try_load_file(run.join(name))
-            .map_err(|e| format!("{name}: {e}"))
-    })
+    without_panic(|| module.try_load_file(run.join(name)))
+        .map_err(|panic| damaged(name, &panic))?
+        .map_err(|e| format!("{name}: {e}"))
 }
 
 /// Loads an optimiser state of the run; the error names the file.
@@ -173,26 +171,15 @@ pub fn load_optimizer(
     run: &Path,
     name: &str,
 ) -> Result<burn::optim::ModuleOptimizer, String> {
-    without_panic(name, || {
-        optimizer
-            .clone()
-            .load(run.join(name))
-            .map_err(|e| format!("{name}: {e}"))
-    })
+    without_panic(|| optimizer.clone().load(run.join(name)))
+        .map_err(|panic| damaged(name, &panic))?
+        .map_err(|e| format!("{name}: {e}"))
 }
 
-/// `read`, with a panic turned into an error naming the file: burn panics on some damaged
-/// records (a float tensor tagged I32, found by fuzz/fuzz_targets/checkpoint.rs) where it
-/// should refuse them.
-fn without_panic<T>(name: &str, read: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|panic| {
-        let message = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("no message");
-        Err(format!("{name}: a damaged record ({message})"))
-    })
+/// The error for a record burn panicked on (a float tensor tagged I32, found by
+/// fuzz/fuzz_targets/checkpoint.rs).
+fn damaged(name: &str, panic: &str) -> String {
+    format!("{name}: a damaged record ({panic})")
 }
 
 /// Record files of a checkpoint are named `{prefix}{step}.bpk`.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use polars::prelude::*;
 use schedlab_env::jobs::JobRecord;
+use schedlab_trainer::files::without_panic;
 
 /// A bad value at a place in a file. `line` counts the header as line 1.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,20 +195,9 @@ pub fn read_jobs_parquet(path: &Path) -> Result<Vec<JobRecord>, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     // polars trusts a file's column offsets and panics on a damaged one (found by
     // fuzz/fuzz_targets/jobs_parquet.rs): a damaged table is an error naming it, not a crash
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ParquetReader::new(file).finish()
-    }));
-    let frame = match read {
-        Ok(frame) => frame.map_err(|e| e.to_string())?,
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("no message");
-            return Err(format!("not a readable Parquet table ({message})"));
-        }
-    };
+    let frame = without_panic(|| ParquetReader::new(file).finish())
+        .map_err(|panic| format!("not a readable Parquet table ({panic})"))?
+        .map_err(|e| e.to_string())?;
     let column = |name: &str| {
         frame
             .column(name)
