@@ -3,8 +3,10 @@
 //! DAGs; WOA's and WORL-RTGS's spread over search seeds; plan wall times.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Instant;
 
+use anyhow::Context as _;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use schedlab_agents::dag::Decoder;
@@ -12,13 +14,15 @@ use schedlab_agents::dag::heft;
 use schedlab_agents::dag::plan_distance::{pearson, perturbation_pairs, spearman};
 use schedlab_env::dag::DagWorkload;
 
+use super::cached_training::{Trained, Training, trained};
 use super::context::{Context, mean, mean_ci, values};
-use super::protocol::DagProtocol;
+use super::learned_bar::compare;
+use super::protocol::{DagProtocol, LearnedRun};
 use crate::output::p_text;
 use crate::paths::shipped_workload;
 use crate::play::play;
 use crate::plots::{self, XScale};
-use crate::stats::{summarize, welch};
+use crate::stats::{summarize, welch, wilcoxon};
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 use crate::workloads::{Dag, Loaded};
@@ -69,7 +73,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         },
     ];
     let mut text = format!(
-        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. The DDQN (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
+        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. The DDQN (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds on `{}` as it ships, without a teacher; its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
         cx.command("dag"),
         cx.args.seeds,
         p.reference,
@@ -78,14 +82,27 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         p.trace_workload,
         p.guide,
         p.guide_tasks,
+        p.workload,
         p.evaluations,
         p.paper_reduction_percent,
     );
-    let policies: Vec<String> = p
+    let trained = p
+        .learners
+        .iter()
+        .flat_map(|learner| learner.seeds.iter().map(move |&seed| (learner, seed)))
+        .map(|(learner, seed)| train(cx, &generated, learner, seed))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut labels: Labels = p
         .policies
         .iter()
-        .map(|name| budgeted(name, p.evaluations))
+        .map(|name| (budgeted(name, p.evaluations), name.clone()))
         .collect();
+    labels.extend(
+        trained
+            .iter()
+            .map(|t| (t.run.display().to_string(), t.label())),
+    );
+    let policies: Vec<String> = labels.iter().map(|(spec, _)| spec.clone()).collect();
     let mut cells: Vec<Cell> = Vec::new();
     for axis in &axes {
         let overrides = axis
@@ -110,10 +127,10 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
             overrides,
             train: TrainSettings::default(),
         })?;
-        text += &axis_table(cx, p, axis, &rows, &policies)?;
+        text += &axis_table(cx, p, axis, &rows, &labels)?;
         for &x in &axis.points {
             let name = format!("{} {x}", axis.short);
-            cells.push(Cell::of(&rows, &policies, &axis.variant(x), name));
+            cells.push(Cell::of(&rows, &labels, &axis.variant(x), name));
         }
     }
     let trace_rows = cx.sweep(&SweepSpec {
@@ -124,14 +141,54 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         overrides: BTreeMap::new(),
         train: TrainSettings::default(),
     })?;
-    text += &trace_table(p, &trace_rows, &policies);
+    text += &trace_table(p, &trace_rows, &labels);
     let trace_name = p.trace_workload.trim_end_matches(".toml").to_owned();
-    cells.push(Cell::of(&trace_rows, &policies, "default", trace_name));
-    text += &headline(p, &policies, &cells);
+    cells.push(Cell::of(&trace_rows, &labels, "default", trace_name));
+    text += &headline(p, &labels, &cells);
+    text += &against_baseline(
+        (&p.bar_baseline, &p.bar_settings),
+        &labels,
+        &cells,
+        &trained,
+    )?;
     text += &correlation(cx, p)?;
     text += &stability(cx, p, &generated)?;
-    text += &wall_times(p, &generated, &policies)?;
+    let timed: Vec<String> = p
+        .policies
+        .iter()
+        .map(|name| budgeted(name, p.evaluations))
+        .collect();
+    text += &wall_times(p, &generated, &timed)?;
     Ok(text)
+}
+
+/// The display name of each policy spec, in row order: a protocol scheduler's plain name, a
+/// trained run's learner label and seed.
+type Labels = Vec<(String, String)>;
+
+/// Trains `learner` from `seed` on the generated workload into the section's own folder, or
+/// returns the finished or resumed run there (`cached_training`); a retrained run takes the
+/// sweeps that played it with it.
+fn train<'a>(
+    cx: &Context,
+    generated: &Path,
+    learner: &'a LearnedRun,
+    seed: u64,
+) -> anyhow::Result<Trained<'a>> {
+    let stale = ["size", "heterogeneity", "bandwidth", "alibaba"]
+        .map(|axis| cx.args.out.join(format!("dag-{axis}")))
+        .to_vec();
+    trained(
+        &Training {
+            section: "dag",
+            family: generated,
+            root: cx.args.out.join("dag").join("runs"),
+            eval_episodes: cx.protocol.dag.train_eval_episodes,
+            stale,
+        },
+        learner,
+        seed,
+    )
 }
 
 /// A scheduler spec with the protocol's evaluation budget where it takes one.
@@ -163,13 +220,22 @@ struct Cell {
 }
 
 impl Cell {
-    fn of(rows: &[Row], policies: &[String], variant: &str, name: String) -> Cell {
-        let by_policy = policies
+    fn of(rows: &[Row], labels: &Labels, variant: &str, name: String) -> Cell {
+        let by_policy = labels
             .iter()
-            .map(|s| (short(s).to_owned(), values(rows, s, variant, MAKESPAN)))
+            .map(|(spec, label)| (label.clone(), values(rows, spec, variant, MAKESPAN)))
             .collect();
         Cell { name, by_policy }
     }
+}
+
+/// The spec of the protocol scheduler `name`.
+fn spec_of<'a>(labels: &'a Labels, name: &str) -> &'a str {
+    labels
+        .iter()
+        .find(|(_, label)| label == name)
+        .map(|(spec, _)| spec.as_str())
+        .expect("the protocol names its reference among its policies")
 }
 
 /// `mean ± ci (p)` per scheduler and point of an axis, its figure, and a line on the order.
@@ -178,7 +244,7 @@ fn axis_table(
     p: &DagProtocol,
     axis: &Axis,
     rows: &[Row],
-    policies: &[String],
+    labels: &Labels,
 ) -> anyhow::Result<String> {
     let header: Vec<String> = axis.points.iter().map(|x| x.to_string()).collect();
     let mut text = format!(
@@ -187,12 +253,9 @@ fn axis_table(
         header.join(" | "),
         " --- |".repeat(header.len())
     );
-    let reference = policies
-        .iter()
-        .find(|s| short(s) == p.reference)
-        .expect("the protocol's reference is one of its policies");
+    let reference = spec_of(labels, &p.reference);
     let mut series = Vec::new();
-    for spec in policies {
+    for (spec, label) in labels {
         let mut cells = Vec::new();
         let mut line = Vec::new();
         for &x in &axis.points {
@@ -207,8 +270,8 @@ fn axis_table(
             cells.push(format!("{}{pv}", mean_ci(&v)));
             line.push((x, mean(&v)));
         }
-        text += &format!("| {} | {} |\n", short(spec), cells.join(" | "));
-        series.push((short(spec).to_owned(), line));
+        text += &format!("| {label} | {} |\n", cells.join(" | "));
+        series.push((label.clone(), line));
     }
     let figure = format!("dag-{}.png", axis.name);
     let scale = if axis.name == "bandwidth" {
@@ -231,17 +294,14 @@ fn axis_table(
     Ok(text)
 }
 
-fn trace_table(p: &DagProtocol, rows: &[Row], policies: &[String]) -> String {
-    let reference = policies
-        .iter()
-        .find(|s| short(s) == p.reference)
-        .expect("the reference is a policy");
+fn trace_table(p: &DagProtocol, rows: &[Row], labels: &Labels) -> String {
+    let reference = spec_of(labels, &p.reference);
     let ours = values(rows, reference, "default", MAKESPAN);
     let mut text = format!(
         "### Real DAGs: `{}`\n\nEpisodes hold consecutive Alibaba jobs of very different lengths, so makespans spread widely between instances; SLR (makespan over the critical-path bound) and the ratio to {}'s makespan on the same instance compare schedulers within an instance.\n\n| scheduler | makespan (s) | SLR | makespan / {}'s, same instance | p (makespan) |\n| --- | --- | --- | --- | --- |\n",
         p.trace_workload, p.reference, p.reference
     );
-    for spec in policies {
+    for (spec, label) in labels {
         let v = values(rows, spec, "default", MAKESPAN);
         let pv = if spec == reference {
             String::new()
@@ -251,8 +311,7 @@ fn trace_table(p: &DagProtocol, rows: &[Row], policies: &[String]) -> String {
         // rows come in grid order: both lists are in seed order
         let ratio: Vec<f64> = v.iter().zip(&ours).map(|(m, o)| m / o).collect();
         text += &format!(
-            "| {} | {} | {} | {} | {pv} |\n",
-            short(spec),
+            "| {label} | {} | {} | {} | {pv} |\n",
             mean_ci(&v),
             mean_ci(&values(rows, spec, "default", "slr")),
             mean_ci(&ratio)
@@ -263,7 +322,7 @@ fn trace_table(p: &DagProtocol, rows: &[Row], policies: &[String]) -> String {
 
 /// WORL-RTGS's reduction of the mean makespan against each baseline: the largest over the
 /// settings (the paper's "up to") and the mean, with the settings where it is behind.
-fn headline(p: &DagProtocol, policies: &[String], cells: &[Cell]) -> String {
+fn headline(p: &DagProtocol, labels: &Labels, cells: &[Cell]) -> String {
     let mut text = format!(
         "### Headline\n\nReduction of the mean makespan by {} against each baseline, over the {} settings above (each size, heterogeneity, bandwidth and the real DAGs): the largest (the paper's \"up to\" reads this way), the mean, and the settings where {} is the longer.\n\n| baseline | set | largest reduction | mean reduction | settings where {} is longer |\n| --- | --- | --- | --- | --- |\n",
         p.reference,
@@ -274,8 +333,8 @@ fn headline(p: &DagProtocol, policies: &[String], cells: &[Cell]) -> String {
     // per set: the largest reduction, against whom, where
     let mut by_set: BTreeMap<&str, (f64, &str, &str)> = BTreeMap::new();
     let mut behind_first = (0, 0.0, "");
-    for spec in policies {
-        let name = short(spec);
+    for (_, name) in labels {
+        let name = name.as_str();
         if name == p.reference {
             continue;
         }
@@ -363,6 +422,110 @@ fn headline(p: &DagProtocol, policies: &[String], cells: &[Cell]) -> String {
         }
     );
     text
+}
+
+/// Every scheduler against `base` on the same instances, pooled over the settings
+/// above, as rliable recommends (Agarwal et al., NeurIPS 2021): the geometric mean of the
+/// per-instance makespan ratios, their IQM with a stratified bootstrap 95% CI (settings as
+/// strata), the probability of a shorter makespan, and the Wilcoxon signed-rank p on log
+/// makespans (scale-free across settings); then the geometric-mean ratio in each setting the
+/// bar reads, and which learned rows meet it.
+fn against_baseline(
+    (base, bar_settings): (&str, &[String]),
+    labels: &Labels,
+    cells: &[Cell],
+    trained: &[Trained],
+) -> anyhow::Result<String> {
+    let bar_cells = bar_settings
+        .iter()
+        .map(|name| {
+            cells
+                .iter()
+                .find(|c| &c.name == name)
+                .with_context(|| format!("dag.bar_settings: no setting `{name}`"))
+        })
+        .collect::<anyhow::Result<Vec<&Cell>>>()?;
+    // (setting, instance seed) -> makespan; each setting's makespans are in seed order
+    let by_instance = |label: &str| -> BTreeMap<(String, u64), f64> {
+        cells
+            .iter()
+            .flat_map(|c| {
+                c.by_policy[label]
+                    .iter()
+                    .enumerate()
+                    .map(|(seed, &m)| ((c.name.clone(), seed as u64), m))
+            })
+            .collect()
+    };
+    let geo_ratio = |a: &[f64], b: &[f64]| {
+        let logs: Vec<f64> = a.iter().zip(b).map(|(x, y)| (x / y).ln()).collect();
+        mean(&logs).exp()
+    };
+    let reference = by_instance(base);
+    let mut text = format!(
+        "### Against {base}, paired on the same instances
+
+Every scheduler over the {} settings above ({} instances each), each instance's makespan over {base}'s: geometric mean of the ratios, IQM with a stratified bootstrap 95% CI (settings as strata), the probability that an instance's makespan is the shorter, instances shorter / longer, and the two-sided Wilcoxon signed-rank p on log makespans; then the geometric-mean ratio in each setting issue 36's DAG bar reads. The bar: a learned scheduler trained from scratch below 1 in each of those settings. Learned rows trained by this section give their wall time.\n\n| scheduler | trained (s) | geo-mean ratio | IQM ratio [95% CI] | P(shorter) | shorter / longer | Wilcoxon p | {} |\n| --- | --- | --- | --- | --- | --- | --- |{}\n",
+        cells.len(),
+        cells.first().map_or(0, |c| c.by_policy[base].len()),
+        bar_settings.join(" | "),
+        " --- |".repeat(bar_settings.len()),
+    );
+    let mut meeting = Vec::new();
+    let mut closest: Option<(f64, String)> = None;
+    for (_, label) in labels.iter().filter(|(_, label)| label != base) {
+        let row = by_instance(label);
+        let paired = compare(&row, &reference);
+        let (a, b): (Vec<f64>, Vec<f64>) = row
+            .iter()
+            .filter_map(|(key, &x)| reference.get(key).map(|&y| (x.ln(), y.ln())))
+            .unzip();
+        let per_setting: Vec<f64> = bar_cells
+            .iter()
+            .map(|c| geo_ratio(&c.by_policy[label.as_str()], &c.by_policy[base]))
+            .collect();
+        let seconds = trained
+            .iter()
+            .find(|t| &t.label() == label)
+            .map(|t| t.seconds);
+        if seconds.is_some() {
+            let worst = per_setting.iter().copied().fold(f64::MIN, f64::max);
+            if worst < 1.0 {
+                meeting.push(label.clone());
+            }
+            if closest.as_ref().is_none_or(|(w, _)| worst < *w) {
+                closest = Some((worst, label.clone()));
+            }
+        }
+        text += &format!(
+            "| {label} | {} | {:.3} | {:.3} [{:.3}, {:.3}] | {:.2} | {} / {} | {} | {} |\n",
+            seconds.map_or(String::new(), |s| format!("{s:.0}")),
+            (mean(&a) - mean(&b)).exp(),
+            paired.iqm_ratio,
+            paired.ci.0,
+            paired.ci.1,
+            paired.improvement,
+            paired.lower,
+            paired.higher,
+            p_text(wilcoxon(&a, &b)),
+            per_setting
+                .iter()
+                .map(|r| format!("{r:.3}"))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        );
+    }
+    text += &match (meeting.is_empty(), closest) {
+        (false, _) => format!(
+            "\nMeets the DAG bar against {base}: {}.\n\n",
+            meeting.join(", ")
+        ),
+        (true, Some((worst, label))) => format!(
+            "\nNo learned row meets the DAG bar against {base}; the closest, {label}, is at {worst:.3}x {base}'s geometric-mean makespan in its worst bar setting.\n\n"
+        ),
+        (true, None) => "\n".to_owned(),
+    };
+    Ok(text)
 }
 
 /// SPD against FTG on real DAGs: plans made from HEFT's and from random plans by moving a
@@ -538,4 +701,62 @@ fn wall_times(
         text += &format!("| {} | {} |\n", short(spec), cells.join(" | "));
     }
     Ok(text + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two settings of two instances: in `tasks 100` the learned row is 0.9x and 1.1x HEFT
+    /// (geometric mean sqrt(0.99) = 0.995), elsewhere 0.5x twice; pooled (0.9 x 1.1 x 0.25)^(1/4)
+    /// = 0.705. The bar reads `tasks 100` only, where it is below 1.
+    #[test]
+    fn the_dag_bar_reads_geometric_mean_ratios_per_setting() {
+        let cell = |name: &str, heft: [f64; 2], learned: [f64; 2]| Cell {
+            name: name.to_owned(),
+            by_policy: BTreeMap::from([
+                ("heft".to_owned(), heft.to_vec()),
+                ("DDQN (seed 0)".to_owned(), learned.to_vec()),
+            ]),
+        };
+        let cells = [
+            cell("tasks 100", [100.0, 200.0], [90.0, 220.0]),
+            cell("other", [100.0, 100.0], [50.0, 50.0]),
+        ];
+        let labels: Labels = vec![
+            ("heft".to_owned(), "heft".to_owned()),
+            ("run-folder".to_owned(), "DDQN (seed 0)".to_owned()),
+        ];
+        let learner = LearnedRun {
+            label: "DDQN".to_owned(),
+            agent: "dqn".to_owned(),
+            steps: 1,
+            set: BTreeMap::new(),
+            seeds: vec![0, 1],
+        };
+        let trained = [Trained {
+            learner: &learner,
+            seed: 0,
+            run: "run-folder".into(),
+            seconds: 12.0,
+        }];
+        let text = against_baseline(
+            ("heft", &["tasks 100".to_owned()]),
+            &labels,
+            &cells,
+            &trained,
+        )
+        .unwrap();
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("| DDQN (seed 0) |"))
+            .unwrap();
+        assert!(row.starts_with("| DDQN (seed 0) | 12 | 0.705 |"), "{row}");
+        assert!(row.ends_with("| 0.995 |"), "{row}");
+        assert!(row.contains("| 3 / 1 |"), "{row}");
+        assert!(text.contains("Meets the DAG bar against heft: DDQN (seed 0)."));
+        let missing =
+            against_baseline(("heft", &["tasks 7".to_owned()]), &labels, &cells, &trained);
+        assert!(missing.unwrap_err().to_string().contains("`tasks 7`"));
+    }
 }

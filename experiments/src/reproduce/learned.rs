@@ -9,28 +9,22 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use schedlab_env::jobs::JobsEnv;
-use schedlab_trainer::algorithms::AgentKind;
-use schedlab_trainer::files::sha256_file;
-use schedlab_trainer::run::Manifest;
 use schedlab_trainer::tensorboard::read_scalars;
-use schedlab_trainer::train::TrainSpec;
 
+use super::cached_training::{Trained, Training, trained};
 use super::context::{Context, mean};
 use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
 use super::protocol::{LearnedRun, LearnedTrace};
 use crate::output::number;
-use crate::output::write_atomic;
 use crate::paths::{data_root, shipped_workload};
 use crate::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::settings::parse_overrides;
 use crate::stats::{welch, welch_floor};
 use crate::sweep::journal::Row;
-use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
-use crate::training::train_loaded;
 use crate::workloads::Jobs;
 
 /// The evaluation episodes' override set, as the sweep names it.
@@ -38,25 +32,6 @@ const VARIANT: &str = "heldout";
 /// The same through the per-slot interface (heuristics only: learned policies play the
 /// interface they were trained on).
 const PER_SLOT_VARIANT: &str = "heldout-per-slot";
-
-/// A learner's run folder for one training seed and what training it cost.
-struct Trained<'a> {
-    learner: &'a LearnedRun,
-    seed: u64,
-    run: PathBuf,
-    seconds: f64,
-}
-
-impl Trained<'_> {
-    /// The learner's label, with the seed where it trains on several.
-    fn label(&self) -> String {
-        if self.learner.seeds.len() > 1 {
-            format!("{} (seed {})", self.learner.label, self.seed)
-        } else {
-            self.learner.label.clone()
-        }
-    }
-}
 
 /// One policy's held-out episodes, by (window, seed).
 pub(super) type Episodes = BTreeMap<(String, u64), Vec<(String, f64)>>;
@@ -108,114 +83,34 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// The env, predictors, agents and trainer sources this binary was built from (`build.rs`).
-const TRAINING_SOURCES: &str = env!("SCHEDLAB_TRAINING_SOURCES");
-
 /// Trains `learner` from `seed` on `trace`'s family into its own folder under the output, or
-/// returns the run there that finished from the same config, family and sources
-/// (`TRAINING_SOURCES`); a run left unfinished is trained again from the start, so that its
-/// wall time is whole, and a retrained run takes the trace's sweeps with it (their rows came
-/// from the old sources).
+/// returns the finished or resumed run there (`cached_training`); a retrained run takes the
+/// trace's sweeps with it.
 fn train<'a>(
     cx: &Context,
     trace: &LearnedTrace,
     learner: &'a LearnedRun,
     seed: u64,
 ) -> anyhow::Result<Trained<'a>> {
-    let p = &cx.protocol.learned;
     let family = shipped_workload(&trace.family);
-    let runs = cx
-        .args
-        .out
-        .join("learned")
-        .join("runs")
-        .join(&trace.name)
-        .join(slug(&learner.label))
-        .join(format!("seed-{seed}"));
-    let sources = runs.join("training_sources.txt");
-    let loaded = crate::workloads::load(&family, &[])?;
-    let kind = AgentKind::from_name(&learner.agent).with_context(|| {
-        format!(
-            "learner `{}`: unknown agent `{}`",
-            learner.label, learner.agent
-        )
-    })?;
-    let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
-    let family_sha256 = sha256_file(&family).with_context(|| format!("{}", family.display()))?;
-    // a run of this learner from these sources: finished, or killed and resumed where it stopped
-    let same = |manifest: &Manifest| {
-        manifest.config == config
-            && manifest.workload_sha256 == family_sha256
-            && std::fs::read_to_string(&sources).is_ok_and(|s| s == TRAINING_SOURCES)
-    };
-    let cached = latest_run(&runs, loaded.name(), &learner.agent, seed)
-        .map(|run| Manifest::read(&run).map(|m| (run, m)))
-        .transpose()?
-        .filter(|(_, manifest)| same(manifest));
-    if let Some((run, manifest)) = &cached
-        && manifest.step >= learner.steps
-    {
-        return Ok(Trained {
-            learner,
-            seed,
-            run: run.clone(),
-            seconds: manifest.wall_s.unwrap_or(f64::NAN),
-        });
-    }
-    if cached.is_none() {
-        // a new run folder is a new policy name, so the trace's evaluation sweep starts over too
-        let sweeps = [
-            sweep_name(trace),
-            validation_sweep_name(&sweep_name(trace)),
-            later_sweep_name(trace),
-        ]
-        .map(|name| cx.args.out.join(name));
-        for stale in std::iter::once(runs.clone()).chain(sweeps) {
-            if stale.exists() {
-                std::fs::remove_dir_all(&stale)
-                    .with_context(|| format!("removing the outdated {}", stale.display()))?;
-            }
-        }
-        std::fs::create_dir_all(&runs).with_context(|| format!("{}", runs.display()))?;
-        write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
-    }
-    let resume = cached.as_ref().map(|(run, _)| run.as_path());
-    // a learner that keeps its best network is evaluated at every checkpoint, others at the end
-    let checkpoint_every = (learner.steps / 10).max(1);
-    let keeps_best = config.get("keep_best").and_then(serde_json::Value::as_bool) == Some(true);
-    let spec = TrainSpec {
-        workload_path: &family,
-        out: &runs,
-        seed,
-        steps: learner.steps,
-        checkpoint_every,
-        eval_every: if keeps_best {
-            checkpoint_every
-        } else {
-            learner.steps.max(1)
+    let sweep = sweep_name(trace);
+    let stale = [
+        validation_sweep_name(&sweep),
+        later_sweep_name(trace),
+        sweep,
+    ]
+    .map(|name| cx.args.out.join(name));
+    trained(
+        &Training {
+            section: "learned",
+            family: &family,
+            root: cx.args.out.join("learned").join("runs").join(&trace.name),
+            eval_episodes: cx.protocol.learned.train_eval_episodes,
+            stale: stale.to_vec(),
         },
-        eval_episodes: p.train_eval_episodes,
-        resume,
-        stop: None,
-        play_settings: &loaded.play_settings(),
-    };
-    let how = if resume.is_some() {
-        "resuming"
-    } else {
-        "training"
-    };
-    println!(
-        "learned: {how} {} seed {seed} on {}",
-        learner.label, trace.family
-    );
-    let run = train_loaded(kind, &loaded, config, &spec)?;
-    let seconds = Manifest::read(&run.path)?.wall_s.unwrap_or(f64::NAN);
-    Ok(Trained {
         learner,
         seed,
-        run: run.path,
-        seconds,
-    })
+    )
 }
 
 fn sweep_name(trace: &LearnedTrace) -> String {
@@ -229,16 +124,6 @@ fn validation_sweep_name(sweep: &str) -> String {
 
 fn later_sweep_name(trace: &LearnedTrace) -> String {
     format!("learned-{}-later", trace.name)
-}
-
-/// `BC of raes + PPO` -> `bc-of-raes-ppo`.
-fn slug(label: &str) -> String {
-    label
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect::<Vec<_>>()
-        .join("-")
 }
 
 /// The windows in `folder` of `data/workloads/`, in name order.
@@ -698,24 +583,6 @@ fn episodic_returns(run: &Path) -> anyhow::Result<Vec<(f64, f64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `build.rs` hashed the sources (a digest, not a placeholder).
-    #[test]
-    fn the_training_sources_are_fingerprinted() {
-        assert_eq!(TRAINING_SOURCES.len(), 16);
-        assert!(
-            TRAINING_SOURCES
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
-            "{TRAINING_SOURCES}"
-        );
-    }
-
-    #[test]
-    fn labels_become_folder_names() {
-        assert_eq!(slug("BC of raes + PPO"), "bc-of-raes-ppo");
-        assert_eq!(slug("PPO from scratch"), "ppo-from-scratch");
-    }
 
     /// Validation picks the trained row with the lowest mean JCT over its episodes among those
     /// that finish every job; shipped rows (no training time) are never picked.

@@ -6,6 +6,7 @@
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
 
+mod cached_training;
 mod communication;
 mod conserving;
 mod context;

@@ -176,6 +176,15 @@ pub struct DagProtocol {
     /// Baseline sets of the headline, by name.
     pub baseline_sets: Vec<(String, Vec<String>)>,
     pub paper_reduction_percent: f64,
+    /// The scheduler a learned one must beat (issue 36's DAG bar): every row is compared
+    /// with it, paired on the same instances.
+    pub bar_baseline: String,
+    /// Settings (as the headline names them) the bar reads one by one.
+    pub bar_settings: Vec<String>,
+    /// Learners trained by the section on `workload`, each seed its own run and row.
+    pub learners: Vec<LearnedRun>,
+    /// Greedy evaluation episodes on the training workload at the end of each training.
+    pub train_eval_episodes: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]

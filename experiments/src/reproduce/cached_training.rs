@@ -1,0 +1,189 @@
+//! Training runs a section of `schedlab reproduce` owns, kept in its output folder: a learner of
+//! the protocol trained from one seed on a workload family, reused while nothing it was made
+//! from has changed, resumed where a killed run stopped.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use schedlab_trainer::algorithms::AgentKind;
+use schedlab_trainer::files::sha256_file;
+use schedlab_trainer::run::Manifest;
+use schedlab_trainer::train::TrainSpec;
+
+use super::protocol::LearnedRun;
+use crate::output::write_atomic;
+use crate::settings::parse_overrides;
+use crate::sweep::run::latest_run;
+use crate::sweep::spec::pairs;
+use crate::training::train_loaded;
+
+/// The env, predictors, agents and trainer sources this binary was built from (`build.rs`).
+const TRAINING_SOURCES: &str = env!("SCHEDLAB_TRAINING_SOURCES");
+
+/// A learner's run folder for one training seed and what training it cost.
+pub(super) struct Trained<'a> {
+    pub learner: &'a LearnedRun,
+    pub seed: u64,
+    pub run: PathBuf,
+    /// Cumulative wall seconds of the run, over its resumes.
+    pub seconds: f64,
+}
+
+impl Trained<'_> {
+    /// The learner's label, with the seed where it trains on several.
+    pub(super) fn label(&self) -> String {
+        if self.learner.seeds.len() > 1 {
+            format!("{} (seed {})", self.learner.label, self.seed)
+        } else {
+            self.learner.label.clone()
+        }
+    }
+}
+
+/// Where a section's training of one learner and seed on one family happens.
+pub(super) struct Training<'a> {
+    /// The section, for the progress line.
+    pub section: &'a str,
+    pub family: &'a Path,
+    /// The learners' folders: a learner's seed trains in `root/<label>/seed-<seed>`.
+    pub root: PathBuf,
+    /// Greedy evaluation episodes on the family (at the end, or at every checkpoint for a
+    /// learner that keeps its best network).
+    pub eval_episodes: usize,
+    /// Folders that hold results of an older run (its sweeps): removed when it is retrained.
+    pub stale: Vec<PathBuf>,
+}
+
+/// Trains `learner` from `seed`, or returns the run in `training.runs` that finished from the
+/// same config, family and sources (`TRAINING_SOURCES`); a run killed after a checkpoint is
+/// resumed from it, and a run made from anything else is trained again from the start, taking
+/// `training.stale` with it (their rows came from the old run).
+pub(super) fn trained<'a>(
+    training: &Training,
+    learner: &'a LearnedRun,
+    seed: u64,
+) -> anyhow::Result<Trained<'a>> {
+    let Training {
+        section,
+        family,
+        root,
+        eval_episodes,
+        stale,
+    } = training;
+    let runs = &root.join(slug(&learner.label)).join(format!("seed-{seed}"));
+    let sources = runs.join("training_sources.txt");
+    let loaded = crate::workloads::load(family, &[])?;
+    let kind = AgentKind::from_name(&learner.agent).with_context(|| {
+        format!(
+            "learner `{}`: unknown agent `{}`",
+            learner.label, learner.agent
+        )
+    })?;
+    let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
+    let family_sha256 = sha256_file(family).with_context(|| format!("{}", family.display()))?;
+    // a run of this learner from these sources: finished, or killed and resumed where it stopped
+    let same = |manifest: &Manifest| {
+        manifest.config == config
+            && manifest.workload_sha256 == family_sha256
+            && std::fs::read_to_string(&sources).is_ok_and(|s| s == TRAINING_SOURCES)
+    };
+    let cached = latest_run(runs, loaded.name(), &learner.agent, seed)
+        .map(|run| Manifest::read(&run).map(|m| (run, m)))
+        .transpose()?
+        .filter(|(_, manifest)| same(manifest));
+    if let Some((run, manifest)) = &cached
+        && manifest.step >= learner.steps
+    {
+        return Ok(Trained {
+            learner,
+            seed,
+            run: run.clone(),
+            seconds: manifest.wall_s.unwrap_or(f64::NAN),
+        });
+    }
+    if cached.is_none() {
+        // a new run folder is a new policy name, so the sweeps that played the old one start over
+        for stale in std::iter::once(runs).chain(stale) {
+            if stale.exists() {
+                std::fs::remove_dir_all(stale)
+                    .with_context(|| format!("removing the outdated {}", stale.display()))?;
+            }
+        }
+        std::fs::create_dir_all(runs).with_context(|| format!("{}", runs.display()))?;
+        write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
+    }
+    let resume = cached.as_ref().map(|(run, _)| run.as_path());
+    // a learner that keeps its best network is evaluated at every checkpoint, others at the end
+    let checkpoint_every = (learner.steps / 10).max(1);
+    let keeps_best = config.get("keep_best").and_then(serde_json::Value::as_bool) == Some(true);
+    let spec = TrainSpec {
+        workload_path: family,
+        out: runs,
+        seed,
+        steps: learner.steps,
+        checkpoint_every,
+        eval_every: if keeps_best {
+            checkpoint_every
+        } else {
+            learner.steps.max(1)
+        },
+        eval_episodes: *eval_episodes,
+        resume,
+        stop: None,
+        play_settings: &loaded.play_settings(),
+    };
+    let how = if resume.is_some() {
+        "resuming"
+    } else {
+        "training"
+    };
+    println!(
+        "{section}: {how} {} seed {seed} on {}",
+        learner.label,
+        family.file_name().map_or_else(
+            || family.display().to_string(),
+            |name| name.to_string_lossy().into_owned()
+        )
+    );
+    let run = train_loaded(kind, &loaded, config, &spec)?;
+    let seconds = Manifest::read(&run.path)?.wall_s.unwrap_or(f64::NAN);
+    Ok(Trained {
+        learner,
+        seed,
+        run: run.path,
+        seconds,
+    })
+}
+
+/// `BC of raes + PPO` -> `bc-of-raes-ppo`.
+fn slug(label: &str) -> String {
+    label
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TRAINING_SOURCES, slug};
+
+    /// `build.rs` hashed the sources (a digest, not a placeholder).
+    #[test]
+    fn the_training_sources_are_fingerprinted() {
+        assert_eq!(TRAINING_SOURCES.len(), 16);
+        assert!(
+            TRAINING_SOURCES
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+            "{TRAINING_SOURCES}"
+        );
+    }
+
+    #[test]
+    fn labels_become_folder_names() {
+        assert_eq!(slug("BC of raes + PPO"), "bc-of-raes-ppo");
+        assert_eq!(slug("PPO from scratch"), "ppo-from-scratch");
+    }
+}
