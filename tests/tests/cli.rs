@@ -1634,6 +1634,73 @@ fn a_sweep_killed_at_any_moment_resumes_to_the_rows_of_an_uninterrupted_run() {
     );
 }
 
+/// A per-GPU PPO network (`per_unit = true` on a DAG workload) trained on 16 GPUs plays a
+/// platform of 18: its weights do not depend on the GPU count. A flat network is refused there.
+#[test]
+fn a_per_gpu_dag_policy_plays_another_gpu_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("dag-small.toml");
+    let text = std::fs::read_to_string(workload("dag-layered.toml")).unwrap();
+    assert!(text.contains("tasks = 100"));
+    std::fs::write(&small, text.replace("tasks = 100", "tasks = 12")).unwrap();
+    let train = |per_unit: &str, out: &str| {
+        let out_dir = dir.path().join(out);
+        run_ok(&[
+            "train",
+            "--agent",
+            "ppo",
+            "--workload",
+            arg(&small),
+            "--steps",
+            "256",
+            "--set",
+            &format!("per_unit={per_unit}"),
+            "--set",
+            "hidden=16",
+            "--out",
+            arg(&out_dir),
+        ]);
+        let run = std::fs::read_dir(&out_dir)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        run.to_str().unwrap().to_owned()
+    };
+    let (per_gpu, flat) = (train("true", "per-gpu"), train("false", "flat"));
+    let play = |policy: &str| {
+        schedlab()
+            .args([
+                "compare",
+                "--policy",
+                policy,
+                "--workload",
+                arg(&workload("dag-alibaba.toml")),
+                "--seeds",
+                "0..1",
+                "--set",
+                "dags.alibaba.tasks=30",
+            ])
+            .output()
+            .unwrap()
+    };
+    let played = play(&per_gpu);
+    assert!(
+        played.status.success(),
+        "{}",
+        String::from_utf8_lossy(&played.stderr)
+    );
+    assert!(String::from_utf8_lossy(&played.stdout).contains("makespan_s"));
+    let refused = play(&flat);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("trained for observations of 136 and actions of 16 levels"),
+        "{err}"
+    );
+}
+
 /// A data folder and protocol for a `reproduce learned` that runs in seconds: a family of
 /// 15–30 minute windows of philly-train, one held-out window of philly-mini's 16 shortest
 /// jobs, `fifo` against two seeds of a 1,024-round PPO (four updates).

@@ -148,7 +148,8 @@ fn parse<C: serde::de::DeserializeOwned>(config: &serde_json::Value) -> Result<C
 
 /// The trained agent a run folder's manifest names, acting greedily (PPO and A2C: the most
 /// probable allowed level; DQN: the highest Q), for acting in `ctx`'s environment. A run
-/// whose network was built for other observation or action shapes is refused.
+/// whose network was built for other observation or action shapes is refused, but for a
+/// per-unit network whose weights fit this environment's units (another GPU count).
 pub fn load_agent(
     run: &Path,
     ctx: &schedlab_agents::PolicyContext,
@@ -169,7 +170,7 @@ pub fn load_agent(
         ))
     })?;
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
-    if (manifest.observation_len, manifest.mask_len) != (obs, mask) {
+    let other_shapes = || {
         let trained_with = if manifest.play_settings.is_empty() {
             String::new()
         } else {
@@ -185,10 +186,17 @@ pub fn load_agent(
                 .unwrap_or_default();
             format!(" (trained{on} with {})", pairs.join(", "))
         };
-        return Err(invalid(format!(
+        invalid(format!(
             "trained for observations of {} and actions of {} levels; this workload has {obs} and {mask}{trained_with}",
             manifest.observation_len, manifest.mask_len
-        )));
+        ))
+    };
+    // a per-unit network's weights do not depend on the number of units: it plays other
+    // counts (GPUs of a DAG platform) when its weights fit the network built for this one
+    let per_unit = matches!(kind, AgentKind::Ppo | AgentKind::A2c)
+        && manifest.config.get("per_unit") == Some(&serde_json::Value::Bool(true));
+    if (manifest.observation_len, manifest.mask_len) != (obs, mask) && !per_unit {
+        return Err(other_shapes());
     }
     let hidden = manifest
         .config
@@ -208,7 +216,11 @@ pub fn load_agent(
             let config = kind.backfilled(&manifest.config);
             let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
             let net = network(&config, ctx).map_err(invalid)?.init(device);
+            let shapes = net.weight_shapes();
             let net = load_record(net, run, manifest.policy_model()).map_err(invalid)?;
+            if net.weight_shapes() != shapes {
+                return Err(other_shapes());
+            }
             let mut agent = PpoAgent::new(net, ctx, manifest.seed);
             agent.deterministic = true;
             Box::new(agent)

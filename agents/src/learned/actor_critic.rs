@@ -14,7 +14,9 @@
 //! options' logits and an advance score; `advance` is the mean of those scores, and the
 //! critic reads the mean of its per-unit features. So the network is the same for any order
 //! of the units and any number of jobs behind the window, and a rule such as "shortest
-//! first" is within its reach.
+//! first" is within its reach. A space of units x options without `advance` (the DAG env:
+//! one option per GPU) takes the same network without the advance score: its weights do not
+//! depend on the number of units, and "earliest finish" is within its reach.
 
 use burn::config::Config;
 use burn::module::Module;
@@ -40,6 +42,10 @@ pub struct ActorCriticConfig {
     /// Features per unit (the observation's first group), when `units > 0`.
     #[config(default = 0)]
     pub unit_features: usize,
+    /// Per unit: whether the last choice is `advance` (the jobs env's one-choice interface);
+    /// without it every choice is a unit's option (the DAG env's GPUs).
+    #[config(default = true)]
+    pub advance: bool,
 }
 
 /// Two ReLU layers.
@@ -81,6 +87,7 @@ pub struct ActorCritic {
     value: Linear,
     units: usize,
     unit_features: usize,
+    advance: bool,
 }
 
 impl ActorCriticConfig {
@@ -95,9 +102,13 @@ impl ActorCriticConfig {
             .first()
             .ok_or("the observation has no feature groups")?;
         let choices = action.mask_len();
-        if group.offset != 0 || action.dims() != 1 || !(choices - 1).is_multiple_of(group.count) {
+        let advance = (choices - 1).is_multiple_of(group.count);
+        if group.offset != 0
+            || action.dims() != 1
+            || !(advance || choices.is_multiple_of(group.count))
+        {
             return Err(format!(
-                "a per-unit network needs one choice dimension of units x options + advance and the units first in the observation; got {} dimensions of {choices} levels and {} units of group `{}`",
+                "a per-unit network needs one choice dimension of units x options (+ advance) and the units first in the observation; got {} dimensions of {choices} levels and {} units of group `{}`",
                 action.dims(),
                 group.count,
                 group.name
@@ -105,7 +116,8 @@ impl ActorCriticConfig {
         }
         Ok(ActorCriticConfig::new(observation.len(), choices)
             .with_units(group.count)
-            .with_unit_features(group.width))
+            .with_unit_features(group.width)
+            .with_advance(advance))
     }
 
     pub fn init(&self, device: &Device) -> ActorCritic {
@@ -113,7 +125,11 @@ impl ActorCriticConfig {
             let global = self.inputs - self.units * self.unit_features;
             (
                 self.unit_features + global,
-                (self.outputs - 1) / self.units + 1,
+                if self.advance {
+                    (self.outputs - 1) / self.units + 1
+                } else {
+                    self.outputs / self.units
+                },
             )
         } else {
             (self.inputs, self.outputs)
@@ -125,11 +141,28 @@ impl ActorCriticConfig {
             value: orthogonal(self.hidden, 1, 1.0, device),
             units: self.units,
             unit_features: self.unit_features,
+            advance: self.advance,
         }
     }
 }
 
 impl ActorCritic {
+    /// The shapes of its weight matrices: what a record must match to be played by it (a
+    /// per-unit network's do not depend on the number of units).
+    pub fn weight_shapes(&self) -> Vec<[usize; 2]> {
+        [
+            &self.actor.input,
+            &self.actor.output,
+            &self.critic.input,
+            &self.critic.output,
+            &self.policy,
+            &self.value,
+        ]
+        .iter()
+        .map(|layer| layer.weight.dims())
+        .collect()
+    }
+
     /// Logits `[batch, outputs]` and values `[batch]`.
     pub fn forward(&self, observations: Tensor<2>) -> (Tensor<2>, Tensor<1>) {
         if self.units > 0 {
@@ -163,17 +196,22 @@ impl ActorCritic {
         let scores = self.policy.forward(self.actor.forward(inputs.clone()));
         let outputs = scores.dims()[1];
         let scores = scores.reshape([batch, units, outputs]);
-        let options = outputs - 1;
-        let option_logits = scores
-            .clone()
-            .narrow(2, 0, options)
-            .reshape([batch, units * options]);
-        let advance = scores.narrow(2, options, 1).mean_dim(1).reshape([batch, 1]);
+        let logits = if self.advance {
+            let options = outputs - 1;
+            let option_logits = scores
+                .clone()
+                .narrow(2, 0, options)
+                .reshape([batch, units * options]);
+            let advance = scores.narrow(2, options, 1).mean_dim(1).reshape([batch, 1]);
+            Tensor::cat(vec![option_logits, advance], 1)
+        } else {
+            scores.reshape([batch, units * outputs])
+        };
         let features = self.critic.forward(inputs);
         let hidden = features.dims()[1];
         let pooled = features.reshape([batch, units, hidden]).mean_dim(1);
         (
-            Tensor::cat(vec![option_logits, advance], 1),
+            logits,
             self.value
                 .forward(pooled.reshape([batch, hidden]))
                 .squeeze_dim(1),
@@ -346,54 +384,59 @@ mod tests {
     use crate::learned::masked::argmax;
     use crate::single_job::context::fixtures::node_space;
 
-    /// Per unit: permuting the units (the jobs env's window slots) permutes their options'
-    /// logits and leaves the advance logit and the value as they were.
+    /// Per unit: permuting the units (the jobs env's window slots, the DAG env's GPUs)
+    /// permutes their options' logits and leaves the advance logit, where the space has one,
+    /// and the value as they were.
     #[test]
     fn permuting_the_units_permutes_their_scores_and_nothing_else() {
         use schedlab_env::ObservationSpace;
         use schedlab_env::gym::Field;
         let device = Device::flex();
         device.seed(5);
-        let (units, per, global, options) = (3, 2, 2, 2);
-        let observation = ObservationSpace::new(&[("unit", units, per), ("global", 1, global)]);
-        let action = ActionSpace::grid(
-            "decision",
-            1,
-            vec![Field::new("choice", units * options + 1)],
-        );
-        let net = ActorCriticConfig::per_unit(&observation, &action)
-            .unwrap()
-            .with_hidden(8)
-            .init(&device);
-        let features: Vec<f32> = vec![0.3, -1.0, 0.8, 0.1, -0.5, 0.7, 0.2, -0.4];
-        let order = [2, 0, 1];
-        let mut permuted = Vec::new();
-        for &u in &order {
-            permuted.extend_from_slice(&features[u * per..(u + 1) * per]);
-        }
-        permuted.extend_from_slice(&features[units * per..]);
-        let run = |f: Vec<f32>| {
-            let (logits, value) =
-                net.forward(Tensor::from_data(TensorData::new(f, [1, 8]), &device));
-            (
-                logits.into_data().try_to_vec::<f32>().unwrap(),
-                value.into_data().try_to_vec::<f32>().unwrap()[0],
-            )
-        };
-        let (logits, value) = run(features.clone());
-        let (moved, moved_value) = run(permuted);
-        assert_eq!(logits.len(), units * options + 1);
-        for (k, &u) in order.iter().enumerate() {
-            for o in 0..options {
-                assert!((moved[k * options + o] - logits[u * options + o]).abs() < 1e-5);
+        for (options, advance) in [(2, 1), (1, 0)] {
+            let (units, per, global) = (3, 2, 2);
+            let observation = ObservationSpace::new(&[("unit", units, per), ("global", 1, global)]);
+            let action = ActionSpace::grid(
+                "decision",
+                1,
+                vec![Field::new("choice", units * options + advance)],
+            );
+            let net = ActorCriticConfig::per_unit(&observation, &action)
+                .unwrap()
+                .with_hidden(8)
+                .init(&device);
+            let features: Vec<f32> = vec![0.3, -1.0, 0.8, 0.1, -0.5, 0.7, 0.2, -0.4];
+            let order = [2, 0, 1];
+            let mut permuted = Vec::new();
+            for &u in &order {
+                permuted.extend_from_slice(&features[u * per..(u + 1) * per]);
             }
+            permuted.extend_from_slice(&features[units * per..]);
+            let run = |f: Vec<f32>| {
+                let (logits, value) =
+                    net.forward(Tensor::from_data(TensorData::new(f, [1, 8]), &device));
+                (
+                    logits.into_data().try_to_vec::<f32>().unwrap(),
+                    value.into_data().try_to_vec::<f32>().unwrap()[0],
+                )
+            };
+            let (logits, value) = run(features.clone());
+            let (moved, moved_value) = run(permuted);
+            assert_eq!(logits.len(), units * options + advance);
+            for (k, &u) in order.iter().enumerate() {
+                for o in 0..options {
+                    assert!((moved[k * options + o] - logits[u * options + o]).abs() < 1e-5);
+                }
+            }
+            if advance == 1 {
+                assert!((moved[units * options] - logits[units * options]).abs() < 1e-5);
+            }
+            assert!((moved_value - value).abs() < 1e-5);
+            // the scores do read the unit's features
+            let mut other = features;
+            other[0] += 1.0;
+            assert_ne!(run(other).0[..options], logits[..options]);
         }
-        assert!((moved[units * options] - logits[units * options]).abs() < 1e-5);
-        assert!((moved_value - value).abs() < 1e-5);
-        // the scores do read the unit's features
-        let mut other = features;
-        other[0] += 1.0;
-        assert_ne!(run(other).0[..options], logits[..options]);
     }
 
     #[test]
