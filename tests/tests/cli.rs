@@ -651,19 +651,33 @@ fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
     );
 }
 
-/// The shipped DDQN plays DAG workloads by name and guides WORL-RTGS, which ends no worse
-/// than its guide's greedy plan on generated and on real DAGs; on a platform of another
-/// size the guide is refused with the shapes.
+/// The shipped per-GPU PPO plays DAG workloads by name and guides WORL-RTGS by default, which
+/// ends no worse than its guide's greedy plan on generated and on real DAGs; on a platform of
+/// another GPU count the default guide still plays, and the 16-GPU DDQN as guide is refused
+/// with the shapes.
 #[test]
-fn worl_rtgs_is_guided_by_the_shipped_ddqn_and_refused_on_another_platform() {
+fn worl_rtgs_is_guided_by_the_shipped_ppo_on_any_platform() {
+    let makespan = |out: &str, policy: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(policy))
+            .unwrap_or_else(|| panic!("{policy} in {out}"));
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches('*')
+            .parse()
+            .unwrap()
+    };
     for (file, size) in [
         ("dag-layered.toml", "dags.layered.tasks=40"),
         ("dag-alibaba-16gpu.toml", "dags.alibaba.tasks=40"),
+        ("dag-alibaba.toml", "dags.alibaba.tasks=40"),
     ] {
         let out = run_ok(&[
             "compare",
             "--policy",
-            "dag-ddqn,worl-rtgs:evaluations=300,heft",
+            "dag-ppo,worl-rtgs:evaluations=300,heft",
             "--workload",
             arg(&workload(file)),
             "--seeds",
@@ -671,24 +685,15 @@ fn worl_rtgs_is_guided_by_the_shipped_ddqn_and_refused_on_another_platform() {
             "--set",
             size,
         ]);
-        let makespan = |policy: &str| -> f64 {
-            let line = out
-                .lines()
-                .find(|l| l.trim_start().starts_with(policy))
-                .unwrap_or_else(|| panic!("{policy} in {out}"));
-            line.split_whitespace()
-                .nth(1)
-                .unwrap()
-                .trim_end_matches('*')
-                .parse()
-                .unwrap()
-        };
-        assert!(makespan("worl-rtgs") <= makespan("dag-ddqn"), "{out}");
+        assert!(
+            makespan(&out, "worl-rtgs") <= makespan(&out, "dag-ppo"),
+            "{out}"
+        );
     }
     let err = run_err(&[
         "run",
         "--policy",
-        "worl-rtgs",
+        "worl-rtgs:guide=dag-ddqn",
         "--workload",
         arg(&workload("dag-alibaba.toml")),
     ]);

@@ -1,5 +1,6 @@
 //! A policy that proposes whole plans by playing an episode of the DAG env: WORL-RTGS's
-//! trained Double DQN (or any DAG scheduler, for ablations).
+//! trained policy (the shipped per-GPU PPO by default, the paper's Double DQN, or any DAG
+//! scheduler, for ablations).
 
 use std::sync::Arc;
 

@@ -73,7 +73,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         },
     ];
     let mut text = format!(
-        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. The DDQN (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds on `{}` as it ships, without a teacher; its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
+        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds on `{}` as it ships, without a teacher; its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
         cx.command("dag"),
         cx.args.seeds,
         p.reference,
@@ -406,13 +406,12 @@ fn headline(p: &DagProtocol, labels: &Labels, cells: &[Cell]) -> String {
         cells.len(),
         if behind_first.0 > 0 {
             format!(
-                "{} is behind {} in {} of the {} settings ({:.1}% longer on average): seeded with the DDQN's plans and steered by the finish-time gap, 3,000 evaluations reach neither {}'s plans nor a better one on these platforms, where the greedy earliest-finish rule with insertion is strong; what WORL-RTGS adds is over the DDQN alone and WOA.",
+                "{} is behind {} in {} of the {} settings ({:.1}% longer on average).",
                 p.reference,
                 behind_first.2,
                 behind_first.0,
                 cells.len(),
                 -100.0 * behind_first.1,
-                behind_first.2
             )
         } else {
             format!(
@@ -678,7 +677,7 @@ fn wall_times(
 ) -> anyhow::Result<String> {
     let header: Vec<String> = p.tasks.iter().map(|t| t.to_string()).collect();
     let mut text = format!(
-        "### Wall time per episode\n\nSeconds to plan and play one episode (seed 0), schedulers run one at a time on one thread of this machine; the DDQN and WORL-RTGS include their network's inference.\n\n| scheduler | {} |\n| --- |{}\n",
+        "### Wall time per episode\n\nSeconds to plan and play one episode (seed 0), schedulers run one at a time on one thread of this machine; learned schedulers and WORL-RTGS include their networks' inference.\n\n| scheduler | {} |\n| --- |{}\n",
         header.join(" | "),
         " --- |".repeat(header.len())
     );

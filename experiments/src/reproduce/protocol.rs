@@ -159,7 +159,7 @@ pub struct DagProtocol {
     pub policies: Vec<String>,
     /// The scheduler every other is tested against.
     pub reference: String,
-    /// The shipped DDQN (WORL-RTGS's default guide) and the task count it was trained on.
+    /// WORL-RTGS's default guide (a shipped policy) and the task count it was trained on.
     pub guide: String,
     pub guide_tasks: usize,
     /// Plan evaluations of GA, WOA and WORL-RTGS.
