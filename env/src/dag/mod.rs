@@ -30,4 +30,4 @@ pub use ranks::{
     same_priority, topological, upward_rank,
 };
 pub use schedule::{Builder, Schedule};
-pub use workload::{Arrivals, DagSource, DagWorkload, DagWorkloadSpec, TraceJob};
+pub use workload::{Arrivals, DagMix, DagSource, DagWorkload, DagWorkloadSpec, TraceJob};

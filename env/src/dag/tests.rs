@@ -262,6 +262,97 @@ fn alibaba_draws_hold_whole_trace_jobs_and_the_same_seed_gives_the_same_instance
     }
 }
 
+/// A period of the trace: only jobs arriving in `[arrival_from_s, arrival_until_s)` are drawn,
+/// so a training period and a later one share no job; an empty or reversed period is refused
+/// naming the key.
+#[test]
+fn an_arrival_period_draws_only_its_jobs() {
+    let load = |overrides: &[(&str, &str)]| {
+        let overrides: Vec<(String, String)> = overrides
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        DagWorkload::load(&shipped("dag-alibaba-16gpu.toml"), &overrides)
+    };
+    let all = load(&[]).unwrap();
+    let early = load(&[("dags.alibaba.arrival_until_s", "345600.0")]).unwrap();
+    let later = load(&[("dags.alibaba.arrival_from_s", "345600.0")]).unwrap();
+    assert_eq!(
+        early.trace_jobs.len() + later.trace_jobs.len(),
+        all.trace_jobs.len()
+    );
+    assert!(early.trace_jobs.iter().all(|j| j.arrival_s < 345600.0));
+    assert!(later.trace_jobs.iter().all(|j| j.arrival_s >= 345600.0));
+    assert!(
+        later
+            .notes
+            .iter()
+            .any(|n| n.contains("arrive in [345600, inf)"))
+    );
+    for seed in 0..20 {
+        let names = |w: &DagWorkload| w.instance(seed).jobs;
+        let (early_jobs, later_jobs) = (names(&early), names(&later));
+        assert!(early_jobs.iter().all(|n| !later_jobs.contains(n)));
+        assert!(
+            later_jobs
+                .iter()
+                .all(|n| later.trace_jobs.iter().any(|j| &j.name == n))
+        );
+    }
+    let empty = load(&[("dags.alibaba.arrival_from_s", "1e9")]).unwrap_err();
+    assert!(
+        empty.to_string().contains("dags.alibaba.arrival_from_s"),
+        "{empty}"
+    );
+    let reversed = load(&[
+        ("dags.alibaba.arrival_from_s", "10.0"),
+        ("dags.alibaba.arrival_until_s", "5.0"),
+    ])
+    .unwrap_err();
+    assert!(
+        reversed
+            .to_string()
+            .contains("dags.alibaba.arrival_until_s"),
+        "{reversed}"
+    );
+}
+
+/// A mixed workload draws each episode from one of its two sources, the second with
+/// probability `share`, the same seed the same way; share 0 and 1 take one source only.
+#[test]
+fn a_mix_draws_each_source_by_its_share() {
+    let load = |share: &str| {
+        DagWorkload::load(
+            &shipped("dag-mixed.toml"),
+            &[("mix.share".to_owned(), share.to_owned())],
+        )
+        .unwrap()
+    };
+    let from_trace = |w: &DagWorkload, seed: u64| {
+        let jobs = w.instance(seed).jobs;
+        jobs.iter()
+            .all(|n| w.trace_jobs.iter().any(|j| &j.name == n))
+            && !jobs.is_empty()
+    };
+    let half = load("0.5");
+    let traced = (0..200).filter(|&s| from_trace(&half, s)).count();
+    assert!((70..=130).contains(&traced), "{traced} of 200");
+    for seed in 0..20 {
+        assert_eq!(half.instance(seed).tasks, half.instance(seed).tasks);
+        assert!(!from_trace(&load("0.0"), seed));
+        assert!(from_trace(&load("1.0"), seed));
+    }
+    // the generated episodes are dag-layered's instances of 100 tasks
+    assert!((0..20).any(|s| !from_trace(&half, s) && half.instance(s).len() == 100));
+    assert!(half.max_tasks() >= 200);
+    let err = DagWorkload::load(
+        &shipped("dag-mixed.toml"),
+        &[("mix.share".to_owned(), "1.5".to_owned())],
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("mix.share"), "{err}");
+}
+
 fn mean_inverse_speed(platform: &Platform) -> f64 {
     (0..platform.gpus())
         .map(|g| 1.0 / platform.speed(g, "M"))

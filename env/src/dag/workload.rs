@@ -24,6 +24,19 @@ pub struct DagWorkloadSpec {
     pub description: String,
     pub platform: PlatformSpec,
     pub dags: DagSource,
+    /// A second source an episode draws from with probability `share` (a training mix of
+    /// generated and real DAGs on one platform); none: every episode from `dags`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<DagMix>,
+}
+
+/// The second source of a mixed workload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DagMix {
+    /// The probability that an episode's DAGs come from here.
+    pub share: f64,
+    pub dags: DagSource,
 }
 
 /// Where an episode's DAGs come from.
@@ -67,6 +80,12 @@ pub enum DagSource {
         arrivals: Arrivals,
         #[serde(default = "default_machine_memory")]
         machine_memory_gb: f64,
+        /// Only jobs arriving in `[arrival_from_s, arrival_until_s)` seconds of the trace: a
+        /// period of it (a training period and a later, held-out one).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arrival_from_s: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arrival_until_s: Option<f64>,
     },
 }
 
@@ -136,55 +155,18 @@ impl DagWorkload {
             );
         }
         let platform = spec.platform.compile(path)?;
-        let (tasks, ccr) = match &spec.dags {
-            DagSource::Layered {
-                tasks,
-                ccr,
-                shape,
-                max_parents,
-                task,
-            } => {
-                if !(shape.is_finite() && *shape > 0.0) || *max_parents == 0 {
-                    return bad(
-                        "dags.layered",
-                        "shape must be positive and max_parents at least 1".into(),
-                    );
-                }
-                check_draw(path, "dags.layered.task", task)?;
-                (*tasks, *ccr)
+        check_source(path, "dags", &spec.dags)?;
+        if let Some(mix) = &spec.mix {
+            if !(0.0..=1.0).contains(&mix.share) {
+                return bad("mix.share", format!("{} is not a probability", mix.share));
             }
-            DagSource::ForkJoin {
-                tasks,
-                width,
-                ccr,
-                task,
-            } => {
-                if *width == 0 {
-                    return bad("dags.fork-join.width", "a fork needs a width".into());
-                }
-                check_draw(path, "dags.fork-join.task", task)?;
-                (*tasks, *ccr)
+            check_source(path, "mix.dags", &mix.dags)?;
+            if matches!(
+                (&spec.dags, &mix.dags),
+                (DagSource::Alibaba { .. }, DagSource::Alibaba { .. })
+            ) {
+                return bad("mix.dags", "one of the two sources may read a trace".into());
             }
-            DagSource::Alibaba {
-                tasks,
-                ccr,
-                machine_memory_gb,
-                ..
-            } => {
-                if !(machine_memory_gb.is_finite() && *machine_memory_gb > 0.0) {
-                    return bad(
-                        "dags.alibaba.machine_memory_gb",
-                        format!("{machine_memory_gb}"),
-                    );
-                }
-                (*tasks, *ccr)
-            }
-        };
-        if tasks == 0 {
-            return bad("dags.tasks", "an episode needs a task".into());
-        }
-        if !(ccr.is_finite() && ccr >= 0.0) {
-            return bad("dags.ccr", format!("{ccr} is not a non-negative ratio"));
         }
         let mut workload = DagWorkload {
             spec,
@@ -193,9 +175,42 @@ impl DagWorkload {
             trace_jobs: Vec::new(),
             notes: Vec::new(),
         };
-        if let DagSource::Alibaba { trace, .. } = &workload.spec.dags {
+        if let Some((
+            key,
+            DagSource::Alibaba {
+                trace,
+                arrival_from_s,
+                arrival_until_s,
+                ..
+            },
+        )) = workload.trace_source()
+        {
             let trace = crate::workload::Workload::resolve(path, trace);
-            let (jobs, notes) = read_trace_jobs(&trace)?;
+            let (jobs, mut notes) = read_trace_jobs(&trace)?;
+            let (from, until) = (
+                arrival_from_s.unwrap_or(f64::NEG_INFINITY),
+                arrival_until_s.unwrap_or(f64::INFINITY),
+            );
+            let all = jobs.len();
+            let jobs: Vec<TraceJob> = jobs
+                .into_iter()
+                .filter(|j| (from..until).contains(&j.arrival_s))
+                .collect();
+            if jobs.is_empty() {
+                return bad(
+                    &format!("{key}.alibaba.arrival_from_s"),
+                    format!(
+                        "no job of {} arrives in [{from}, {until}) s",
+                        trace.display()
+                    ),
+                );
+            }
+            if jobs.len() < all {
+                notes.push(format!(
+                    "{} of {all} DAG jobs arrive in [{from}, {until}) s and are drawn",
+                    jobs.len()
+                ));
+            }
             workload.trace_jobs = jobs;
             workload.notes = notes;
             // every drawn job must be schedulable on this platform
@@ -215,9 +230,16 @@ impl DagWorkload {
         &self.spec.name
     }
 
+    /// The source that reads a trace, and its key (`dags` or `mix.dags`).
+    fn trace_source(&self) -> Option<(&'static str, &DagSource)> {
+        std::iter::once(("dags", &self.spec.dags))
+            .chain(self.spec.mix.iter().map(|mix| ("mix.dags", &mix.dags)))
+            .find(|(_, source)| matches!(source, DagSource::Alibaba { .. }))
+    }
+
     /// The most tasks an episode can hold.
     pub fn max_tasks(&self) -> usize {
-        match &self.spec.dags {
+        let of = |source: &DagSource| match source {
             DagSource::Layered { tasks, .. } | DagSource::ForkJoin { tasks, .. } => *tasks,
             DagSource::Alibaba { tasks, .. } => {
                 let largest = self
@@ -228,7 +250,9 @@ impl DagWorkload {
                     .unwrap_or(0);
                 tasks + largest
             }
-        }
+        };
+        let mixed = self.spec.mix.as_ref().map_or(0, |mix| of(&mix.dags));
+        of(&self.spec.dags).max(mixed)
     }
 
     /// The instance of episode `seed`: the same seed, the same DAGs and data.
@@ -238,8 +262,13 @@ impl DagWorkload {
 
     fn draw(&self, seed: u64) -> Dag {
         let mut rng = StdRng::seed_from_u64(seed ^ 0xda9_da9);
+        // a workload without a mix draws exactly as before mixes existed
+        let source = match &self.spec.mix {
+            Some(mix) if rng.random::<f64>() < mix.share => &mix.dags,
+            _ => &self.spec.dags,
+        };
         let structure_seed = rng.random();
-        let (mut dag, ccr) = match &self.spec.dags {
+        let (mut dag, ccr) = match source {
             DagSource::Layered {
                 tasks,
                 ccr,
@@ -290,9 +319,12 @@ impl DagWorkload {
     /// One trace job as a DAG of its own (edge data still zero; checked against the platform
     /// once, at load).
     fn job_dag(&self, job: &TraceJob, release_s: f64) -> Dag {
-        let DagSource::Alibaba {
-            machine_memory_gb, ..
-        } = &self.spec.dags
+        let Some((
+            _,
+            DagSource::Alibaba {
+                machine_memory_gb, ..
+            },
+        )) = self.trace_source()
         else {
             unreachable!("trace jobs come from Alibaba sources")
         };
@@ -337,6 +369,75 @@ fn append(dag: &mut Dag, part: Dag) {
         to: e.to + offset,
         data_mb: e.data_mb,
     }));
+}
+
+/// Checks one source's values; `key` is where it sits (`dags` or `mix.dags`).
+fn check_source(path: &Path, key: &str, source: &DagSource) -> Result<()> {
+    let bad = |field: &str, message: String| {
+        Err(EnvError::config(
+            path,
+            format!("{key}.{}{field}", source.section()),
+            message,
+        ))
+    };
+    let (tasks, ccr) = match source {
+        DagSource::Layered {
+            tasks,
+            ccr,
+            shape,
+            max_parents,
+            task,
+        } => {
+            if !(shape.is_finite() && *shape > 0.0) || *max_parents == 0 {
+                return bad(
+                    "",
+                    "shape must be positive and max_parents at least 1".into(),
+                );
+            }
+            check_draw(path, &format!("{key}.layered.task"), task)?;
+            (*tasks, *ccr)
+        }
+        DagSource::ForkJoin {
+            tasks,
+            width,
+            ccr,
+            task,
+        } => {
+            if *width == 0 {
+                return bad(".width", "a fork needs a width".into());
+            }
+            check_draw(path, &format!("{key}.fork-join.task"), task)?;
+            (*tasks, *ccr)
+        }
+        DagSource::Alibaba {
+            tasks,
+            ccr,
+            machine_memory_gb,
+            arrival_from_s,
+            arrival_until_s,
+            ..
+        } => {
+            if !(machine_memory_gb.is_finite() && *machine_memory_gb > 0.0) {
+                return bad(".machine_memory_gb", format!("{machine_memory_gb}"));
+            }
+            if let (Some(from), Some(until)) = (arrival_from_s, arrival_until_s)
+                && from.partial_cmp(until) != Some(std::cmp::Ordering::Less)
+            {
+                return bad(
+                    ".arrival_until_s",
+                    format!("{until} is not after arrival_from_s = {from}"),
+                );
+            }
+            (*tasks, *ccr)
+        }
+    };
+    if tasks == 0 {
+        return bad(".tasks", "an episode needs a task".into());
+    }
+    if !(ccr.is_finite() && ccr >= 0.0) {
+        return bad(".ccr", format!("{ccr} is not a non-negative ratio"));
+    }
+    Ok(())
 }
 
 fn check_draw(path: &Path, key: &str, draw: &TaskDraw) -> Result<()> {

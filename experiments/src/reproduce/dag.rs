@@ -73,7 +73,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         },
     ];
     let mut text = format!(
-        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds on `{}` as it ships, without a teacher; its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
+        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds, without a teacher, on `{}` or the workload the learner names (`dag-mixed.toml`: generated DAGs and real ones of the slice's days 0-3, half each); its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
         cx.command("dag"),
         cx.args.seeds,
         p.reference,
@@ -166,7 +166,8 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
 /// trained run's learner label and seed.
 type Labels = Vec<(String, String)>;
 
-/// Trains `learner` from `seed` on the generated workload into the section's own folder, or
+/// Trains `learner` from `seed` on its workload (the generated one unless it names another)
+/// into the section's own folder, or
 /// returns the finished or resumed run there (`cached_training`); a retrained run takes the
 /// sweeps that played it with it.
 fn train<'a>(
@@ -178,10 +179,14 @@ fn train<'a>(
     let stale = ["size", "heterogeneity", "bandwidth", "alibaba"]
         .map(|axis| cx.args.out.join(format!("dag-{axis}")))
         .to_vec();
+    let family = learner
+        .workload
+        .as_deref()
+        .map_or_else(|| generated.to_owned(), shipped_workload);
     trained(
         &Training {
             section: "dag",
-            family: generated,
+            family: &family,
             root: cx.args.out.join("dag").join("runs"),
             eval_episodes: cx.protocol.dag.train_eval_episodes,
             stale,
@@ -732,6 +737,7 @@ mod tests {
             steps: 1,
             set: BTreeMap::new(),
             seeds: vec![0, 1],
+            workload: None,
         };
         let trained = [Trained {
             learner: &learner,

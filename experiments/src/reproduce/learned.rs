@@ -48,6 +48,12 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
     if let Some(learner) = p.learners.iter().find(|l| l.seeds.is_empty()) {
         anyhow::bail!("learner `{}`: seeds = [] trains nothing", learner.label);
     }
+    if let Some(learner) = p.learners.iter().find(|l| l.workload.is_some()) {
+        anyhow::bail!(
+            "learner `{}`: a learned learner trains on each trace's family; `workload` is for DAG learners",
+            learner.label
+        );
+    }
     for trace in &p.traces {
         let trained = p
             .learners

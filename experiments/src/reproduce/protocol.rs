@@ -83,6 +83,10 @@ pub struct LearnedRun {
     /// Training seeds, each its own run and row.
     #[serde(default = "first_seed")]
     pub seeds: Vec<u64>,
+    /// A DAG learner's training workload in `data/workloads/` (default: the section's
+    /// generated one); jobs learners train on each trace's family and take none.
+    #[serde(default)]
+    pub workload: Option<String>,
 }
 
 fn first_seed() -> Vec<u64> {
@@ -152,7 +156,8 @@ pub struct DagProtocol {
     /// The generated workload of the size, heterogeneity and bandwidth axes, in
     /// `data/workloads/`.
     pub workload: String,
-    /// Real DAGs on the same platform (the DDQN's observation fixes the GPU count).
+    /// Real DAGs on the same platform (the DDQN's observation fixes the GPU count), of a
+    /// period no learner trained on.
     pub trace_workload: String,
     /// Real DAGs of the SPD-FTG study.
     pub correlation_workload: String,

@@ -66,8 +66,11 @@ impl Kind for Dag {
             }
         }
         let types: Vec<String> = types.iter().map(|(t, n)| format!("{n} {t}")).collect();
+        let mixed = w.spec.mix.as_ref().map_or(String::new(), |mix| {
+            format!(", or with probability {} {:?} DAGs", mix.share, mix.dags)
+        });
         let mut line = format!(
-            "ok {}: {:?} DAGs, up to {} tasks per episode, on {} GPUs ({}) in {} machines",
+            "ok {}: {:?} DAGs{mixed}, up to {} tasks per episode, on {} GPUs ({}) in {} machines",
             w.name(),
             w.spec.dags,
             w.max_tasks(),
