@@ -2,6 +2,11 @@
 //! among the ready tasks, [`env_order`]) on a GPU, at its earliest idle gap after its data
 //! arrives (insertion, as HEFT). The mask hides GPUs without the memory for the task; the
 //! reward is minus the makespan's increase, so an episode's return is minus its makespan.
+//!
+//! With `ready_tasks = K` a step chooses the task too: among the first K ready tasks of the
+//! env's order (the highest upward ranks), one choice per (task, GPU) pair, each observed as
+//! the GPU's features for that task and the task's. Slot 0 is always the env's next task, so
+//! a scheduler that answers the GPU of the env's task (choice `g`) plays as in the default.
 
 use std::sync::Arc;
 
@@ -43,6 +48,10 @@ impl StepInfo<DagMetrics> for DagInfo {
     }
 }
 
+/// Features of the episode in the task-choice interface: share placed, share of the window
+/// holding ready tasks.
+pub const EPISODE_FEATURES: usize = 2;
+
 /// What an episode's seed fixes: its instance and the orders and scales read from it.
 struct Instance {
     seed: u64,
@@ -78,13 +87,42 @@ impl Instance {
 struct Episode {
     instance: Instance,
     builder: Builder,
+    /// Where the first unplaced task of the env's order is.
+    first_unplaced: usize,
     episode_return: f64,
     done: bool,
 }
 
 impl Episode {
+    /// The env's next task: the first unplaced one of its order, always ready (the order is
+    /// topological).
     fn next_task(&self) -> usize {
-        self.instance.order[self.builder.placed()]
+        self.instance.order[self.first_unplaced]
+    }
+
+    /// The first `k` ready tasks of the env's order, its next task first.
+    fn window(&self, k: usize) -> Vec<usize> {
+        let p = &self.instance.problem;
+        self.instance.order[self.first_unplaced..]
+            .iter()
+            .copied()
+            .filter(|&t| {
+                !self.builder.is_placed(t)
+                    && p.preds(t).iter().all(|&(q, _)| self.builder.is_placed(q))
+            })
+            .take(k)
+            .collect()
+    }
+
+    fn place(&mut self, task: usize, gpu: usize) -> (f64, f64) {
+        let placed = self.builder.place(&self.instance.problem, task, gpu);
+        let order = &self.instance.order;
+        while self.first_unplaced < order.len()
+            && self.builder.is_placed(order[self.first_unplaced])
+        {
+            self.first_unplaced += 1;
+        }
+        placed
     }
 }
 
@@ -98,12 +136,22 @@ pub struct DagEnv {
 impl DagEnv {
     pub fn new(workload: Arc<DagWorkload>) -> Self {
         let gpus = workload.platform.gpus();
+        let (action_space, observation_space) = match workload.spec.ready_tasks {
+            0 => (
+                ActionSpace::grid("task", 1, vec![Field::new("gpu", gpus)]),
+                ObservationSpace::new(&[("gpu", gpus, GPU_FEATURES), ("task", 1, TASK_FEATURES)]),
+            ),
+            k => (
+                ActionSpace::grid("decision", 1, vec![Field::new("task x gpu", k * gpus)]),
+                ObservationSpace::new(&[
+                    ("task x gpu", k * gpus, GPU_FEATURES + TASK_FEATURES),
+                    ("episode", 1, EPISODE_FEATURES),
+                ]),
+            ),
+        };
         DagEnv {
-            action_space: ActionSpace::grid("task", 1, vec![Field::new("gpu", gpus)]),
-            observation_space: ObservationSpace::new(&[
-                ("gpu", gpus, GPU_FEATURES),
-                ("task", 1, TASK_FEATURES),
-            ]),
+            action_space,
+            observation_space,
             workload,
             episode: None,
         }
@@ -124,9 +172,8 @@ impl DagEnv {
     }
 
     fn observe(&self, e: &Episode) -> Observation {
-        let (p, gpus) = (&*e.instance.problem, e.instance.problem.gpus());
         let mut features = vec![0.0f32; self.observation_space.len()];
-        let mut mask = vec![false; gpus];
+        let mut mask = vec![false; self.action_space.mask_len()];
         if e.done {
             mask.fill(true);
             return Observation {
@@ -134,7 +181,49 @@ impl DagEnv {
                 action_mask: mask,
             };
         }
-        let task = e.next_task();
+        let k = self.workload.spec.ready_tasks;
+        if k == 0 {
+            let (gpu_blocks, task_block, fits) = self.task_features(e, e.next_task());
+            let at = self.observation_space.group("gpu").offset;
+            for (g, block) in gpu_blocks.iter().enumerate() {
+                let at = at + g * GPU_FEATURES;
+                features[at..at + GPU_FEATURES].copy_from_slice(block);
+            }
+            let at = self.observation_space.group("task").offset;
+            features[at..at + TASK_FEATURES].copy_from_slice(&task_block);
+            mask = fits;
+        } else {
+            let gpus = e.instance.problem.gpus();
+            let width = GPU_FEATURES + TASK_FEATURES;
+            let window = e.window(k);
+            for (slot, &task) in window.iter().enumerate() {
+                let (gpu_blocks, task_block, fits) = self.task_features(e, task);
+                for (g, block) in gpu_blocks.iter().enumerate() {
+                    let at = (slot * gpus + g) * width;
+                    features[at..at + GPU_FEATURES].copy_from_slice(block);
+                    features[at + GPU_FEATURES..at + width].copy_from_slice(&task_block);
+                    mask[slot * gpus + g] = fits[g];
+                }
+            }
+            let at = self.observation_space.group("episode").offset;
+            features[at..at + EPISODE_FEATURES].copy_from_slice(&[
+                e.builder.placed() as f32 / e.instance.problem.len() as f32,
+                window.len() as f32 / k as f32,
+            ]);
+        }
+        Observation {
+            features,
+            action_mask: mask,
+        }
+    }
+
+    /// Placing `task` now: each GPU's features for it, the task's, and which GPUs hold it.
+    fn task_features(
+        &self,
+        e: &Episode,
+        task: usize,
+    ) -> (Vec<[f32; GPU_FEATURES]>, [f32; TASK_FEATURES], Vec<bool>) {
+        let (p, gpus) = (&*e.instance.problem, e.instance.problem.gpus());
         let b = &e.builder;
         let ready: Vec<f64> = (0..gpus).map(|g| b.data_ready_s(p, task, g)).collect();
         let reference = ready.iter().copied().fold(f64::INFINITY, f64::min);
@@ -146,28 +235,29 @@ impl DagEnv {
         let makespan = b.makespan_s();
         let largest_memory = self.workload.platform.largest_memory_gb();
         let time = |t: f64| ((t - reference) / e.instance.scale) as f32;
-        let gpu_group = self.observation_space.group("gpu");
-        for g in 0..gpus {
-            let at = gpu_group.offset + g * GPU_FEATURES;
-            let block = &mut features[at..at + GPU_FEATURES];
-            block[6] = (b.gpu_busy_s(g) / makespan.max(f64::MIN_POSITIVE)) as f32;
-            block[7] = (self.workload.platform.memory_gb(g) / largest_memory) as f32;
-            block[2] = time(b.gpu_free_s(g).max(reference));
-            block[3] = time(ready[g]);
-            if p.fits(task, g) {
-                mask[g] = true;
-                block[0] = 1.0;
-                block[1] = (e.instance.mean_exec[task] / p.exec_s(task, g)) as f32;
-                block[4] = time(start[g]);
-                block[5] = ((eft[g] - best_eft) / e.instance.scale) as f32;
-            }
-        }
+        let mut fits = vec![false; gpus];
+        let blocks = (0..gpus)
+            .map(|g| {
+                let mut block = [0.0f32; GPU_FEATURES];
+                block[6] = (b.gpu_busy_s(g) / makespan.max(f64::MIN_POSITIVE)) as f32;
+                block[7] = (self.workload.platform.memory_gb(g) / largest_memory) as f32;
+                block[2] = time(b.gpu_free_s(g).max(reference));
+                block[3] = time(ready[g]);
+                if p.fits(task, g) {
+                    fits[g] = true;
+                    block[0] = 1.0;
+                    block[1] = (e.instance.mean_exec[task] / p.exec_s(task, g)) as f32;
+                    block[4] = time(start[g]);
+                    block[5] = ((eft[g] - best_eft) / e.instance.scale) as f32;
+                }
+                block
+            })
+            .collect();
         let per_mb = p.mean_per_mb_s();
         let data = |edges: &[(usize, f64)]| {
             (edges.iter().map(|(_, d)| d * per_mb).sum::<f64>() / e.instance.scale) as f32
         };
-        let at = self.observation_space.group("task").offset;
-        features[at..at + TASK_FEATURES].copy_from_slice(&[
+        let task_block = [
             (e.instance.mean_exec[task] / e.instance.scale) as f32,
             (e.instance.rank[task] / e.instance.rank_max) as f32,
             (p.preds(task).len() as f32).ln_1p(),
@@ -176,11 +266,31 @@ impl DagEnv {
             data(p.succs(task)),
             b.placed() as f32 / p.len() as f32,
             time(makespan.max(reference)),
-        ]);
-        Observation {
-            features,
-            action_mask: mask,
+        ];
+        (blocks, task_block, fits)
+    }
+
+    /// The task and GPU `action` names, or why it is not allowed.
+    fn decode(&self, e: &Episode, action: &[usize]) -> Result<(usize, usize)> {
+        let p = &e.instance.problem;
+        let tasks = match self.workload.spec.ready_tasks {
+            0 => vec![e.next_task()],
+            k => e.window(k),
+        };
+        let mut mask = vec![false; self.action_space.mask_len()];
+        for (slot, &task) in tasks.iter().enumerate() {
+            for g in 0..p.gpus() {
+                mask[slot * p.gpus() + g] = p.fits(task, g);
+            }
         }
+        self.action_space
+            .check(action, &mask)
+            .map_err(|err| EnvError::BadAction(err.to_string()))?;
+        let gpus = e.instance.problem.gpus();
+        Ok(match self.workload.spec.ready_tasks {
+            0 => (e.next_task(), action[0]),
+            k => (e.window(k)[action[0] / gpus], action[0] % gpus),
+        })
     }
 
     fn info(e: &Episode, task: usize, placed: Option<(usize, f64, f64)>) -> DagInfo {
@@ -226,6 +336,7 @@ impl Environment for DagEnv {
         let episode = Episode {
             builder: Builder::new(&instance.problem),
             instance,
+            first_unplaced: 0,
             episode_return: 0.0,
             done: false,
         };
@@ -240,16 +351,10 @@ impl Environment for DagEnv {
         if e.done {
             return Err(EnvError::EpisodeOver);
         }
-        let mask: Vec<bool> = (0..e.instance.problem.gpus())
-            .map(|g| e.instance.problem.fits(e.next_task(), g))
-            .collect();
-        self.action_space
-            .check(action, &mask)
-            .map_err(|err| EnvError::BadAction(err.to_string()))?;
+        let (task, gpu) = self.decode(e, action)?;
         let mut e = self.episode.take().expect("checked above");
-        let (task, gpu) = (e.next_task(), action[0]);
         let before = e.builder.makespan_s();
-        let (start, finish) = e.builder.place(&e.instance.problem, task, gpu);
+        let (start, finish) = e.place(task, gpu);
         let reward = -(e.builder.makespan_s() - before);
         e.episode_return += reward;
         e.done = e.builder.placed() == e.instance.problem.len();

@@ -5,7 +5,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
-use crate::gym::{CheckOptions, Environment, check_env};
+use crate::gym::{CheckOptions, Environment, Observation, check_env};
 
 fn shipped(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -225,6 +225,73 @@ fn the_dag_env_keeps_the_contract_and_its_return_is_minus_the_makespan() {
             }
             obs = step.observation;
         }
+    }
+}
+
+/// With `ready_tasks = K` the env keeps the contract; choosing slot 0 (the env's next task)
+/// with the least-EFT GPU plays HEFT's schedule, as the default interface does, and random
+/// allowed (task, GPU) pairs place every task once in valid schedules at or above the lower
+/// bound, the same seed the same way.
+#[test]
+fn choosing_among_ready_tasks_keeps_the_contract_and_slot_zero_is_heft() {
+    for name in ["dag-layered.toml", "dag-alibaba.toml"] {
+        let w = Arc::new(
+            DagWorkload::load(&shipped(name), &[("ready_tasks".into(), "4".into())]).unwrap(),
+        );
+        let env = DagEnv::new(Arc::clone(&w));
+        let report = check_env(&env, CheckOptions::default()).unwrap();
+        assert!(report.ended, "{name}: {report:?}");
+        let gpus = w.platform.gpus();
+        let pairs = env.observation_space().group("task x gpu").clone();
+        assert_eq!(pairs.count, 4 * gpus);
+        assert_eq!(env.action_space().mask_len(), 4 * gpus);
+        let mut env = env.fresh_copy();
+        let play = |env: &mut DagEnv, seed: u64, choose: &mut dyn FnMut(&Observation) -> usize| {
+            let (mut obs, _) = env.reset(seed).unwrap();
+            loop {
+                let step = env.step(&[choose(&obs)]).unwrap();
+                if let Some(m) = step.info.metrics {
+                    let problem = env.problem().unwrap().clone();
+                    env.schedule().unwrap().validate(&problem).unwrap();
+                    assert!(m.slr >= 1.0 - 1e-12, "{m:?}");
+                    return (m.makespan_s, problem);
+                }
+                obs = step.observation;
+            }
+        };
+        // slot 0's GPU of least EFT: the EFT-gap feature is 0 there
+        let (makespan, problem) = play(&mut env, 5, &mut |obs| {
+            (0..gpus)
+                .filter(|&g| obs.action_mask[g])
+                .min_by(|&a, &b| {
+                    pairs.block(&obs.features, a)[5].total_cmp(&pairs.block(&obs.features, b)[5])
+                })
+                .unwrap()
+        });
+        assert_eq!(makespan, heft_by_hand(&problem).makespan_s(), "{name}");
+        let random = |seed: u64| {
+            let mut rng = StdRng::seed_from_u64(seed);
+            move |obs: &Observation| loop {
+                let a = rng.random_range(0..obs.action_mask.len());
+                if obs.action_mask[a] {
+                    break a;
+                }
+            }
+        };
+        let (first, _) = play(&mut env, 6, &mut random(1));
+        let (again, _) = play(&mut env, 6, &mut random(1));
+        assert_eq!(first, again);
+        // a choice outside the window's allowed pairs is refused
+        let (mut obs, _) = env.reset(7).unwrap();
+        assert!(env.step(&[obs.action_mask.len()]).is_err());
+        let refused = loop {
+            if let Some(a) = obs.action_mask.iter().position(|&a| !a) {
+                break a;
+            }
+            let allowed = obs.action_mask.iter().position(|&a| a).unwrap();
+            obs = env.step(&[allowed]).unwrap().observation;
+        };
+        assert!(env.step(&[refused]).is_err(), "{name}");
     }
 }
 

@@ -28,6 +28,10 @@ pub struct DagWorkloadSpec {
     /// generated and real DAGs on one platform); none: every episode from `dags`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<DagMix>,
+    /// How a decision is asked: 0 (the default) places the env's next task (HEFT's order) on
+    /// a GPU; K > 0 chooses among the K ready tasks of highest upward rank and the GPU.
+    #[serde(default)]
+    pub ready_tasks: usize,
 }
 
 /// The second source of a mixed workload.
