@@ -410,13 +410,19 @@ fn headline(p: &DagProtocol, labels: &Labels, cells: &[Cell]) -> String {
         wins.join(", "),
         cells.len(),
         if behind_first.0 > 0 {
+            let mean_change = -100.0 * behind_first.1;
             format!(
-                "{} is behind {} in {} of the {} settings ({:.1}% longer on average).",
+                "{} is behind {} in {} of the {} settings ({:.1}% {} on average over all of them).",
                 p.reference,
                 behind_first.2,
                 behind_first.0,
                 cells.len(),
-                -100.0 * behind_first.1,
+                mean_change.abs(),
+                if mean_change > 0.0 {
+                    "longer"
+                } else {
+                    "shorter"
+                },
             )
         } else {
             format!(
