@@ -195,7 +195,8 @@ pub fn load_agent(
     // counts (GPUs of a DAG platform) when its weights fit the network built for this one
     let per_unit = matches!(kind, AgentKind::Ppo | AgentKind::A2c)
         && manifest.config.get("per_unit") == Some(&serde_json::Value::Bool(true));
-    if (manifest.observation_len, manifest.mask_len) != (obs, mask) && !per_unit {
+    let other_spaces = (manifest.observation_len, manifest.mask_len) != (obs, mask);
+    if other_spaces && !per_unit {
         return Err(other_shapes());
     }
     let hidden = manifest
@@ -215,7 +216,12 @@ pub fn load_agent(
         AgentKind::Ppo | AgentKind::A2c => {
             let config = kind.backfilled(&manifest.config);
             let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
-            let net = network(&config, ctx).map_err(invalid)?.init(device);
+            let net = match network(&config, ctx) {
+                Ok(net) => net.init(device),
+                // spaces a per-unit network cannot even lay out (another interface)
+                Err(_) if other_spaces => return Err(other_shapes()),
+                Err(e) => return Err(invalid(e)),
+            };
             let shapes = net.weight_shapes();
             let net = load_record(net, run, manifest.policy_model()).map_err(invalid)?;
             if net.weight_shapes() != shapes {
