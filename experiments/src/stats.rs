@@ -133,16 +133,16 @@ pub fn paired(a: &[f64], b: &[f64]) -> f64 {
     2.0 * (1.0 - dist.cdf(t.abs()))
 }
 
-/// The Wilcoxon signed-rank test over matched pairs `(a_i, b_i)`: the two-sided p-value that
-/// the differences are symmetric about 0. Zero differences are dropped (Wilcoxon's rule) and
-/// tied magnitudes share their mean rank. Exact (the null distribution of the positive rank
-/// sum, every sign equally likely) up to 50 pairs without ties, as SciPy does; otherwise the
-/// normal approximation with the tie correction of the variance and a continuity correction.
-/// NaN when the lengths differ or nothing is paired; 1 when every difference is 0.
-pub fn wilcoxon(a: &[f64], b: &[f64]) -> f64 {
-    if a.len() != b.len() || a.is_empty() {
-        return f64::NAN;
-    }
+/// The ranks of the nonzero differences `a_i - b_i` by magnitude (ties sharing their mean
+/// rank): how many, the sum of the ranks of the positive ones, and the tie term (the sum of
+/// t^3 - t over runs of t equal magnitudes).
+struct SignedRanks {
+    n: usize,
+    positive_sum: f64,
+    ties: f64,
+}
+
+fn signed_ranks(a: &[f64], b: &[f64]) -> SignedRanks {
     let mut differences: Vec<f64> = a
         .iter()
         .zip(b)
@@ -150,11 +150,7 @@ pub fn wilcoxon(a: &[f64], b: &[f64]) -> f64 {
         .filter(|d| *d != 0.0)
         .collect();
     let n = differences.len();
-    if n == 0 {
-        return 1.0;
-    }
     differences.sort_by(|x, y| x.abs().total_cmp(&y.abs()));
-    // mean ranks over runs of equal magnitude; the tie term sums t^3 - t over the runs
     let (mut positive_sum, mut ties) = (0.0, 0.0);
     let mut start = 0;
     while start < n {
@@ -167,6 +163,42 @@ pub fn wilcoxon(a: &[f64], b: &[f64]) -> f64 {
         ties += t * t * t - t;
         positive_sum += rank * differences[start..end].iter().filter(|d| **d > 0.0).count() as f64;
         start = end;
+    }
+    SignedRanks {
+        n,
+        positive_sum,
+        ties,
+    }
+}
+
+/// Whether the signed ranks favour `a` being the lower: the ranks of the pairs where `a_i <
+/// b_i` sum to more than those where it is higher (the side a two-sided Wilcoxon p speaks
+/// for).
+pub fn signed_ranks_favour_lower(a: &[f64], b: &[f64]) -> bool {
+    let SignedRanks {
+        n, positive_sum, ..
+    } = signed_ranks(a, b);
+    let total = (n * (n + 1)) as f64 / 2.0;
+    total - positive_sum > positive_sum
+}
+
+/// The Wilcoxon signed-rank test over matched pairs `(a_i, b_i)`: the two-sided p-value that
+/// the differences are symmetric about 0. Zero differences are dropped (Wilcoxon's rule) and
+/// tied magnitudes share their mean rank. Exact (the null distribution of the positive rank
+/// sum, every sign equally likely) up to 50 pairs without ties, as SciPy does; otherwise the
+/// normal approximation with the tie correction of the variance and a continuity correction.
+/// NaN when the lengths differ or nothing is paired; 1 when every difference is 0.
+pub fn wilcoxon(a: &[f64], b: &[f64]) -> f64 {
+    if a.len() != b.len() || a.is_empty() {
+        return f64::NAN;
+    }
+    let SignedRanks {
+        n,
+        positive_sum,
+        ties,
+    } = signed_ranks(a, b);
+    if n == 0 {
+        return 1.0;
     }
     let nf = n as f64;
     let total = nf * (nf + 1.0) / 2.0;

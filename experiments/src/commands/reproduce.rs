@@ -40,6 +40,11 @@ pub struct ReproduceArgs {
     /// the workloads it names are still looked up in `data/workloads/`.
     #[arg(long)]
     protocol: Option<PathBuf>,
+    /// Play the finished training runs already in `--out` even where a build of other env,
+    /// agents or trainer sources trained them (by default they are trained again); the
+    /// document names their sources' fingerprint.
+    #[arg(long)]
+    reuse_runs: bool,
 }
 
 pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
@@ -61,6 +66,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         doc: args.doc,
         figures: args.figures,
         protocol: args.protocol,
+        reuse_runs: args.reuse_runs,
     };
     schedlab_experiments::reproduce::run(&settings, &targets)
 }

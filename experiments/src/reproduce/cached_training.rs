@@ -18,7 +18,7 @@ use crate::sweep::spec::pairs;
 use crate::training::train_loaded;
 
 /// The env, predictors, agents and trainer sources this binary was built from (`build.rs`).
-const TRAINING_SOURCES: &str = env!("SCHEDLAB_TRAINING_SOURCES");
+pub(super) const TRAINING_SOURCES: &str = env!("SCHEDLAB_TRAINING_SOURCES");
 
 /// A learner's run folder for one training seed and what training it cost.
 pub(super) struct Trained<'a> {
@@ -27,6 +27,8 @@ pub(super) struct Trained<'a> {
     pub run: PathBuf,
     /// Cumulative wall seconds of the run, over its resumes.
     pub seconds: f64,
+    /// The fingerprint of the sources that trained it (`TRAINING_SOURCES` unless reused).
+    pub sources: String,
 }
 
 impl Trained<'_> {
@@ -52,12 +54,14 @@ pub(super) struct Training<'a> {
     pub eval_episodes: usize,
     /// Folders that hold results of an older run (its sweeps): removed when it is retrained.
     pub stale: Vec<PathBuf>,
+    /// Accept a finished run whatever sources trained it (`reproduce --reuse-runs`).
+    pub reuse: bool,
 }
 
-/// Trains `learner` from `seed`, or returns the run in `training.runs` that finished from the
-/// same config, family and sources (`TRAINING_SOURCES`); a run killed after a checkpoint is
-/// resumed from it, and a run made from anything else is trained again from the start, taking
-/// `training.stale` with it (their rows came from the old run).
+/// Trains `learner` from `seed`, or returns the run in the learner's folder that finished from
+/// the same config, family and sources (`TRAINING_SOURCES`; any sources with `reuse`); a run
+/// killed after a checkpoint is resumed from it, and a run made from anything else is trained
+/// again from the start, taking `training.stale` with it (their rows came from the old run).
 pub(super) fn trained<'a>(
     training: &Training,
     learner: &'a LearnedRun,
@@ -69,6 +73,7 @@ pub(super) fn trained<'a>(
         root,
         eval_episodes,
         stale,
+        reuse,
     } = training;
     let runs = &root.join(slug(&learner.label)).join(format!("seed-{seed}"));
     let sources = runs.join("training_sources.txt");
@@ -82,10 +87,12 @@ pub(super) fn trained<'a>(
     let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
     let family_sha256 = sha256_file(family).with_context(|| format!("{}", family.display()))?;
     // a run of this learner from these sources: finished, or killed and resumed where it stopped
+    let trained_by = std::fs::read_to_string(&sources).ok();
     let same = |manifest: &Manifest| {
         manifest.config == config
             && manifest.workload_sha256 == family_sha256
-            && std::fs::read_to_string(&sources).is_ok_and(|s| s == TRAINING_SOURCES)
+            && (trained_by.as_deref() == Some(TRAINING_SOURCES)
+                || (*reuse && manifest.step >= learner.steps))
     };
     let cached = latest_run(runs, loaded.name(), &learner.agent, seed)
         .map(|run| Manifest::read(&run).map(|m| (run, m)))
@@ -99,6 +106,7 @@ pub(super) fn trained<'a>(
             seed,
             run: run.clone(),
             seconds: manifest.wall_s.unwrap_or(f64::NAN),
+            sources: trained_by.unwrap_or_default(),
         });
     }
     if cached.is_none() {
@@ -152,6 +160,7 @@ pub(super) fn trained<'a>(
         seed,
         run: run.path,
         seconds,
+        sources: TRAINING_SOURCES.to_owned(),
     })
 }
 
@@ -163,6 +172,25 @@ fn slug(label: &str) -> String {
         .map(str::to_ascii_lowercase)
         .collect::<Vec<_>>()
         .join("-")
+}
+
+/// A sentence for a section's text naming the other sources that trained some of `trained`
+/// (runs reused by `--reuse-runs`); empty when this binary's sources trained them all.
+pub(super) fn reused_note(trained: &[Trained]) -> String {
+    let mut others: Vec<&str> = trained
+        .iter()
+        .map(|t| t.sources.as_str())
+        .filter(|s| *s != TRAINING_SOURCES)
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    if others.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The learned rows were trained by a build of other env, agents and trainer sources (fingerprint {}; this one is {TRAINING_SOURCES}) and played by this one (`--reuse-runs`).",
+        others.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -26,6 +26,8 @@ pub struct Settings {
     pub figures: PathBuf,
     /// The protocol file; None: the shipped one (`data/experiments/reproduce.toml`).
     pub protocol: Option<PathBuf>,
+    /// Play finished training runs of the output folder whatever sources trained them.
+    pub reuse_runs: bool,
 }
 
 /// The chosen learning rate per optimiser.

@@ -14,7 +14,7 @@ use schedlab_agents::dag::heft;
 use schedlab_agents::dag::plan_distance::{pearson, perturbation_pairs, spearman};
 use schedlab_env::dag::DagWorkload;
 
-use super::cached_training::{Trained, Training, trained};
+use super::cached_training::{Trained, Training, reused_note, trained};
 use super::context::{Context, mean, mean_ci, values};
 use super::learned_bar::compare;
 use super::protocol::{DagProtocol, LearnedRun};
@@ -145,6 +145,10 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
     let trace_name = p.trace_workload.trim_end_matches(".toml").to_owned();
     cells.push(Cell::of(&trace_rows, &labels, "default", trace_name));
     text += &headline(p, &labels, &cells);
+    let reused = reused_note(&trained);
+    if !reused.is_empty() {
+        text += &format!("{}\n\n", reused.trim_start());
+    }
     text += &against_baseline(
         (&p.bar_baseline, &p.bar_settings),
         &labels,
@@ -190,6 +194,7 @@ fn train<'a>(
             root: cx.args.out.join("dag").join("runs"),
             eval_episodes: cx.protocol.dag.train_eval_episodes,
             stale,
+            reuse: cx.args.reuse_runs,
         },
         learner,
         seed,
@@ -750,6 +755,7 @@ mod tests {
             seed: 0,
             run: "run-folder".into(),
             seconds: 12.0,
+            sources: String::new(),
         }];
         let text = against_baseline(
             ("heft", &["tasks 100".to_owned()]),

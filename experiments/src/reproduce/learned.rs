@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use schedlab_env::jobs::JobsEnv;
 use schedlab_trainer::tensorboard::read_scalars;
 
-use super::cached_training::{Trained, Training, trained};
+use super::cached_training::{Trained, Training, reused_note, trained};
 use super::context::{Context, mean};
 use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
@@ -61,6 +61,10 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
             .flat_map(|learner| learner.seeds.iter().map(move |&seed| (learner, seed)))
             .map(|(learner, seed)| train(cx, trace, learner, seed))
             .collect::<anyhow::Result<Vec<_>>>()?;
+        let reused = reused_note(&trained);
+        if !reused.is_empty() {
+            text += &format!("{}\n\n", reused.trim_start());
+        }
         text += &trace_section(cx, trace, &trained)?;
         for t in trained.iter().filter(|t| t.learner.steps > 0) {
             let returns = episodic_returns(&t.run)?;
@@ -113,6 +117,7 @@ fn train<'a>(
             root: cx.args.out.join("learned").join("runs").join(&trace.name),
             eval_episodes: cx.protocol.learned.train_eval_episodes,
             stale: stale.to_vec(),
+            reuse: cx.args.reuse_runs,
         },
         learner,
         seed,
