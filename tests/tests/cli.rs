@@ -1776,6 +1776,76 @@ set = { per_unit = true, hidden = 16, rollout_steps = 32 }
     protocol
 }
 
+/// A finished run trained by other sources (its `training_sources.txt` differs from this
+/// build's) is trained again by default; `--reuse-runs` plays it as it is and the document
+/// names its fingerprint.
+#[test]
+fn reproduce_reuses_runs_of_other_sources_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let protocol = tiny_learned_protocol(dir.path());
+    let reproduce = |extra: &[&str]| {
+        let mut args = vec![
+            "reproduce",
+            "learned",
+            "--protocol",
+            arg(&protocol),
+            "--out",
+            "out",
+            "--doc",
+            "doc.md",
+            "--figures",
+            "figures",
+        ];
+        args.extend(extra);
+        let out = schedlab()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = reproduce(&[]);
+    assert!(
+        first.contains("learned: training PPO tiny seed 0"),
+        "{first}"
+    );
+    let seeds = dir.path().join("out/learned/runs/tiny/ppo-tiny");
+    let run_of = |seed: u64| {
+        let folder = seeds.join(format!("seed-{seed}"));
+        std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.is_dir())
+            .unwrap()
+    };
+    let before = run_of(0);
+    for seed in [0, 1] {
+        std::fs::write(
+            seeds.join(format!("seed-{seed}/training_sources.txt")),
+            "0123456789abcdef",
+        )
+        .unwrap();
+    }
+    let reused = reproduce(&["--reuse-runs"]);
+    assert!(!reused.contains("learned: training"), "{reused}");
+    assert_eq!(run_of(0), before);
+    let doc = std::fs::read_to_string(dir.path().join("doc.md")).unwrap();
+    assert!(doc.contains("fingerprint 0123456789abcdef"), "{doc}");
+    let retrained = reproduce(&[]);
+    assert!(
+        retrained.contains("learned: training PPO tiny seed 0"),
+        "{retrained}"
+    );
+    assert_ne!(run_of(0), before);
+    let doc = std::fs::read_to_string(dir.path().join("doc.md")).unwrap();
+    assert!(!doc.contains("fingerprint 0123456789abcdef"), "{doc}");
+}
+
 /// `reproduce learned` killed (SIGKILL) at several moments (training, sweeps, the document) and
 /// run again ends with the rows of an uninterrupted run: a run killed after a checkpoint resumes
 /// and trains as if never stopped, sweeps resume from their journals, locks are taken over.
