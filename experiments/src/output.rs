@@ -175,7 +175,7 @@ pub const NETWORK_METRICS: [Metric<NetworkMetrics>; 13] = [
 ];
 
 /// Every jobs-cluster metric, in [`JobsMetrics`]'s order.
-pub const JOBS_METRICS: [Metric<JobsMetrics>; 15] = [
+pub const JOBS_METRICS: [Metric<JobsMetrics>; 16] = [
     Metric {
         name: "jct_avg_s",
         value: |m| m.jct_avg_s,
@@ -279,6 +279,13 @@ pub const JOBS_METRICS: [Metric<JobsMetrics>; 15] = [
         value: |m| m.decision_points as f64,
         decimals: 0,
         better: Better::Neither,
+        flag: false,
+    },
+    Metric {
+        name: "stranded_at_end",
+        value: |m| m.stranded_at_end as f64,
+        decimals: 0,
+        better: Better::Lower,
         flag: false,
     },
 ];

@@ -38,6 +38,10 @@ pub struct JobsMetrics {
     /// capacity (`window.work_conserving`): how often the policy left work idle.
     pub forced_starts: usize,
     pub decision_points: usize,
+    /// Queued jobs that would fit the idle capacity at their request when the episode ended:
+    /// work left stranded (none under `window.work_conserving`; unfinished jobs are then
+    /// running, or queued behind full capacity, when the horizon cut the episode).
+    pub stranded_at_end: usize,
     pub steps: usize,
     /// Virtual time at the end.
     pub time_s: f64,

@@ -382,6 +382,9 @@ proptest! {
             if let Some(m) = &info.metrics {
                 prop_assert_eq!(m.finished + m.unfinished, jobs);
                 prop_assert_eq!(m.finished, info.finished);
+                if env.workload().window.work_conserving {
+                    prop_assert_eq!(m.stranded_at_end, 0, "work left stranded at the end");
+                }
                 let total_jct: f64 = env.completion_times().iter().sum();
                 let unit = env.workload().reward.time_unit_s;
                 prop_assert!(
@@ -782,6 +785,49 @@ fn without_work_conservation_advance_is_masked_only_where_the_cluster_idles_with
     // masked at the last arrival (20 s, nothing running) and after the first two finishes
     assert_eq!(masked_at.len(), 3, "{masked_at:?}");
     assert!(masked_at.iter().all(|&t| t >= 20.0), "{masked_at:?}");
+}
+
+/// Without work conservation a policy that always advances while it may can end an episode
+/// at its horizon with a queued job that fits the idle cluster: `stranded_at_end` counts it
+/// (with conservation on, the property test finds it always 0).
+#[test]
+fn a_job_left_queued_on_an_idle_cluster_at_the_horizon_is_counted_stranded() {
+    // `future` arrives after the 150 s horizon, so advancing stays allowed while `a` and `b`
+    // wait on the idle GPU; each alone fits it
+    let jobs = vec![
+        job("a", 0.0, 100.0, 1, 1000),
+        job("b", 10.0, 100.0, 1, 1000),
+        job("future", 1000.0, 100.0, 1, 1000),
+    ];
+    let mut w = workload(jobs, 1, 1);
+    w.window.interface = Interface::OneChoice;
+    w.episode.max_time_s = 150.0;
+    let play = |conserving: bool| {
+        let mut w = w.clone();
+        w.window.work_conserving = conserving;
+        let mut env = JobsEnv::new(Arc::new(w));
+        let advance = env.action_space().nvec()[0] - 1;
+        let (mut observation, _) = env.reset(0).unwrap();
+        loop {
+            let allowed = observation.allowed(env.action_space(), 0);
+            let choice = if allowed.contains(&advance) {
+                advance
+            } else {
+                allowed[0]
+            };
+            let step = env.step(&[choice]).unwrap();
+            if let Some(m) = step.info.metrics {
+                break m;
+            }
+            observation = step.observation;
+        }
+    };
+    let idling = play(false);
+    assert_eq!((idling.finished, idling.time_s), (0, 150.0), "{idling:?}");
+    assert_eq!(idling.stranded_at_end, 2, "{idling:?}");
+    let conserving = play(true);
+    assert!(conserving.gpu_occupancy > 0.4, "{conserving:?}");
+    assert_eq!(conserving.stranded_at_end, 0, "{conserving:?}");
 }
 
 #[test]
