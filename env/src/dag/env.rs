@@ -195,7 +195,7 @@ impl DagEnv {
         } else {
             let gpus = e.instance.problem.gpus();
             let width = GPU_FEATURES + TASK_FEATURES;
-            let window = e.window(k);
+            let window = self.asked(e);
             for (slot, &task) in window.iter().enumerate() {
                 let (gpu_blocks, task_block, fits) = self.task_features(e, task);
                 for (g, block) in gpu_blocks.iter().enumerate() {
@@ -270,13 +270,18 @@ impl DagEnv {
         (blocks, task_block, fits)
     }
 
-    /// The task and GPU `action` names, or why it is not allowed.
-    fn decode(&self, e: &Episode, action: &[usize]) -> Result<(usize, usize)> {
-        let p = &e.instance.problem;
-        let tasks = match self.workload.spec.ready_tasks {
+    /// The tasks a decision chooses among: the env's next one, or the window of `ready_tasks`.
+    fn asked(&self, e: &Episode) -> Vec<usize> {
+        match self.workload.spec.ready_tasks {
             0 => vec![e.next_task()],
             k => e.window(k),
-        };
+        }
+    }
+
+    /// The task and GPU `action` names (choice `slot x GPUs + gpu`), or why it is not allowed.
+    fn decode(&self, e: &Episode, action: &[usize]) -> Result<(usize, usize)> {
+        let p = &e.instance.problem;
+        let tasks = self.asked(e);
         let mut mask = vec![false; self.action_space.mask_len()];
         for (slot, &task) in tasks.iter().enumerate() {
             for g in 0..p.gpus() {
@@ -286,11 +291,7 @@ impl DagEnv {
         self.action_space
             .check(action, &mask)
             .map_err(|err| EnvError::BadAction(err.to_string()))?;
-        let gpus = e.instance.problem.gpus();
-        Ok(match self.workload.spec.ready_tasks {
-            0 => (e.next_task(), action[0]),
-            k => (e.window(k)[action[0] / gpus], action[0] % gpus),
-        })
+        Ok((tasks[action[0] / p.gpus()], action[0] % p.gpus()))
     }
 
     fn info(e: &Episode, task: usize, placed: Option<(usize, f64, f64)>) -> DagInfo {
