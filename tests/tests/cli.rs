@@ -1649,28 +1649,14 @@ fn a_per_gpu_dag_policy_plays_another_gpu_count() {
     assert!(text.contains("tasks = 100"));
     std::fs::write(&small, text.replace("tasks = 100", "tasks = 12")).unwrap();
     let train = |per_unit: &str, out: &str| {
-        let out_dir = dir.path().join(out);
-        run_ok(&[
-            "train",
-            "--agent",
+        let per_unit = format!("per_unit={per_unit}");
+        let (_, run) = train_tiny_on(
+            &small,
             "ppo",
-            "--workload",
-            arg(&small),
-            "--steps",
+            &dir.path().join(out),
             "256",
-            "--set",
-            &format!("per_unit={per_unit}"),
-            "--set",
-            "hidden=16",
-            "--out",
-            arg(&out_dir),
-        ]);
-        let run = std::fs::read_dir(&out_dir)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+            &["--set", &per_unit],
+        );
         run.to_str().unwrap().to_owned()
     };
     let (per_gpu, flat) = (train("true", "per-gpu"), train("false", "flat"));

@@ -805,22 +805,7 @@ fn a_job_left_queued_on_an_idle_cluster_at_the_horizon_is_counted_stranded() {
     let play = |conserving: bool| {
         let mut w = w.clone();
         w.window.work_conserving = conserving;
-        let mut env = JobsEnv::new(Arc::new(w));
-        let advance = env.action_space().nvec()[0] - 1;
-        let (mut observation, _) = env.reset(0).unwrap();
-        loop {
-            let allowed = observation.allowed(env.action_space(), 0);
-            let choice = if allowed.contains(&advance) {
-                advance
-            } else {
-                allowed[0]
-            };
-            let step = env.step(&[choice]).unwrap();
-            if let Some(m) = step.info.metrics {
-                break m;
-            }
-            observation = step.observation;
-        }
+        play_idle(w).0
     };
     let idling = play(false);
     assert_eq!((idling.finished, idling.time_s), (0, 150.0), "{idling:?}");
