@@ -175,7 +175,7 @@ pub const NETWORK_METRICS: [Metric<NetworkMetrics>; 13] = [
 ];
 
 /// Every jobs-cluster metric, in [`JobsMetrics`]'s order.
-pub const JOBS_METRICS: [Metric<JobsMetrics>; 16] = [
+pub const JOBS_METRICS: [Metric<JobsMetrics>; 18] = [
     Metric {
         name: "jct_avg_s",
         value: |m| m.jct_avg_s,
@@ -277,6 +277,20 @@ pub const JOBS_METRICS: [Metric<JobsMetrics>; 16] = [
     Metric {
         name: "decision_points",
         value: |m| m.decision_points as f64,
+        decimals: 0,
+        better: Better::Neither,
+        flag: false,
+    },
+    Metric {
+        name: "running_at_end",
+        value: |m| m.running_at_end as f64,
+        decimals: 0,
+        better: Better::Neither,
+        flag: false,
+    },
+    Metric {
+        name: "queued_at_end",
+        value: |m| m.queued_at_end as f64,
         decimals: 0,
         better: Better::Neither,
         flag: false,

@@ -651,6 +651,66 @@ fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
     );
 }
 
+/// No shipped clone of a jobs scheduler ends an episode of a held-out or later window with a
+/// queued job that fits the idle capacity (issue 38): under work conservation, whatever is left
+/// unfinished at the horizon is running or queued behind full capacity. Seed 0 of every window.
+#[test]
+fn no_shipped_policy_strands_a_job_on_any_held_out_or_later_window() {
+    let data = data_dir();
+    let mut windows: Vec<PathBuf> = ["heldout/philly", "heldout/openb", "later/philly"]
+        .iter()
+        .flat_map(|folder| std::fs::read_dir(data.join("workloads").join(folder)).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    windows.sort();
+    assert!(windows.len() > 150, "{}", windows.len());
+    let policies = data.join("policies");
+    let mut clones: Vec<String> = std::fs::read_dir(&policies)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|dir| dir.join("warm_start.json").is_file())
+        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    clones.sort();
+    assert!(clones.len() >= 2, "{clones:?}");
+    let dir = tempfile::tempdir().unwrap();
+    for clone in &clones {
+        let csv = dir.path().join(format!("{clone}.csv"));
+        let mut args = vec![
+            "eval",
+            "--policy",
+            clone,
+            "--seeds",
+            "0",
+            "--csv",
+            arg(&csv),
+        ];
+        args.push("--workload");
+        args.extend(windows.iter().map(|w| arg(w)));
+        run_ok(&args);
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let (window, stranded, queued) = (
+            column("workload"),
+            column("stranded_at_end"),
+            column("queued_at_end"),
+        );
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), windows.len(), "{clone}");
+        for row in &rows {
+            assert_eq!(
+                row[stranded], "0",
+                "{clone} stranded jobs on {}",
+                row[window]
+            );
+            assert!(row[queued].parse::<f64>().is_ok(), "{row:?}");
+        }
+    }
+}
+
 /// The shipped per-GPU PPO plays DAG workloads by name and guides WORL-RTGS by default, which
 /// ends no worse than its guide's greedy plan on generated and on real DAGs; on a platform of
 /// another GPU count the default guide still plays, and the 16-GPU DDQN as guide is refused

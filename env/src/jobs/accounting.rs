@@ -159,6 +159,8 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode) -> JobsMetrics {
         rejected_actions: episode.rejected_total,
         forced_starts: episode.forced_total,
         decision_points: episode.decision_points,
+        running_at_end: episode.counts[status_index(Status::Running)],
+        queued_at_end: episode.counts[status_index(Status::Queued)],
         stranded_at_end: super::conserve::queued_that_fit(sh, episode).len(),
         steps: episode.steps,
         time_s: episode.now,

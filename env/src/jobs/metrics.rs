@@ -38,9 +38,14 @@ pub struct JobsMetrics {
     /// capacity (`window.work_conserving`): how often the policy left work idle.
     pub forced_starts: usize,
     pub decision_points: usize,
-    /// Queued jobs that would fit the idle capacity at their request when the episode ended:
-    /// work left stranded (none under `window.work_conserving`; unfinished jobs are then
-    /// running, or queued behind full capacity, when the horizon cut the episode).
+    /// Jobs running when the episode ended (cut by its horizon).
+    pub running_at_end: usize,
+    /// Jobs queued when the episode ended; the unfinished rest had not arrived (or waited on
+    /// DAG parents).
+    pub queued_at_end: usize,
+    /// Of the queued jobs, those that would fit the idle capacity at their request when the
+    /// episode ended: work left stranded (none under `window.work_conserving`, whose queued
+    /// jobs at the end wait behind full capacity).
     pub stranded_at_end: usize,
     pub steps: usize,
     /// Virtual time at the end.

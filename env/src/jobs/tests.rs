@@ -382,6 +382,8 @@ proptest! {
             if let Some(m) = &info.metrics {
                 prop_assert_eq!(m.finished + m.unfinished, jobs);
                 prop_assert_eq!(m.finished, info.finished);
+                prop_assert_eq!((m.running_at_end, m.queued_at_end), (info.running, info.queued));
+                prop_assert!(m.stranded_at_end <= m.queued_at_end);
                 if env.workload().window.work_conserving {
                     prop_assert_eq!(m.stranded_at_end, 0, "work left stranded at the end");
                 }
@@ -809,7 +811,15 @@ fn a_job_left_queued_on_an_idle_cluster_at_the_horizon_is_counted_stranded() {
     };
     let idling = play(false);
     assert_eq!((idling.finished, idling.time_s), (0, 150.0), "{idling:?}");
-    assert_eq!(idling.stranded_at_end, 2, "{idling:?}");
+    assert_eq!(
+        (
+            idling.stranded_at_end,
+            idling.queued_at_end,
+            idling.running_at_end
+        ),
+        (2, 2, 0),
+        "{idling:?}"
+    );
     let conserving = play(true);
     assert!(conserving.gpu_occupancy > 0.4, "{conserving:?}");
     assert_eq!(conserving.stranded_at_end, 0, "{conserving:?}");

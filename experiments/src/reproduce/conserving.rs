@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use super::context::{Context, mean};
 use super::learned::{Episodes, jct_by_episode, load_windows, metric_of, windows_in};
 use super::learned_bar::{RESAMPLES, compare};
+use super::learned_unfinished::unfinished_by_window;
 use crate::output::{number, p_text};
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
@@ -110,7 +111,7 @@ fn table(
     shipped: &[Row],
 ) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
-    let (_, jobs_per_seed) = load_windows(windows, &p.set)?;
+    let (loaded, jobs_per_seed) = load_windows(windows, &p.set)?;
     let jobs = (jobs_per_seed * p.eval_seeds as usize) as f64;
     let mut text = format!(
         "{jobs} jobs in all per row. Ratio: each episode's mean JCT work-conserving over idling allowed; its IQM with a stratified bootstrap 95% CI (windows as strata, {RESAMPLES} resamples), and the probability that an episode is faster work-conserving (per window over its seeds, averaged), as rliable recommends.\n\n| policy | interface | JCT mean, idling allowed (s) | JCT mean, work-conserving (s) | change | Wilcoxon p | IQM ratio [95% CI] | P(faster) | unfinished jobs (allowed → conserving) | GPU occupancy (allowed → conserving) | forced starts per episode |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
@@ -124,6 +125,7 @@ fn table(
                 .iter()
                 .map(|s| (s.as_str(), "one-choice", shipped)),
         );
+    let mut played = Vec::new();
     for (policy, interface, rows) in rows {
         let off = episodes(rows, policy, &format!("{interface}, {IDLING}"));
         let on = episodes(rows, policy, &format!("{interface}, {CONSERVING}"));
@@ -151,6 +153,9 @@ fn table(
             mean(&metric(&on, "gpu_occupancy")),
             mean(&metric(&on, "forced_starts")),
         );
+        played.push((format!("`{policy}` {interface}, idling allowed"), off));
+        played.push((format!("`{policy}` {interface}, work-conserving"), on));
     }
-    Ok(text + "\n")
+    let labelled: Vec<(&str, &Episodes)> = played.iter().map(|(l, e)| (l.as_str(), e)).collect();
+    Ok(text + "\n" + &unfinished_by_window(&labelled, &loaded, windows)?)
 }

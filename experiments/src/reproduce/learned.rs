@@ -16,6 +16,7 @@ use super::context::{Context, mean};
 use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
+use super::learned_unfinished::unfinished_by_window;
 use super::protocol::{LearnedRun, LearnedTrace};
 use crate::output::number;
 use crate::paths::{data_root, shipped_workload};
@@ -407,6 +408,12 @@ fn trace_section(
         detectable(&best_jct),
         headroom(bound_welch, welch_floor(&bound_jct, &best_jct)),
     );
+    let rows: Vec<(&str, &Episodes)> = heuristics
+        .iter()
+        .chain(&learned)
+        .map(|l| (l.label.as_str(), &l.episodes))
+        .collect();
+    text += &unfinished_by_window(&rows, &loaded, &windows)?;
     let first_seed = 0;
     let mut samples = Vec::new();
     for line in std::iter::once(best).chain(&learned) {

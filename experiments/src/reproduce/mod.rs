@@ -16,6 +16,7 @@ mod learned;
 mod learned_bar;
 mod learned_later;
 mod learned_room;
+mod learned_unfinished;
 mod network;
 mod protocol;
 mod table1;
