@@ -217,7 +217,7 @@ pub fn load_agent(
             let config = kind.backfilled(&manifest.config);
             let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
             let net = match network(&config, ctx) {
-                Ok(net) => net.init(device),
+                Ok(net) => net.init_for_record(device),
                 // spaces a per-unit network cannot even lay out (another interface)
                 Err(_) if other_spaces => return Err(other_shapes()),
                 Err(e) => return Err(invalid(e)),

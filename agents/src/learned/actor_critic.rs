@@ -56,11 +56,11 @@ pub struct Torso {
 }
 
 impl Torso {
-    fn new(inputs: usize, hidden: usize, device: &Device) -> Self {
+    fn new(inputs: usize, hidden: usize, start: Start, device: &Device) -> Self {
         let gain = std::f64::consts::SQRT_2;
         Torso {
-            input: orthogonal(inputs, hidden, gain, device),
-            output: orthogonal(hidden, hidden, gain, device),
+            input: linear(inputs, hidden, gain, start, device),
+            output: linear(hidden, hidden, gain, start, device),
         }
     }
 
@@ -69,13 +69,27 @@ impl Torso {
     }
 }
 
-/// A linear layer with an orthogonal weight of `gain` and a zero bias (burn's orthogonal
-/// initialiser takes matrices only, so the bias is set apart).
-fn orthogonal(inputs: usize, outputs: usize, gain: f64, device: &Device) -> Linear {
+/// How a network's weights start.
+#[derive(Debug, Clone, Copy)]
+enum Start {
+    /// Orthogonal, for training.
+    Orthogonal,
+    /// Zeros, for a network whose weights a saved record replaces at once: burn computes the
+    /// orthogonal initialiser's QR in persistent allocations, which on flex stayed resident
+    /// (about 17 MB per network built, so playing a saved policy episode after episode grew
+    /// without bound).
+    Zeros,
+}
+
+/// A linear layer with a zero bias and, to train, an orthogonal weight of `gain` (burn's
+/// orthogonal initialiser takes matrices only, so the bias is set apart).
+fn linear(inputs: usize, outputs: usize, gain: f64, start: Start, device: &Device) -> Linear {
     let mut layer = LinearConfig::new(inputs, outputs)
         .with_initializer(Initializer::Zeros)
         .init(device);
-    layer.weight = Initializer::Orthogonal { gain }.init([inputs, outputs], device);
+    if let Start::Orthogonal = start {
+        layer.weight = Initializer::Orthogonal { gain }.init([inputs, outputs], device);
+    }
     layer
 }
 
@@ -120,7 +134,17 @@ impl ActorCriticConfig {
             .with_advance(advance))
     }
 
+    /// A network to train, orthogonally initialised.
     pub fn init(&self, device: &Device) -> ActorCritic {
+        self.build(Start::Orthogonal, device)
+    }
+
+    /// A network of the same shapes with zero weights, to load a saved record into.
+    pub fn init_for_record(&self, device: &Device) -> ActorCritic {
+        self.build(Start::Zeros, device)
+    }
+
+    fn build(&self, start: Start, device: &Device) -> ActorCritic {
         let (inputs, outputs) = if self.units > 0 {
             let global = self.inputs - self.units * self.unit_features;
             (
@@ -135,10 +159,10 @@ impl ActorCriticConfig {
             (self.inputs, self.outputs)
         };
         ActorCritic {
-            actor: Torso::new(inputs, self.hidden, device),
-            critic: Torso::new(inputs, self.hidden, device),
-            policy: orthogonal(self.hidden, outputs, 0.01, device),
-            value: orthogonal(self.hidden, 1, 1.0, device),
+            actor: Torso::new(inputs, self.hidden, start, device),
+            critic: Torso::new(inputs, self.hidden, start, device),
+            policy: linear(self.hidden, outputs, 0.01, start, device),
+            value: linear(self.hidden, 1, 1.0, start, device),
             units: self.units,
             unit_features: self.unit_features,
             advance: self.advance,
@@ -437,6 +461,29 @@ mod tests {
             other[0] += 1.0;
             assert_ne!(run(other).0[..options], logits[..options]);
         }
+    }
+
+    /// A network built to load a record (zero weights, no orthogonal initialiser) has the
+    /// trained one's shapes and, once the record is in, its outputs.
+    #[test]
+    fn a_network_built_for_a_record_plays_as_the_network_saved() {
+        use burn::module::Module;
+        let device = Device::flex();
+        device.seed(9);
+        let config = ActorCriticConfig::new(4, 3).with_hidden(8);
+        let trained = config.init(&device);
+        let empty = config.init_for_record(&device);
+        assert_eq!(empty.weight_shapes(), trained.weight_shapes());
+        let observations = || {
+            Tensor::<2>::from_data(
+                TensorData::new(vec![0.5f32, -1.0, 0.25, 2.0, 1.0, 0.0, -0.5, 0.75], [2, 4]),
+                &device,
+            )
+        };
+        let logits = |net: &ActorCritic| net.forward(observations()).0.into_data();
+        assert_ne!(logits(&empty), logits(&trained));
+        let loaded = empty.load_record(trained.clone().into_record());
+        assert_eq!(logits(&loaded), logits(&trained));
     }
 
     #[test]
