@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use super::context::{Context, mean};
 use super::learned::{Episodes, jct_by_episode, load_windows, metric_of, windows_in};
 use super::learned_bar::{RESAMPLES, compare};
-use super::learned_unfinished::unfinished_by_window;
+use super::learned_unfinished::{TableRow, unfinished_by_window};
 use crate::output::{number, p_text};
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
@@ -156,6 +156,6 @@ fn table(
         played.push((format!("`{policy}` {interface}, idling allowed"), off));
         played.push((format!("`{policy}` {interface}, work-conserving"), on));
     }
-    let labelled: Vec<(&str, &Episodes)> = played.iter().map(|(l, e)| (l.as_str(), e)).collect();
+    let labelled: Vec<TableRow> = played.iter().map(|(l, e)| (l.as_str(), e, None)).collect();
     Ok(text + "\n" + &unfinished_by_window(&labelled, &loaded, windows)?)
 }

@@ -16,9 +16,9 @@ use super::context::{Context, mean};
 use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
-use super::learned_unfinished::unfinished_by_window;
+use super::learned_unfinished::{Replay, TableRow, unfinished_by_window};
 use super::protocol::{LearnedRun, LearnedTrace};
-use crate::output::number;
+use crate::output::{JOBS_METRICS, number};
 use crate::paths::{data_root, shipped_workload};
 use crate::play::completion_hours;
 use crate::plots::{self, XScale};
@@ -270,6 +270,29 @@ impl Line {
     pub(super) fn finished(&self) -> usize {
         self.metric("finished").iter().sum::<f64>() as usize
     }
+    /// Plays one of its episodes (window path, seed) again under the protocol's settings
+    /// `set` and its interface: the metrics a sweep row holds.
+    pub(super) fn replay(
+        &self,
+        set: &BTreeMap<String, toml::Value>,
+    ) -> impl Fn(&str, u64) -> anyhow::Result<Vec<(String, f64)>> {
+        let set = if self.per_slot {
+            per_slot_set(set)
+        } else {
+            set.clone()
+        };
+        let policy = self.policy.clone();
+        move |window, seed| {
+            let path = Path::new(window);
+            let loaded = crate::workloads::load(path, &parse_overrides(&pairs(&set))?)?;
+            let workload: &Jobs = loaded.expect("learned", path)?;
+            let metrics = crate::play::play(workload, &policy, &[], seed)?;
+            Ok(JOBS_METRICS
+                .iter()
+                .map(|m| (m.name.to_owned(), (m.value)(&metrics)))
+                .collect())
+        }
+    }
 }
 
 fn trace_section(
@@ -408,10 +431,16 @@ fn trace_section(
         detectable(&best_jct),
         headroom(bound_welch, welch_floor(&bound_jct, &best_jct)),
     );
-    let rows: Vec<(&str, &Episodes)> = heuristics
+    let replays: Vec<_> = heuristics
         .iter()
         .chain(&learned)
-        .map(|l| (l.label.as_str(), &l.episodes))
+        .map(|l| l.replay(&p.set))
+        .collect();
+    let rows: Vec<TableRow> = heuristics
+        .iter()
+        .chain(&learned)
+        .zip(&replays)
+        .map(|(l, replay)| (l.label.as_str(), &l.episodes, Some(replay as Replay)))
         .collect();
     text += &unfinished_by_window(&rows, &loaded, &windows)?;
     let first_seed = 0;
@@ -459,17 +488,22 @@ fn per_slot_spec(
     spec: &SweepSpec,
     trace: &LearnedTrace,
 ) -> SweepSpec {
-    let mut set = p.set.clone();
+    SweepSpec {
+        name: format!("{}-per-slot", sweep_name(trace)),
+        policies: p.heuristics.clone(),
+        overrides: BTreeMap::from([(PER_SLOT_VARIANT.to_owned(), per_slot_set(&p.set))]),
+        ..spec.clone()
+    }
+}
+
+/// The protocol's settings `set` through the per-slot interface.
+fn per_slot_set(set: &BTreeMap<String, toml::Value>) -> BTreeMap<String, toml::Value> {
+    let mut set = set.clone();
     set.insert(
         "window.interface".to_owned(),
         toml::Value::String("per-slot".to_owned()),
     );
-    SweepSpec {
-        name: format!("{}-per-slot", sweep_name(trace)),
-        policies: p.heuristics.clone(),
-        overrides: BTreeMap::from([(PER_SLOT_VARIANT.to_owned(), set)]),
-        ..spec.clone()
-    }
+    set
 }
 
 /// `fifo` through the per-slot interface -> `fifo (per-slot)`.

@@ -7,12 +7,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::learned::{
-    Episodes, Line, against_best, episodes_of, load_windows, lowest_mean, metric_of,
-};
+use super::learned::{Line, against_best, episodes_of, load_windows, lowest_mean, metric_of};
 use super::learned_bar::{Paired, compare};
 use super::learned_room::lower_bounds;
-use super::learned_unfinished::unfinished_by_window;
+use super::learned_unfinished::{Replay, TableRow, unfinished_by_window};
 use crate::output::number;
 use crate::sweep::spec::SweepSpec;
 
@@ -94,9 +92,11 @@ pub(super) fn later_section(
         compare(&bounds, &best.jct_by_episode()).cells(),
     );
     text += &format!("{}\n\n", heaviest(best));
-    let rows: Vec<(&str, &Episodes)> = played
+    let replays: Vec<_> = played.iter().map(|l| l.replay(&p.set)).collect();
+    let rows: Vec<TableRow> = played
         .iter()
-        .map(|l| (l.label.as_str(), &l.episodes))
+        .zip(&replays)
+        .map(|(l, replay)| (l.label.as_str(), &l.episodes, Some(replay as Replay)))
         .collect();
     text += &unfinished_by_window(&rows, &loaded, &windows)?;
     Ok(text)

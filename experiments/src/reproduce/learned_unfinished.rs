@@ -1,7 +1,8 @@
 //! Where the unfinished jobs of a `reproduce learned` or `conserving` table were when their episodes ended,
 //! per window: running or queued behind full capacity when the horizon (`episode.max_time_s`)
 //! cut the episode, not arrived yet, or stranded: queued while they fit the idle capacity,
-//! which work conservation (the env's default) rules out.
+//! which work conservation (the env's default) rules out. Rows written before the env
+//! reported these end counts are played again, the episodes with unfinished jobs only.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,35 +49,57 @@ fn window_name(path: &str) -> String {
         .map_or_else(|| path.to_owned(), |s| s.to_string_lossy().into_owned())
 }
 
+/// Plays a row's episode (window path, seed) again: its metrics, as a sweep row holds them.
+pub(super) type Replay<'a> = &'a dyn Fn(&str, u64) -> anyhow::Result<Vec<(String, f64)>>;
+
+/// A table row: its label, its episodes, and how to play one again where its row predates
+/// the end counts (none: such a row is refused).
+pub(super) type TableRow<'a> = (&'a str, &'a Episodes, Option<Replay<'a>>);
+
 /// The unfinished jobs of the row `label` by window, from its `episodes`' end counts; `jobs`
 /// is each window's job count by name.
 fn tally(
-    label: &str,
-    episodes: &Episodes,
+    (label, episodes, replay): &TableRow,
     jobs: &BTreeMap<String, usize>,
 ) -> anyhow::Result<BTreeMap<String, Unfinished>> {
     let mut by_window: BTreeMap<String, Unfinished> = BTreeMap::new();
-    for ((window, seed), metrics) in episodes {
+    for ((window, seed), recorded) in *episodes {
         let name = window_name(window);
-        let count = |metric: &str| -> anyhow::Result<usize> {
-            let value = metric_of(metrics, metric);
-            anyhow::ensure!(
-                value.is_finite(),
-                "`{label}` on {name} seed {seed}: the row has no `{metric}` (played by an older \
-                 build); remove its sweep folder under the output folder to play it again"
-            );
-            Ok(value as usize)
-        };
         let all = *jobs
             .get(&name)
             .ok_or_else(|| anyhow::anyhow!("`{label}` played {window}, not a window here"))?;
-        let (finished, running, queued) = (
-            count("finished")?,
-            count("running_at_end")?,
-            count("queued_at_end")?,
+        let finished = metric_of(recorded, "finished");
+        anyhow::ensure!(
+            finished.is_finite(),
+            "`{label}` on {name} seed {seed}: the row has no `finished`"
         );
-        let stranded = count("stranded_at_end")?;
+        let finished = finished as usize;
         let unfinished = all.saturating_sub(finished);
+        let replayed;
+        let metrics = match replay {
+            Some(replay) if unfinished > 0 && metric_of(recorded, "running_at_end").is_nan() => {
+                replayed = replay(window, *seed)?;
+                anyhow::ensure!(
+                    metric_of(&replayed, "finished") as usize == finished,
+                    "`{label}` on {name} seed {seed}: played again it finished {} jobs, its row \
+                     says {finished}",
+                    metric_of(&replayed, "finished")
+                );
+                &replayed
+            }
+            _ => recorded,
+        };
+        let count = |metric: &str| -> anyhow::Result<usize> {
+            let value = metric_of(metrics, metric);
+            anyhow::ensure!(
+                value.is_finite() || unfinished == 0,
+                "`{label}` on {name} seed {seed}: the row has no `{metric}` (played by an older \
+                 build); remove its sweep folder under the output folder to play it again"
+            );
+            Ok(if unfinished == 0 { 0 } else { value as usize })
+        };
+        let (running, queued) = (count("running_at_end")?, count("queued_at_end")?);
+        let stranded = count("stranded_at_end")?;
         anyhow::ensure!(
             running + queued <= unfinished && stranded <= queued,
             "`{label}` on {name} seed {seed}: {running} running and {queued} queued at the end \
@@ -95,7 +118,7 @@ fn tally(
 /// columns: those rows, by label) saying where each unfinished job was when its episode ended;
 /// empty when every row finished every job.
 pub(super) fn unfinished_by_window(
-    rows: &[(&str, &Episodes)],
+    rows: &[TableRow],
     loaded: &[Loaded],
     windows: &[PathBuf],
 ) -> anyhow::Result<String> {
@@ -108,26 +131,28 @@ pub(super) fn unfinished_by_window(
         );
     }
     let mut columns = Vec::new();
-    for (label, episodes) in rows {
-        let by_window = tally(label, episodes, &jobs)?;
+    for row in rows {
+        let by_window = tally(row, &jobs)?;
         if by_window.values().any(|u| u.total() > 0) {
-            columns.push((label, by_window));
+            columns.push((row.0, by_window));
         }
     }
     if columns.is_empty() {
         return Ok(String::new());
     }
-    let stranded: usize = columns
+    let stranding: Vec<String> = columns
         .iter()
-        .flat_map(|(_, by_window)| by_window.values())
-        .map(|u| u.stranded)
-        .sum();
+        .filter_map(|(label, by_window)| {
+            let stranded: usize = by_window.values().map(|u| u.stranded).sum();
+            (stranded > 0).then(|| format!("{label} {stranded}"))
+        })
+        .collect();
     let mut text = format!(
         "Unfinished jobs per window, summed over seeds, by where they were when the episode ended at the window's horizon: running, queued behind full capacity, not arrived yet, or **stranded** (queued while they fit the idle capacity). {}\n\n| window |",
-        if stranded == 0 {
+        if stranding.is_empty() {
             "No episode ended stranded.".to_owned()
         } else {
-            format!("{stranded} jobs ended stranded.")
+            format!("Stranded: {}.", stranding.join(", "))
         }
     );
     for (label, _) in &columns {
@@ -189,7 +214,7 @@ mod tests {
             episode("w0", 1, [6.0, 1.0, 3.0, 1.0]),
             episode("w1", 0, [5.0, 0.0, 0.0, 0.0]),
         ]);
-        let by_window = tally("p", &episodes, &jobs).unwrap();
+        let by_window = tally(&("p", &episodes, None), &jobs).unwrap();
         assert_eq!(
             by_window["w0"],
             Unfinished {
@@ -200,18 +225,45 @@ mod tests {
             }
         );
         assert_eq!(by_window["w1"].total(), 0);
-        let mut short = episodes.clone();
-        short.insert(
-            episode("w1", 1, [1.0, 1.0, 0.0, 0.0]).0,
-            vec![("finished".into(), 1.0)],
-        );
-        let err = tally("p", &short, &jobs).unwrap_err().to_string();
+        let inconsistent = Episodes::from([episode("w1", 0, [1.0, 4.0, 2.0, 0.0])]);
+        let err = tally(&("p", &inconsistent, None), &jobs)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("4 of 5 jobs unfinished"), "{err}");
+    }
+
+    /// A row from before the end counts: where it finished every job nothing is needed; where
+    /// it did not, the episode is played again, and without a way to do so it is refused.
+    #[test]
+    fn a_row_without_end_counts_is_played_again_where_jobs_were_unfinished() {
+        let jobs = BTreeMap::from([("w0".to_owned(), 10), ("w1".to_owned(), 5)]);
+        let old = |window: &str, seed, finished: f64| {
+            (
+                (format!("data/workloads/later/{window}.toml"), seed),
+                vec![("finished".to_owned(), finished)],
+            )
+        };
+        let episodes = Episodes::from([old("w0", 0, 8.0), old("w1", 0, 5.0)]);
+        let played = std::cell::RefCell::new(Vec::new());
+        let replay = |window: &str, seed: u64| {
+            played.borrow_mut().push((window_name(window), seed));
+            Ok(episode("w0", seed, [8.0, 1.0, 1.0, 0.0]).1)
+        };
+        let by_window = tally(&("p", &episodes, Some(&replay)), &jobs).unwrap();
+        assert_eq!(*played.borrow(), vec![("w0".to_owned(), 0)]);
+        assert_eq!((by_window["w0"].running, by_window["w0"].queued), (1, 1));
+        assert_eq!(by_window["w1"].total(), 0);
+        let err = tally(&("p", &episodes, None), &jobs)
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.contains("`p` on w1 seed 1") && err.contains("running_at_end"),
+            err.contains("`p` on w0 seed 0") && err.contains("running_at_end"),
             "{err}"
         );
-        let inconsistent = Episodes::from([episode("w1", 0, [1.0, 4.0, 2.0, 0.0])]);
-        let err = tally("p", &inconsistent, &jobs).unwrap_err().to_string();
-        assert!(err.contains("4 of 5 jobs unfinished"), "{err}");
+        let diverging = |_: &str, seed: u64| Ok(episode("w0", seed, [7.0, 2.0, 1.0, 0.0]).1);
+        let err = tally(&("p", &episodes, Some(&diverging)), &jobs)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("finished 7 jobs, its row says 8"), "{err}");
     }
 }
