@@ -1882,12 +1882,30 @@ fn reproduce_reuses_runs_of_other_sources_only_when_asked() {
     assert_eq!(run_of(0), before);
     let doc = std::fs::read_to_string(dir.path().join("doc.md")).unwrap();
     assert!(doc.contains("fingerprint 0123456789abcdef"), "{doc}");
+    let journal = dir.path().join("out/learned-tiny/rows.jsonl");
+    let lines = || -> Vec<String> {
+        std::fs::read_to_string(&journal)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let old_run = before.file_name().unwrap().to_string_lossy().into_owned();
+    let others: Vec<String> = lines()
+        .into_iter()
+        .filter(|l| !l.contains("ppo-tiny/seed-"))
+        .collect();
+    assert!(!others.is_empty() && lines().iter().any(|l| l.contains(&old_run)));
     let retrained = reproduce(&[]);
     assert!(
         retrained.contains("learned: training PPO tiny seed 0"),
         "{retrained}"
     );
     assert_ne!(run_of(0), before);
+    // the heuristics' rows were kept as written, the old run's are gone
+    let after = lines();
+    assert!(others.iter().all(|l| after.contains(l)));
+    assert!(!after.iter().any(|l| l.contains(&old_run)));
     let doc = std::fs::read_to_string(dir.path().join("doc.md")).unwrap();
     assert!(!doc.contains("fingerprint 0123456789abcdef"), "{doc}");
 }

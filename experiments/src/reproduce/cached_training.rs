@@ -13,7 +13,7 @@ use schedlab_trainer::train::TrainSpec;
 use super::protocol::LearnedRun;
 use crate::output::write_atomic;
 use crate::settings::parse_overrides;
-use crate::sweep::run::latest_run;
+use crate::sweep::run::{forget_policies, latest_run};
 use crate::sweep::spec::pairs;
 use crate::training::train_loaded;
 
@@ -52,7 +52,7 @@ pub(super) struct Training<'a> {
     /// Greedy evaluation episodes on the family (at the end, or at every checkpoint for a
     /// learner that keeps its best network).
     pub eval_episodes: usize,
-    /// Folders that hold results of an older run (its sweeps): removed when it is retrained.
+    /// Sweep folders that played an older run: they forget its rows when it is retrained.
     pub stale: Vec<PathBuf>,
     /// Accept a finished run whatever sources trained it (`reproduce --reuse-runs`).
     pub reuse: bool,
@@ -61,7 +61,7 @@ pub(super) struct Training<'a> {
 /// Trains `learner` from `seed`, or returns the run in the learner's folder that finished from
 /// the same config, family and sources (`TRAINING_SOURCES`; any sources with `reuse`); a run
 /// killed after a checkpoint is resumed from it, and a run made from anything else is trained
-/// again from the start, taking `training.stale` with it (their rows came from the old run).
+/// again from the start, and `training.stale` forget the old run's rows.
 pub(super) fn trained<'a>(
     training: &Training,
     learner: &'a LearnedRun,
@@ -110,12 +110,14 @@ pub(super) fn trained<'a>(
         });
     }
     if cached.is_none() {
-        // a new run folder is a new policy name, so the sweeps that played the old one start over
-        for stale in std::iter::once(runs).chain(stale) {
-            if stale.exists() {
-                std::fs::remove_dir_all(stale)
-                    .with_context(|| format!("removing the outdated {}", stale.display()))?;
-            }
+        // a new run folder is a new policy name: the sweeps forget the old one's rows and keep
+        // the other policies'
+        for sweep in stale {
+            forget_policies(sweep, |policy| Path::new(policy).starts_with(runs))?;
+        }
+        if runs.exists() {
+            std::fs::remove_dir_all(runs)
+                .with_context(|| format!("removing the outdated {}", runs.display()))?;
         }
         std::fs::create_dir_all(runs).with_context(|| format!("{}", runs.display()))?;
         write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;

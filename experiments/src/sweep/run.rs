@@ -231,6 +231,48 @@ pub fn train_all(spec: &SweepSpec, runs_root: &Path) -> anyhow::Result<usize> {
     Ok(resolve_policies(spec, &targets, &cells, runs_root)?.len())
 }
 
+/// Drops from the sweep folder `out` the rows of every policy `forget` picks, and its spec
+/// record and tables, so that a sweep whose spec replaces those policies (a retrained run is a
+/// new folder name) resumes with the other policies' rows instead of playing every cell again.
+/// The journal is rewritten atomically under the folder's lock; returns the rows kept (none
+/// where the folder does not exist).
+pub fn forget_policies(out: &Path, forget: impl Fn(&str) -> bool) -> anyhow::Result<usize> {
+    if !out.exists() {
+        return Ok(0);
+    }
+    let _lock = FolderLock::acquire(out, "sweep")?;
+    let journal = out.join(JOURNAL);
+    // kept lines stay as written: a row read and written again could differ in its last digits
+    let text = match std::fs::read_to_string(&journal) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        read => read.with_context(|| format!("reading {}", journal.display()))?,
+    };
+    let mut kept = String::new();
+    let mut count = 0;
+    for (k, line) in text.split_inclusive('\n').enumerate() {
+        // a last line cut short by a kill is dropped, as a rerun would
+        if !line.ends_with('\n') {
+            continue;
+        }
+        let row: Row = serde_json::from_str(line)
+            .with_context(|| format!("{} line {}", journal.display(), k + 1))?;
+        if !forget(&row.key.policy) {
+            kept += line;
+            count += 1;
+        }
+    }
+    write_atomic(&journal, kept.as_bytes())?;
+    for file in [RECORD, super::table::CSV, super::table::PARQUET] {
+        match std::fs::remove_file(out.join(file)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("removing {}", out.join(file).display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(count)
+}
+
 /// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in
 /// grid order.
 pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>> {

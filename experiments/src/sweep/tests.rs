@@ -133,6 +133,51 @@ fn a_rerun_skips_finished_rows_and_redoes_only_missing_or_torn_ones() {
     assert!(err.contains("holds another sweep"), "{err}");
 }
 
+/// A sweep that forgets a policy keeps the other policies' rows as written (a marked row
+/// stays marked, so it is not played again), and a spec that replaces the forgotten policy
+/// plays only the replacement's cells, ending with the rows of a fresh run of that spec.
+#[test]
+fn a_forgotten_policy_is_replaced_without_playing_the_others_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = grid_spec(2, 1, 1, 2);
+    run(&spec, &options(dir.path(), Shard::WHOLE)).unwrap();
+    let mut lines = journal_lines(dir.path());
+    let static_row = lines.iter().position(|l| l.contains("\"static\"")).unwrap();
+    lines[static_row] =
+        lines[static_row].replacen("\"completion_time_s\",", "\"completion_time_s\",-", 1);
+    let marked = lines[static_row].clone();
+    std::fs::write(dir.path().join(JOURNAL), lines.join("\n") + "\n").unwrap();
+    let kept = super::run::forget_policies(dir.path(), |p| p == "random").unwrap();
+    assert_eq!(kept, 2);
+    assert!(
+        journal_lines(dir.path())
+            .iter()
+            .all(|l| !l.contains("\"random\""))
+    );
+    let mut replaced = spec.clone();
+    replaced.policies[1] = "periodic".into();
+    let rows = run(&replaced, &options(dir.path(), Shard::WHOLE)).unwrap();
+    assert!(
+        journal_lines(dir.path()).contains(&marked),
+        "the kept rows were not replayed"
+    );
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let fresh = run(&replaced, &options(fresh_dir.path(), Shard::WHOLE)).unwrap();
+    assert_eq!(rows.len(), fresh.len());
+    for (row, fresh) in rows.iter().zip(&fresh) {
+        assert_eq!(row.key, fresh.key);
+        if row.key.policy == "periodic" {
+            assert_eq!(row.metrics, fresh.metrics);
+        }
+    }
+    // a folder that is not there keeps nothing and is not made
+    assert_eq!(
+        super::run::forget_policies(&dir.path().join("absent"), |_| true).unwrap(),
+        0
+    );
+    assert!(!dir.path().join("absent").exists());
+}
+
 #[test]
 fn shards_merge_into_the_whole_sweep_and_overlaps_or_gaps_are_refused() {
     let root = tempfile::tempdir().unwrap();
