@@ -172,8 +172,8 @@ type Labels = Vec<(String, String)>;
 
 /// Trains `learner` from `seed` on its workload (the generated one unless it names another)
 /// into the section's own folder, or
-/// returns the finished or resumed run there (`cached_training`); a retrained run takes the
-/// sweeps that played it with it.
+/// returns the finished or resumed run there (`cached_training`); the sweeps that played a
+/// retrained run forget its rows.
 fn train<'a>(
     cx: &Context,
     generated: &Path,

@@ -95,8 +95,8 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
 }
 
 /// Trains `learner` from `seed` on `trace`'s family into its own folder under the output, or
-/// returns the finished or resumed run there (`cached_training`); a retrained run takes the
-/// trace's sweeps with it.
+/// returns the finished or resumed run there (`cached_training`); the trace's sweeps forget a
+/// retrained run's rows.
 fn train<'a>(
     cx: &Context,
     trace: &LearnedTrace,
