@@ -601,14 +601,10 @@ fn network_workloads_run_sweep_and_plot_with_no_special_case() {
     );
 }
 
-/// Every shipped clone of a jobs scheduler (a folder of data/policies/ with a warm-start
-/// report) loads by name, whichever hyperparameters its config.json predates, and plays a
-/// held-out Philly window to the end; the window's file sets no interface, and the policy
-/// plays it with the one it was trained on (its manifest's play settings), as if set by hand.
-#[test]
-fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
-    let policies = workload("").parent().unwrap().join("policies");
-    let mut clones: Vec<String> = std::fs::read_dir(&policies)
+/// The shipped clones of a jobs scheduler: the folders of data/policies/ with a warm-start
+/// report, by name.
+fn shipped_jobs_clones() -> Vec<String> {
+    let mut clones: Vec<String> = std::fs::read_dir(data_dir().join("policies"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|dir| dir.join("warm_start.json").is_file())
@@ -616,6 +612,16 @@ fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
         .collect();
     clones.sort();
     assert!(clones.len() >= 2, "{clones:?}");
+    clones
+}
+
+/// Every shipped clone of a jobs scheduler (a folder of data/policies/ with a warm-start
+/// report) loads by name, whichever hyperparameters its config.json predates, and plays a
+/// held-out Philly window to the end; the window's file sets no interface, and the policy
+/// plays it with the one it was trained on (its manifest's play settings), as if set by hand.
+#[test]
+fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
+    let clones = shipped_jobs_clones();
     let held_out = workload("heldout/philly/philly-heldout-00.toml");
     let eval = |clone: &str, set: &[&str]| {
         let mut args = vec!["eval", "--policy", clone, "--workload", arg(&held_out)];
@@ -665,15 +671,7 @@ fn no_shipped_policy_strands_a_job_on_any_held_out_or_later_window() {
         .collect();
     windows.sort();
     assert!(windows.len() > 150, "{}", windows.len());
-    let policies = data.join("policies");
-    let mut clones: Vec<String> = std::fs::read_dir(&policies)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|dir| dir.join("warm_start.json").is_file())
-        .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    clones.sort();
-    assert!(clones.len() >= 2, "{clones:?}");
+    let clones = shipped_jobs_clones();
     let dir = tempfile::tempdir().unwrap();
     for clone in &clones {
         let csv = dir.path().join(format!("{clone}.csv"));
