@@ -179,19 +179,21 @@ fn slug(label: &str) -> String {
 /// A sentence for a section's text naming the other sources that trained some of `trained`
 /// (runs reused by `--reuse-runs`); empty when this binary's sources trained them all.
 pub(super) fn reused_note(trained: &[Trained]) -> String {
-    let mut others: Vec<&str> = trained
+    let reused: Vec<&Trained> = trained
         .iter()
-        .map(|t| t.sources.as_str())
-        .filter(|s| *s != TRAINING_SOURCES)
+        .filter(|t| t.sources != TRAINING_SOURCES)
         .collect();
-    others.sort_unstable();
-    others.dedup();
-    if others.is_empty() {
+    if reused.is_empty() {
         return String::new();
     }
+    let mut others: Vec<&str> = reused.iter().map(|t| t.sources.as_str()).collect();
+    others.sort_unstable();
+    others.dedup();
+    let labels: Vec<String> = reused.iter().map(|t| format!("`{}`", t.label())).collect();
     format!(
-        " The learned rows were trained by a build of other env, agents and trainer sources (fingerprint {}; this one is {TRAINING_SOURCES}) and played by this one (`--reuse-runs`).",
-        others.join(", ")
+        " These rows were trained by a build of other env, agents and trainer sources (fingerprint {}; this one is {TRAINING_SOURCES}) and played by this one (`--reuse-runs`): {}.",
+        others.join(", "),
+        labels.join(", ")
     )
 }
 
