@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::learned::{Episodes, jct_by_episode, load_windows, metric_of, windows_in};
+use super::episodes::{Episodes, jct_by_episode, metric_of};
+use super::learned::{load_windows, windows_in};
 use super::learned_bar::{RESAMPLES, compare};
 use super::learned_unfinished::{TableRow, unfinished_by_window};
 use crate::output::{number, p_text};

@@ -13,6 +13,7 @@ use schedlab_trainer::tensorboard::read_scalars;
 
 use super::cached_training::{Trained, Training, reused_note, trained};
 use super::context::{Context, mean};
+use super::episodes::{Episodes, episodes_of, jct_by_episode, metric_of};
 use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
@@ -24,7 +25,6 @@ use crate::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::settings::parse_overrides;
 use crate::stats::{welch, welch_floor};
-use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
 use crate::workloads::Jobs;
 
@@ -33,9 +33,6 @@ const VARIANT: &str = "heldout";
 /// The same through the per-slot interface (heuristics only: learned policies play the
 /// interface they were trained on).
 const PER_SLOT_VARIANT: &str = "heldout-per-slot";
-
-/// One policy's held-out episodes, by (window, seed).
-pub(super) type Episodes = BTreeMap<(String, u64), Vec<(String, f64)>>;
 
 pub fn learned(cx: &Context) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
@@ -152,14 +149,6 @@ pub(super) fn windows_in(folder: &str) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// `policy`'s episodes among a sweep's `rows`.
-pub(super) fn episodes_of(rows: &[Row], policy: &str) -> Episodes {
-    rows.iter()
-        .filter(|r| r.key.policy == policy)
-        .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
-        .collect()
-}
-
 /// The line with the lowest mean JCT.
 pub(super) fn lowest_mean<'a>(lines: impl Iterator<Item = &'a Line>) -> Option<&'a Line> {
     lines.min_by(|a, b| mean(&a.jct()).total_cmp(&mean(&b.jct())))
@@ -193,22 +182,6 @@ pub(super) fn against_best(line: &Line, best: &Line) -> (String, Option<Paired>)
     }
     let paired = compare(&line.jct_by_episode(), &best.jct_by_episode());
     (line.label.clone(), Some(paired))
-}
-
-/// Each episode's mean JCT by (window, seed).
-pub(super) fn jct_by_episode(episodes: &Episodes) -> BTreeMap<(String, u64), f64> {
-    episodes
-        .iter()
-        .map(|(key, m)| (key.clone(), metric_of(m, "jct_avg_s")))
-        .collect()
-}
-
-/// One metric of an episode's row (NaN where the row lacks it).
-pub(super) fn metric_of(metrics: &[(String, f64)], name: &str) -> f64 {
-    metrics
-        .iter()
-        .find(|(n, _)| n == name)
-        .map_or(f64::NAN, |m| m.1)
 }
 
 /// One row of a trace's table.

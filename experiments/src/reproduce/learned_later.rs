@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::learned::{Line, against_best, episodes_of, load_windows, lowest_mean, metric_of};
+use super::episodes::{episodes_of, metric_of};
+use super::learned::{Line, against_best, load_windows, lowest_mean};
 use super::learned_bar::{Paired, compare};
 use super::learned_room::lower_bounds;
 use super::learned_unfinished::{Replay, TableRow, unfinished_by_window};

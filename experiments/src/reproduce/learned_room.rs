@@ -7,7 +7,8 @@ use anyhow::Context as _;
 use schedlab_env::jobs::{JobsEnv, quantile};
 
 use super::context::mean;
-use super::learned::{Episodes, Line, metric_of};
+use super::episodes::{Episodes, metric_of};
+use super::learned::Line;
 use crate::output::{number, p_text};
 use crate::workloads::Jobs;
 

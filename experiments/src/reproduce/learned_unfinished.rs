@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::learned::{Episodes, metric_of};
+use super::episodes::{Episodes, metric_of};
 use crate::workloads::{Jobs, Loaded};
 
 /// The jobs one row left unfinished in one window, summed over its seeds.

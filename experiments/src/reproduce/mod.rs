@@ -11,6 +11,7 @@ mod communication;
 mod conserving;
 mod context;
 mod dag;
+mod episodes;
 mod fig2;
 mod learned;
 mod learned_bar;
