@@ -19,12 +19,13 @@ use super::learned_later::later_section;
 use super::learned_room::{headroom, lower_bounds, per_window};
 use super::learned_unfinished::{Replay, TableRow, unfinished_by_window};
 use super::protocol::{LearnedRun, LearnedTrace};
-use crate::output::{JOBS_METRICS, number};
+use crate::output::number;
 use crate::paths::{data_root, shipped_workload};
 use crate::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::settings::parse_overrides;
 use crate::stats::{welch, welch_floor};
+use crate::sweep::run::metrics_row;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
 use crate::workloads::Jobs;
 
@@ -243,29 +244,43 @@ impl Line {
     pub(super) fn finished(&self) -> usize {
         self.metric("finished").iter().sum::<f64>() as usize
     }
-    /// Plays one of its episodes (window path, seed) again under the protocol's settings
-    /// `set` and its interface: the metrics a sweep row holds.
-    pub(super) fn replay(
-        &self,
-        set: &BTreeMap<String, toml::Value>,
-    ) -> impl Fn(&str, u64) -> anyhow::Result<Vec<(String, f64)>> {
-        let set = if self.per_slot {
-            per_slot_set(set)
-        } else {
-            set.clone()
-        };
-        let policy = self.policy.clone();
-        move |window, seed| {
-            let path = Path::new(window);
-            let loaded = crate::workloads::load(path, &parse_overrides(&pairs(&set))?)?;
-            let workload: &Jobs = loaded.expect("learned", path)?;
-            let metrics = crate::play::play(workload, &policy, &[], seed)?;
-            Ok(JOBS_METRICS
-                .iter()
-                .map(|m| (m.name.to_owned(), (m.value)(&metrics)))
-                .collect())
-        }
-    }
+}
+
+/// The table of where `lines`' unfinished jobs were when their episodes on `windows` ended,
+/// playing again those whose rows predate the end counts (`learned_unfinished`).
+pub(super) fn unfinished_of(
+    lines: &[&Line],
+    set: &BTreeMap<String, toml::Value>,
+    loaded: &[crate::workloads::Loaded],
+    windows: &[PathBuf],
+) -> anyhow::Result<String> {
+    // each row plays again under the protocol's settings and its own interface
+    let targets = lines
+        .iter()
+        .map(|l| {
+            let set = if l.per_slot {
+                per_slot_set(set)
+            } else {
+                set.clone()
+            };
+            Ok((parse_overrides(&pairs(&set))?, l.policy.as_str()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let replays: Vec<_> = targets
+        .iter()
+        .map(|(overrides, policy)| {
+            move |window: &str, seed| {
+                let loaded = crate::workloads::load(Path::new(window), overrides)?;
+                metrics_row(&loaded, policy, &[], seed)
+            }
+        })
+        .collect();
+    let rows: Vec<TableRow> = lines
+        .iter()
+        .zip(&replays)
+        .map(|(l, replay)| (l.label.as_str(), &l.episodes, Some(replay as Replay)))
+        .collect();
+    unfinished_by_window(&rows, loaded, windows)
 }
 
 fn trace_section(
@@ -404,18 +419,8 @@ fn trace_section(
         detectable(&best_jct),
         headroom(bound_welch, welch_floor(&bound_jct, &best_jct)),
     );
-    let replays: Vec<_> = heuristics
-        .iter()
-        .chain(&learned)
-        .map(|l| l.replay(&p.set))
-        .collect();
-    let rows: Vec<TableRow> = heuristics
-        .iter()
-        .chain(&learned)
-        .zip(&replays)
-        .map(|(l, replay)| (l.label.as_str(), &l.episodes, Some(replay as Replay)))
-        .collect();
-    text += &unfinished_by_window(&rows, &loaded, &windows)?;
+    let lines: Vec<&Line> = heuristics.iter().chain(&learned).collect();
+    text += &unfinished_of(&lines, &p.set, &loaded, &windows)?;
     let first_seed = 0;
     let mut samples = Vec::new();
     for line in std::iter::once(best).chain(&learned) {

@@ -8,10 +8,9 @@ use std::path::PathBuf;
 
 use super::context::{Context, mean};
 use super::episodes::{episodes_of, metric_of};
-use super::learned::{Line, against_best, load_windows, lowest_mean};
+use super::learned::{Line, against_best, load_windows, lowest_mean, unfinished_of};
 use super::learned_bar::{Paired, compare};
 use super::learned_room::lower_bounds;
-use super::learned_unfinished::{Replay, TableRow, unfinished_by_window};
 use crate::output::number;
 use crate::sweep::spec::SweepSpec;
 
@@ -93,13 +92,8 @@ pub(super) fn later_section(
         compare(&bounds, &best.jct_by_episode()).cells(),
     );
     text += &format!("{}\n\n", heaviest(best));
-    let replays: Vec<_> = played.iter().map(|l| l.replay(&p.set)).collect();
-    let rows: Vec<TableRow> = played
-        .iter()
-        .zip(&replays)
-        .map(|(l, replay)| (l.label.as_str(), &l.episodes, Some(replay as Replay)))
-        .collect();
-    text += &unfinished_by_window(&rows, &loaded, &windows)?;
+    let lines: Vec<&Line> = played.iter().collect();
+    text += &unfinished_of(&lines, &p.set, &loaded, &windows)?;
     Ok(text)
 }
 

@@ -40,11 +40,20 @@ pub struct Journaled {
 /// The rows of a journal file. A last line cut short by a kill is reported and left out; any
 /// other bad line is an error naming file and line.
 pub fn read_rows(path: &Path) -> anyhow::Result<Journaled> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Journaled::default()),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
+    rows_of(&read_journal(path)?, path)
+}
+
+/// A journal file's text (empty where there is none).
+pub fn read_journal(path: &Path) -> anyhow::Result<String> {
+    match std::fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        read => read.with_context(|| format!("reading {}", path.display())),
+    }
+}
+
+/// The rows of journal `text` read from `path`, one per whole line in order (see
+/// [`read_rows`]).
+pub fn rows_of(text: &str, path: &Path) -> anyhow::Result<Journaled> {
     let mut read = Journaled::default();
     for (k, line) in text.split_inclusive('\n').enumerate() {
         // rows are written with their newline in one write: a line without it was cut short,

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::journal::{JOURNAL, Journal, Row, read_rows};
+use super::journal::{JOURNAL, Journal, Row, read_journal, read_rows, rows_of};
 use super::spec::{Cell, CellKey, Shard, SweepSpec, TRAIN_PREFIX, pairs};
 use super::table::write_results;
 use crate::output::write_atomic;
@@ -147,10 +147,16 @@ fn trained_run(
     Ok(run.path)
 }
 
-/// Plays one cell with `policy` (a name or a run folder): its metrics in table order.
-fn play_cell(target: &Variant, policy: &str, seed: u64) -> anyhow::Result<Vec<(String, f64)>> {
-    with_kind!(&target.workload, |workload| {
-        let m = play(workload, policy, &target.policy_options, seed)?;
+/// Plays one episode of `policy` (a name or a run folder) on `workload`: its metrics in table
+/// order, as a sweep row holds them.
+pub fn metrics_row(
+    workload: &Loaded,
+    policy: &str,
+    options: &[(String, String)],
+    seed: u64,
+) -> anyhow::Result<Vec<(String, f64)>> {
+    with_kind!(workload, |workload| {
+        let m = play(workload, policy, options, seed)?;
         Ok(workload
             .columns()
             .iter()
@@ -243,19 +249,13 @@ pub fn forget_policies(out: &Path, forget: impl Fn(&str) -> bool) -> anyhow::Res
     let _lock = FolderLock::acquire(out, "sweep")?;
     let journal = out.join(JOURNAL);
     // kept lines stay as written: a row read and written again could differ in its last digits
-    let text = match std::fs::read_to_string(&journal) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        read => read.with_context(|| format!("reading {}", journal.display()))?,
-    };
+    let text = read_journal(&journal)?;
+    let journaled = rows_of(&text, &journal)?;
     let mut kept = String::new();
     let mut count = 0;
-    for (k, line) in text.split_inclusive('\n').enumerate() {
-        // a last line cut short by a kill is dropped, as a rerun would
-        if !line.ends_with('\n') {
-            continue;
-        }
-        let row: Row = serde_json::from_str(line)
-            .with_context(|| format!("{} line {}", journal.display(), k + 1))?;
+    // the rows are the journal's whole lines in order; a torn last line is dropped, as a rerun
+    // would
+    for (line, row) in text.split_inclusive('\n').zip(&journaled.rows) {
         if !forget(&row.key.policy) {
             kept += line;
             count += 1;
@@ -332,7 +332,8 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
             pending.par_iter().try_for_each(|c| {
                 let policy = &resolved[&(c.policy, c.workload, c.variant)];
                 let key = spec.key(c);
-                let metrics = play_cell(&targets[c.workload][c.variant], policy, c.seed)
+                let target = &targets[c.workload][c.variant];
+                let metrics = metrics_row(&target.workload, policy, &target.policy_options, c.seed)
                     .with_context(|| key.to_string())?;
                 journal.append(&Row { key, metrics })?;
                 bar.inc(1);
