@@ -38,7 +38,7 @@ impl PolicyContext {
 /// The trained agent a spec names (a run folder, a shipped policy), acting in the env of the
 /// context; `None` when the spec names no trained agent.
 pub type LoadTrained =
-    dyn Fn(&str, &PolicyContext) -> Option<Result<Box<dyn Policy>, String>> + Send + Sync;
+    dyn Fn(&str, &EnvContext) -> Option<Result<Box<dyn Policy>, String>> + Send + Sync;
 
 /// A shared [`LoadTrained`].
 #[derive(Clone)]
@@ -137,7 +137,7 @@ impl EnvContext {
     /// scheduler of the registry (with its inline options).
     pub fn resolve(&self, spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
         let common = self.common();
-        if let Some(loaded) = common.trained.as_ref().and_then(|l| (l.0)(spec, common)) {
+        if let Some(loaded) = common.trained.as_ref().and_then(|l| (l.0)(spec, self)) {
             return loaded.map_err(|message| PolicyError::Trained {
                 spec: spec.to_owned(),
                 message,

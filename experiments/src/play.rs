@@ -8,7 +8,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use schedlab_agents::registry;
-use schedlab_agents::{Policy, PolicyContext, SchedulingEnv, TrainedLoader, run_episode_observed};
+use schedlab_agents::{EnvContext, Policy, SchedulingEnv, TrainedLoader, run_episode_observed};
 use schedlab_env::Step;
 use schedlab_trainer::algorithms::load_agent;
 
@@ -75,7 +75,7 @@ pub fn make_policy<E: SchedulingEnv>(
     let context = env
         .context()
         .with_trained(TrainedLoader(Arc::new(load_trained)));
-    if let Some(loaded) = load_trained(spec, context.common()) {
+    if let Some(loaded) = load_trained(spec, &context) {
         return loaded.map_err(anyhow::Error::msg);
     }
     let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
@@ -84,7 +84,7 @@ pub fn make_policy<E: SchedulingEnv>(
 }
 
 /// The trained agent `spec` names, for schedulers built on one (WORL-RTGS's guide).
-fn load_trained(spec: &str, ctx: &PolicyContext) -> Option<Result<Box<dyn Policy>, String>> {
+fn load_trained(spec: &str, ctx: &EnvContext) -> Option<Result<Box<dyn Policy>, String>> {
     let run = trained_run(spec)?;
     Some(load_agent(&run, ctx, &crate::device::agents()).map_err(|e| e.to_string()))
 }

@@ -5,9 +5,11 @@
 use std::path::Path;
 
 use burn::tensor::Device;
-use schedlab_agents::{EnvKind, SchedulingEnv};
+use schedlab_agents::dag::gnn::GnnPolicy;
+use schedlab_agents::{EnvContext, EnvKind, SchedulingEnv};
 
 use crate::dqn::{DqnConfig, DqnTrainer};
+use crate::gnn::{GnnConfig, GnnTrainer};
 use crate::learner::{Learner, LearnerError};
 use crate::ppo::{PpoConfig, PpoTrainer, network};
 use crate::run::{Manifest, load_record};
@@ -24,16 +26,20 @@ pub enum AgentKind {
     /// `schedlab-agents`).
     A2c,
     Dqn,
+    /// The learned DAG scheduler: a message-passing network over the DAG, trained by
+    /// REINFORCE against the mean of several episodes on the same instance (DAG envs only).
+    Gnn,
 }
 
 impl AgentKind {
-    pub const NAMES: [&'static str; 3] = ["ppo", "a2c", "dqn"];
+    pub const NAMES: [&'static str; 4] = ["ppo", "a2c", "dqn", "gnn"];
 
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "ppo" => Some(AgentKind::Ppo),
             "a2c" => Some(AgentKind::A2c),
             "dqn" => Some(AgentKind::Dqn),
+            "gnn" => Some(AgentKind::Gnn),
             _ => None,
         }
     }
@@ -43,6 +49,7 @@ impl AgentKind {
             AgentKind::Ppo => "ppo",
             AgentKind::A2c => "a2c",
             AgentKind::Dqn => "dqn",
+            AgentKind::Gnn => "gnn",
         }
     }
 
@@ -85,6 +92,9 @@ impl AgentKind {
             AgentKind::Dqn => parse::<DqnConfig>(config)?
                 .check()
                 .map_err(LearnerError::Config),
+            AgentKind::Gnn => parse::<GnnConfig>(config)?
+                .check()
+                .map_err(LearnerError::Config),
         }
     }
 
@@ -102,6 +112,7 @@ impl AgentKind {
                 serde_json::to_value(DqnConfig::new().with_discount_time_s(3600.0))
             }
             AgentKind::Dqn => serde_json::to_value(DqnConfig::new()),
+            AgentKind::Gnn => serde_json::to_value(GnnConfig::new()),
         };
         config.expect("configs serialise")
     }
@@ -138,6 +149,14 @@ impl AgentKind {
                 config.check().map_err(LearnerError::Config)?;
                 Box::new(DqnTrainer::new(prototype, config, seed, device)?)
             }
+            AgentKind::Gnn => {
+                let config: GnnConfig = parse(config)?;
+                config.check().map_err(LearnerError::Config)?;
+                Box::new(
+                    GnnTrainer::new(prototype, config, seed, device)
+                        .map_err(LearnerError::Config)?,
+                )
+            }
         })
     }
 }
@@ -152,9 +171,10 @@ fn parse<C: serde::de::DeserializeOwned>(config: &serde_json::Value) -> Result<C
 /// per-unit network whose weights fit this environment's units (another GPU count).
 pub fn load_agent(
     run: &Path,
-    ctx: &schedlab_agents::PolicyContext,
+    env: &EnvContext,
     device: &burn::tensor::Device,
 ) -> std::io::Result<Box<dyn schedlab_agents::Policy>> {
+    let ctx = env.common();
     let manifest = Manifest::read(run)?;
     let invalid = |m: String| {
         std::io::Error::new(
@@ -169,6 +189,9 @@ pub fn load_agent(
             AgentKind::NAMES.join(", ")
         ))
     })?;
+    if kind == AgentKind::Gnn {
+        return load_gnn(run, &manifest, env, device).map_err(invalid);
+    }
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
     let other_shapes = || {
         let trained_with = if manifest.play_settings.is_empty() {
@@ -231,7 +254,32 @@ pub fn load_agent(
             agent.deterministic = true;
             Box::new(agent)
         }
+        AgentKind::Gnn => unreachable!("loaded above"),
     })
+}
+
+/// The learned DAG scheduler of a run folder: its network's weights do not depend on the
+/// DAG's size or GPU count, so it plays any DAG workload.
+fn load_gnn(
+    run: &Path,
+    manifest: &Manifest,
+    env: &EnvContext,
+    device: &burn::tensor::Device,
+) -> Result<Box<dyn schedlab_agents::Policy>, String> {
+    let EnvContext::Dag(ctx) = env else {
+        return Err(format!(
+            "a gnn scheduler plays DAG workloads; this is a {} workload",
+            env.kind().name()
+        ));
+    };
+    let config: GnnConfig = parse(&manifest.config).map_err(|e| e.to_string())?;
+    let net = config.network().init_for_record(device);
+    let net = load_record(net, run, manifest.policy_model())?;
+    Ok(Box::new(GnnPolicy::new(
+        net,
+        std::sync::Arc::clone(&ctx.workload),
+        ctx.action_space.clone(),
+    )))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod dqn;
 pub mod evaluation;
 pub mod files;
 pub mod folder_lock;
+pub mod gnn;
 pub mod grad_norm;
 pub mod imitation;
 pub mod learner;

@@ -9,6 +9,7 @@
 mod cpop;
 mod decoder;
 mod ga;
+pub mod gnn;
 mod guide;
 mod heft;
 mod max_min;

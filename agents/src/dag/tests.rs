@@ -276,15 +276,13 @@ fn worl_rtgs_never_ends_worse_than_its_guide_and_keeps_its_budget() {
 #[test]
 fn a_context_resolves_trained_agents_through_its_loader() {
     let env = DagEnv::new(workload(20));
-    let loader = crate::TrainedLoader(Arc::new(
-        |spec: &str, ctx: &crate::PolicyContext| match spec {
-            "my-agent" => Some(Ok(
-                Box::new(crate::RandomPolicy::new(ctx.clone())) as Box<dyn crate::Policy>
-            )),
-            "broken" => Some(Err("model-0.bpk: truncated".to_owned())),
-            _ => None,
-        },
-    ));
+    let loader = crate::TrainedLoader(Arc::new(|spec: &str, ctx: &crate::EnvContext| match spec {
+        "my-agent" => Some(Ok(
+            Box::new(crate::RandomPolicy::new(ctx.common().clone())) as Box<dyn crate::Policy>
+        )),
+        "broken" => Some(Err("model-0.bpk: truncated".to_owned())),
+        _ => None,
+    }));
     let ctx = env.context().with_trained(loader);
     assert_eq!(ctx.resolve("my-agent").unwrap().name(), "random");
     assert_eq!(ctx.resolve("heft").unwrap().name(), "heft");

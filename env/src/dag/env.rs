@@ -14,6 +14,7 @@ use super::metrics::DagMetrics;
 use super::problem::Problem;
 use super::ranks::{env_order, lower_bound_s, mean_exec_s, upward_rank};
 use super::schedule::Builder;
+use super::window::ReadyWindow;
 use super::workload::DagWorkload;
 use crate::error::{EnvError, Result};
 use crate::gym::{ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo};
@@ -87,42 +88,15 @@ impl Instance {
 struct Episode {
     instance: Instance,
     builder: Builder,
-    /// Where the first unplaced task of the env's order is.
-    first_unplaced: usize,
+    window: ReadyWindow,
     episode_return: f64,
     done: bool,
 }
 
 impl Episode {
-    /// The env's next task: the first unplaced one of its order, always ready (the order is
-    /// topological).
-    fn next_task(&self) -> usize {
-        self.instance.order[self.first_unplaced]
-    }
-
-    /// The first `k` ready tasks of the env's order, its next task first.
-    fn window(&self, k: usize) -> Vec<usize> {
-        let p = &self.instance.problem;
-        self.instance.order[self.first_unplaced..]
-            .iter()
-            .copied()
-            .filter(|&t| {
-                !self.builder.is_placed(t)
-                    && p.preds(t).iter().all(|&(q, _)| self.builder.is_placed(q))
-            })
-            .take(k)
-            .collect()
-    }
-
     fn place(&mut self, task: usize, gpu: usize) -> (f64, f64) {
-        let placed = self.builder.place(&self.instance.problem, task, gpu);
-        let order = &self.instance.order;
-        while self.first_unplaced < order.len()
-            && self.builder.is_placed(order[self.first_unplaced])
-        {
-            self.first_unplaced += 1;
-        }
-        placed
+        self.window.mark_placed(task);
+        self.builder.place(&self.instance.problem, task, gpu)
     }
 }
 
@@ -183,7 +157,7 @@ impl DagEnv {
         }
         let k = self.workload.spec.ready_tasks;
         if k == 0 {
-            let (gpu_blocks, task_block, fits) = self.task_features(e, e.next_task());
+            let (gpu_blocks, task_block, fits) = self.task_features(e, e.window.next_task());
             let at = self.observation_space.group("gpu").offset;
             for (g, block) in gpu_blocks.iter().enumerate() {
                 let at = at + g * GPU_FEATURES;
@@ -273,8 +247,8 @@ impl DagEnv {
     /// The tasks a decision chooses among: the env's next one, or the window of `ready_tasks`.
     fn asked(&self, e: &Episode) -> Vec<usize> {
         match self.workload.spec.ready_tasks {
-            0 => vec![e.next_task()],
-            k => e.window(k),
+            0 => vec![e.window.next_task()],
+            k => e.window.tasks(&e.instance.problem, k),
         }
     }
 
@@ -336,13 +310,13 @@ impl Environment for DagEnv {
         };
         let episode = Episode {
             builder: Builder::new(&instance.problem),
+            window: ReadyWindow::new(instance.order.clone()),
             instance,
-            first_unplaced: 0,
             episode_return: 0.0,
             done: false,
         };
         let observation = self.observe(&episode);
-        let info = Self::info(&episode, episode.next_task(), None);
+        let info = Self::info(&episode, episode.window.next_task(), None);
         self.episode = Some(episode);
         Ok((observation, info))
     }

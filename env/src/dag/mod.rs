@@ -15,6 +15,7 @@ mod platform;
 mod problem;
 mod ranks;
 mod schedule;
+mod window;
 mod workload;
 
 #[cfg(test)]
@@ -30,4 +31,5 @@ pub use ranks::{
     same_priority, topological, upward_rank,
 };
 pub use schedule::{Builder, Schedule};
+pub use window::ReadyWindow;
 pub use workload::{Arrivals, DagMix, DagSource, DagWorkload, DagWorkloadSpec, TraceJob};

@@ -13,7 +13,7 @@ use schedlab_experiments::training::train_loaded;
 
 #[derive(Args)]
 pub struct TrainArgs {
-    /// Learned agent: ppo, a2c or dqn.
+    /// Learned agent: ppo, a2c, dqn, or gnn (DAG workloads).
     #[arg(long)]
     agent: String,
     /// A workload of any kind.
