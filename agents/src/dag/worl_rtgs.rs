@@ -1,7 +1,7 @@
 //! WORL-RTGS (Du et al. 2025): the whale optimisation algorithm ([`super::woa`]) whose
 //! population is seeded and refreshed with plans of a trained policy (the guide: the paper's
-//! Double DQN, here by default the shipped per-GPU PPO, which plays any GPU count and is
-//! closer to HEFT), and whose moves are steered by the Running Time Gap Strategy. Only the
+//! Double DQN, here by default the shipped message-passing scheduler `dag-gnn`, which plays
+//! any DAG size and GPU count and is closer to HEFT), and whose moves are steered by the Running Time Gap Strategy. Only the
 //! paper's abstract is at hand; this is the workbench's reconstruction (README "WORL-RTGS"):
 //! - seeding: a share of the first population are guide episodes, the first greedy, the
 //!   others with ε-random GPU choices; the rest are random positions;
@@ -33,13 +33,14 @@ use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::EnvContext;
 use crate::registry::SchedulerRow;
 
-/// The shipped per-GPU PPO trained on generated DAGs (data/policies/README.md); `dag-ddqn`,
-/// the paper's kind of guide, stays an option.
-pub const DEFAULT_GUIDE: &str = "dag-ppo";
+/// The shipped message-passing scheduler trained from scratch on generated and real DAGs
+/// (data/policies/README.md, docs/dag-from-scratch.md); `dag-ppo` and `dag-ddqn`, the paper's
+/// kind of guide, stay options.
+pub const DEFAULT_GUIDE: &str = "dag-gnn";
 
 pub const ROW: SchedulerRow = row(
     "worl-rtgs",
-    "WOA seeded and refreshed by a trained policy's plans (default dag-ppo), moves bounded by the finish-time gap",
+    "WOA seeded and refreshed by a trained policy's plans (default dag-gnn), moves bounded by the finish-time gap",
     &[
         POPULATION,
         EVALUATIONS,

@@ -73,7 +73,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         },
     ];
     let mut text = format!(
-        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on generated {}-task DAGs of other seeds only: every instance here is new to it, and the Alibaba DAGs are a kind it never saw. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds, without a teacher, on `{}` or the workload the learner names (`dag-mixed.toml`: generated DAGs and real ones of the slice's days 0-3, half each); its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
+        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on {}. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds, without a teacher, on `{}` or the workload the learner names (`dag-mixed.toml`: generated DAGs and real ones of the slice's days 0-3, half each); its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
         cx.command("dag"),
         cx.args.seeds,
         p.reference,
@@ -81,7 +81,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         p.sweep_tasks,
         p.trace_workload,
         p.guide,
-        p.guide_tasks,
+        p.guide_trained_on,
         p.workload,
         p.evaluations,
         p.paper_reduction_percent,
@@ -95,7 +95,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
     let mut labels: Labels = p
         .policies
         .iter()
-        .map(|name| (budgeted(name, p.evaluations), name.clone()))
+        .map(|name| (budgeted(name, p), name.clone()))
         .collect();
     labels.extend(
         trained
@@ -157,11 +157,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
     )?;
     text += &correlation(cx, p)?;
     text += &stability(cx, p, &generated)?;
-    let timed: Vec<String> = p
-        .policies
-        .iter()
-        .map(|name| budgeted(name, p.evaluations))
-        .collect();
+    let timed: Vec<String> = p.policies.iter().map(|name| budgeted(name, p)).collect();
     text += &wall_times(p, &generated, &timed)?;
     Ok(text)
 }
@@ -201,12 +197,13 @@ fn train<'a>(
     )
 }
 
-/// A scheduler spec with the protocol's evaluation budget where it takes one.
-fn budgeted(name: &str, evaluations: usize) -> String {
-    if ["ga", "woa", "worl-rtgs"].contains(&name) {
-        format!("{name}:evaluations={evaluations}")
-    } else {
-        name.to_owned()
+/// A scheduler spec with the protocol's evaluation budget where it takes one, and WORL-RTGS's
+/// guide named, so a sweep's rows say which guide played them.
+fn budgeted(name: &str, p: &DagProtocol) -> String {
+    match name {
+        "worl-rtgs" => format!("{name}:evaluations={}:guide={}", p.evaluations, p.guide),
+        "ga" | "woa" => format!("{name}:evaluations={}", p.evaluations),
+        _ => name.to_owned(),
     }
 }
 
@@ -619,8 +616,7 @@ fn stability(cx: &Context, p: &DagProtocol, generated: &std::path::Path) -> anyh
     let policies: Vec<String> = searches
         .iter()
         .flat_map(|name| {
-            (0..p.search_seeds)
-                .map(move |k| format!("{}:search_seed={k}", budgeted(name, p.evaluations)))
+            (0..p.search_seeds).map(move |k| format!("{}:search_seed={k}", budgeted(name, p)))
         })
         .collect();
     let rows = cx.sweep(&SweepSpec {

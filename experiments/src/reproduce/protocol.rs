@@ -164,9 +164,10 @@ pub struct DagProtocol {
     pub policies: Vec<String>,
     /// The scheduler every other is tested against.
     pub reference: String,
-    /// WORL-RTGS's default guide (a shipped policy) and the task count it was trained on.
+    /// WORL-RTGS's default guide (a shipped policy) and what it was trained on, as the
+    /// document says it.
     pub guide: String,
-    pub guide_tasks: usize,
+    pub guide_trained_on: String,
     /// Plan evaluations of GA, WOA and WORL-RTGS.
     pub evaluations: usize,
     pub tasks: Vec<usize>,

@@ -273,6 +273,13 @@ pub fn forget_policies(out: &Path, forget: impl Fn(&str) -> bool) -> anyhow::Res
     Ok(count)
 }
 
+/// Drops from the sweep folder `out` the rows of every policy `spec` does not name (one whose
+/// spec changed: a protocol's scheduler given another option), as [`forget_policies`] does;
+/// returns the rows kept.
+pub fn forget_policies_not_in(out: &Path, spec: &SweepSpec) -> anyhow::Result<usize> {
+    forget_policies(out, |policy| !spec.policies.iter().any(|p| p == policy))
+}
+
 /// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in
 /// grid order.
 pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>> {

@@ -133,7 +133,8 @@ fn a_rerun_skips_finished_rows_and_redoes_only_missing_or_torn_ones() {
     assert!(err.contains("holds another sweep"), "{err}");
 }
 
-/// A sweep that forgets a policy keeps the other policies' rows as written (a marked row
+/// A sweep that forgets a policy (one its changed spec no longer names) keeps the other
+/// policies' rows as written (a marked row
 /// stays marked, so it is not played again), and a spec that replaces the forgotten policy
 /// plays only the replacement's cells, ending with the rows of a fresh run of that spec.
 #[test]
@@ -147,15 +148,16 @@ fn a_forgotten_policy_is_replaced_without_playing_the_others_again() {
         lines[static_row].replacen("\"completion_time_s\",", "\"completion_time_s\",-", 1);
     let marked = lines[static_row].clone();
     std::fs::write(dir.path().join(JOURNAL), lines.join("\n") + "\n").unwrap();
-    let kept = super::run::forget_policies(dir.path(), |p| p == "random").unwrap();
+    // the policy a changed spec no longer names is the one forgotten
+    let mut replaced = spec.clone();
+    replaced.policies[1] = "periodic".into();
+    let kept = super::run::forget_policies_not_in(dir.path(), &replaced).unwrap();
     assert_eq!(kept, 2);
     assert!(
         journal_lines(dir.path())
             .iter()
             .all(|l| !l.contains("\"random\""))
     );
-    let mut replaced = spec.clone();
-    replaced.policies[1] = "periodic".into();
     let rows = run(&replaced, &options(dir.path(), Shard::WHOLE)).unwrap();
     assert!(
         journal_lines(dir.path()).contains(&marked),
