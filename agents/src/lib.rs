@@ -20,6 +20,7 @@ pub mod raes;
 mod random;
 pub mod registry;
 pub mod rollout;
+pub mod scheduler_row;
 pub mod single_job;
 
 pub use options::PolicyError;

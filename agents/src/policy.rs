@@ -12,7 +12,6 @@ use schedlab_env::{ActionSpace, Observation, ObservationSpace, SingleJobEnv};
 use crate::dag::DagContext;
 use crate::jobs::{JobsContext, OneChoice};
 use crate::network::NetworkContext;
-use crate::options::PolicyError;
 use crate::single_job::SingleJobContext;
 
 /// What every env offers a policy: its declared spaces, and a way to load trained agents.
@@ -131,19 +130,6 @@ impl EnvContext {
         };
         common.trained = Some(loader);
         self
-    }
-
-    /// The policy `spec` names in this env: a trained agent the loader knows, else a
-    /// scheduler of the registry (with its inline options).
-    pub fn resolve(&self, spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
-        let common = self.common();
-        if let Some(loaded) = common.trained.as_ref().and_then(|l| (l.0)(spec, self)) {
-            return loaded.map_err(|message| PolicyError::Trained {
-                spec: spec.to_owned(),
-                message,
-            });
-        }
-        crate::registry::build(spec, self, &[])
     }
 }
 

@@ -7,7 +7,7 @@ use schedlab_env::Observation;
 
 use crate::options::{Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy, PolicyContext};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "random",

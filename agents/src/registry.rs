@@ -8,20 +8,24 @@
 //! options shared by several specs (the CLI's undotted `--set` keys) go to every scheduler
 //! that declares them, before its inline ones.
 
-use crate::options::{OptionSpec, Options, PolicyError, parse_spec};
+use crate::options::{Options, PolicyError, parse_spec};
 use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::scheduler_row::SchedulerRow;
 
-/// A scheduler's constructor: the env's context and the parsed options in, the policy out.
-pub type BuildFn = fn(&EnvContext, &Options) -> Result<Box<dyn Policy>, PolicyError>;
-
-/// One scheduler.
-pub struct SchedulerRow {
-    pub name: &'static str,
-    pub kinds: &'static [EnvKind],
-    /// One line for `schedlab policies`.
-    pub help: &'static str,
-    pub options: &'static [OptionSpec],
-    pub build: BuildFn,
+/// Resolving a spec is the registry's, so the context's file imports no scheduler.
+impl EnvContext {
+    /// The policy `spec` names in this env: a trained agent the loader knows, else a
+    /// scheduler of the registry (with its inline options).
+    pub fn resolve(&self, spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
+        let common = self.common();
+        if let Some(loaded) = common.trained.as_ref().and_then(|l| (l.0)(spec, self)) {
+            return loaded.map_err(|message| PolicyError::Trained {
+                spec: spec.to_owned(),
+                message,
+            });
+        }
+        build(spec, self, &[])
+    }
 }
 
 /// Schedulers that act in every kind of env through the declared spaces alone.

@@ -4,13 +4,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 7] = [
     "env",
     "predictors",
     "agents",
     "trainer",
     "experiments",
     "tests",
+    "python",
 ];
 
 fn repo() -> PathBuf {
@@ -132,38 +133,44 @@ fn referenced_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-/// Per crate, the file-to-file dependency edges.
-fn edges() -> BTreeMap<&'static str, BTreeMap<PathBuf, BTreeSet<PathBuf>>> {
-    let mut all = BTreeMap::new();
-    for krate in CRATES {
-        let src = repo().join(krate).join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        let by_module: BTreeMap<Vec<String>, PathBuf> = files
-            .iter()
-            .map(|f| (module_of(&src, f), f.clone()))
-            .collect();
-        let mut graph = BTreeMap::new();
-        for file in files.iter().filter(|f| !is_root(f)) {
-            let module = module_of(&src, file);
-            let mut targets = BTreeSet::new();
-            for path in referenced_paths(&code_of(file), &module) {
-                // the longest prefix that is a file's module
-                let target = (1..=path.len())
-                    .rev()
-                    .find_map(|k| by_module.get(&path[..k]));
-                if let Some(target) = target
-                    && target != file
-                    && !is_root(target)
-                {
-                    targets.insert(target.clone());
-                }
+/// The file-to-file dependency edges of the crate whose sources are in `src`.
+fn edges_of(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let by_module: BTreeMap<Vec<String>, PathBuf> = files
+        .iter()
+        .map(|f| (module_of(src, f), f.clone()))
+        .collect();
+    let mut graph = BTreeMap::new();
+    for file in files.iter().filter(|f| !is_root(f)) {
+        let module = module_of(src, file);
+        let mut targets = BTreeSet::new();
+        for path in referenced_paths(&code_of(file), &module) {
+            // the longest prefix that is a file's module
+            let target = (1..=path.len())
+                .rev()
+                .find_map(|k| by_module.get(&path[..k]));
+            if let Some(target) = target
+                && target != file
+                && !is_root(target)
+            {
+                targets.insert(target.clone());
             }
-            graph.insert(file.clone(), targets);
         }
-        all.insert(krate, graph);
+        graph.insert(file.clone(), targets);
     }
-    all
+    graph
+}
+
+/// What the rule reports for a crate's graph: the files along a cycle, if any.
+fn cycle_report(krate: &str, graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Option<String> {
+    find_cycle(graph).map(|cycle| {
+        let files: Vec<String> = cycle
+            .iter()
+            .map(|p| p.strip_prefix(repo()).unwrap_or(p).display().to_string())
+            .collect();
+        format!("{krate}: import cycle {}", files.join(" -> "))
+    })
 }
 
 /// A cycle in `graph`, if any, as the files along it.
@@ -205,21 +212,43 @@ fn find_cycle(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Option<Vec<PathBu
 }
 
 #[test]
-#[ignore = "not met yet: agents/src/policy.rs <-> registry.rs and the other cycles that issue 37 (point 1) breaks; run with --run-ignored to see them"]
 fn no_file_of_a_crate_imports_a_file_that_imports_it_back() {
-    for (krate, graph) in edges() {
-        let cycle = find_cycle(&graph);
-        assert!(
-            cycle.is_none(),
-            "{krate}: import cycle {}",
-            cycle
-                .unwrap()
-                .iter()
-                .map(|p| p.strip_prefix(repo()).unwrap_or(p).display().to_string())
-                .collect::<Vec<_>>()
-                .join(" -> ")
-        );
+    for krate in CRATES {
+        let src = repo().join(krate).join("src");
+        assert!(src.is_dir(), "{krate}: no sources at {}", src.display());
+        let graph = edges_of(&src);
+        if let Some(report) = cycle_report(krate, &graph) {
+            panic!("{report}");
+        }
     }
+}
+
+/// A cycle planted in a crate's files is reported, naming them.
+#[test]
+fn a_planted_cycle_is_reported_with_its_files() {
+    let src = std::env::temp_dir().join(format!("schedlab-planted-{}", std::process::id()));
+    std::fs::create_dir_all(src.join("jobs")).unwrap();
+    let files = [
+        ("lib.rs", "mod jobs;\nmod view;\n"),
+        ("jobs/mod.rs", "mod state;\n"),
+        (
+            "jobs/state.rs",
+            "use crate::view::render;\npub struct State;\n",
+        ),
+        (
+            "view.rs",
+            "pub fn render(s: &super::jobs::state::State) {}\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(src.join(name), text).unwrap();
+    }
+    let report = cycle_report("planted", &edges_of(&src)).expect("a cycle");
+    std::fs::remove_dir_all(&src).unwrap();
+    assert!(
+        report.contains("jobs/state.rs") && report.contains("view.rs"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -240,23 +269,46 @@ fn the_cycle_finder_sees_a_cycle_through_super_and_crate_paths() {
     assert_eq!(find_cycle(&graph).map(|c| c.len()), Some(2));
 }
 
-/// The kind of a workload is told apart in `experiments/src/workloads/` only.
-#[test]
-fn only_the_workloads_entry_point_asks_what_kind_a_file_is() {
-    for krate in CRATES {
+/// The files of `crates` that ask what kind a workload file is, outside the one place that
+/// does (`experiments/src/workloads/`, and `file_kind` itself).
+fn kind_dispatches(crates: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for krate in crates {
         let mut files = Vec::new();
         rust_files(&repo().join(krate).join("src"), &mut files);
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
             let inside = file.starts_with(repo().join("experiments/src/workloads"))
                 || file.ends_with("env/src/workload.rs");
-            assert!(
-                inside || !text.contains("file_kind"),
-                "{} asks what kind a workload file is; use experiments/src/workloads",
-                file.display()
-            );
+            if !inside && text.contains("file_kind") {
+                found.push(file);
+            }
         }
     }
+    found
+}
+
+/// The kind of a workload is told apart in `experiments/src/workloads/` only.
+#[test]
+fn only_the_workloads_entry_point_asks_what_kind_a_file_is() {
+    let rust_crates: Vec<&str> = CRATES.into_iter().filter(|k| *k != "python").collect();
+    let found = kind_dispatches(&rust_crates);
+    assert!(
+        found.is_empty(),
+        "{found:?} ask what kind a workload file is; use experiments/src/workloads"
+    );
+}
+
+/// The Python binding keeps a second dispatch over the kinds (`python/src/any_env.rs`), which
+/// issue 37 (point 2) replaces by one dispatch in `env` that the CLI and the binding share.
+#[test]
+#[ignore = "not met yet: python/src/any_env.rs dispatches over the kinds itself (issue 37, point 2)"]
+fn the_python_binding_uses_the_one_kind_dispatch() {
+    let found = kind_dispatches(&["python"]);
+    assert!(
+        found.is_empty(),
+        "{found:?} ask what kind a workload file is"
+    );
 }
 
 /// Comments cite files of the repository, never ones outside it.

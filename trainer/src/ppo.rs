@@ -28,7 +28,9 @@ use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::same_window;
 use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
+use record::Record;
 
+pub(crate) mod record;
 mod resume;
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
@@ -278,21 +280,6 @@ const FILTER_SEEDS: u64 = 0xf117_0000_0000;
 /// the run's seed and the update's number), so a resumed run draws what an uninterrupted one
 /// would.
 const UPDATE_SEEDS: u64 = 0x0bda_0000_0000;
-
-/// One stored round of one env copy.
-pub(crate) struct Record {
-    pub observation: Observation,
-    pub action: Vec<usize>,
-    pub log_prob: f32,
-    pub value: f32,
-    pub reward: f32,
-    /// This step's discount (see `discount_time_s`).
-    pub discount: f32,
-    pub terminated: bool,
-    pub truncated: bool,
-    /// `V` of the episode's final observation, for a truncated round.
-    pub final_value: Option<f32>,
-}
 
 /// One rollout's records per env copy, `V` of each copy's observation after it, and the
 /// episodes that ended in it.

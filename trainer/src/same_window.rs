@@ -18,7 +18,7 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_env::{Observation, StepInfo};
 
 use crate::learner::EpisodeTally;
-use crate::ppo::Record;
+use crate::ppo::record::Record;
 use crate::reward_scale::RewardScale;
 
 /// One copy's episode: its decisions and the virtual time at which each was taken.

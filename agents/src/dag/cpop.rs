@@ -7,7 +7,7 @@ use schedlab_env::dag::{
 };
 
 use super::plan::{ListScheduler, plan_policy, row};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "cpop",

@@ -10,7 +10,7 @@ use schedlab_env::dag::Problem;
 use super::decoder::Decoder;
 use super::plan::{Planner, plan_policy, row};
 use super::woa::SearchBudget;
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "ga",

@@ -3,7 +3,7 @@
 
 use super::min_min::max_min;
 use super::plan::{ListScheduler, plan_policy, row};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "max-min",

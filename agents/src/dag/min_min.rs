@@ -4,7 +4,7 @@
 use schedlab_env::dag::{Builder, Problem, Schedule};
 
 use super::plan::{ListScheduler, plan_policy, row};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "min-min",

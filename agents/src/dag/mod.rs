@@ -38,7 +38,7 @@ pub use woa::{SearchBudget, Whale, Woa, WoaDraws, woa_move};
 pub use worl_rtgs::{DEFAULT_GUIDE, WorlRtgs};
 
 use crate::policy::{EnvContext, PolicyContext};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 /// The DAG schedulers, in listing order.
 pub const SCHEDULERS: &[SchedulerRow] = &[

@@ -8,7 +8,7 @@ use schedlab_env::dag::{DagWorkload, Problem, Schedule, env_order};
 use super::dag_context;
 use crate::options::{OptionSpec, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::{BuildFn, SchedulerRow};
+use crate::scheduler_row::{BuildFn, SchedulerRow};
 
 /// The registry row of a DAG scheduler.
 pub(super) const fn row(

@@ -3,7 +3,7 @@
 use schedlab_env::dag::{Problem, env_order};
 
 use super::plan::{Planner, plan_policy, row};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = row(
     "round-robin",

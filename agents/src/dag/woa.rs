@@ -14,7 +14,7 @@ use schedlab_env::dag::Problem;
 use super::decoder::Decoder;
 use super::plan::{Planner, plan_policy, row};
 use crate::options::{OptionSpec, OptionType, Options};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub(super) const POPULATION: OptionSpec = OptionSpec {
     key: "population",

@@ -31,7 +31,7 @@ use super::woa::{
 };
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::EnvContext;
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 /// The shipped message-passing scheduler trained from scratch on generated and real DAGs
 /// (data/policies/README.md, docs/dag-from-scratch.md); `dag-ppo` and `dag-ddqn`, the paper's

@@ -16,7 +16,7 @@ pub use pollux::PolluxPolicy;
 pub use raes::JobsRaesPolicy;
 pub use view::{JobsContext, SlotView};
 
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 /// The jobs schedulers, in listing order.
 pub const SCHEDULERS: &[SchedulerRow] = &[

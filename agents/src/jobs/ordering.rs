@@ -9,7 +9,7 @@ use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::{BuildFn, SchedulerRow};
+use crate::scheduler_row::{BuildFn, SchedulerRow};
 
 const fn backfill(default: &'static str) -> OptionSpec {
     OptionSpec {

@@ -12,7 +12,7 @@ use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 use super::view::{JobsContext, PLACEMENT, jobs_context};
 use crate::options::{Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "pollux",

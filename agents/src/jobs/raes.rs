@@ -20,7 +20,7 @@ use crate::policy::{EnvContext, EnvKind, Policy};
 use crate::raes::exact::{SearchLimit, solve_exact};
 use crate::raes::heuristic::solve_heuristic;
 use crate::raes::problem::{AllocationProblem, ContainerOption, Worker};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "raes",

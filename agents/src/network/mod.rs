@@ -18,7 +18,7 @@ pub use consensus::ConsensusFlows;
 pub use tracking::{Target, Tracking};
 
 use crate::policy::{EnvContext, PolicyContext};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 /// The network schedulers, in listing order.
 pub const SCHEDULERS: &[SchedulerRow] = &[

@@ -17,7 +17,7 @@ use schedlab_env::network::{capacity_proportional, optimum, proportional, unifor
 use super::{NetworkContext, network_context};
 use crate::options::{Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 /// Which split a [`Tracking`] scheduler steers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

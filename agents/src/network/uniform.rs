@@ -5,7 +5,7 @@ use schedlab_env::Observation;
 use super::network_context;
 use crate::options::{Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "uniform",

@@ -15,7 +15,7 @@ use schedlab_env::single_job::features::{NODE_BACKGROUND_CPU, NODE_SPEED};
 use super::context::{SingleJobContext, single_job_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "consensus",

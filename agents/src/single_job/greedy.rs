@@ -6,7 +6,7 @@ use schedlab_env::Observation;
 use super::context::{SingleJobContext, single_job_context};
 use crate::options::{Options, PolicyError};
 use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "greedy",

@@ -15,7 +15,7 @@ pub use periodic::PeriodicPolicy;
 pub use raes::{RaesOptions, RaesPolicy};
 pub use static_alloc::StaticPolicy;
 
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 /// The single-job schedulers, in listing order: one row each.
 #[rustfmt::skip]

@@ -30,7 +30,7 @@ use crate::policy::{EnvContext, EnvKind, Policy};
 use crate::raes::exact::{ExactError, SearchLimit, solve_exact};
 use crate::raes::heuristic::solve_heuristic;
 use crate::raes::problem::{AllocationProblem, ContainerOption, RESOURCES, Worker};
-use crate::registry::SchedulerRow;
+use crate::scheduler_row::SchedulerRow;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "raes",

@@ -107,7 +107,9 @@ fn remaining_at_request_s(sh: &Shared, episode: &Episode, i: usize) -> f64 {
     remaining / rate
 }
 
-pub(super) fn metrics(sh: &Shared, episode: &Episode) -> JobsMetrics {
+/// The episode's metrics; `stranded_at_end` counts the queued jobs that fit at its end
+/// (`super::conserve::queued_that_fit`, counted by the caller).
+pub(super) fn metrics(sh: &Shared, episode: &Episode, stranded_at_end: usize) -> JobsMetrics {
     let jobs = &sh.workload.jobs;
     let mut jct = Vec::new();
     let mut delays = Vec::new();
@@ -161,7 +163,7 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode) -> JobsMetrics {
         decision_points: episode.decision_points,
         running_at_end: episode.counts[status_index(Status::Running)],
         queued_at_end: episode.counts[status_index(Status::Queued)],
-        stranded_at_end: super::conserve::queued_that_fit(sh, episode).len(),
+        stranded_at_end,
         steps: episode.steps,
         time_s: episode.now,
     }

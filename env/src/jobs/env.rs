@@ -290,7 +290,8 @@ impl JobsEnv {
         let observation = self.observe(&mut episode, redraw);
         let mut info = self.info(&episode, rejected);
         if episode.done {
-            info.metrics = Some(metrics(&self.shared, &episode));
+            let stranded = queued_that_fit(&self.shared, &episode).len();
+            info.metrics = Some(metrics(&self.shared, &episode, stranded));
         }
         self.episode = Some(episode);
         Ok(Step {

@@ -6,25 +6,8 @@
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-use serde::{Deserialize, Serialize};
 
-use super::spec::{JobsWorkload, MachineSpec, fits_empty};
-
-/// Ranges `[low, high]` (inclusive) an episode's window is drawn from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FamilySpec {
-    /// The training period's length: every job of the file arrives in `[0, period_s)`, time 0
-    /// being the period's start (`source.from`/`source.to` say where it lies in the trace).
-    pub period_s: f64,
-    /// The window's length, trace seconds.
-    pub length_s: [f64; 2],
-    /// The share of the file's machines an episode gets.
-    pub machine_share: [f64; 2],
-    /// Arrivals come this many times faster than in the trace (window length / factor in
-    /// virtual time).
-    pub arrival_factor: [f64; 2],
-}
+use super::spec::{FamilySpec, JobsWorkload, MachineSpec, fits_empty};
 
 /// One sampled window: where it lies in the period and what it was drawn as.
 #[derive(Debug, Clone, Copy, PartialEq)]

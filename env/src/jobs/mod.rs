@@ -22,11 +22,11 @@ mod tests;
 
 pub use choice::{Choice, ChoiceLayout};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
-pub use family::{FamilySpec, WindowDraw, sample_window};
+pub use family::{WindowDraw, sample_window};
 pub use machines::{Cluster, Container, Placement};
 pub use metrics::{JobsMetrics, quantile};
 pub use spec::{
-    Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
+    FamilySpec, Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
     MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template,
     TraceSource, Window, fits_empty, scaled_request, speedup,
 };

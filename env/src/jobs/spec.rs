@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::family::FamilySpec;
 use crate::cluster::one;
 use crate::error::{EnvError, Result};
 use crate::workload::Prices;
@@ -611,4 +610,20 @@ mod tests {
         assert!((t(0.0).speedup(2.0, 2.0) - 4.0).abs() < 1e-12);
         assert!(t(0.5).speedup(8.0, 1.0) < 2.0);
     }
+}
+
+/// Ranges `[low, high]` (inclusive) an episode's window is drawn from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilySpec {
+    /// The training period's length: every job of the file arrives in `[0, period_s)`, time 0
+    /// being the period's start (`source.from`/`source.to` say where it lies in the trace).
+    pub period_s: f64,
+    /// The window's length, trace seconds.
+    pub length_s: [f64; 2],
+    /// The share of the file's machines an episode gets.
+    pub machine_share: [f64; 2],
+    /// Arrivals come this many times faster than in the trace (window length / factor in
+    /// virtual time).
+    pub arrival_factor: [f64; 2],
 }

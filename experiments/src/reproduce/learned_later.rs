@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use super::context::{Context, mean};
 use super::episodes::{episodes_of, metric_of};
-use super::learned::{Line, against_best, load_windows, lowest_mean, unfinished_of};
 use super::learned_bar::{Paired, compare};
+use super::learned_line::{Line, against_best, load_windows, lowest_mean, unfinished_of};
 use super::learned_room::lower_bounds;
 use crate::output::number;
 use crate::sweep::spec::SweepSpec;

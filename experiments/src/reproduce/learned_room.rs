@@ -8,7 +8,7 @@ use schedlab_env::jobs::{JobsEnv, quantile};
 
 use super::context::mean;
 use super::episodes::{Episodes, metric_of};
-use super::learned::Line;
+use super::learned_line::Line;
 use crate::output::{number, p_text};
 use crate::workloads::Jobs;
 

@@ -16,6 +16,7 @@ mod fig2;
 mod learned;
 mod learned_bar;
 mod learned_later;
+mod learned_line;
 mod learned_room;
 mod learned_unfinished;
 mod network;

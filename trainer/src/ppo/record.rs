@@ -1,0 +1,19 @@
+//! What PPO stores per round of an env copy, shared by its rollouts and the same-window
+//! episodes (crate::same_window), which build their advantages from it.
+
+use schedlab_env::Observation;
+
+/// One stored round of one env copy.
+pub(crate) struct Record {
+    pub observation: Observation,
+    pub action: Vec<usize>,
+    pub log_prob: f32,
+    pub value: f32,
+    pub reward: f32,
+    /// This step's discount (see `discount_time_s`).
+    pub discount: f32,
+    pub terminated: bool,
+    pub truncated: bool,
+    /// `V` of the episode's final observation, for a truncated round.
+    pub final_value: Option<f32>,
+}
