@@ -39,7 +39,7 @@ pub struct EpisodeSpec {
     pub max_time_s: f64,
 }
 
-/// Weights of the two reward terms (README, "Reward"; ARCHITECTURE.md).
+/// Weights of the two reward terms (docs/environments.md, "Reward"; ARCHITECTURE.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RewardSpec {
@@ -136,7 +136,7 @@ pub enum ModelKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OptimizerKind {
-    /// Hierarchical-batch asynchronous SGD (README, "HB-ASGD").
+    /// Hierarchical-batch asynchronous SGD (docs/single-job.md).
     HbAsgd,
     /// Barrier every step, batch-weighted mean of all workers' gradients.
     SyncSgd,

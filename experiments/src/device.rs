@@ -43,7 +43,7 @@ fn libtorch(cuda: Option<usize>) -> anyhow::Result<Device> {
 #[cfg(not(feature = "tch"))]
 fn libtorch(_cuda: Option<usize>) -> anyhow::Result<Device> {
     anyhow::bail!(
-        "this schedlab was built without libtorch: rebuild with `--features tch` (README, \"libtorch\")"
+        "this schedlab was built without libtorch: rebuild with `--features tch` (docs/learned.md, \"libtorch\")"
     )
 }
 

@@ -550,7 +550,7 @@ mod tests {
     }
 
     /// The clone of `sjf` picks the teacher's own choice on at least 70% of the decisions of
-    /// an episode it never trained on (the rate README.md states), and clearly more often
+    /// an episode it never trained on (the rate docs/jobs-cluster.md states), and clearly more often
     /// than the untrained network does.
     #[test]
     fn a_clone_reproduces_its_teacher_on_held_out_episodes() {

@@ -85,11 +85,11 @@ pub struct PpoConfig {
     #[config(default = "String::new()")]
     pub warm_start: String,
     /// Teacher episodes played for cloning (every fourth held out to score agreement); 8
-    /// left clones of `raes` that strand jobs on Philly windows they never saw (README.md).
+    /// left clones of `raes` that strand jobs on Philly windows they never saw (docs/jobs-cluster.md).
     #[config(default = 32)]
     pub warm_start_episodes: usize,
     /// Passes over the teacher's decisions (30 left a Philly clone of `raes` that strands jobs
-    /// on held-out windows; see README.md).
+    /// on held-out windows; see docs/jobs-cluster.md).
     #[config(default = 100)]
     pub warm_start_epochs: usize,
     #[config(default = 1e-3)]

@@ -1,6 +1,6 @@
 //! How far apart two plans are and how far apart they finish: the Scheduling Plan Distance
 //! and Finish Time Gap of Du et al. 2025 (their definitions are not at hand; these are the
-//! workbench's, see README "WORL-RTGS").
+//! workbench's, see docs/dag.md, "WORL-RTGS").
 
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;

@@ -2,7 +2,7 @@
 //! population is seeded and refreshed with plans of a trained policy (the guide: the paper's
 //! Double DQN, here by default the shipped message-passing scheduler `dag-gnn`, which plays
 //! any DAG size and GPU count and is closer to HEFT), and whose moves are steered by the Running Time Gap Strategy. Only the
-//! paper's abstract is at hand; this is the workbench's reconstruction (README "WORL-RTGS"):
+//! paper's abstract is at hand; this is the workbench's reconstruction (docs/dag.md, "WORL-RTGS"):
 //! - seeding: a share of the first population are guide episodes, the first greedy, the
 //!   others with ε-random GPU choices; the rest are random positions;
 //! - refresh: every `refresh_every` iterations the worst share of the population is replaced

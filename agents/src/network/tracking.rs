@@ -6,7 +6,7 @@
 //!
 //! `rikos` targets the split Rikos et al. 2021's distributed CPU scheduler reaches (every
 //! centre at the same share of its capacity), after their quantised averaging; the exact
-//! finite-time protocol is not reproduced (the README's network section).
+//! finite-time protocol is not reproduced (docs/network.md).
 //! `proportional` targets the split by work (the data each centre holds); `optimum` is the
 //! oracle steering to the centralised optimum, a reference, not a distributed method.
 //! A centre knows its own allocation: the policy follows it by the flows it chose.

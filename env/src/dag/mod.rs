@@ -1,5 +1,5 @@
 //! DAG-structured training workloads on heterogeneous GPUs (see ARCHITECTURE.md and the
-//! README's DAG section): tasks with data dependencies placed on GPUs grouped on machines
+//! docs/dag.md): tasks with data dependencies placed on GPUs grouped on machines
 //! with limited bandwidth, after Du, Wu, Hou, Nie and Song, "Efficient Scheduling for
 //! GPU-Based Neural Network Training via Hybrid Reinforcement Learning and Metaheuristic
 //! Optimization", 2025 (abstract only at hand; what it leaves open is reconstructed and

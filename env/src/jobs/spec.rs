@@ -122,7 +122,7 @@ fn default_speed_sigma() -> f64 {
 /// completion time, unfinished jobs charged at truncation), minus `lambda_idle` times the
 /// idle cost in units of the whole cluster's price over `time_unit_s`. The idle term is off
 /// by default: with it on, holding a job back saves idle cost, so the return no longer ranks
-/// schedulers by JCT (see README, "The jobs cluster").
+/// schedulers by JCT (see docs/jobs-cluster.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JobsReward {

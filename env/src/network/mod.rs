@@ -1,7 +1,7 @@
 //! A network of computing centres co-optimising CPU allocation and distributed training
 //! (after Doostmohammadian, Gabidullina and Rabiee, "Machine Learning and CPU Scheduling
 //! Co-Optimization over a Network of Computing Centers", 2025; only its abstract is at hand, so what it does not fix is the workbench's reconstruction, see the
-//! README's network section): communication graphs that may change over time, quantised
+//! docs/network.md): communication graphs that may change over time, quantised
 //! channels, the centres' costs of CPUs, the centralised optimum, and the all-time-feasible
 //! allocation dynamics, and distributed training by consensus with gradient tracking; the
 //! workload file (`kind = "network"`) and the gym env where schedulers move CPUs along the
