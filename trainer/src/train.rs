@@ -113,29 +113,7 @@ pub fn train<E: SchedulingEnv>(
     on_update: &mut OnUpdate<E::Metrics>,
 ) -> Result<RunDir, TrainError> {
     let workload_sha256 = sha256_file(spec.workload_path).map_err(io(spec.workload_path))?;
-    let start = match spec.resume {
-        Some(path) => {
-            let manifest = Manifest::read(path).map_err(io(path))?;
-            if manifest.agent != kind.name() {
-                return Err(invalid(
-                    path,
-                    format!("agent `{}` is not {}", manifest.agent, kind.name()),
-                ));
-            }
-            if manifest.workload_sha256 != workload_sha256 {
-                return Err(invalid(
-                    path,
-                    format!(
-                        "trained on {} (a different file than {})",
-                        manifest.workload,
-                        spec.workload_path.display()
-                    ),
-                ));
-            }
-            Some(manifest)
-        }
-        None => None,
-    };
+    let start = resumed_manifest(kind, spec, &workload_sha256)?;
     // a run folder from before a hyperparameter existed resumes with its default
     let config = start
         .as_ref()
@@ -151,22 +129,7 @@ pub fn train<E: SchedulingEnv>(
         Some(m) => m.seed ^ step_at_start,
         None => spec.seed,
     };
-    let mut learner = kind
-        .learner(prototype, &config, learner_seed, device)
-        .map_err(|e| match (e, spec.resume) {
-            (LearnerError::Env(e), _) => TrainError::Env(e),
-            (LearnerError::Config(message), Some(path)) => invalid(path, message),
-            (LearnerError::Config(message), None) => TrainError::Config {
-                agent: kind.name(),
-                message,
-            },
-        })?;
-    if learner.keeps_best() && spec.eval_episodes == 0 {
-        return Err(TrainError::Config {
-            agent: kind.name(),
-            message: "keep_best needs evaluation episodes (--eval-episodes > 0)".into(),
-        });
-    }
+    let mut learner = new_learner(kind, prototype, &config, learner_seed, device, spec)?;
     // the folder is made only once the hyperparameters are known to be sound
     let run = match spec.resume {
         Some(path) => RunDir {
@@ -183,31 +146,22 @@ pub fn train<E: SchedulingEnv>(
         prototype.action_space().mask_len(),
     );
     match &start {
-        Some(manifest) => {
-            if (manifest.observation_len, manifest.mask_len) != (observation_len, mask_len) {
-                return Err(invalid(
-                    &run.path,
-                    "network shapes differ from the workload's".into(),
-                ));
-            }
-            learner
-                .restore(&run.path, manifest)
-                .and_then(|()| manifest.read_resume_state(&run.path))
-                .and_then(|state| state.map_or(Ok(()), |s| learner.restore_state(s)))
-                .map_err(|message| invalid(&run.path, message))?;
-        }
+        Some(manifest) => restore(
+            learner.as_mut(),
+            manifest,
+            &run,
+            (observation_len, mask_len),
+        )?,
         None => {
-            run.write_json(
-                "config.json",
-                &serde_json::json!({
-                    "agent": kind.name(),
-                    "config": config,
-                    "workload": spec.workload_path,
-                    "seed": spec.seed,
-                    "steps": spec.steps,
-                }),
-            )
-            .map_err(io(&run.path))?;
+            let described = serde_json::json!({
+                "agent": kind.name(),
+                "config": config,
+                "workload": spec.workload_path,
+                "seed": spec.seed,
+                "steps": spec.steps,
+            });
+            run.write_json("config.json", &described)
+                .map_err(io(&run.path))?;
             board.text("hyperparameters", &markdown_table(&config), 0);
         }
     }
@@ -257,44 +211,7 @@ pub fn train<E: SchedulingEnv>(
         for (tag, value) in eval_scalars(&warm.clone_metrics) {
             board.scalar(&tag, value, 0);
         }
-        board.scalar(
-            "warm_start/train_agreement",
-            report.train_agreement as f32,
-            0,
-        );
-        board.scalar(
-            "warm_start/held_out_agreement",
-            report.held_out_agreement as f32,
-            0,
-        );
-        board.scalar(
-            "warm_start/held_out_contested_agreement",
-            report.held_out_contested_agreement as f32,
-            0,
-        );
-        board.scalar(
-            "warm_start/cross_entropy",
-            report.final_cross_entropy as f32,
-            0,
-        );
-        for (round, dagger) in report.dagger.iter().enumerate() {
-            let round = round as u64 + 1;
-            board.scalar(
-                "warm_start/dagger_agreement",
-                dagger.agreement as f32,
-                round,
-            );
-            board.scalar(
-                "warm_start/dagger_contested_agreement",
-                dagger.contested_agreement as f32,
-                round,
-            );
-            board.scalar(
-                "warm_start/dagger_clone_return",
-                dagger.clone_mean_return as f32,
-                round,
-            );
-        }
+        log_warm_start(&mut board, &report);
         run.write_json("warm_start.json", &warm)
             .map_err(io(&run.path))?;
         if spec.steps == 0 {
@@ -312,42 +229,17 @@ pub fn train<E: SchedulingEnv>(
             return Err(TrainError::Diverged { step, tag, value });
         }
         let sps = (step - step_at_start) as f64 / start_time.elapsed().as_secs_f64().max(1e-9);
-        for m in &stats.finished {
-            for (name, value) in m.curves() {
-                board.scalar(&format!("charts/{name}"), value as f32, step);
-            }
-        }
-        board.scalar("charts/SPS", sps as f32, step);
-        for &(tag, value) in &stats.scalars {
-            board.scalar(tag, value, step);
-        }
-        if stats.train_loss.is_finite() {
-            board.scalar("env/train_loss", stats.train_loss as f32, step);
-        }
+        log_update(&mut board, &stats, sps);
         let stopping = step >= spec.steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let evaluation = if spec.eval_episodes > 0 && (stopping || step >= next_eval) {
             next_eval = step + spec.eval_every.max(1);
-            let policies = eval_seeds.iter().map(|_| learner.greedy_policy()).collect();
-            let metrics = evaluate(prototype, policies, &eval_seeds)?;
-            for (tag, value) in eval_scalars(&metrics) {
-                board.scalar(&tag, value, step);
-            }
-            if learner.keeps_best() {
-                let eval_return =
-                    metrics.iter().map(|m| m.episode_return()).sum::<f64>() / metrics.len() as f64;
-                if best.as_ref().is_none_or(|b| eval_return > b.eval_return) {
-                    let model = Manifest::best_name(step);
-                    learner.save_policy(&run, &model).map_err(io(&run.path))?;
-                    best = Some(BestPolicy {
-                        model,
-                        step,
-                        eval_return,
-                    });
-                }
-                let best_step = best.as_ref().map_or(0, |b| b.step);
-                board.scalar("eval/best_step", best_step as f32, step);
-            }
-            Some(metrics)
+            let evaluated = Evaluated {
+                prototype,
+                seeds: &eval_seeds,
+                step,
+                run: &run,
+            };
+            Some(evaluated.play(learner.as_ref(), &mut board, &mut best)?)
         } else {
             None
         };
@@ -367,6 +259,191 @@ pub fn train<E: SchedulingEnv>(
     board.flush();
     drop(board);
     Ok(run)
+}
+
+/// The learner of `kind` for copies of `prototype`, its errors as the driver reports them
+/// (a resumed run's bad config names the run folder).
+fn new_learner<E: SchedulingEnv>(
+    kind: AgentKind,
+    prototype: &E,
+    config: &serde_json::Value,
+    seed: u64,
+    device: Device,
+    spec: &TrainSpec,
+) -> Result<Box<dyn Learner<E::Metrics>>, TrainError> {
+    let learner =
+        kind.learner(prototype, config, seed, device)
+            .map_err(|e| match (e, spec.resume) {
+                (LearnerError::Env(e), _) => TrainError::Env(e),
+                (LearnerError::Config(message), Some(path)) => invalid(path, message),
+                (LearnerError::Config(message), None) => TrainError::Config {
+                    agent: kind.name(),
+                    message,
+                },
+            })?;
+    if learner.keeps_best() && spec.eval_episodes == 0 {
+        return Err(TrainError::Config {
+            agent: kind.name(),
+            message: "keep_best needs evaluation episodes (--eval-episodes > 0)".into(),
+        });
+    }
+    Ok(learner)
+}
+
+/// Continues `learner` from the checkpoint `manifest` names in `run`, refused where the
+/// network was built for other shapes than the workload's `(observation, mask)` lengths.
+fn restore<M>(
+    learner: &mut dyn Learner<M>,
+    manifest: &Manifest,
+    run: &RunDir,
+    shapes: (usize, usize),
+) -> Result<(), TrainError> {
+    if (manifest.observation_len, manifest.mask_len) != shapes {
+        return Err(invalid(
+            &run.path,
+            "network shapes differ from the workload's".into(),
+        ));
+    }
+    learner
+        .restore(&run.path, manifest)
+        .and_then(|()| manifest.read_resume_state(&run.path))
+        .and_then(|state| state.map_or(Ok(()), |s| learner.restore_state(s)))
+        .map_err(|message| invalid(&run.path, message))
+}
+
+/// The manifest of the run `spec` resumes, refused when it is of another agent or was trained
+/// on another workload file; none for a new run.
+fn resumed_manifest(
+    kind: AgentKind,
+    spec: &TrainSpec,
+    workload_sha256: &str,
+) -> Result<Option<Manifest>, TrainError> {
+    Ok(match spec.resume {
+        Some(path) => {
+            let manifest = Manifest::read(path).map_err(io(path))?;
+            if manifest.agent != kind.name() {
+                return Err(invalid(
+                    path,
+                    format!("agent `{}` is not {}", manifest.agent, kind.name()),
+                ));
+            }
+            if manifest.workload_sha256 != workload_sha256 {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "trained on {} (a different file than {})",
+                        manifest.workload,
+                        spec.workload_path.display()
+                    ),
+                ));
+            }
+            Some(manifest)
+        }
+        None => None,
+    })
+}
+
+/// A greedy evaluation after an update.
+struct Evaluated<'a, E> {
+    prototype: &'a E,
+    seeds: &'a [u64],
+    step: u64,
+    run: &'a RunDir,
+}
+
+impl<E: SchedulingEnv> Evaluated<'_, E> {
+    /// Plays the learner's greedy policy on the seeds and logs `eval/*`; with `keep_best`, a
+    /// better mean return than `best`'s keeps this network as the run's policy.
+    fn play(
+        &self,
+        learner: &dyn Learner<E::Metrics>,
+        board: &mut TensorBoard,
+        best: &mut Option<BestPolicy>,
+    ) -> Result<Vec<E::Metrics>, TrainError> {
+        let step = self.step;
+        let policies = self.seeds.iter().map(|_| learner.greedy_policy()).collect();
+        let metrics = evaluate(self.prototype, policies, self.seeds)?;
+        for (tag, value) in eval_scalars(&metrics) {
+            board.scalar(&tag, value, step);
+        }
+        if learner.keeps_best() {
+            let eval_return =
+                metrics.iter().map(|m| m.episode_return()).sum::<f64>() / metrics.len() as f64;
+            if best.as_ref().is_none_or(|b| eval_return > b.eval_return) {
+                let model = Manifest::best_name(step);
+                learner
+                    .save_policy(self.run, &model)
+                    .map_err(io(&self.run.path))?;
+                *best = Some(BestPolicy {
+                    model,
+                    step,
+                    eval_return,
+                });
+            }
+            let best_step = best.as_ref().map_or(0, |b| b.step);
+            board.scalar("eval/best_step", best_step as f32, step);
+        }
+        Ok(metrics)
+    }
+}
+
+/// The warm start's agreement, cross-entropy and DAgger rounds as curves.
+fn log_warm_start(board: &mut TensorBoard, report: &WarmStartReport) {
+    board.scalar(
+        "warm_start/train_agreement",
+        report.train_agreement as f32,
+        0,
+    );
+    board.scalar(
+        "warm_start/held_out_agreement",
+        report.held_out_agreement as f32,
+        0,
+    );
+    board.scalar(
+        "warm_start/held_out_contested_agreement",
+        report.held_out_contested_agreement as f32,
+        0,
+    );
+    board.scalar(
+        "warm_start/cross_entropy",
+        report.final_cross_entropy as f32,
+        0,
+    );
+    for (round, dagger) in report.dagger.iter().enumerate() {
+        let round = round as u64 + 1;
+        board.scalar(
+            "warm_start/dagger_agreement",
+            dagger.agreement as f32,
+            round,
+        );
+        board.scalar(
+            "warm_start/dagger_contested_agreement",
+            dagger.contested_agreement as f32,
+            round,
+        );
+        board.scalar(
+            "warm_start/dagger_clone_return",
+            dagger.clone_mean_return as f32,
+            round,
+        );
+    }
+}
+
+/// One update's curves: the finished episodes' metrics, SPS, the learner's own curves and the
+/// training job's loss.
+fn log_update<M: EpisodeSummary>(board: &mut TensorBoard, stats: &UpdateStats<M>, sps: f64) {
+    for m in &stats.finished {
+        for (name, value) in m.curves() {
+            board.scalar(&format!("charts/{name}"), value as f32, stats.env_steps);
+        }
+    }
+    board.scalar("charts/SPS", sps as f32, stats.env_steps);
+    for &(tag, value) in &stats.scalars {
+        board.scalar(tag, value, stats.env_steps);
+    }
+    if stats.train_loss.is_finite() {
+        board.scalar("env/train_loss", stats.train_loss as f32, stats.env_steps);
+    }
 }
 
 /// A warm start's report with the clone and its teacher played greedily on the evaluation
