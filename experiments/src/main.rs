@@ -87,19 +87,19 @@ enum WorkloadCommand {
 #[derive(Subcommand)]
 enum BenchCommand {
     /// Env throughput against a bare gradient loop on the same data.
-    Env(commands::bench::BenchEnvArgs),
+    Env(commands::bench::env::BenchEnvArgs),
     /// RAES's allocation solvers: exact (MIP) and heuristic, times and optimality gap.
-    Solvers(commands::bench_solvers::BenchSolversArgs),
+    Solvers(commands::bench::solvers::BenchSolversArgs),
     /// The jobs cluster's simulation speed on a trace (jobs per second, peak memory).
-    Cluster(commands::bench_cluster::BenchClusterArgs),
+    Cluster(commands::bench::cluster::BenchClusterArgs),
     /// The learned agents' training speed (env steps and gradient steps per second).
-    Train(commands::bench_train::BenchTrainArgs),
+    Train(commands::bench::train::BenchTrainArgs),
     /// The DAG schedulers on large instances: list schedulers' times, decoder plans per second.
-    Dag(commands::bench_dag::BenchDagArgs),
+    Dag(commands::bench::dag::BenchDagArgs),
     /// The network allocation dynamics: iterations per second on many centres.
-    Network(commands::bench_network::BenchNetworkArgs),
+    Network(commands::bench::network::BenchNetworkArgs),
     /// Raw env steps per second through the gym contract, one env and a vectorised batch.
-    Steps(commands::bench_steps::BenchStepsArgs),
+    Steps(commands::bench::steps::BenchStepsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -125,12 +125,12 @@ fn main() -> anyhow::Result<()> {
         Command::Plot(command) => commands::plot::run(command),
         Command::Reproduce(args) => commands::reproduce::run(args),
         Command::Summarize(args) => commands::summarize::run(args),
-        Command::Bench(BenchCommand::Env(args)) => commands::bench::run(args),
-        Command::Bench(BenchCommand::Solvers(args)) => commands::bench_solvers::run(args),
-        Command::Bench(BenchCommand::Cluster(args)) => commands::bench_cluster::run(args),
-        Command::Bench(BenchCommand::Train(args)) => commands::bench_train::run(args),
-        Command::Bench(BenchCommand::Dag(args)) => commands::bench_dag::run(args),
-        Command::Bench(BenchCommand::Network(args)) => commands::bench_network::run(args),
-        Command::Bench(BenchCommand::Steps(args)) => commands::bench_steps::run(args),
+        Command::Bench(BenchCommand::Env(args)) => commands::bench::env::run(args),
+        Command::Bench(BenchCommand::Solvers(args)) => commands::bench::solvers::run(args),
+        Command::Bench(BenchCommand::Cluster(args)) => commands::bench::cluster::run(args),
+        Command::Bench(BenchCommand::Train(args)) => commands::bench::train::run(args),
+        Command::Bench(BenchCommand::Dag(args)) => commands::bench::dag::run(args),
+        Command::Bench(BenchCommand::Network(args)) => commands::bench::network::run(args),
+        Command::Bench(BenchCommand::Steps(args)) => commands::bench::steps::run(args),
     }
 }

@@ -1,10 +1,4 @@
 pub mod bench;
-pub mod bench_cluster;
-pub mod bench_dag;
-pub mod bench_network;
-pub mod bench_solvers;
-pub mod bench_steps;
-pub mod bench_train;
 pub mod compare;
 pub mod eval;
 pub mod import;

@@ -10,6 +10,7 @@ use rand::{RngExt, SeedableRng};
 use schedlab_agents::{Policy, SingleJobContext, StaticPolicy};
 use schedlab_env::{Scenario, SingleJobEnv};
 
+use super::peak_memory_mib;
 use schedlab_experiments::paths::shipped_workload;
 use schedlab_experiments::settings::parse_overrides;
 
@@ -113,13 +114,6 @@ fn time_validation(scenario: &Scenario, repeats: u32) -> f64 {
             start.elapsed().as_secs_f64()
         })
         .fold(f64::INFINITY, f64::min)
-}
-
-pub fn peak_memory_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
 }
 
 pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::bench::peak_memory_mib;
+use super::peak_memory_mib;
 use schedlab_experiments::paths::shipped_workload;
 
 #[derive(Args)]

@@ -8,7 +8,7 @@ use clap::Args;
 use schedlab_agents::SchedulingEnv;
 use schedlab_trainer::algorithms::AgentKind;
 
-use super::bench::peak_memory_mib;
+use super::peak_memory_mib;
 use schedlab_experiments::paths::shipped_workload;
 use schedlab_experiments::settings::parse_overrides;
 use schedlab_experiments::workloads::{Kind, with_kind};
