@@ -77,10 +77,7 @@ impl GnnConfig {
     }
 
     pub fn network(&self) -> DagGnnConfig {
-        DagGnnConfig::new()
-            .with_embedding(self.embedding)
-            .with_rounds(self.rounds)
-            .with_hidden(self.hidden)
+        DagGnnConfig::new(self.embedding, self.rounds, self.hidden)
     }
 }
 
@@ -545,7 +542,7 @@ mod tests {
     fn advantages_compare_episodes_of_one_instance() {
         let played = |slr: Vec<f64>| Played {
             instance: GnnInstance::new(
-                &DagGnnConfig::new().init(&Device::flex()),
+                &GnnConfig::new().network().init(&Device::flex()),
                 small_dags().workload().instance(0),
                 &Device::flex(),
             ),

@@ -16,16 +16,14 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use super::inputs::{CHOICE_INPUTS, TASK_INPUTS, TaskInputs};
 
+/// The network's shape; its defaults are the learner's (`trainer/src/gnn.rs`, `GnnConfig`).
 #[derive(Config, Debug)]
 pub struct DagGnnConfig {
     /// Width of a task's embedding.
-    #[config(default = 32)]
     pub embedding: usize,
     /// Message-passing rounds along the successor edges.
-    #[config(default = 3)]
     pub rounds: usize,
     /// Width of the scorer's hidden layers.
-    #[config(default = 64)]
     pub hidden: usize,
 }
 

@@ -31,7 +31,7 @@ fn rows(t: Tensor<2>) -> Vec<Vec<f32>> {
 #[test]
 fn embeddings_and_scores_permute_with_the_tasks() {
     let device = Device::flex();
-    let net = DagGnnConfig::new().init(&device);
+    let net = DagGnnConfig::new(32, 3, 64).init(&device);
     let problem = workload(30, 0).instance(3);
     let mut order: Vec<usize> = (0..problem.len()).collect();
     order.shuffle(&mut StdRng::seed_from_u64(9));
@@ -73,7 +73,7 @@ fn embeddings_and_scores_permute_with_the_tasks() {
 #[test]
 fn the_policy_plays_any_size_in_both_interfaces() {
     let device = Device::flex();
-    let net = DagGnnConfig::new().init(&device);
+    let net = DagGnnConfig::new(32, 3, 64).init(&device);
     for (tasks, ready_tasks) in [(12, 0), (40, 0), (40, 3), (90, 6)] {
         let workload = workload(tasks, ready_tasks);
         let mut env = DagEnv::new(Arc::clone(&workload));
