@@ -1,6 +1,6 @@
 //! A policy that proposes whole plans by playing an episode of the DAG env: WORL-RTGS's
-//! trained policy (the shipped per-GPU PPO by default, the paper's Double DQN, or any DAG
-//! scheduler, for ablations).
+//! trained policy (the shipped `dag-gnn` by default, the per-GPU PPO, the paper's Double DQN,
+//! or any DAG scheduler, for ablations).
 
 use std::sync::Arc;
 
@@ -30,25 +30,29 @@ impl Guide {
     }
 
     /// The plan (a GPU per task) of one episode of the guide on the instance of `seed`; with
-    /// probability `epsilon` per step a GPU drawn uniformly among those that hold the task
-    /// replaces the guide's choice, and the guide sees the consequences.
+    /// probability `epsilon` per step a GPU drawn uniformly among those that hold the task the
+    /// guide chose replaces its GPU, and the guide sees the consequences. In an env that asks
+    /// for a task as well (`ready_tasks`), a choice is `slot x GPUs + GPU` and the task stays
+    /// the guide's, so a guide that follows the env's window from its choices stays in step.
     pub fn rollout(&mut self, seed: u64, epsilon: f64, rng: &mut StdRng) -> Vec<usize> {
         let (mut observation, _) = self.env.reset(seed).expect("a DAG env resets on any seed");
         self.policy.reset(seed);
         let mut plan = vec![usize::MAX; self.env.problem().map_or(0, |p| p.len())];
+        let gpus = self.env.problem().map_or(1, |p| p.gpus());
         loop {
-            let mut gpu = self.policy.act(&observation)[0];
+            let mut choice = self.policy.act(&observation)[0];
             if epsilon > 0.0 && rng.random_bool(epsilon) {
-                let fitting: Vec<usize> = (0..observation.action_mask.len())
-                    .filter(|&g| observation.action_mask[g])
+                let slot = choice / gpus;
+                let fitting: Vec<usize> = (slot * gpus..(slot + 1) * gpus)
+                    .filter(|&c| observation.action_mask[c])
                     .collect();
-                gpu = *fitting.choose(rng).expect("a task fits a GPU");
+                choice = *fitting.choose(rng).expect("a task fits a GPU");
             }
             let step = self
                 .env
-                .step(&[gpu])
+                .step(&[choice])
                 .expect("the guide chooses among the allowed GPUs");
-            plan[step.info.task] = gpu;
+            plan[step.info.task] = step.info.gpu.expect("a step places its task");
             if step.terminated || step.truncated {
                 return plan;
             }

@@ -8,7 +8,7 @@ use super::protocol::Protocol;
 use crate::output::number;
 use crate::output::write_atomic;
 use crate::stats::summarize;
-use crate::sweep::journal::{JOURNAL, Row};
+use crate::sweep::journal::Row;
 use crate::sweep::run::{SweepOptions, forget_policies_not_in, run as run_sweep};
 use crate::sweep::spec::{Shard, SweepSpec};
 
@@ -49,10 +49,7 @@ impl Context<'_> {
     /// protocol's scheduler whose spec changed) are dropped first, so the rest are kept.
     pub fn sweep(&self, spec: &SweepSpec) -> anyhow::Result<Vec<Row>> {
         println!("sweep {}: {} episodes", spec.name, spec.grid().len());
-        let out = self.args.out.join(&spec.name);
-        if out.join(JOURNAL).exists() {
-            forget_policies_not_in(&out, spec)?;
-        }
+        forget_policies_not_in(&self.args.out.join(&spec.name), spec)?;
         let rows = run_sweep(
             spec,
             &SweepOptions {

@@ -275,9 +275,20 @@ pub fn forget_policies(out: &Path, forget: impl Fn(&str) -> bool) -> anyhow::Res
 
 /// Drops from the sweep folder `out` the rows of every policy `spec` does not name (one whose
 /// spec changed: a protocol's scheduler given another option), as [`forget_policies`] does;
-/// returns the rows kept.
+/// returns the rows kept. A folder whose rows are all of named policies is left as it is, its
+/// spec record with it, so a spec that differs otherwise (an override set's values) is still
+/// refused by [`run`].
 pub fn forget_policies_not_in(out: &Path, spec: &SweepSpec) -> anyhow::Result<usize> {
-    forget_policies(out, |policy| !spec.policies.iter().any(|p| p == policy))
+    let unnamed = |policy: &str| !spec.policies.iter().any(|p| p == policy);
+    let journal = out.join(JOURNAL);
+    if !journal.exists() {
+        return Ok(0);
+    }
+    let rows = rows_of(&read_journal(&journal)?, &journal)?.rows;
+    if !rows.iter().any(|row| unnamed(&row.key.policy)) {
+        return Ok(rows.len());
+    }
+    forget_policies(out, unnamed)
 }
 
 /// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in

@@ -163,6 +163,18 @@ fn a_forgotten_policy_is_replaced_without_playing_the_others_again() {
         journal_lines(dir.path()).contains(&marked),
         "the kept rows were not replayed"
     );
+    // a spec that names every policy of the folder leaves it, its record with it, so a spec
+    // that differs otherwise is still refused
+    assert_eq!(
+        super::run::forget_policies_not_in(dir.path(), &replaced).unwrap(),
+        4
+    );
+    let mut other_seeds = replaced.clone();
+    other_seeds.seeds = vec![0];
+    let err = run(&other_seeds, &options(dir.path(), Shard::WHOLE))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds another sweep"), "{err}");
     let fresh_dir = tempfile::tempdir().unwrap();
     let fresh = run(&replaced, &options(fresh_dir.path(), Shard::WHOLE)).unwrap();
     assert_eq!(rows.len(), fresh.len());

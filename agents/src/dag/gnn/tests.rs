@@ -1,12 +1,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use burn::tensor::{Device, Tensor, TensorData};
-use rand::SeedableRng;
+use burn::tensor::{Device, Tensor};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
 use schedlab_env::Environment;
-use schedlab_env::dag::{DagEnv, DagWorkload};
+use schedlab_env::dag::{DagEnv, DagWorkload, GPU_FEATURES};
 
 use super::*;
 use crate::run_episode;
@@ -27,9 +27,10 @@ fn rows(t: Tensor<2>) -> Vec<Vec<f32>> {
 }
 
 /// Relabelling an instance's tasks relabels the embeddings, and so the scores of every
-/// (task, GPU) choice: no weight belongs to a task's index.
+/// (task, GPU) choice, which see a task only through its embedding and the env's features of
+/// the pair: no weight belongs to a task's index.
 #[test]
-fn embeddings_and_scores_permute_with_the_tasks() {
+fn embeddings_and_so_scores_permute_with_the_tasks() {
     let device = Device::flex();
     let net = DagGnnConfig::new(32, 3, 64).init(&device);
     let problem = workload(30, 0).instance(3);
@@ -47,24 +48,48 @@ fn embeddings_and_scores_permute_with_the_tasks() {
         original.iter().any(|row| row != &original[0]),
         "tasks embed alike: the test would not see a permutation"
     );
-    // the same choice rows with the embeddings of task t, and of its new label k
-    let choices: Vec<f32> = (0..CHOICE_INPUTS).map(|i| i as f32 / 10.0).collect();
-    let score = |embedding: &[f32]| {
-        let rows = Tensor::<2>::from_data(
-            TensorData::new(choices.clone(), [1, CHOICE_INPUTS]),
-            &device,
-        );
-        let e = Tensor::<2>::from_data(
-            TensorData::new(embedding.to_vec(), [1, embedding.len()]),
-            &device,
-        );
-        net.score(rows, e)
-            .into_data()
-            .try_into_vec::<f32>()
-            .unwrap()[0]
-    };
-    for (k, &t) in order.iter().enumerate().take(5) {
-        assert!((score(&relabelled[k]) - score(&original[t])).abs() < 1e-5);
+}
+
+/// A follower fed the choices made knows the task of every row: the env's own features of
+/// each offered task (its mean execution and upward rank) are those of the follower's task,
+/// whichever allowed choice is taken, in both interfaces.
+#[test]
+fn the_follower_knows_the_task_of_every_choice_row() {
+    let mut rng = StdRng::seed_from_u64(4);
+    for ready_tasks in [0, 1, 3] {
+        let workload = workload(40, ready_tasks);
+        let mut env = DagEnv::new(Arc::clone(&workload));
+        let (mut observation, _) = env.reset(2).unwrap();
+        let problem = workload.instance(2);
+        let inputs = TaskInputs::of(&problem);
+        let mut follower = Follower::new(&problem, ready_tasks);
+        let gpus = problem.gpus();
+        loop {
+            let tasks = follower.row_tasks(&problem).to_vec();
+            let rows = choice_rows(&observation, ready_tasks, gpus);
+            for (row, &task) in tasks.iter().enumerate() {
+                if !observation.action_mask[row] {
+                    continue;
+                }
+                let seen = &rows[row * CHOICE_INPUTS + GPU_FEATURES..][..2];
+                let own = &inputs.features[task * TASK_INPUTS..][..2];
+                assert!(
+                    (seen[0] - own[0]).abs() < 1e-5 && (seen[1] - own[1]).abs() < 1e-5,
+                    "window {ready_tasks}, row {row}: the env offers {seen:?}, task {task} is {own:?}"
+                );
+            }
+            let allowed: Vec<usize> = (0..observation.action_mask.len())
+                .filter(|&c| observation.action_mask[c])
+                .collect();
+            let choice = allowed[rng.random_range(0..allowed.len())];
+            follower.chose(choice);
+            let step = env.step(&[choice]).unwrap();
+            assert_eq!(step.info.task, tasks[choice]);
+            if step.terminated {
+                break;
+            }
+            observation = step.observation;
+        }
     }
 }
 
