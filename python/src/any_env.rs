@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use schedlab_env::dag::{DagEnv, DagWorkload};
-use schedlab_env::jobs::{Fidelity, JobsEnv, JobsWorkload, real};
+use schedlab_env::jobs::{JobsEnv, JobsSetup};
 use schedlab_env::network::{NetworkEnv, NetworkWorkload};
 use schedlab_env::workload::file_kind;
 use schedlab_env::{EnvError, Environment, Observation, Scenario, SingleJobEnv, VecEnv};
@@ -50,14 +50,7 @@ impl AnyEnv {
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<AnyEnv, EnvError> {
         Ok(match file_kind(path)?.as_deref() {
             Some("jobs") => {
-                let workload = JobsWorkload::load(path, overrides, &read_jobs_parquet)?;
-                match workload.fidelity {
-                    Fidelity::Real => {
-                        let templates = real::load_templates(path, &workload)?;
-                        AnyEnv::Jobs(JobsEnv::new_real(Arc::new(workload), templates))
-                    }
-                    Fidelity::Surrogate => AnyEnv::Jobs(JobsEnv::new(Arc::new(workload))),
-                }
+                AnyEnv::Jobs(JobsSetup::load(path, overrides, &read_jobs_parquet)?.env())
             }
             Some("dag") => AnyEnv::Dag(DagEnv::new(Arc::new(DagWorkload::load(path, overrides)?))),
             Some("network") => AnyEnv::Network(NetworkEnv::new(Arc::new(NetworkWorkload::load(

@@ -14,6 +14,7 @@ mod machines;
 mod metrics;
 pub mod observe;
 pub mod real;
+mod setup;
 mod spec;
 mod state;
 
@@ -25,6 +26,7 @@ pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use family::{WindowDraw, sample_window};
 pub use machines::{Cluster, Container, Placement};
 pub use metrics::{JobsMetrics, quantile};
+pub use setup::JobsSetup;
 pub use spec::{
     FamilySpec, Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
     MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template,

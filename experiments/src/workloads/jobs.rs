@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use schedlab_agents::EnvKind;
-use schedlab_env::jobs::{Fidelity, JobsEnv, JobsInfo, JobsMetrics, JobsWorkload, real};
-use schedlab_env::{Scenario, Step};
+use schedlab_env::Step;
+use schedlab_env::jobs::{JobsEnv, JobsInfo, JobsMetrics, JobsSetup, JobsWorkload};
 
 use super::{Kind, Loaded};
 use crate::output::{JOBS_METRICS, Metric};
@@ -15,19 +15,15 @@ use crate::output::{JOBS_METRICS, Metric};
 pub struct Jobs {
     pub workload: Arc<JobsWorkload>,
     path: PathBuf,
-    templates: Option<Vec<Arc<Scenario>>>,
+    setup: JobsSetup,
 }
 
 pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Jobs> {
-    let workload = JobsWorkload::load(path, overrides, &crate::traces::table::read_jobs_parquet)?;
-    let templates = match workload.fidelity {
-        Fidelity::Real => Some(real::load_templates(path, &workload)?),
-        Fidelity::Surrogate => None,
-    };
+    let setup = JobsSetup::load(path, overrides, &crate::traces::table::read_jobs_parquet)?;
     Ok(Jobs {
-        workload: Arc::new(workload),
+        workload: Arc::clone(&setup.workload),
         path: path.to_owned(),
-        templates,
+        setup,
     })
 }
 
@@ -46,10 +42,7 @@ impl Kind for Jobs {
         &self.workload.name
     }
     fn env(&self) -> JobsEnv {
-        match &self.templates {
-            Some(t) => JobsEnv::new_real(self.workload.clone(), t.clone()),
-            None => JobsEnv::new(self.workload.clone()),
-        }
+        self.setup.env()
     }
     fn columns(&self) -> &'static [Metric<JobsMetrics>] {
         &JOBS_METRICS

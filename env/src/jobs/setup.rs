@@ -1,0 +1,47 @@
+//! A jobs workload file made ready for envs: the workload with its job table read and, for
+//! the `real` fidelity, its templates' single-job workloads. The one place that chooses
+//! between the surrogate and the real env, for the command line and the Python binding.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::env::JobsEnv;
+use super::real::load_templates;
+use super::spec::{Fidelity, JobsWorkload, TableReader};
+use crate::Scenario;
+use crate::error::Result;
+
+/// A loaded jobs workload and what its envs need.
+#[derive(Clone)]
+pub struct JobsSetup {
+    pub workload: Arc<JobsWorkload>,
+    /// The templates' single-job workloads, for the `real` fidelity only.
+    templates: Option<Vec<Arc<Scenario>>>,
+}
+
+impl JobsSetup {
+    /// Loads the jobs workload at `path` with `overrides`; `read_table` reads its job table.
+    pub fn load(
+        path: &Path,
+        overrides: &[(String, String)],
+        read_table: TableReader,
+    ) -> Result<Self> {
+        let workload = JobsWorkload::load(path, overrides, read_table)?;
+        let templates = match workload.fidelity {
+            Fidelity::Real => Some(load_templates(path, &workload)?),
+            Fidelity::Surrogate => None,
+        };
+        Ok(JobsSetup {
+            workload: Arc::new(workload),
+            templates,
+        })
+    }
+
+    /// A fresh env with no episode started: the real one where the workload trains its jobs.
+    pub fn env(&self) -> JobsEnv {
+        match &self.templates {
+            Some(templates) => JobsEnv::new_real(Arc::clone(&self.workload), templates.clone()),
+            None => JobsEnv::new(Arc::clone(&self.workload)),
+        }
+    }
+}
