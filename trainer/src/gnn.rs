@@ -19,7 +19,6 @@ use burn::config::Config;
 use burn::grad_clipping::GradientClippingConfig;
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
-use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -28,7 +27,8 @@ use schedlab_agents::dag::gnn::{
     CHOICE_INPUTS, DagGnn, DagGnnConfig, Follower, GnnInstance, GnnPolicy, choice_rows,
     decision_scores, sample_choice,
 };
-use schedlab_agents::learned::masked::MASKED_LOGIT;
+use schedlab_agents::learned::batch::{at_chosen, mask_values};
+use schedlab_agents::learned::masked::masked_log_probs;
 use schedlab_agents::{EnvContext, Policy, SchedulingEnv};
 use schedlab_env::dag::lower_bound_s;
 use schedlab_env::{ActionSpace, StepInfo, episode_seed};
@@ -176,17 +176,17 @@ impl<E: SchedulingEnv> GnnTrainer<E> {
         let mut live: Vec<usize> = (0..copies).collect();
         while !live.is_empty() {
             // one forward pass for the decisions of every live copy
-            let mut rows = Vec::new();
+            let mut rows: Vec<Vec<f32>> = Vec::new();
             let mut row_tasks = Vec::new();
             for &c in &live {
-                rows.extend(choice_rows(&observations[c], ready_tasks, gpus));
+                rows.push(choice_rows(&observations[c], ready_tasks, gpus));
                 row_tasks.push(followers[c].row_tasks(&instance.problem).to_vec());
             }
             let embeddings: Vec<f32> = row_tasks
                 .iter()
                 .flat_map(|tasks| instance.embeddings_of(tasks))
                 .collect();
-            let scores = decision_scores(&net, rows.clone(), embeddings, &inference);
+            let scores = decision_scores(&net, rows.concat(), embeddings, &inference);
             let width = scores.len() / live.len();
             let mut still = Vec::new();
             for (k, &c) in live.iter().enumerate() {
@@ -202,7 +202,7 @@ impl<E: SchedulingEnv> GnnTrainer<E> {
                 self.env_steps += 1;
                 returns[c] += step.reward;
                 episodes[c].push(Decision {
-                    rows: rows[k * width * CHOICE_INPUTS..(k + 1) * width * CHOICE_INPUTS].to_vec(),
+                    rows: std::mem::take(&mut rows[k]),
                     row_tasks: std::mem::take(&mut row_tasks[k]),
                     mask,
                     choice,
@@ -261,12 +261,10 @@ impl<E: SchedulingEnv> GnnTrainer<E> {
                 .collect();
             let mask: Vec<f32> = decided
                 .iter()
-                .flat_map(|(d, _)| d.mask.iter().map(|&m| if m { 0.0 } else { MASKED_LOGIT }))
+                .flat_map(|(d, _)| mask_values(&d.mask))
                 .collect();
-            let mut chosen = vec![0.0f32; steps * width];
-            for (k, (d, a)) in decided.iter().enumerate() {
-                chosen[k * width + d.choice] = *a as f32;
-            }
+            let choices: Vec<usize> = decided.iter().map(|(d, _)| d.choice).collect();
+            let chosen = at_chosen(self.space(), &choices, |k| decided[k].1 as f32);
             let rows = Tensor::<2>::from_data(
                 TensorData::new(rows, [steps * width, CHOICE_INPUTS]),
                 &self.device,
@@ -278,7 +276,7 @@ impl<E: SchedulingEnv> GnnTrainer<E> {
                 .score(rows, embeddings.select(0, tasks))
                 .reshape([steps, width]);
             let mask = Tensor::<2>::from_data(TensorData::new(mask, [steps, width]), &self.device);
-            let log_probs = log_softmax(scores + mask, 1);
+            let log_probs = masked_log_probs(self.space(), scores, mask);
             let chosen =
                 Tensor::<2>::from_data(TensorData::new(chosen, [steps, width]), &self.device);
             // sum over the choices of advantage x log-probability, at the chosen one only
