@@ -273,22 +273,31 @@ pub fn forget_policies(out: &Path, forget: impl Fn(&str) -> bool) -> anyhow::Res
     Ok(count)
 }
 
-/// Drops from the sweep folder `out` the rows of every policy `spec` does not name (one whose
-/// spec changed: a protocol's scheduler given another option), as [`forget_policies`] does;
-/// returns the rows kept. A folder whose rows are all of named policies is left as it is, its
-/// spec record with it, so a spec that differs otherwise (an override set's values) is still
-/// refused by [`run`].
+/// Makes the sweep folder `out` ready for `spec` where the two differ in their policies only
+/// (a protocol's scheduler whose spec changed, one added or removed): drops the rows of every
+/// policy `spec` does not name, as [`forget_policies`] does, and the spec record, so [`run`]
+/// takes `spec` and plays only its new cells. A folder whose record differs from `spec` in
+/// anything else (an override set's values, the seeds) is left as it is, for [`run`] to
+/// refuse. Returns the rows kept.
 pub fn forget_policies_not_in(out: &Path, spec: &SweepSpec) -> anyhow::Result<usize> {
     let unnamed = |policy: &str| !spec.policies.iter().any(|p| p == policy);
-    let journal = out.join(JOURNAL);
-    if !journal.exists() {
-        return Ok(0);
+    let only_policies_differ = match SweepRecord::read(out)? {
+        Some(record) => {
+            let mut renamed = record.spec.clone();
+            renamed.policies = spec.policies.clone();
+            record.spec != *spec && renamed == *spec
+        }
+        // a folder whose record an earlier forget removed keeps only its named rows
+        None => read_rows(&out.join(JOURNAL))?
+            .rows
+            .iter()
+            .any(|row| unnamed(&row.key.policy)),
+    };
+    if only_policies_differ {
+        forget_policies(out, unnamed)
+    } else {
+        Ok(read_rows(&out.join(JOURNAL))?.rows.len())
     }
-    let rows = rows_of(&read_journal(&journal)?, &journal)?.rows;
-    if !rows.iter().any(|row| unnamed(&row.key.policy)) {
-        return Ok(rows.len());
-    }
-    forget_policies(out, unnamed)
 }
 
 /// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in

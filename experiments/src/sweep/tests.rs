@@ -175,6 +175,20 @@ fn a_forgotten_policy_is_replaced_without_playing_the_others_again() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("holds another sweep"), "{err}");
+    // a policy added with nothing else changed is taken, its cells played beside the kept rows
+    let mut added = replaced.clone();
+    added.policies.push("greedy".into());
+    assert_eq!(
+        super::run::forget_policies_not_in(dir.path(), &added).unwrap(),
+        4
+    );
+    assert_eq!(
+        run(&added, &options(dir.path(), Shard::WHOLE))
+            .unwrap()
+            .len(),
+        6
+    );
+    assert!(journal_lines(dir.path()).contains(&marked));
     let fresh_dir = tempfile::tempdir().unwrap();
     let fresh = run(&replaced, &options(fresh_dir.path(), Shard::WHOLE)).unwrap();
     assert_eq!(rows.len(), fresh.len());
