@@ -13,9 +13,10 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use schedlab_env::{ActionSpace, Observation};
 
+use crate::context::PolicyContext;
 use crate::learned::batch::{at_chosen, chosen_one_hot, inference_device};
 use crate::learned::masked::argmax;
-use crate::policy::{Policy, PolicyContext};
+use crate::policy::Policy;
 
 #[derive(Config, Debug)]
 pub struct BranchingQConfig {
@@ -258,9 +259,9 @@ impl Policy for DqnAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::SchedulingEnv;
-    use crate::single_job::context::fixtures::one_node_space as space;
-    use crate::single_job::context::real::small_env;
+    use crate::context::SchedulingEnv;
+    use crate::single_job::test_envs::fixtures::one_node_space as space;
+    use crate::single_job::test_envs::real::small_env;
 
     #[test]
     fn masked_levels_are_never_chosen_even_with_the_largest_q() {

@@ -8,6 +8,7 @@
 //! workload declares) and nothing of how they simulate, of training loops, logging or the
 //! command line.
 
+pub mod context;
 pub mod dag;
 pub mod dqn;
 pub mod jobs;
@@ -23,8 +24,13 @@ pub mod rollout;
 pub mod scheduler_row;
 pub mod single_job;
 
+pub use context::{
+    DagContext, EnvContext, JobsContext, NetworkContext, PolicyContext, SchedulingEnv,
+    SingleJobContext, TrainedLoader,
+};
 pub use options::PolicyError;
-pub use policy::{EnvContext, EnvKind, Policy, PolicyContext, SchedulingEnv, TrainedLoader};
+pub use policy::Policy;
 pub use random::RandomPolicy;
 pub use rollout::{run_episode, run_episode_observed};
-pub use single_job::{GreedyPolicy, PeriodicPolicy, SingleJobContext, StaticPolicy};
+pub use schedlab_env::EnvKind;
+pub use single_job::{GreedyPolicy, PeriodicPolicy, StaticPolicy};

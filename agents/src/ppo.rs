@@ -8,10 +8,11 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use schedlab_env::{ActionSpace, Observation};
 
+use crate::context::PolicyContext;
 use crate::learned::actor_critic::ActorCritic;
 use crate::learned::batch::{features, inference_device, mask_values};
 use crate::learned::masked::{argmax, masked_log_probs, sample};
-use crate::policy::{Policy, PolicyContext};
+use crate::policy::Policy;
 
 /// What acting on a batch of observations yields, per row.
 pub struct Acted {
@@ -119,9 +120,9 @@ mod tests {
     use burn::tensor::Device;
 
     use super::*;
+    use crate::context::SchedulingEnv;
     use crate::learned::actor_critic::ActorCriticConfig;
-    use crate::policy::SchedulingEnv;
-    use crate::single_job::context::real::small_env;
+    use crate::single_job::test_envs::real::small_env;
 
     #[test]
     fn ppo_acts_only_within_the_mask_sampling_or_deterministic() {

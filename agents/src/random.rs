@@ -5,9 +5,11 @@ use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use schedlab_env::Observation;
 
+use crate::context::{EnvContext, PolicyContext};
 use crate::options::{Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy, PolicyContext};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "random",
@@ -60,7 +62,7 @@ impl Policy for RandomPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::single_job::context::fixtures::context_and_observation;
+    use crate::single_job::test_envs::fixtures::context_and_observation;
 
     #[test]
     fn random_only_picks_feasible_levels_and_is_seeded() {

@@ -8,24 +8,68 @@
 //! options shared by several specs (the CLI's undotted `--set` keys) go to every scheduler
 //! that declares them, before its inline ones.
 
-use crate::options::{Options, PolicyError, parse_spec};
-use crate::policy::{EnvContext, EnvKind, Policy};
-use crate::scheduler_row::SchedulerRow;
+use std::sync::Arc;
 
-/// Resolving a spec is the registry's, so the context's file imports no scheduler.
+use crate::context::EnvContext;
+use crate::context::{DagContext, GuideResolver, TrainedLoader};
+use crate::jobs::OneChoice;
+use crate::options::{Options, PolicyError, parse_spec};
+use crate::policy::Policy;
+use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
+
+/// Resolving a spec is the registry's, so the contexts' files import no scheduler.
 impl EnvContext {
-    /// The policy `spec` names in this env: a trained agent the loader knows, else a
-    /// scheduler of the registry (with its inline options).
+    /// The policy `spec` names in this env: for a DAG env, a trained agent its guide resolver
+    /// knows, else a scheduler of the registry (with its inline options).
     pub fn resolve(&self, spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
-        let common = self.common();
-        if let Some(loaded) = common.trained.as_ref().and_then(|l| (l.0)(spec, self)) {
-            return loaded.map_err(|message| PolicyError::Trained {
-                spec: spec.to_owned(),
-                message,
-            });
+        match self {
+            EnvContext::Dag(dag) => match &dag.guides {
+                Some(guides) => (guides.0)(spec, dag),
+                None => (guide_resolver(None).0)(spec, dag),
+            },
+            _ => build(spec, self, &[]),
         }
-        build(spec, self, &[])
     }
+
+    /// This context with a loader of trained agents, which the DAG schedulers built on
+    /// another policy (WORL-RTGS's guide) may then name; the other kinds have none.
+    pub fn with_trained(self, loader: TrainedLoader) -> Self {
+        match self {
+            EnvContext::Dag(dag) => EnvContext::Dag(DagContext {
+                guides: Some(guide_resolver(Some(loader))),
+                ..dag
+            }),
+            other => other,
+        }
+    }
+
+    /// A scheduler of this kind, planning in its native interface, as the env takes actions:
+    /// with the jobs env's one-choice interface it acts through [`OneChoice`].
+    fn through_interface(&self, policy: Box<dyn Policy>) -> Box<dyn Policy> {
+        if let EnvContext::Jobs(ctx) = self
+            && let Some(layout) = &ctx.one_choice
+        {
+            Box::new(OneChoice::new(policy, ctx.clone(), layout.clone()))
+        } else {
+            policy
+        }
+    }
+}
+
+/// Resolves a guide's spec: a trained agent `trained` knows, else a DAG scheduler of the
+/// registry, built in a context that resolves its own guides the same way.
+fn guide_resolver(trained: Option<TrainedLoader>) -> GuideResolver {
+    GuideResolver(Arc::new(move |spec: &str, dag: &DagContext| {
+        let ctx = EnvContext::Dag(DagContext {
+            guides: Some(guide_resolver(trained.clone())),
+            ..dag.clone()
+        });
+        if let Some(loaded) = trained.as_ref().and_then(|l| (l.0)(spec, &ctx)) {
+            return loaded;
+        }
+        build(spec, &ctx, &[])
+    }))
 }
 
 /// Schedulers that act in every kind of env through the declared spaces alone.
@@ -82,6 +126,18 @@ pub fn build(
         .cloned()
         .collect();
     let options = Options::parse(row.name, row.options, &pairs)?;
+    // a DAG scheduler built on another policy resolves it through the registry
+    let with_guides;
+    let ctx = match ctx {
+        EnvContext::Dag(dag) if dag.guides.is_none() => {
+            with_guides = EnvContext::Dag(DagContext {
+                guides: Some(guide_resolver(None)),
+                ..dag.clone()
+            });
+            &with_guides
+        }
+        _ => ctx,
+    };
     let policy = (row.build)(ctx, &options)?;
     // a kind's own schedulers plan in its native interface; the generic ones read the spaces
     let generic = GENERIC.iter().any(|g| g.name == row.name);

@@ -2,8 +2,10 @@
 //! in, its typed options and its constructor. A leaf: every scheduler file names its row with
 //! these types, and the registry gathers the rows, so no scheduler imports the registry.
 
+use crate::context::EnvContext;
 use crate::options::{OptionSpec, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
+use schedlab_env::EnvKind;
 
 /// A scheduler's constructor: the env's context and the parsed options in, the policy out.
 pub type BuildFn = fn(&EnvContext, &Options) -> Result<Box<dyn Policy>, PolicyError>;

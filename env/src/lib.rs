@@ -18,13 +18,12 @@ pub mod data;
 pub mod error;
 pub mod gym;
 pub mod jobs;
+pub mod kinds;
 pub mod model;
 pub mod network;
-pub mod scenario;
-pub mod sim;
+pub mod schema;
 pub mod single_job;
-pub mod toml_file;
-pub mod workload;
+pub mod workload_file;
 
 #[cfg(test)]
 mod testkit;
@@ -34,6 +33,5 @@ pub use gym::{
     ActionSpace, Environment, EpisodeSummary, Observation, ObservationSpace, Step, StepInfo,
     VecEnv, VecEnvHistory, VecStep, check_env, episode_seed,
 };
-pub use scenario::Scenario;
-pub use single_job::{EpisodeMetrics, Info, SingleJobEnv};
-pub use workload::Workload;
+pub use single_job::{Scenario, SingleJobEnv, SingleJobInfo, SingleJobMetrics, SingleJobWorkload};
+pub use workload_file::EnvKind;

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use schedlab_env::EpisodeMetrics;
+use schedlab_env::SingleJobMetrics;
 use schedlab_env::dag::DagMetrics;
 use schedlab_env::jobs::JobsMetrics;
 use schedlab_env::network::NetworkMetrics;
@@ -47,7 +47,7 @@ impl<M> Metric<M> {
 }
 
 /// Every single-job metric, in [`EpisodeMetrics`]'s order.
-pub const METRICS: [Metric<EpisodeMetrics>; 13] = [
+pub const METRICS: [Metric<SingleJobMetrics>; 13] = [
     Metric {
         name: "completion_time_s",
         value: |m| m.completion_time_s,

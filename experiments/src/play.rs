@@ -8,7 +8,9 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use schedlab_agents::registry;
-use schedlab_agents::{EnvContext, Policy, SchedulingEnv, TrainedLoader, run_episode_observed};
+use schedlab_agents::{
+    EnvContext, Policy, PolicyError, SchedulingEnv, TrainedLoader, run_episode_observed,
+};
 use schedlab_env::Step;
 use schedlab_trainer::algorithms::load_agent;
 
@@ -76,7 +78,7 @@ pub fn make_policy<E: SchedulingEnv>(
         .context()
         .with_trained(TrainedLoader(Arc::new(load_trained)));
     if let Some(loaded) = load_trained(spec, &context) {
-        return loaded.map_err(anyhow::Error::msg);
+        return Ok(loaded?);
     }
     let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
     let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
@@ -84,9 +86,14 @@ pub fn make_policy<E: SchedulingEnv>(
 }
 
 /// The trained agent `spec` names, for schedulers built on one (WORL-RTGS's guide).
-fn load_trained(spec: &str, ctx: &EnvContext) -> Option<Result<Box<dyn Policy>, String>> {
+fn load_trained(spec: &str, ctx: &EnvContext) -> Option<Result<Box<dyn Policy>, PolicyError>> {
     let run = trained_run(spec)?;
-    Some(load_agent(&run, ctx, &crate::device::agents()).map_err(|e| e.to_string()))
+    Some(
+        load_agent(&run, ctx, &crate::device::agents()).map_err(|e| PolicyError::Trained {
+            spec: spec.to_owned(),
+            message: e.to_string(),
+        }),
+    )
 }
 
 /// Plays one episode of `policy` (see [`make_policy`]) on a fresh env of `workload`, handing

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use schedlab_env::jobs::JobsWorkload;
-use schedlab_env::toml_file::set_key;
+use schedlab_env::workload_file::set_key;
 
 const SHIPPED: &str = include_str!("../../data/workloads/philly-mini.toml");
 

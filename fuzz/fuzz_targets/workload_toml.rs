@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use schedlab_env::dag::DagWorkload;
-use schedlab_env::jobs::JobsWorkload;
-use schedlab_env::network::NetworkWorkload;
-use schedlab_env::workload::{Workload, file_kind};
+use schedlab_env::kinds::AnyWorkload;
 
 /// A file in a mirror of `data/` (links to every shipped entry, the workloads folder
 /// included, entry by entry), so the paths it names resolve as the shipped files' do and
@@ -48,18 +45,5 @@ fuzz_target!(|data: &[u8]| {
     let path = scratch();
     std::fs::write(path, data).expect("a scratch file");
     let no_table = |_: &std::path::Path| Err("no job tables while fuzzing".to_owned());
-    match file_kind(path) {
-        Ok(Some(kind)) if kind == "jobs" => {
-            let _ = JobsWorkload::load(path, &overrides, &no_table);
-        }
-        Ok(Some(kind)) if kind == "dag" => {
-            let _ = DagWorkload::load(path, &overrides);
-        }
-        Ok(Some(kind)) if kind == "network" => {
-            let _ = NetworkWorkload::load(path, &overrides);
-        }
-        _ => {
-            let _ = Workload::load_with_overrides(path, &overrides);
-        }
-    }
+    let _ = AnyWorkload::load(path, &overrides, &no_table);
 });

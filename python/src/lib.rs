@@ -6,7 +6,6 @@
 //! the GIL released. The Gymnasium classes, id registration and masked-action policies live
 //! in Python. It depends on the env crate only: no schedulers, no polars, no command line.
 
-mod any_env;
 mod jobs_table;
 
 use std::path::PathBuf;
@@ -17,7 +16,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use schedlab_env::{EnvError, Observation};
 
-use any_env::{AnyEnv, AnyVecEnv};
+use schedlab_env::kinds::{AnyEnv, AnyVecEnv, AnyWorkload};
 
 fn py_error(e: EnvError) -> PyErr {
     match e {
@@ -67,7 +66,9 @@ impl PyEnv {
     #[new]
     #[pyo3(signature = (workload, overrides = Vec::new()))]
     fn new(workload: PathBuf, overrides: Vec<(String, String)>) -> PyResult<Self> {
-        let env = AnyEnv::load(&workload, &overrides).map_err(py_error)?;
+        let env = AnyWorkload::load(&workload, &overrides, &jobs_table::read_jobs_parquet)
+            .map_err(py_error)?
+            .env();
         Ok(PyEnv {
             env: Mutex::new(env),
         })
@@ -76,7 +77,7 @@ impl PyEnv {
     /// `SingleJob`, `Jobs`, `Dag` or `Network`.
     #[getter]
     fn kind(&self) -> &'static str {
-        self.with(AnyEnv::kind)
+        self.with(|env| env.kind().type_name())
     }
 
     #[getter]

@@ -88,13 +88,13 @@ impl AgentKind {
         match self {
             AgentKind::Ppo | AgentKind::A2c => parse::<PpoConfig>(config)?
                 .check()
-                .map_err(LearnerError::Config),
+                .map_err(LearnerError::Unmet),
             AgentKind::Dqn => parse::<DqnConfig>(config)?
                 .check()
-                .map_err(LearnerError::Config),
+                .map_err(LearnerError::Unmet),
             AgentKind::Gnn => parse::<GnnConfig>(config)?
                 .check()
-                .map_err(LearnerError::Config),
+                .map_err(LearnerError::Unmet),
         }
     }
 
@@ -141,21 +141,18 @@ impl AgentKind {
         Ok(match self {
             AgentKind::Ppo | AgentKind::A2c => {
                 let config: PpoConfig = parse(config)?;
-                config.check().map_err(LearnerError::Config)?;
+                config.check().map_err(LearnerError::Unmet)?;
                 Box::new(PpoTrainer::new(prototype, config, seed, device)?)
             }
             AgentKind::Dqn => {
                 let config: DqnConfig = parse(config)?;
-                config.check().map_err(LearnerError::Config)?;
+                config.check().map_err(LearnerError::Unmet)?;
                 Box::new(DqnTrainer::new(prototype, config, seed, device)?)
             }
             AgentKind::Gnn => {
                 let config: GnnConfig = parse(config)?;
-                config.check().map_err(LearnerError::Config)?;
-                Box::new(
-                    GnnTrainer::new(prototype, config, seed, device)
-                        .map_err(LearnerError::Config)?,
-                )
+                config.check().map_err(LearnerError::Unmet)?;
+                Box::new(GnnTrainer::new(prototype, config, seed, device)?)
             }
         })
     }
@@ -190,7 +187,7 @@ pub fn load_agent(
         ))
     })?;
     if kind == AgentKind::Gnn {
-        return load_gnn(run, &manifest, env, device).map_err(invalid);
+        return load_gnn(run, &manifest, env, device, &invalid);
     }
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
     let other_shapes = || {
@@ -232,7 +229,8 @@ pub fn load_agent(
             let net = BranchingQConfig::new(obs, mask)
                 .with_hidden(hidden)
                 .init(device);
-            let net = load_record(net, run, manifest.policy_model()).map_err(invalid)?;
+            let net = load_record(net, run, manifest.policy_model())
+                .map_err(|e| invalid(e.to_string()))?;
             // epsilon starts at 0: greedy
             Box::new(DqnAgent::new(net, ctx, manifest.seed))
         }
@@ -243,10 +241,11 @@ pub fn load_agent(
                 Ok(net) => net.init_for_record(device),
                 // spaces a per-unit network cannot even lay out (another interface)
                 Err(_) if other_spaces => return Err(other_shapes()),
-                Err(e) => return Err(invalid(e)),
+                Err(e) => return Err(invalid(e.to_string())),
             };
             let shapes = net.weight_shapes();
-            let net = load_record(net, run, manifest.policy_model()).map_err(invalid)?;
+            let net = load_record(net, run, manifest.policy_model())
+                .map_err(|e| invalid(e.to_string()))?;
             if net.weight_shapes() != shapes {
                 return Err(other_shapes());
             }
@@ -265,16 +264,17 @@ fn load_gnn(
     manifest: &Manifest,
     env: &EnvContext,
     device: &burn::tensor::Device,
-) -> Result<Box<dyn schedlab_agents::Policy>, String> {
+    invalid: &dyn Fn(String) -> std::io::Error,
+) -> std::io::Result<Box<dyn schedlab_agents::Policy>> {
     let EnvContext::Dag(ctx) = env else {
-        return Err(format!(
+        return Err(invalid(format!(
             "a gnn scheduler plays DAG workloads; this is a {} workload",
             env.kind().name()
-        ));
+        )));
     };
-    let config: GnnConfig = parse(&manifest.config).map_err(|e| e.to_string())?;
+    let config: GnnConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
     let net = config.network().init_for_record(device);
-    let net = load_record(net, run, manifest.policy_model())?;
+    let net = load_record(net, run, manifest.policy_model()).map_err(|e| invalid(e.to_string()))?;
     Ok(Box::new(GnnPolicy::new(
         net,
         std::sync::Arc::clone(&ctx.workload),

@@ -20,6 +20,7 @@ use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Observation, VecEnv};
 
+use crate::errors::{CheckpointError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::replay::{ReplayBuffer, Replayed};
@@ -79,7 +80,7 @@ pub struct DqnConfig {
 
 impl DqnConfig {
     /// Refuses values the loop cannot run with, naming the first.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Unmet> {
         let c = self;
         require(&[
             ("steps_per_update >= 1", c.steps_per_update >= 1),
@@ -333,11 +334,11 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
 
     /// The replay buffer is not checkpointed (it would dwarf the networks): a resumed run
     /// refills `learning_starts` transitions with its restored network before it trains on.
-    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String> {
+    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), CheckpointError> {
         let target = manifest
             .target
             .as_ref()
-            .ok_or("the manifest names no target network")?;
+            .ok_or_else(|| CheckpointError::State("the manifest names no target network".into()))?;
         self.agent.net = load_record(self.agent.net.clone(), run, &manifest.model)?;
         self.target = load_record(self.target.clone(), run, target)?;
         self.optim = load_optimizer(&self.optim, run, &manifest.optimizer)?;
@@ -356,7 +357,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
 mod tests {
     use std::path::PathBuf;
 
-    use schedlab_env::{EpisodeMetrics, Scenario, SingleJobEnv};
+    use schedlab_env::{Scenario, SingleJobEnv, SingleJobMetrics};
 
     use super::*;
 
@@ -380,12 +381,12 @@ mod tests {
         .unwrap()
     }
 
-    fn run(seed: u64) -> Vec<UpdateStats<EpisodeMetrics>> {
+    fn run(seed: u64) -> Vec<UpdateStats<SingleJobMetrics>> {
         let mut t = trainer(seed);
         (0..5).map(|_| t.update().unwrap()).collect()
     }
 
-    fn scalar(stats: &UpdateStats<EpisodeMetrics>, tag: &str) -> Option<f32> {
+    fn scalar(stats: &UpdateStats<SingleJobMetrics>, tag: &str) -> Option<f32> {
         stats.scalars.iter().find(|(t, _)| *t == tag).map(|s| s.1)
     }
 

@@ -6,17 +6,20 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::errors::Panicked;
+
 /// Runs `read`, a third-party reader that panics on some damaged files where it should refuse
 /// them (polars on a truncated Parquet table, burn on a mistagged record: both found by the
 /// fuzz targets in fuzz/), and returns the panic's message as `Err` instead.
-pub fn without_panic<T>(read: impl FnOnce() -> T) -> Result<T, String> {
+pub fn without_panic<T>(read: impl FnOnce() -> T) -> Result<T, Panicked> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).map_err(|panic| {
-        panic
+        let message = panic
             .downcast_ref::<String>()
             .map(String::as_str)
             .or_else(|| panic.downcast_ref::<&str>().copied())
             .unwrap_or("no message")
-            .to_owned()
+            .to_owned();
+        Panicked(message)
     })
 }
 

@@ -22,7 +22,7 @@ use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use schedlab_agents::dag::DagContext;
+use schedlab_agents::DagContext;
 use schedlab_agents::dag::gnn::{
     CHOICE_INPUTS, DagGnn, DagGnnConfig, Follower, GnnInstance, GnnPolicy, choice_rows,
     decision_scores, sample_choice,
@@ -33,8 +33,9 @@ use schedlab_agents::{EnvContext, Policy, SchedulingEnv};
 use schedlab_env::dag::lower_bound_s;
 use schedlab_env::{ActionSpace, StepInfo, episode_seed};
 
+use crate::errors::{CheckpointError, Unmet};
 use crate::grad_norm::global_norm;
-use crate::learner::{Learner, UpdateStats, check_common, require};
+use crate::learner::{Learner, LearnerError, UpdateStats, check_common, require};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 
 #[derive(Config, Debug)]
@@ -61,7 +62,7 @@ pub struct GnnConfig {
 }
 
 impl GnnConfig {
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Unmet> {
         check_common(
             self.instances,
             self.lr,
@@ -116,14 +117,14 @@ impl<E: SchedulingEnv> GnnTrainer<E> {
         config: GnnConfig,
         seed: u64,
         device: Device,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, LearnerError> {
         let context = match prototype.context() {
             EnvContext::Dag(ctx) => ctx,
             other => {
-                return Err(format!(
+                return Err(LearnerError::Config(format!(
                     "the gnn learner schedules DAG workloads; this is a {} workload",
                     other.kind().name()
-                ));
+                )));
             }
         };
         device.seed(seed);
@@ -374,7 +375,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for GnnTrainer<E> {
         run.save_optimizer(&manifest.optimizer, &self.optim)
     }
 
-    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String> {
+    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), CheckpointError> {
         self.net = load_record(self.net.clone(), run, &manifest.model)?;
         self.optim = load_optimizer(&self.optim, run, &manifest.optimizer)?;
         self.env_steps = manifest.step;
@@ -387,13 +388,13 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for GnnTrainer<E> {
         Some(serde_json::json!({ "env_steps": self.env_steps }))
     }
 
-    fn restore_state(&mut self, state: serde_json::Value) -> Result<(), String> {
+    fn restore_state(&mut self, state: serde_json::Value) -> Result<(), CheckpointError> {
         match state.get("env_steps").and_then(serde_json::Value::as_u64) {
             Some(steps) if steps == self.env_steps => Ok(()),
-            _ => Err(format!(
+            _ => Err(CheckpointError::State(format!(
                 "resume state {state} does not match the checkpoint's {} steps",
                 self.env_steps
-            )),
+            ))),
         }
     }
 

@@ -20,6 +20,7 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, SchedulingEnv, registry};
 use schedlab_env::{EpisodeSummary, Observation, StepInfo};
 
+use crate::errors::PlayError;
 use crate::reward_scale::RewardScale;
 
 /// Decisions per cloning minibatch.
@@ -100,14 +101,22 @@ pub fn demonstrate<E: SchedulingEnv>(
     teacher: &str,
     seeds: &[u64],
     (gamma, discount_time_s): (f64, f64),
-) -> Result<Vec<Demonstration>, String> {
+) -> Result<Vec<Demonstration>, PlayError> {
     let envs: Vec<E> = seeds.iter().map(|_| prototype.fresh_copy()).collect();
     envs.into_par_iter()
         .zip(seeds.par_iter())
         .map(|(mut env, &seed)| {
-            let mut policy = registry::build(teacher, &env.context(), &[])
-                .map_err(|e| format!("warm start teacher `{teacher}`: {e}"))?;
-            let fail = |e: schedlab_env::EnvError| format!("teacher `{teacher}`, seed {seed}: {e}");
+            let mut policy = registry::build(teacher, &env.context(), &[]).map_err(|source| {
+                PlayError::Build {
+                    what: format!("warm start teacher `{teacher}`"),
+                    source,
+                }
+            })?;
+            let fail = |source| PlayError::Episode {
+                what: format!("teacher `{teacher}`"),
+                seed,
+                source,
+            };
             let (mut observation, info) = env.reset(seed).map_err(fail)?;
             policy.reset(seed);
             let mut clock = info.time_s();
@@ -162,7 +171,7 @@ fn play_labelled<E: SchedulingEnv>(
     episodes: &mut [Episode<E>],
     agent: &mut PpoAgent,
     (gamma, discount_time_s): (f64, f64),
-) -> Result<(), String> {
+) -> Result<(), PlayError> {
     loop {
         let mut playing: Vec<&mut Episode<E>> = episodes
             .iter_mut()
@@ -186,7 +195,7 @@ fn play_labelled<E: SchedulingEnv>(
                 let step = episode
                     .env
                     .step(&action)
-                    .map_err(|e| format!("DAgger episode, seed {seed}: {e}"))?;
+                    .map_err(|source| dagger_episode(seed, source))?;
                 let elapsed = step.info.time_s() - episode.clock;
                 episode.clock = step.info.time_s();
                 let same = wanted == action;
@@ -202,10 +211,18 @@ fn play_labelled<E: SchedulingEnv>(
                     Some(metrics) => episode.episode_return = metrics.episode_return(),
                     None => episode.observation = Some(step.observation),
                 }
-                Ok::<(), String>(())
+                Ok::<(), PlayError>(())
             })?;
     }
     Ok(())
+}
+
+fn dagger_episode(seed: u64, source: schedlab_env::EnvError) -> PlayError {
+    PlayError::Episode {
+        what: "DAgger episode".into(),
+        seed,
+        source,
+    }
 }
 
 /// One DAgger round's data: the clone plays one episode per seed greedily (all episodes in
@@ -218,16 +235,20 @@ pub fn corrections<E: SchedulingEnv>(
     teacher: &str,
     seeds: &[u64],
     (gamma, discount_time_s): (f64, f64),
-) -> Result<(Vec<Demonstration>, Agreement), String> {
+) -> Result<(Vec<Demonstration>, Agreement), PlayError> {
     let mut episodes = seeds
         .iter()
         .map(|&seed| {
             let mut env = prototype.fresh_copy();
-            let teacher = registry::build(teacher, &env.context(), &[])
-                .map_err(|e| format!("DAgger teacher `{teacher}`: {e}"))?;
+            let teacher = registry::build(teacher, &env.context(), &[]).map_err(|source| {
+                PlayError::Build {
+                    what: format!("DAgger teacher `{teacher}`"),
+                    source,
+                }
+            })?;
             let (observation, info) = env
                 .reset(seed)
-                .map_err(|e| format!("DAgger episode, seed {seed}: {e}"))?;
+                .map_err(|source| dagger_episode(seed, source))?;
             Ok(Episode {
                 env,
                 teacher,
@@ -239,7 +260,7 @@ pub fn corrections<E: SchedulingEnv>(
                 tally: Tally::default(),
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, PlayError>>()?;
     let deterministic = std::mem::replace(&mut agent.deterministic, true);
     let played = play_labelled(&mut episodes, agent, (gamma, discount_time_s));
     agent.deterministic = deterministic;
@@ -438,7 +459,7 @@ pub fn warm_start<E: SchedulingEnv>(
     scale: &mut RewardScale,
     plan: &WarmStartPlan,
     device: &Device,
-) -> Result<WarmStartReport, String> {
+) -> Result<WarmStartReport, PlayError> {
     let start = Instant::now();
     let demonstrations = demonstrate(prototype, plan.teacher, &plan.seeds, plan.discount)?;
     learn_reward_scale(scale, &demonstrations);
@@ -550,7 +571,7 @@ mod tests {
     }
 
     /// The clone of `sjf` picks the teacher's own choice on at least 70% of the decisions of
-    /// an episode it never trained on (the rate docs/jobs-cluster.md states), and clearly more often
+    /// an episode it never trained on (the rate docs/learned.md states), and clearly more often
     /// than the untrained network does.
     #[test]
     fn a_clone_reproduces_its_teacher_on_held_out_episodes() {

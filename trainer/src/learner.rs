@@ -7,6 +7,7 @@ use std::path::Path;
 use schedlab_agents::Policy;
 use schedlab_env::{StepInfo, VecStep};
 
+use crate::errors::{CheckpointError, PlayError, Unmet};
 use crate::imitation::WarmStartReport;
 use crate::reward_scale::ReturnStats;
 use crate::run::{Manifest, RunDir};
@@ -34,7 +35,7 @@ pub trait Learner<M> {
     /// Writes the record files `manifest` names into the run folder.
     fn save(&self, run: &RunDir, manifest: &Manifest) -> std::io::Result<()>;
     /// Continues from the record files `manifest` names: networks, optimiser state, steps.
-    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String>;
+    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), CheckpointError>;
     /// The current agent acting greedily, for evaluation episodes.
     fn greedy_policy(&self) -> Box<dyn Policy>;
     /// How many env steps the whole run will take (for schedules such as learning-rate
@@ -59,20 +60,22 @@ pub trait Learner<M> {
         Err(std::io::Error::other("this learner keeps no best policy"))
     }
     /// Continues from a [`Learner::resume_state`] value, after [`Learner::restore`].
-    fn restore_state(&mut self, _state: serde_json::Value) -> Result<(), String> {
-        Err("this learner keeps no resume state".into())
+    fn restore_state(&mut self, _state: serde_json::Value) -> Result<(), CheckpointError> {
+        Err(CheckpointError::State(
+            "this learner keeps no resume state".into(),
+        ))
     }
     /// Runs the learner's warm start, if its configuration asks for one, before any update
     /// of a new run.
-    fn warm_start(&mut self) -> Result<Option<WarmStartReport>, String> {
+    fn warm_start(&mut self) -> Result<Option<WarmStartReport>, PlayError> {
         Ok(None)
     }
 }
 
 /// `Err` naming the first of `(name, holds)` that does not hold.
-pub(crate) fn require(conditions: &[(&str, bool)]) -> Result<(), String> {
+pub(crate) fn require(conditions: &[(&str, bool)]) -> Result<(), Unmet> {
     match conditions.iter().find(|(_, holds)| !holds) {
-        Some((name, _)) => Err(format!("need {name}")),
+        Some((name, _)) => Err(Unmet((*name).to_owned())),
         None => Ok(()),
     }
 }
@@ -84,7 +87,7 @@ pub(crate) fn check_common(
     (gamma, discount_time_s): (f64, f64),
     max_grad_norm: f64,
     hidden: usize,
-) -> Result<(), String> {
+) -> Result<(), Unmet> {
     require(&[
         ("envs >= 1", envs >= 1),
         ("lr > 0", lr > 0.0),
@@ -102,6 +105,8 @@ pub(crate) fn check_common(
 pub enum LearnerError {
     #[error("hyperparameters: {0}")]
     Config(String),
+    #[error("hyperparameters: {0}")]
+    Unmet(#[from] Unmet),
     #[error(transparent)]
     Env(#[from] schedlab_env::EnvError),
 }

@@ -7,6 +7,7 @@
 
 pub mod algorithms;
 pub mod dqn;
+pub mod errors;
 pub mod evaluation;
 pub mod files;
 pub mod folder_lock;
@@ -18,7 +19,6 @@ pub mod ppo;
 pub mod replay;
 pub mod reward_scale;
 pub mod run;
-mod same_window;
 pub mod tensorboard;
 pub mod train;
 pub mod training_env;

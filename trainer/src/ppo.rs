@@ -13,7 +13,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use schedlab_agents::learned::actor_critic::{
-    ActorCriticConfig, PpoBatch, PpoLossConfig, ppo_loss,
+    ActorCriticConfig, PpoBatch, PpoLossConfig, ShapeMismatch, ppo_loss,
 };
 use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
@@ -21,17 +21,18 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 
+use crate::errors::{CheckpointError, PlayError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
 use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
 use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
-use crate::same_window;
 use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
 use record::Record;
 
 pub(crate) mod record;
 mod resume;
+mod same_window;
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
 /// rounds): small rollouts, many updates.
@@ -107,7 +108,7 @@ pub struct PpoConfig {
     /// 0: advantages by GAE against the critic. G >= 2: each update plays one whole episode
     /// per copy, the copies in groups of G on the same seed (the same drawn window), and a
     /// decision's advantage is its return-to-go minus that of the group's other rollouts from
-    /// the same virtual time (trainer/src/same_window.rs); `rollout_steps` is then unused.
+    /// the same virtual time (trainer/src/ppo/same_window.rs); `rollout_steps` is then unused.
     #[config(default = 0)]
     pub same_window: usize,
     /// A curriculum on episode length (trainer/src/training_env.rs): 0, none. Otherwise the
@@ -158,7 +159,10 @@ pub struct PpoConfig {
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
-pub fn network(config: &PpoConfig, ctx: &PolicyContext) -> Result<ActorCriticConfig, String> {
+pub fn network(
+    config: &PpoConfig,
+    ctx: &PolicyContext,
+) -> Result<ActorCriticConfig, ShapeMismatch> {
     let net = if config.per_unit {
         ActorCriticConfig::per_unit(&ctx.observation_space, &ctx.action_space)?
     } else {
@@ -169,7 +173,7 @@ pub fn network(config: &PpoConfig, ctx: &PolicyContext) -> Result<ActorCriticCon
 
 impl PpoConfig {
     /// Refuses values the loop cannot run with, naming the first.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Unmet> {
         let c = self;
         require(&[
             ("rollout_steps >= 1", c.rollout_steps >= 1),
@@ -395,7 +399,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     }
 
     /// Clones `warm_start`'s scheduler on episodes of seeds no evaluation uses.
-    fn warm_start(&mut self) -> Result<Option<WarmStartReport>, String> {
+    fn warm_start(&mut self) -> Result<Option<WarmStartReport>, PlayError> {
         if self.config.warm_start.is_empty() {
             return Ok(None);
         }
@@ -439,7 +443,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
         run.save_optimizer(&manifest.optimizer, &self.optim)
     }
 
-    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), String> {
+    fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), CheckpointError> {
         self.agent.net = load_record(self.agent.net.clone(), run, &manifest.model)?;
         self.optim = load_optimizer(&self.optim, run, &manifest.optimizer)?;
         self.env_steps = manifest.step;
@@ -465,10 +469,11 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
         run.save_record(name, &self.agent.net)
     }
 
-    fn restore_state(&mut self, state: serde_json::Value) -> Result<(), String> {
-        let state = serde_json::from_value(state).map_err(|e| format!("resume state: {e}"))?;
+    fn restore_state(&mut self, state: serde_json::Value) -> Result<(), CheckpointError> {
+        let state = serde_json::from_value(state)
+            .map_err(|e| CheckpointError::State(format!("resume state: {e}")))?;
         self.restore_resume(state)
-            .map_err(|e| format!("resume state: {e}"))
+            .map_err(|e| CheckpointError::State(format!("resume state: {e}")))
     }
 
     fn greedy_policy(&self) -> Box<dyn Policy> {
@@ -498,7 +503,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                 &pool,
                 config.filter_quantile,
             )
-            .map_err(schedlab_env::EnvError::BadAction)?;
+            .map_err(|e| schedlab_env::EnvError::BadAction(e.to_string()))?;
             Some(Arc::new(kept))
         };
         let mut training = TrainingEnv::new(
@@ -520,7 +525,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         };
         let ctx = prototype.policy_context();
         let net = network(&config, &ctx)
-            .map_err(schedlab_env::EnvError::BadAction)?
+            .map_err(|e| schedlab_env::EnvError::BadAction(e.to_string()))?
             .init(&device);
         let optim = AdamConfig::new()
             .with_grad_clipping(Some(GradientClippingConfig::Norm(
@@ -1148,7 +1153,11 @@ mod tests {
         for (envs, group) in [(4, 1), (4, 3), (2, 4)] {
             let config = PpoConfig::new().with_envs(envs).with_same_window(group);
             assert!(
-                config.check().unwrap_err().contains("same_window"),
+                config
+                    .check()
+                    .unwrap_err()
+                    .to_string()
+                    .contains("same_window"),
                 "{envs} {group}"
             );
         }

@@ -3,6 +3,8 @@
 //! whatever the reward's unit and however long the episodes, without shifting the rewards
 //! (a shift would change what ending an episode early is worth).
 
+use crate::errors::CheckpointError;
+
 /// Running return per env copy and the running statistics of all of them.
 #[derive(Debug, Clone)]
 pub struct RewardScale {
@@ -56,13 +58,13 @@ impl RewardScale {
     }
 
     /// Continues each copy's running return from `returns` (a checkpoint's resume state).
-    pub fn restore_returns(&mut self, returns: Vec<f64>) -> Result<(), String> {
+    pub fn restore_returns(&mut self, returns: Vec<f64>) -> Result<(), CheckpointError> {
         if returns.len() != self.returns.len() {
-            return Err(format!(
+            return Err(CheckpointError::State(format!(
                 "running returns of {} copies, not {}",
                 returns.len(),
                 self.returns.len()
-            ));
+            )));
         }
         self.returns = returns;
         Ok(())

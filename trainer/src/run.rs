@@ -9,6 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use burn::module::Module;
 use serde::{Deserialize, Serialize};
 
+use crate::errors::{CheckpointError, Panicked};
 use crate::files::{without_panic, write_atomic};
 use crate::reward_scale::ReturnStats;
 
@@ -159,10 +160,10 @@ impl RunDir {
 
 /// Loads a burn record of the run into `module` (which fixes the architecture); the error
 /// names the file.
-pub fn load_record<M: Module>(module: M, run: &Path, name: &str) -> Result<M, String> {
+pub fn load_record<M: Module>(module: M, run: &Path, name: &str) -> Result<M, CheckpointError> {
     without_panic(|| module.try_load_file(run.join(name)))
         .map_err(|panic| damaged(name, &panic))?
-        .map_err(|e| format!("{name}: {e}"))
+        .map_err(|e| unreadable(name, e))
 }
 
 /// Loads an optimiser state of the run; the error names the file.
@@ -170,16 +171,23 @@ pub fn load_optimizer(
     optimizer: &burn::optim::ModuleOptimizer,
     run: &Path,
     name: &str,
-) -> Result<burn::optim::ModuleOptimizer, String> {
+) -> Result<burn::optim::ModuleOptimizer, CheckpointError> {
     without_panic(|| optimizer.clone().load(run.join(name)))
         .map_err(|panic| damaged(name, &panic))?
-        .map_err(|e| format!("{name}: {e}"))
+        .map_err(|e| unreadable(name, e))
+}
+
+fn unreadable(name: &str, error: impl std::fmt::Display) -> CheckpointError {
+    CheckpointError::Record {
+        file: name.to_owned(),
+        message: error.to_string(),
+    }
 }
 
 /// The error for a record burn panicked on (a float tensor tagged I32, found by
 /// fuzz/fuzz_targets/checkpoint.rs).
-fn damaged(name: &str, panic: &str) -> String {
-    format!("{name}: a damaged record ({panic})")
+fn damaged(name: &str, panic: &Panicked) -> CheckpointError {
+    unreadable(name, format!("a damaged record ({panic})"))
 }
 
 /// Record files of a checkpoint are named `{prefix}{step}.bpk`.
@@ -214,14 +222,17 @@ impl Manifest {
     }
 
     /// The checkpoint's resume state, if it has one; the error names the file.
-    pub fn read_resume_state(&self, run: &Path) -> Result<Option<serde_json::Value>, String> {
+    pub fn read_resume_state(
+        &self,
+        run: &Path,
+    ) -> Result<Option<serde_json::Value>, CheckpointError> {
         let Some(name) = &self.resume_state else {
             return Ok(None);
         };
-        let text = std::fs::read_to_string(run.join(name)).map_err(|e| format!("{name}: {e}"))?;
+        let text = std::fs::read_to_string(run.join(name)).map_err(|e| unreadable(name, e))?;
         serde_json::from_str(&text)
             .map(Some)
-            .map_err(|e| format!("{name}: {e}"))
+            .map_err(|e| unreadable(name, e))
     }
 }
 
@@ -249,7 +260,9 @@ mod tests {
         let tag = bytes.windows(3).position(|w| w == b"F32").unwrap();
         bytes[tag] = b'I';
         std::fs::write(dir.path().join("model-1.bpk"), bytes).unwrap();
-        let err = load_record(linear, dir.path(), "model-1.bpk").unwrap_err();
+        let err = load_record(linear, dir.path(), "model-1.bpk")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("model-1.bpk"), "{err}");
     }
 

@@ -205,7 +205,9 @@ pub fn train<E: SchedulingEnv>(
     learner.plan(spec.steps);
     let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
     if start.is_none()
-        && let Some(report) = learner.warm_start().map_err(TrainError::WarmStart)?
+        && let Some(report) = learner
+            .warm_start()
+            .map_err(|e| TrainError::WarmStart(e.to_string()))?
     {
         let warm = compare_with_teacher(prototype, learner.as_ref(), &report, &eval_seeds)?;
         for (tag, value) in eval_scalars(&warm.clone_metrics) {
@@ -271,16 +273,20 @@ fn new_learner<E: SchedulingEnv>(
     device: Device,
     spec: &TrainSpec,
 ) -> Result<Box<dyn Learner<E::Metrics>>, TrainError> {
-    let learner =
-        kind.learner(prototype, config, seed, device)
-            .map_err(|e| match (e, spec.resume) {
-                (LearnerError::Env(e), _) => TrainError::Env(e),
-                (LearnerError::Config(message), Some(path)) => invalid(path, message),
-                (LearnerError::Config(message), None) => TrainError::Config {
-                    agent: kind.name(),
-                    message,
-                },
-            })?;
+    let learner = kind.learner(prototype, config, seed, device).map_err(|e| {
+        let message = match e {
+            LearnerError::Env(e) => return TrainError::Env(e),
+            LearnerError::Config(message) => message,
+            LearnerError::Unmet(unmet) => unmet.to_string(),
+        };
+        match spec.resume {
+            Some(path) => invalid(path, message),
+            None => TrainError::Config {
+                agent: kind.name(),
+                message,
+            },
+        }
+    })?;
     if learner.keeps_best() && spec.eval_episodes == 0 {
         return Err(TrainError::Config {
             agent: kind.name(),
@@ -308,7 +314,7 @@ fn restore<M>(
         .restore(&run.path, manifest)
         .and_then(|()| manifest.read_resume_state(&run.path))
         .and_then(|state| state.map_or(Ok(()), |s| learner.restore_state(s)))
-        .map_err(|message| invalid(&run.path, message))
+        .map_err(|e| invalid(&run.path, e.to_string()))
 }
 
 /// The manifest of the run `spec` resumes, refused when it is of another agent or was trained

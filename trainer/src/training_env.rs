@@ -38,6 +38,8 @@ use schedlab_env::{
     StepInfo, episode_seed,
 };
 
+use crate::errors::PlayError;
+
 /// Which episodes copies reset from now on play.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EpisodePlan {
@@ -204,18 +206,27 @@ pub fn filtered_windows<E: SchedulingEnv>(
     heuristic: &str,
     pool: &[u64],
     quantile: f64,
-) -> Result<Vec<u64>, String> {
+) -> Result<Vec<u64>, PlayError> {
     let copies: Vec<(u64, E)> = pool.iter().map(|&s| (s, prototype.fresh_copy())).collect();
     let costs: Vec<f64> = copies
         .into_par_iter()
         .map(|(seed, mut env)| {
-            let mut policy = registry::build(heuristic, &env.context(), &[])
-                .map_err(|e| format!("trajectory filter heuristic `{heuristic}`: {e}"))?;
-            let metrics = run_episode(&mut env, policy.as_mut(), seed)
-                .map_err(|e| format!("trajectory filter `{heuristic}`, seed {seed}: {e}"))?;
+            let mut policy = registry::build(heuristic, &env.context(), &[]).map_err(|source| {
+                PlayError::Build {
+                    what: format!("trajectory filter heuristic `{heuristic}`"),
+                    source,
+                }
+            })?;
+            let metrics = run_episode(&mut env, policy.as_mut(), seed).map_err(|source| {
+                PlayError::Episode {
+                    what: format!("trajectory filter `{heuristic}`"),
+                    seed,
+                    source,
+                }
+            })?;
             Ok(-metrics.episode_return())
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, PlayError>>()?;
     let threshold = nearest_rank(&costs, quantile);
     Ok(pool
         .iter()
@@ -429,7 +440,9 @@ mod tests {
                 "seed {dropped} dropped but cheaper"
             );
         }
-        let unknown = filtered_windows(&env, "nope", &pool, 0.75).unwrap_err();
+        let unknown = filtered_windows(&env, "nope", &pool, 0.75)
+            .unwrap_err()
+            .to_string();
         assert!(unknown.contains("`nope`"), "{unknown}");
     }
 }

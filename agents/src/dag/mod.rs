@@ -21,11 +21,6 @@ mod round_robin;
 mod woa;
 mod worl_rtgs;
 
-use std::ops::Deref;
-use std::sync::Arc;
-
-use schedlab_env::dag::{DagEnv, DagWorkload};
-
 pub use cpop::cpop;
 pub use decoder::Decoder;
 pub use ga::Ga;
@@ -37,7 +32,6 @@ pub use plan::{ListScheduler, PlanPolicy, Planner};
 pub use woa::{SearchBudget, Whale, Woa, WoaDraws, woa_move};
 pub use worl_rtgs::{DEFAULT_GUIDE, WorlRtgs};
 
-use crate::policy::{EnvContext, PolicyContext};
 use crate::scheduler_row::SchedulerRow;
 
 /// The DAG schedulers, in listing order.
@@ -61,37 +55,6 @@ pub const LIST_SCHEDULERS: [(&str, ListScheduler); 5] = [
     ("min-min", min_min),
     ("max-min", max_min),
 ];
-
-/// What a DAG scheduler knows: the spaces and the workload it draws instances from.
-#[derive(Debug, Clone)]
-pub struct DagContext {
-    pub common: PolicyContext,
-    pub workload: Arc<DagWorkload>,
-}
-
-impl Deref for DagContext {
-    type Target = PolicyContext;
-    fn deref(&self) -> &PolicyContext {
-        &self.common
-    }
-}
-
-impl DagContext {
-    pub fn of(env: &DagEnv) -> Self {
-        use schedlab_env::Environment;
-        DagContext {
-            common: PolicyContext::new(env.action_space().clone(), env.observation_space().clone()),
-            workload: Arc::clone(env.workload()),
-        }
-    }
-}
-
-pub(crate) fn dag_context(ctx: &EnvContext) -> &DagContext {
-    match ctx {
-        EnvContext::Dag(ctx) => ctx,
-        other => unreachable!("a DAG scheduler built for {:?}", other.kind()),
-    }
-}
 
 #[cfg(test)]
 mod tests;

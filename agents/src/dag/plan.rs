@@ -5,10 +5,12 @@ use std::sync::Arc;
 use schedlab_env::Observation;
 use schedlab_env::dag::{DagWorkload, Problem, Schedule, env_order};
 
-use super::dag_context;
+use crate::context::EnvContext;
+use crate::context::dag_context;
 use crate::options::{OptionSpec, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::{BuildFn, SchedulerRow};
+use schedlab_env::EnvKind;
 
 /// The registry row of a DAG scheduler.
 pub(super) const fn row(

@@ -7,8 +7,9 @@ use schedlab_env::Environment;
 use schedlab_env::dag::{DagEnv, DagWorkload, Problem, lower_bound_s, topcuoglu_example};
 
 use super::*;
-use crate::policy::{EnvKind, SchedulingEnv};
+use crate::context::SchedulingEnv;
 use crate::{registry, run_episode};
+use schedlab_env::EnvKind;
 
 fn example() -> Problem {
     let (dag, platform) = topcuoglu_example();
@@ -280,7 +281,10 @@ fn a_context_resolves_trained_agents_through_its_loader() {
         "my-agent" => Some(Ok(
             Box::new(crate::RandomPolicy::new(ctx.common().clone())) as Box<dyn crate::Policy>
         )),
-        "broken" => Some(Err("model-0.bpk: truncated".to_owned())),
+        "broken" => Some(Err(crate::PolicyError::Trained {
+            spec: spec.to_owned(),
+            message: "model-0.bpk: truncated".to_owned(),
+        })),
         _ => None,
     }));
     let ctx = env.context().with_trained(loader);

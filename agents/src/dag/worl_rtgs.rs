@@ -21,7 +21,6 @@ use rand::rngs::StdRng;
 use rand::seq::index::sample;
 use schedlab_env::dag::Problem;
 
-use super::dag_context;
 use super::decoder::Decoder;
 use super::guide::Guide;
 use super::plan::{PlanPolicy, Planner, row};
@@ -29,8 +28,9 @@ use super::plan_distance::{GapSlope, ftg, spd};
 use super::woa::{
     EVALUATIONS, POPULATION, SEARCH_SEED, SearchBudget, Whale, WoaDraws, best_of, woa_move,
 };
+use crate::context::EnvContext;
+use crate::context::dag_context;
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::EnvContext;
 use crate::scheduler_row::SchedulerRow;
 
 /// The shipped message-passing scheduler trained from scratch on generated and real DAGs
@@ -87,7 +87,12 @@ pub const ROW: SchedulerRow = row(
 
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn crate::Policy>, PolicyError> {
     let spec = options.text("guide").unwrap_or(DEFAULT_GUIDE);
-    let guide = ctx.resolve(spec).map_err(|e| PolicyError::Option {
+    let dag = dag_context(ctx);
+    let guides = dag
+        .guides
+        .as_ref()
+        .expect("the registry gives DAG schedulers a guide resolver");
+    let guide = (guides.0)(spec, dag).map_err(|e| PolicyError::Option {
         policy: "worl-rtgs".into(),
         key: "guide".into(),
         value: spec.into(),

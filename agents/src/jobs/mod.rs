@@ -5,16 +5,15 @@
 mod one_choice;
 mod ordering;
 mod periodic;
+mod placement;
 mod pollux;
 mod raes;
-mod view;
 
 pub use one_choice::OneChoice;
 pub use ordering::{Order, OrderingPolicy};
 pub use periodic::PeriodicPolicy;
 pub use pollux::PolluxPolicy;
 pub use raes::JobsRaesPolicy;
-pub use view::{JobsContext, SlotView};
 
 use crate::scheduler_row::SchedulerRow;
 

@@ -13,7 +13,7 @@ use schedlab_env::Observation;
 use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use schedlab_env::jobs::{Choice, ChoiceLayout, Placement};
 
-use super::view::JobsContext;
+use crate::context::JobsContext;
 use crate::policy::Policy;
 
 pub struct OneChoice {

@@ -6,10 +6,14 @@ use schedlab_env::Observation;
 
 use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 
-use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
+use super::placement::PLACEMENT;
+
+use crate::context::EnvContext;
+use crate::context::{JobsContext, SlotView, jobs_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::{BuildFn, SchedulerRow};
+use schedlab_env::EnvKind;
 
 const fn backfill(default: &'static str) -> OptionSpec {
     OptionSpec {

@@ -7,10 +7,14 @@ use schedlab_env::Observation;
 
 use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 
-use super::view::{JobsContext, PLACEMENT, jobs_context};
+use super::placement::PLACEMENT;
+
+use crate::context::EnvContext;
+use crate::context::{JobsContext, jobs_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "periodic",
@@ -89,7 +93,7 @@ impl Policy for PeriodicPolicy {
             .filter(|v| v.running())
             .collect();
         // remaining seconds saved (or lost) by moving one workers level
-        let change = |v: &super::SlotView, to: usize| {
+        let change = |v: &crate::context::SlotView, to: usize| {
             let now_speed = ctx.speedup(v, v.workers_level, v.size_level);
             v.remaining_s() * (1.0 - now_speed / ctx.speedup(v, to, v.size_level))
         };

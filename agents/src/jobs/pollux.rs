@@ -9,10 +9,14 @@ use schedlab_env::Observation;
 
 use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 
-use super::view::{JobsContext, PLACEMENT, jobs_context};
+use super::placement::PLACEMENT;
+
+use crate::context::EnvContext;
+use crate::context::{JobsContext, jobs_context};
 use crate::options::{Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "pollux",
@@ -66,7 +70,7 @@ impl Policy for PolluxPolicy {
             }
         }
         // goodput change of a workers level, relative to the job's current goodput
-        let gain = |v: &super::SlotView, level: usize| {
+        let gain = |v: &crate::context::SlotView, level: usize| {
             let now = ctx.speedup(v, v.workers_level, v.size_level);
             (ctx.speedup(v, level, v.size_level) - now).abs() / now
         };

@@ -14,13 +14,17 @@ use schedlab_env::jobs::observe::{SLOT_CPU, SLOT_GPU, SLOT_MEM};
 
 use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 
-use super::view::{JobsContext, PLACEMENT, SlotView, jobs_context};
+use super::placement::PLACEMENT;
+
+use crate::context::EnvContext;
+use crate::context::{JobsContext, SlotView, jobs_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::raes::exact::{SearchLimit, solve_exact};
 use crate::raes::heuristic::solve_heuristic;
 use crate::raes::problem::{AllocationProblem, ContainerOption, Worker};
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "raes",

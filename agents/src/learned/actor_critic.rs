@@ -104,29 +104,34 @@ pub struct ActorCritic {
     advance: bool,
 }
 
+/// Spaces a per-unit network cannot lay out.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShapeMismatch(pub String);
+
 impl ActorCriticConfig {
     /// The per-unit layout of `observation` and a one-choice `action` space: `units` from the
     /// first feature group, `Err` when the space does not fit that layout.
     pub fn per_unit(
         observation: &schedlab_env::ObservationSpace,
         action: &ActionSpace,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ShapeMismatch> {
         let group = observation
             .groups()
             .first()
-            .ok_or("the observation has no feature groups")?;
+            .ok_or_else(|| ShapeMismatch("the observation has no feature groups".into()))?;
         let choices = action.mask_len();
         let advance = (choices - 1).is_multiple_of(group.count);
         if group.offset != 0
             || action.dims() != 1
             || !(advance || choices.is_multiple_of(group.count))
         {
-            return Err(format!(
+            return Err(ShapeMismatch(format!(
                 "a per-unit network needs one choice dimension of units x options (+ advance) and the units first in the observation; got {} dimensions of {choices} levels and {} units of group `{}`",
                 action.dims(),
                 group.count,
                 group.name
-            ));
+            )));
         }
         Ok(ActorCriticConfig::new(observation.len(), choices)
             .with_units(group.count)
@@ -406,7 +411,7 @@ mod tests {
 
     use super::*;
     use crate::learned::masked::argmax;
-    use crate::single_job::context::fixtures::node_space;
+    use crate::single_job::test_envs::fixtures::node_space;
 
     /// Per unit: permuting the units (the jobs env's window slots, the DAG env's GPUs)
     /// permutes their options' logits and leaves the advance logit, where the space has one,

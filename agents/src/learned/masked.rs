@@ -78,7 +78,7 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::single_job::context::fixtures::one_node_space as space;
+    use crate::single_job::test_envs::fixtures::one_node_space as space;
 
     #[test]
     fn masked_levels_get_no_probability_and_are_never_chosen() {

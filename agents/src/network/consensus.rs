@@ -12,10 +12,12 @@
 use schedlab_env::Observation;
 use schedlab_env::network::{CentreCost, uniform};
 
-use super::{NetworkContext, network_context};
+use crate::context::EnvContext;
+use crate::context::{NetworkContext, network_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "consensus",

@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use schedlab_env::network::{NetworkEnv, NetworkMetrics, NetworkWorkload, capacity_proportional};
 
-use crate::policy::SchedulingEnv;
+use crate::context::SchedulingEnv;
 use crate::{registry, run_episode};
 
 fn workload(iterations: usize) -> Arc<NetworkWorkload> {

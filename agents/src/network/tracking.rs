@@ -14,10 +14,12 @@
 use schedlab_env::Observation;
 use schedlab_env::network::{capacity_proportional, optimum, proportional, uniform};
 
-use super::{NetworkContext, network_context};
+use crate::context::EnvContext;
+use crate::context::{NetworkContext, network_context};
 use crate::options::{Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 /// Which split a [`Tracking`] scheduler steers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,10 +2,12 @@
 
 use schedlab_env::Observation;
 
-use super::network_context;
+use crate::context::EnvContext;
+use crate::context::network_context;
 use crate::options::{Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "uniform",

@@ -12,10 +12,12 @@ use schedlab_env::Observation;
 use schedlab_env::network::{CentreCost, Dynamics, Quantizer, Weights, graph::ring, uniform};
 use schedlab_env::single_job::features::{NODE_BACKGROUND_CPU, NODE_SPEED};
 
-use super::context::{SingleJobContext, single_job_context};
+use crate::context::EnvContext;
+use crate::context::{SingleJobContext, single_job_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "consensus",
@@ -153,8 +155,8 @@ impl Policy for ConsensusPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::SchedulingEnv;
-    use crate::single_job::context::real::small_env;
+    use crate::context::SchedulingEnv;
+    use crate::single_job::test_envs::real::small_env;
 
     /// The split keeps static's total exactly, gives the slowest effective node the most
     /// CPUs short of its capacity, and every level it picks is allowed.

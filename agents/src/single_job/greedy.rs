@@ -3,10 +3,12 @@
 
 use schedlab_env::Observation;
 
-use super::context::{SingleJobContext, single_job_context};
+use crate::context::EnvContext;
+use crate::context::{SingleJobContext, single_job_context};
 use crate::options::{Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "greedy",
@@ -64,7 +66,7 @@ impl Policy for GreedyPolicy {
 mod tests {
     use super::*;
     use crate::StaticPolicy;
-    use crate::single_job::context::real::small_env;
+    use crate::single_job::test_envs::real::small_env;
 
     #[test]
     fn greedy_covers_the_last_rounds_use_with_the_smallest_feasible_level() {

@@ -2,14 +2,14 @@
 //! level of the container ladder, read from the node blocks of the observation.
 
 mod consensus;
-pub mod context;
 mod greedy;
 mod periodic;
 pub mod raes;
 mod static_alloc;
+#[cfg(test)]
+pub(crate) mod test_envs;
 
 pub use consensus::ConsensusPolicy;
-pub use context::SingleJobContext;
 pub use greedy::GreedyPolicy;
 pub use periodic::PeriodicPolicy;
 pub use raes::{RaesOptions, RaesPolicy};

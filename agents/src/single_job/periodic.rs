@@ -5,10 +5,12 @@
 use schedlab_env::Observation;
 use schedlab_env::single_job::features::NODE_THROUGHPUT;
 
-use super::context::{SingleJobContext, single_job_context};
+use crate::context::EnvContext;
+use crate::context::{SingleJobContext, single_job_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "periodic",
@@ -170,7 +172,7 @@ impl Policy for PeriodicPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::single_job::context::real::small_env;
+    use crate::single_job::test_envs::real::small_env;
 
     #[test]
     fn periodic_holds_its_allocation_between_plans_and_replans_on_schedule() {

@@ -24,13 +24,15 @@ use schedlab_env::Observation;
 use schedlab_env::single_job::features::{HISTORY, HISTORY_FEATURES, NODE_DELAY, NODE_VARIANCE};
 use schedlab_predictors::Predictor;
 
-use super::context::{SingleJobContext, single_job_context};
+use crate::context::EnvContext;
+use crate::context::{SingleJobContext, single_job_context};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::raes::exact::{ExactError, SearchLimit, solve_exact};
 use crate::raes::heuristic::solve_heuristic;
 use crate::raes::problem::{AllocationProblem, ContainerOption, RESOURCES, Worker};
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "raes",
@@ -371,7 +373,7 @@ impl Policy for RaesPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::single_job::context::real::small_env;
+    use crate::single_job::test_envs::real::small_env;
 
     fn options(pairs: &[(&str, &str)]) -> Result<RaesOptions, PolicyError> {
         let pairs: Vec<(String, String)> = pairs

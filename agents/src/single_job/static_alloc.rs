@@ -2,10 +2,12 @@
 
 use schedlab_env::Observation;
 
-use super::context::{SingleJobContext, single_job_context};
+use crate::context::EnvContext;
+use crate::context::{SingleJobContext, single_job_context};
 use crate::options::{Options, PolicyError};
-use crate::policy::{EnvContext, EnvKind, Policy};
+use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
+use schedlab_env::EnvKind;
 
 pub const ROW: SchedulerRow = SchedulerRow {
     name: "static",
@@ -48,7 +50,7 @@ impl Policy for StaticPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::single_job::context::fixtures::context_and_observation;
+    use crate::single_job::test_envs::fixtures::context_and_observation;
 
     #[test]
     fn static_takes_the_middle_level_or_the_largest_feasible_below_it() {

@@ -231,7 +231,7 @@ impl PlatformSpec {
 
 /// `(machine name, GPU type, GPUs)` of `pai.machines` GPU machines drawn from the list.
 fn sample_pai(workload: &Path, pai: &PaiSample) -> Result<Vec<(String, String, usize)>> {
-    let path = crate::workload::Workload::resolve(workload, &pai.file);
+    let path = crate::workload_file::resolve(workload, &pai.file);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(crate::data::open_text_file(&path)?);

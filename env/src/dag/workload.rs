@@ -150,7 +150,7 @@ pub struct DagWorkload {
 impl DagWorkload {
     /// Reads a DAG workload with `key.path=value` overrides and checks it whole.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<DagWorkload> {
-        let spec: DagWorkloadSpec = crate::toml_file::load_as(path, overrides)?;
+        let spec: DagWorkloadSpec = crate::workload_file::load_as(path, overrides)?;
         let bad = |key: &str, message: String| Err(EnvError::config(path, key, message));
         if spec.kind != "dag" {
             return bad(
@@ -189,7 +189,7 @@ impl DagWorkload {
             },
         )) = workload.trace_source()
         {
-            let trace = crate::workload::Workload::resolve(path, trace);
+            let trace = crate::workload_file::resolve(path, trace);
             let (jobs, mut notes) = read_trace_jobs(&trace)?;
             let (from, until) = (
                 arrival_from_s.unwrap_or(f64::NEG_INFINITY),

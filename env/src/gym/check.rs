@@ -285,7 +285,7 @@ fn walk<E: Environment>(
 mod tests {
     use super::*;
     use crate::gym::{ObservationSpace, Step};
-    use crate::single_job::{EpisodeMetrics, Info, SingleJobEnv};
+    use crate::single_job::{SingleJobEnv, SingleJobInfo, SingleJobMetrics};
     use crate::testkit::{scenario, two_node_workload};
 
     fn env() -> SingleJobEnv {
@@ -312,8 +312,8 @@ mod tests {
     }
 
     impl Environment for Broken {
-        type Metrics = EpisodeMetrics;
-        type Info = Info;
+        type Metrics = SingleJobMetrics;
+        type Info = SingleJobInfo;
         fn workload_name(&self) -> &str {
             self.inner.workload_name()
         }
@@ -329,7 +329,7 @@ mod tests {
                 _ => Environment::step_limit(&self.inner),
             }
         }
-        fn reset(&mut self, seed: u64) -> Result<(Observation, Info)> {
+        fn reset(&mut self, seed: u64) -> Result<(Observation, SingleJobInfo)> {
             let (mut obs, info) = match self.flaw {
                 Flaw::IgnoresSeed => self.inner.reset(7)?,
                 _ => self.inner.reset(seed)?,
@@ -339,7 +339,7 @@ mod tests {
             }
             Ok((obs, info))
         }
-        fn step(&mut self, action: &[usize]) -> Result<Step<Info>> {
+        fn step(&mut self, action: &[usize]) -> Result<Step<SingleJobInfo>> {
             self.inner.step(action)
         }
         fn fresh_copy(&self) -> Self {

@@ -30,7 +30,7 @@ use crate::error::{EnvError, Result};
 use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
-use crate::scenario::Scenario;
+use crate::single_job::scenario::Scenario;
 
 /// Mixed into a family's episode seed before drawing its window, so the window's draws and
 /// the jobs' speed noise (drawn from the seed itself) are independent streams.

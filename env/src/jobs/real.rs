@@ -13,14 +13,15 @@ use super::spec::{JobsWorkload, Template};
 use crate::cluster::Resource;
 use crate::error::Result;
 use crate::gym::Observation;
-use crate::scenario::Scenario;
 use crate::single_job::SingleJobEnv;
-use crate::workload::Workload;
+use crate::single_job::SingleJobWorkload;
+use crate::single_job::scenario::Scenario;
+use crate::workload_file::resolve;
 
 /// Each template's single-job workload, its nodes replaced by `nodes` copies of its first
 /// node (a job's containers sit on like machines).
 pub fn load_template(path: &Path, nodes: usize) -> Result<Arc<Scenario>> {
-    let mut workload = Workload::load(path)?;
+    let mut workload = SingleJobWorkload::load(path)?;
     workload.nodes.truncate(1);
     workload.nodes[0].count = nodes.max(1);
     Scenario::from_workload(path, workload)
@@ -41,7 +42,7 @@ pub fn load_templates(path: &Path, workload: &JobsWorkload) -> Result<Vec<Arc<Sc
                 .map(|j| (j.workers as f64 * top).round() as usize)
                 .max()
                 .unwrap_or(1);
-            load_template(&Workload::resolve(path, &t.workload), most)
+            load_template(&resolve(path, &t.workload), most)
         })
         .collect()
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cluster::one;
 use crate::error::{EnvError, Result};
-use crate::workload::Prices;
+use crate::schema::Prices;
 
 /// Most GPUs one machine may hold (the shipped traces' largest machines have 8).
 pub const MAX_GPUS: usize = 8;
@@ -376,7 +376,7 @@ impl JobsWorkload {
         overrides: &[(String, String)],
         read_table: TableReader,
     ) -> Result<JobsWorkload> {
-        let mut workload: JobsWorkload = crate::toml_file::load_as(path, overrides)?;
+        let mut workload: JobsWorkload = crate::workload_file::load_as(path, overrides)?;
         if let Some(table) = &workload.jobs_table {
             if !workload.jobs.is_empty() {
                 return Err(EnvError::config(

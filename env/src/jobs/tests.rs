@@ -908,7 +908,7 @@ fn interface_settings_rebuild_the_window_and_scaling_on_another_workload() {
     let other = workload(vec![job("b", 5.0, 20.0, 2, 1000)], 3, 2);
     let mut table = toml::Table::try_from(&other).unwrap();
     for (key, value) in trained.interface_settings() {
-        crate::toml_file::set_key(&mut table, &key, &value).unwrap();
+        crate::workload_file::set_key(&mut table, &key, &value).unwrap();
     }
     let played: JobsWorkload = table.try_into().unwrap();
     assert_eq!(

@@ -1,7 +1,7 @@
 //! A centre's cost of CPUs and the centralised optimum of their allocation.
 //!
 //! Centre `i` rents `x` CPUs at `price` and values the time its local training takes on them:
-//! with the workbench's Amdahl model of effective cores (`env/src/sim/cost.rs`,
+//! with the workbench's Amdahl model of effective cores (`env/src/single_job/sim/cost.rs`,
 //! `c / (1 + s (c - 1))`), a local epoch of `work` single-core seconds takes
 //! `work (s + (1 - s) / x)`, so `f(x) = price x + time_value work (s + (1 - s) / x)`: strictly
 //! convex for `x > 0` and `s < 1`. The bounds `m <= x <= M` enter as a smooth quadratic

@@ -20,7 +20,7 @@ use super::training::{centralised_descent, centralised_objective, shards};
 use crate::data::{Dataset, Prepared};
 use crate::error::{EnvError, Result};
 use crate::model::{LinearLoss, LinearModel, Model};
-use crate::workload::{DatasetSpec, ModelKind};
+use crate::schema::{DatasetSpec, ModelKind};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -123,10 +123,10 @@ pub struct Instance {
 impl NetworkWorkload {
     /// Reads a network workload with `key.path=value` overrides and checks it whole.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<NetworkWorkload> {
-        let spec: NetworkWorkloadSpec = crate::toml_file::load_as(path, overrides)?;
+        let spec: NetworkWorkloadSpec = crate::workload_file::load_as(path, overrides)?;
         check(path, &spec)?;
         let (prepared, dropped_rows): (Prepared, usize) =
-            crate::scenario::load_dataset(path, &spec.training.dataset)?;
+            crate::single_job::scenario::load_dataset(path, &spec.training.dataset)?;
         let data = prepared.train;
         let loss = match spec.training.model {
             ModelKind::Svm => LinearLoss::Hinge,

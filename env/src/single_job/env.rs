@@ -8,18 +8,18 @@ use serde::Serialize;
 use super::features::{
     HISTORY, HISTORY_FEATURES, JOB_FEATURES, JOB_GROUP, NODE_FEATURES, NODE_GROUP,
 };
-use super::metrics::{EpisodeMetrics, MetricSums};
+use super::metrics::{MetricSums, SingleJobMetrics};
 use crate::cluster::{Amounts, Background, Ladder, Resource};
 use crate::error::{EnvError, Result};
 use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
-use crate::scenario::Scenario;
-use crate::sim::{TrainingSim, WorkerRound};
+use crate::single_job::scenario::Scenario;
+use crate::single_job::sim::{TrainingSim, WorkerRound};
 
 /// Diagnostics beside the observation.
 #[derive(Debug, Clone, Serialize)]
-pub struct Info {
+pub struct SingleJobInfo {
     pub time_s: f64,
     pub round: usize,
     pub iterations: u64,
@@ -38,7 +38,7 @@ pub struct Info {
     /// nodes: `[core-seconds, GB-seconds]` (0 for other sources).
     pub background_clipped: [f64; 2],
     /// Set when the episode ended.
-    pub metrics: Option<EpisodeMetrics>,
+    pub metrics: Option<SingleJobMetrics>,
 }
 
 struct Episode {
@@ -96,7 +96,7 @@ impl SingleJobEnv {
 
     /// Starts an episode. Everything random in it (initial parameters, minibatches, straggler
     /// noise, background load, trace offset) derives from `seed`.
-    pub fn reset(&mut self, seed: u64) -> Result<(Observation, Info)> {
+    pub fn reset(&mut self, seed: u64) -> Result<(Observation, SingleJobInfo)> {
         let w = &self.scenario.workload;
         let horizon = w.episode.max_time_s + w.episode.round_interval_s;
         let background = Background::generate(
@@ -175,7 +175,7 @@ impl SingleJobEnv {
     }
 
     /// Runs one scheduling round under `action`.
-    pub fn step(&mut self, action: &[usize]) -> Result<Step<Info>> {
+    pub fn step(&mut self, action: &[usize]) -> Result<Step<SingleJobInfo>> {
         if self.episode.as_ref().is_none_or(|e| e.done) {
             return Err(EnvError::EpisodeOver);
         }
@@ -451,8 +451,8 @@ impl SingleJobEnv {
         }
     }
 
-    fn info(&self, episode: &Episode, metrics: Option<EpisodeMetrics>) -> Info {
-        Info {
+    fn info(&self, episode: &Episode, metrics: Option<SingleJobMetrics>) -> SingleJobInfo {
+        SingleJobInfo {
             time_s: episode.sim.now(),
             round: episode.round,
             iterations: episode.sim.iterations(),
@@ -467,10 +467,10 @@ impl SingleJobEnv {
         }
     }
 
-    fn metrics(&self, episode: &Episode) -> EpisodeMetrics {
+    fn metrics(&self, episode: &Episode) -> SingleJobMetrics {
         let sim = &episode.sim;
         let s = &episode.sums;
-        EpisodeMetrics {
+        SingleJobMetrics {
             completion_time_s: sim.now(),
             rounds: episode.round,
             iterations: sim.iterations(),
@@ -502,7 +502,8 @@ fn action_space(nodes: usize, ladder: &Ladder) -> ActionSpace {
 /// largest level at or below it that fits), at the base batch and without background load.
 fn reference_rate(scenario: &Scenario) -> f64 {
     let ladder = &scenario.workload.containers;
-    let cost = crate::sim::CostModel::new(&scenario.workload.sim, &scenario.workload.job);
+    let cost =
+        crate::single_job::sim::CostModel::new(&scenario.workload.sim, &scenario.workload.job);
     scenario
         .nodes
         .iter()
@@ -520,8 +521,8 @@ fn reference_rate(scenario: &Scenario) -> f64 {
         .sum()
 }
 
-impl StepInfo<EpisodeMetrics> for Info {
-    fn metrics(&self) -> Option<&EpisodeMetrics> {
+impl StepInfo<SingleJobMetrics> for SingleJobInfo {
+    fn metrics(&self) -> Option<&SingleJobMetrics> {
         self.metrics.as_ref()
     }
     fn time_s(&self) -> f64 {
@@ -533,8 +534,8 @@ impl StepInfo<EpisodeMetrics> for Info {
 }
 
 impl Environment for SingleJobEnv {
-    type Metrics = EpisodeMetrics;
-    type Info = Info;
+    type Metrics = SingleJobMetrics;
+    type Info = SingleJobInfo;
 
     fn workload_name(&self) -> &str {
         &self.scenario.workload.name
@@ -548,10 +549,10 @@ impl Environment for SingleJobEnv {
     fn step_limit(&self) -> usize {
         self.scenario.workload.episode.max_rounds
     }
-    fn reset(&mut self, seed: u64) -> Result<(Observation, Info)> {
+    fn reset(&mut self, seed: u64) -> Result<(Observation, SingleJobInfo)> {
         SingleJobEnv::reset(self, seed)
     }
-    fn step(&mut self, action: &[usize]) -> Result<Step<Info>> {
+    fn step(&mut self, action: &[usize]) -> Result<Step<SingleJobInfo>> {
         SingleJobEnv::step(self, action)
     }
     fn fresh_copy(&self) -> Self {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// The metrics of one episode. Exactly these names appear in JSON and tables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EpisodeMetrics {
+pub struct SingleJobMetrics {
     /// Virtual seconds until the validation loss reached the target; when it was not reached,
     /// the episode's length (a lower bound) and `target_reached` is false.
     pub completion_time_s: f64,
@@ -38,7 +38,7 @@ pub struct EpisodeMetrics {
     pub episode_return: f64,
 }
 
-impl crate::gym::EpisodeSummary for EpisodeMetrics {
+impl crate::gym::EpisodeSummary for SingleJobMetrics {
     fn episode_return(&self) -> f64 {
         self.episode_return
     }

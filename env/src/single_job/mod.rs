@@ -2,12 +2,20 @@
 //! which the policy sets every node's container (CPU, memory, GPU levels of the workload's
 //! ladder) and the workers compute real gradients on a virtual clock.
 
+pub mod cadence;
+pub mod compression;
 mod env;
 pub mod features;
+mod load;
 mod metrics;
+pub mod scenario;
+pub mod sim;
+pub mod workload;
 
-pub use env::{Info, SingleJobEnv};
-pub use metrics::EpisodeMetrics;
+pub use env::{SingleJobEnv, SingleJobInfo};
+pub use metrics::SingleJobMetrics;
+pub use scenario::Scenario;
+pub use workload::SingleJobWorkload;
 
 #[cfg(test)]
 mod tests;

@@ -265,7 +265,7 @@ fn backup_workers_close_steps_without_the_straggler() {
     assert!(steps > plain_steps, "{steps} against {plain_steps}");
 }
 
-fn episode_metrics(optimizer: &str, job_extra: &str) -> crate::EpisodeMetrics {
+fn episode_metrics(optimizer: &str, job_extra: &str) -> crate::SingleJobMetrics {
     let mut env = SingleJobEnv::new(scenario(&two_node_workload(optimizer, job_extra)));
     env.reset(9).unwrap();
     loop {
@@ -288,7 +288,7 @@ fn local_sgd_with_one_step_is_sync_sgd_and_with_more_sends_less() {
     );
     let local_four = episode_metrics("local_sgd", "local_steps = 4");
     assert_ne!(local_four.final_loss, sync.final_loss);
-    let per_update = |m: &crate::EpisodeMetrics| m.bits_sent / m.iterations as f64;
+    let per_update = |m: &crate::SingleJobMetrics| m.bits_sent / m.iterations as f64;
     // an average every four local steps: about the same two messages per worker per average
     // (iterations cut off at the episode's end make it inexact), so fewer bits in all
     let ratio = per_update(&local_four) / per_update(&sync);
@@ -310,7 +310,7 @@ fn local_sgd_with_one_step_is_sync_sgd_and_with_more_sends_less() {
 fn ring_all_reduce_halves_two_workers_bits_and_changes_the_clock() {
     let server = episode_metrics("sync_sgd", "");
     let ring = episode_metrics("sync_sgd", "topology = \"ring-all-reduce\"");
-    let per_update = |m: &crate::EpisodeMetrics| m.bits_sent / m.iterations as f64;
+    let per_update = |m: &crate::SingleJobMetrics| m.bits_sent / m.iterations as f64;
     let ratio = per_update(&ring) / per_update(&server);
     assert!((0.4..0.6).contains(&ratio), "{ratio}");
     assert_ne!(ring.iterations, server.iterations);

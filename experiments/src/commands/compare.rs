@@ -142,11 +142,11 @@ pub fn compare<K: Kind>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_env::EpisodeMetrics;
+    use schedlab_env::SingleJobMetrics;
     use schedlab_experiments::output::METRICS;
 
-    fn metrics(time: f64, util: f64) -> EpisodeMetrics {
-        EpisodeMetrics {
+    fn metrics(time: f64, util: f64) -> SingleJobMetrics {
+        SingleJobMetrics {
             completion_time_s: time,
             rounds: 1,
             iterations: 10,

@@ -186,7 +186,7 @@ fn jobs_cluster(cx: &Context) -> anyhow::Result<String> {
 fn training_curves(cx: &Context, spec: &SweepSpec) -> anyhow::Result<()> {
     let smoothing = cx.protocol.table1.training_smoothing;
     let runs = cx.args.out.join(&spec.name).join("runs").join(HB_ASGD);
-    let workload_name = schedlab_env::Workload::load(&cx.paper)?.name;
+    let workload_name = schedlab_env::SingleJobWorkload::load(&cx.paper)?.name;
     let mut curves = Vec::new();
     for agent in ["dqn", "ppo"] {
         let run = latest_run(&runs, &workload_name, agent, spec.train.seed)

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use schedlab_env::toml_file::describe_error;
+use schedlab_env::workload_file::describe_error;
 use serde::{Deserialize, Serialize};
 
 /// `schedlab sweep`'s input. Workload paths are relative to the current folder.

@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use schedlab_agents::EnvKind;
-use schedlab_env::Step;
 use schedlab_env::dag::{DagEnv, DagInfo, DagMetrics, DagWorkload};
+use schedlab_env::{EnvKind, Step};
 
 use super::{Kind, Loaded};
 use crate::output::{DAG_METRICS, Metric};
@@ -17,11 +16,13 @@ pub struct Dag {
     path: PathBuf,
 }
 
-pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Dag> {
-    Ok(Dag {
-        workload: Arc::new(DagWorkload::load(path, overrides)?),
-        path: path.to_owned(),
-    })
+impl From<(Arc<DagWorkload>, &Path)> for Loaded {
+    fn from((workload, path): (Arc<DagWorkload>, &Path)) -> Loaded {
+        Loaded::Dag(Dag {
+            workload,
+            path: path.to_owned(),
+        })
+    }
 }
 
 impl Kind for Dag {

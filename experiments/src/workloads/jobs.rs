@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use schedlab_agents::EnvKind;
-use schedlab_env::Step;
 use schedlab_env::jobs::{JobsEnv, JobsInfo, JobsMetrics, JobsSetup, JobsWorkload};
+use schedlab_env::{EnvKind, Step};
 
 use super::{Kind, Loaded};
 use crate::output::{JOBS_METRICS, Metric};
@@ -18,13 +17,14 @@ pub struct Jobs {
     setup: JobsSetup,
 }
 
-pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Jobs> {
-    let setup = JobsSetup::load(path, overrides, &crate::traces::table::read_jobs_parquet)?;
-    Ok(Jobs {
-        workload: Arc::clone(&setup.workload),
-        path: path.to_owned(),
-        setup,
-    })
+impl From<(JobsSetup, &Path)> for Loaded {
+    fn from((setup, path): (JobsSetup, &Path)) -> Loaded {
+        Loaded::Jobs(Jobs {
+            workload: Arc::clone(&setup.workload),
+            path: path.to_owned(),
+            setup,
+        })
+    }
 }
 
 impl Kind for Jobs {

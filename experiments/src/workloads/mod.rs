@@ -1,8 +1,8 @@
-//! The one place that tells kinds of workload apart. [`load`] reads a workload file of any
-//! kind into a [`Loaded`]; each kind implements [`Kind`]: its env, its metric columns, its
-//! per-step log and its one-line summary. Commands are written once, generic over [`Kind`],
-//! and [`with_kind!`] is the one match that picks the kind. Adding a kind of workload is a
-//! variant here, an arm in [`load`] and [`with_kind!`], and a file implementing [`Kind`]
+//! The command line's side of the one dispatch over kinds (`schedlab_env::kinds`): [`load`]
+//! reads a workload file of any kind into a [`Loaded`]; each kind implements [`Kind`]: its
+//! env, its metric columns, its per-step log and its one-line summary. Commands are written
+//! once, generic over [`Kind`], and [`with_kind!`] picks the kind through env's `each_kind!`.
+//! Adding a kind of workload is a variant here and a file implementing [`Kind`]
 //! (ARCHITECTURE.md, "Add a kind of environment").
 
 mod dag;
@@ -12,9 +12,9 @@ mod single_job;
 
 use std::path::Path;
 
-use schedlab_agents::{EnvKind, SchedulingEnv};
-use schedlab_env::workload::file_kind;
-use schedlab_env::{Environment, Step};
+use schedlab_agents::SchedulingEnv;
+use schedlab_env::kinds::AnyWorkload;
+use schedlab_env::{EnvKind, Environment, Step};
 
 pub use dag::Dag;
 pub use jobs::Jobs;
@@ -66,12 +66,7 @@ pub enum Loaded {
 #[macro_export]
 macro_rules! with_kind {
     ($loaded:expr, |$k:ident| $body:expr) => {
-        match $loaded {
-            $crate::workloads::Loaded::SingleJob($k) => $body,
-            $crate::workloads::Loaded::Jobs($k) => $body,
-            $crate::workloads::Loaded::Dag($k) => $body,
-            $crate::workloads::Loaded::Network($k) => $body,
-        }
+        schedlab_env::each_kind!($crate::workloads::Loaded, $loaded, $k => $body)
     };
 }
 pub use crate::with_kind;
@@ -79,22 +74,13 @@ pub use crate::with_kind;
 /// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change the
 /// workload where its kind allows.
 pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
-    Ok(match kind_of_file(path)? {
-        EnvKind::Jobs => Loaded::Jobs(jobs::load(path, overrides)?),
-        EnvKind::Dag => Loaded::Dag(dag::load(path, overrides)?),
-        EnvKind::Network => Loaded::Network(network::load(path, overrides)?),
-        EnvKind::SingleJob => Loaded::SingleJob(single_job::load(path, overrides)?),
-    })
+    let any = AnyWorkload::load(path, overrides, &crate::traces::table::read_jobs_parquet)?;
+    Ok(schedlab_env::each_kind!(AnyWorkload, any, w => Loaded::from((w, path))))
 }
 
 /// The kind of env a workload file is for (its `kind` field; none is a single-job workload).
 pub fn kind_of_file(path: &Path) -> anyhow::Result<EnvKind> {
-    Ok(match file_kind(path)?.as_deref() {
-        Some("jobs") => EnvKind::Jobs,
-        Some("dag") => EnvKind::Dag,
-        Some("network") => EnvKind::Network,
-        _ => EnvKind::SingleJob,
-    })
+    Ok(EnvKind::of_file(path)?)
 }
 
 impl Loaded {
@@ -257,7 +243,8 @@ mod tests {
     /// adapter starts the job the env would (agents/src/jobs/one_choice.rs).
     #[test]
     fn the_one_choice_adapter_starts_a_job_where_advance_is_masked() {
-        use schedlab_agents::jobs::{JobsContext, OneChoice};
+        use schedlab_agents::JobsContext;
+        use schedlab_agents::jobs::OneChoice;
         use schedlab_agents::{Policy, run_episode};
         struct StartsNothing(JobsContext);
         impl Policy for StartsNothing {

@@ -3,9 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use schedlab_agents::EnvKind;
-use schedlab_env::Step;
 use schedlab_env::network::{NetworkEnv, NetworkInfo, NetworkMetrics, NetworkWorkload};
+use schedlab_env::{EnvKind, Step};
 
 use super::{Kind, Loaded};
 use crate::output::{Metric, NETWORK_METRICS};
@@ -16,11 +15,13 @@ pub struct Network {
     path: PathBuf,
 }
 
-pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Network> {
-    Ok(Network {
-        workload: Arc::new(NetworkWorkload::load(path, overrides)?),
-        path: path.to_owned(),
-    })
+impl From<(Arc<NetworkWorkload>, &Path)> for Loaded {
+    fn from((workload, path): (Arc<NetworkWorkload>, &Path)) -> Loaded {
+        Loaded::Network(Network {
+            workload,
+            path: path.to_owned(),
+        })
+    }
 }
 
 impl Kind for Network {

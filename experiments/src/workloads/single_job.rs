@@ -3,8 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use schedlab_agents::EnvKind;
-use schedlab_env::{EpisodeMetrics, Info, Scenario, SingleJobEnv, Step};
+use schedlab_env::{EnvKind, Scenario, SingleJobEnv, SingleJobInfo, SingleJobMetrics, Step};
 
 use super::{Kind, Loaded};
 use crate::output::{METRICS, Metric};
@@ -16,10 +15,10 @@ pub struct SingleJob {
     total_cores: f64,
 }
 
-pub(super) fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<SingleJob> {
-    Ok(SingleJob::new(Scenario::load_with_overrides(
-        path, overrides,
-    )?))
+impl From<(Arc<Scenario>, &Path)> for Loaded {
+    fn from((scenario, _): (Arc<Scenario>, &Path)) -> Loaded {
+        Loaded::SingleJob(SingleJob::new(scenario))
+    }
 }
 
 impl SingleJob {
@@ -49,7 +48,7 @@ impl Kind for SingleJob {
     fn env(&self) -> SingleJobEnv {
         SingleJobEnv::new(self.scenario.clone())
     }
-    fn columns(&self) -> &'static [Metric<EpisodeMetrics>] {
+    fn columns(&self) -> &'static [Metric<SingleJobMetrics>] {
         &METRICS
     }
     fn describe(&self) -> String {
@@ -74,7 +73,7 @@ impl Kind for SingleJob {
     fn step_columns(&self) -> &'static str {
         "round,time_s,iterations,val_loss,train_loss,lr_factor,reward,background_cpu_peak"
     }
-    fn step_row(&self, step: &Step<Info>) -> String {
+    fn step_row(&self, step: &Step<SingleJobInfo>) -> String {
         let i = &step.info;
         let background: f64 = i.background_peak.iter().map(|p| p[0]).sum();
         format!(

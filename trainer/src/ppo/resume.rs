@@ -8,6 +8,7 @@ use schedlab_env::VecEnvHistory;
 use serde::{Deserialize, Serialize};
 
 use super::{Collector, PpoTrainer};
+use crate::errors::CheckpointError;
 use crate::training_env::EpisodePlan;
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -67,7 +68,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
     }
 
     /// Puts the copies back where [`Self::resume`] found them.
-    pub(super) fn restore_resume(&mut self, state: PpoResume) -> Result<(), String> {
+    pub(super) fn restore_resume(&mut self, state: PpoResume) -> Result<(), CheckpointError> {
         self.scale.restore_returns(state.returns)?;
         self.updates = state.updates;
         match (&mut self.collector, state.collector) {
@@ -76,18 +77,20 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                 CollectorState::Rollouts { history, plans },
             ) => {
                 if plans.len() != envs.len() {
-                    return Err(format!(
+                    return Err(CheckpointError::State(format!(
                         "plans for {} copies, not {}",
                         plans.len(),
                         envs.len()
-                    ));
+                    )));
                 }
                 for (env, plan) in envs.envs_mut().iter_mut().zip(plans) {
                     let windows = match (plan.filtered, &self.kept_windows) {
                         (false, _) => None,
                         (true, Some(kept)) => Some(kept.clone()),
                         (true, None) => {
-                            return Err("a filtered episode in a run without the filter".into());
+                            return Err(CheckpointError::State(
+                                "a filtered episode in a run without the filter".into(),
+                            ));
                         }
                     };
                     env.set_plan(EpisodePlan {
@@ -95,14 +98,18 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                         windows,
                     });
                 }
-                *observations = envs.replay(&history).map_err(|e| e.to_string())?;
+                *observations = envs
+                    .replay(&history)
+                    .map_err(|e| CheckpointError::State(e.to_string()))?;
                 Ok(())
             }
             (Collector::Windows { rounds, .. }, CollectorState::Windows { rounds: saved }) => {
                 *rounds = saved;
                 Ok(())
             }
-            _ => Err("the checkpoint's collector is not this configuration's".into()),
+            _ => Err(CheckpointError::State(
+                "the checkpoint's collector is not this configuration's".into(),
+            )),
         }
     }
 }

@@ -1,12 +1,83 @@
-//! Workload files as TOML: read, with `key.path=value` overrides set as `--set` gives them,
-//! deserialised into a kind's schema, and every failure named by file, key path, line and
-//! column.
+//! Workload files as TOML, whatever their kind: the kind a file declares, the file read with
+//! `key.path=value` overrides set as `--set` gives them, deserialised into a kind's schema
+//! with every failure named by file, key path, line and column, and paths written in it
+//! resolved against its folder.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
 use crate::error::{EnvError, Result};
+
+/// The kinds of env a workload file can be for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvKind {
+    /// One training job on a cluster of nodes (`crate::SingleJobEnv`).
+    SingleJob,
+    /// Many jobs arriving at a cluster of machines (`crate::jobs::JobsEnv`).
+    Jobs,
+    /// DAGs of tasks placed on heterogeneous GPUs (`crate::dag::DagEnv`).
+    Dag,
+    /// Computing centres sharing CPUs and training by consensus (`crate::network::NetworkEnv`).
+    Network,
+}
+
+impl EnvKind {
+    pub const ALL: [EnvKind; 4] = [
+        EnvKind::SingleJob,
+        EnvKind::Jobs,
+        EnvKind::Dag,
+        EnvKind::Network,
+    ];
+
+    /// As the command line and workload files say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EnvKind::SingleJob => "single-job",
+            EnvKind::Jobs => "jobs",
+            EnvKind::Dag => "dag",
+            EnvKind::Network => "network",
+        }
+    }
+
+    /// As type names and Gymnasium ids say it (`schedlab/SingleJob-v0`).
+    pub fn type_name(self) -> &'static str {
+        match self {
+            EnvKind::SingleJob => "SingleJob",
+            EnvKind::Jobs => "Jobs",
+            EnvKind::Dag => "Dag",
+            EnvKind::Network => "Network",
+        }
+    }
+
+    /// The kind a workload file declares (`kind = "jobs"`, `"dag"`, `"network"`); a file
+    /// that declares none is a single-job workload.
+    pub fn of_file(path: &Path) -> Result<EnvKind> {
+        let table = read_with_overrides(path, &[])?;
+        let Some(kind) = table.get("kind") else {
+            return Ok(EnvKind::SingleJob);
+        };
+        let name = kind.as_str().unwrap_or_default();
+        EnvKind::ALL
+            .into_iter()
+            .find(|k| k.name() == name && *k != EnvKind::SingleJob)
+            .ok_or_else(|| {
+                EnvError::config(
+                    path,
+                    "kind",
+                    format!("must be \"jobs\", \"dag\" or \"network\" (none for a single-job workload), got {kind}"),
+                )
+            })
+    }
+}
+
+/// A path written in the workload file at `workload_path`, relative to the file's folder.
+pub fn resolve(workload_path: &Path, relative: &str) -> PathBuf {
+    workload_path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(relative)
+}
 
 /// A workload file as a TOML table with `key.path=value` overrides set.
 pub(crate) fn read_with_overrides(

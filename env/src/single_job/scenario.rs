@@ -5,15 +5,17 @@ use std::sync::{Arc, OnceLock};
 
 use burn::tensor::Device;
 
+use super::workload::SingleJobWorkload;
 use crate::cluster::{BackgroundSpec, NodeSpec, TraceStats, TraceTask, load_v2018_tasks};
 use crate::data::{Prepared, load_csv, load_libsvm, prepare};
 use crate::error::{EnvError, Result};
 use crate::model::{LinearLoss, LinearModel, Mlp, Model};
-use crate::workload::{DataFormat, DatasetSpec, ModelKind, TaskKind, Workload};
+use crate::schema::{DataFormat, DatasetSpec, ModelKind, TaskKind};
+use crate::workload_file::resolve;
 
 pub struct Scenario {
     pub path: PathBuf,
-    pub workload: Workload,
+    pub workload: SingleJobWorkload,
     pub nodes: Vec<NodeSpec>,
     pub data: Prepared,
     /// Rows dropped for missing values under `na = "drop_row"`.
@@ -44,17 +46,17 @@ impl Scenario {
         path: &Path,
         overrides: &[(String, String)],
     ) -> Result<Arc<Scenario>> {
-        let workload = Workload::load_with_overrides(path, overrides)?;
+        let workload = SingleJobWorkload::load_with_overrides(path, overrides)?;
         Self::from_workload(path, workload)
     }
 
     /// Loads data, model and trace for an already validated workload read from `path`.
-    pub fn from_workload(path: &Path, workload: Workload) -> Result<Arc<Scenario>> {
+    pub fn from_workload(path: &Path, workload: SingleJobWorkload) -> Result<Arc<Scenario>> {
         let (data, dropped_rows) = load_dataset(path, &workload.job.dataset)?;
         let model = build_model(path, &workload, &data)?;
         let (trace, trace_stats) = match &workload.background {
             BackgroundSpec::Trace { path: file, .. } => {
-                let (tasks, stats) = load_v2018_tasks(&Workload::resolve(path, file))?;
+                let (tasks, stats) = load_v2018_tasks(&resolve(path, file))?;
                 (Some(Arc::new(tasks)), Some(stats))
             }
             _ => (None, None),
@@ -129,7 +131,7 @@ impl Scenario {
 pub fn load_dataset(path: &Path, spec: &DatasetSpec) -> Result<(Prepared, usize)> {
     let classification = spec.task == TaskKind::Classification;
     let read = |file: &str| -> Result<(crate::data::Features, crate::data::RawLabels, usize)> {
-        let full = Workload::resolve(path, file);
+        let full = resolve(path, file);
         match spec.format {
             DataFormat::Csv => load_csv(
                 &full,
@@ -144,7 +146,7 @@ pub fn load_dataset(path: &Path, spec: &DatasetSpec) -> Result<(Prepared, usize)
     // a separate validation file must share the training width
     let validation = match &spec.validation_path {
         Some(file) => {
-            let full = Workload::resolve(path, file);
+            let full = resolve(path, file);
             let (x, y, dropped) = match spec.format {
                 DataFormat::Csv => read(file)?,
                 DataFormat::Libsvm => {
@@ -179,7 +181,11 @@ pub fn load_dataset(path: &Path, spec: &DatasetSpec) -> Result<(Prepared, usize)
     Ok((data, dropped_rows))
 }
 
-fn build_model(path: &Path, workload: &Workload, data: &Prepared) -> Result<Arc<dyn Model>> {
+fn build_model(
+    path: &Path,
+    workload: &SingleJobWorkload,
+    data: &Prepared,
+) -> Result<Arc<dyn Model>> {
     let cols = data.train.features.cols();
     let task = data.train.task;
     let linear = |loss| -> Result<Arc<dyn Model>> {

@@ -7,17 +7,10 @@ use std::ops::Deref;
 use schedlab_env::Observation;
 use schedlab_env::SingleJobEnv;
 use schedlab_env::single_job::features::{HISTORY, HISTORY_FEATURES, NODE_GROUP};
-use schedlab_env::workload::RewardSpec;
+use schedlab_env::single_job::workload::RewardSpec;
 
-use crate::policy::{EnvContext, PolicyContext};
-
-/// The single-job part of `ctx`; a registry row of this kind is only built with one.
-pub fn single_job_context(ctx: &EnvContext) -> &SingleJobContext {
-    match ctx {
-        EnvContext::SingleJob(ctx) => ctx,
-        other => unreachable!("a single-job scheduler built for {:?}", other.kind()),
-    }
-}
+use super::common::PolicyContext;
+use schedlab_env::EnvKind;
 
 /// The spaces (node-major, fields `[cpu, mem, gpu]`) plus the container ladder's size of each
 /// level (`level_sizes[r][level]`, level 0 = 0), each node's capacity `[cpu, mem, gpu]`, the
@@ -40,6 +33,11 @@ impl Deref for SingleJobContext {
 }
 
 impl SingleJobContext {
+    /// The kind of env this context is of.
+    pub fn kind(&self) -> EnvKind {
+        EnvKind::SingleJob
+    }
+
     pub fn of(env: &SingleJobEnv) -> Self {
         let workload = &env.scenario().workload;
         let ladder = &workload.containers;
@@ -118,76 +116,5 @@ impl SingleJobContext {
     /// The size of `level` in dimension `dim`.
     pub fn size_of(&self, dim: usize, level: usize) -> f64 {
         self.level_sizes[self.action_space.field_of(dim)][level]
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod fixtures {
-    use schedlab_env::{ActionSpace, ObservationSpace};
-
-    use super::*;
-
-    /// A node-major `[cpu, mem, gpu]` action space of `nodes` nodes.
-    pub fn node_space(nodes: usize, levels: [usize; 3]) -> ActionSpace {
-        use schedlab_env::gym::Field;
-        ActionSpace::grid(
-            "node",
-            nodes,
-            vec![
-                Field::new("cpu", levels[0]),
-                Field::new("mem", levels[1]),
-                Field::new("gpu", levels[2]),
-            ],
-        )
-    }
-
-    /// One node with levels `[3, 2, 2]`: the smallest space with every kind of head.
-    pub fn one_node_space() -> ActionSpace {
-        node_space(1, [3, 2, 2])
-    }
-
-    /// Two nodes, levels `[5, 3, 3]`; node 1 cannot take CPU levels above 2 nor any GPU.
-    pub fn context_and_observation() -> (SingleJobContext, Observation) {
-        let action_space = node_space(2, [5, 3, 3]);
-        let mut mask = vec![true; action_space.mask_len()];
-        let node1_cpu = action_space.mask_offset(action_space.dim(1, 0));
-        mask[node1_cpu + 3] = false;
-        mask[node1_cpu + 4] = false;
-        let node1_gpu = action_space.mask_offset(action_space.dim(1, 2));
-        mask[node1_gpu + 1] = false;
-        mask[node1_gpu + 2] = false;
-        let ctx = SingleJobContext {
-            common: PolicyContext::new(action_space, ObservationSpace::new(&[(NODE_GROUP, 2, 1)])),
-            level_sizes: [
-                vec![0.0, 1.0, 2.0, 4.0, 8.0],
-                vec![0.0, 4.0, 8.0],
-                vec![0.0, 0.5, 1.0],
-            ],
-            node_capacity: vec![[8.0, 8.0, 1.0], [2.0, 8.0, 0.0]],
-            round_interval_s: 1.0,
-            prices_per_s: [1.0, 0.1, 10.0],
-            reward: RewardSpec::default(),
-        };
-        (
-            ctx,
-            Observation {
-                features: vec![0.0, 0.0],
-                action_mask: mask,
-            },
-        )
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod real {
-    use std::path::PathBuf;
-
-    use schedlab_env::{Scenario, SingleJobEnv};
-
-    /// A fresh env on the shipped small-4node workload.
-    pub fn small_env() -> SingleJobEnv {
-        let path =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
-        SingleJobEnv::new(Scenario::load(&path).unwrap())
     }
 }

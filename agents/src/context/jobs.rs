@@ -11,24 +11,8 @@ use schedlab_env::jobs::observe::{
 };
 use schedlab_env::jobs::{ChoiceLayout, GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
 
-use crate::options::{OptionSpec, OptionType};
-use crate::policy::{EnvContext, PolicyContext};
-
-/// Where a starting job's containers go; every jobs scheduler but `random` takes it.
-pub const PLACEMENT: OptionSpec = OptionSpec {
-    key: "placement",
-    kind: OptionType::Choice(&["best-fit", "worst-fit"]),
-    default: "best-fit",
-    help: "machines for new containers: the fullest that fits, or the emptiest",
-};
-
-/// The jobs part of `ctx`; a registry row of this kind is only built with one.
-pub fn jobs_context(ctx: &EnvContext) -> &JobsContext {
-    match ctx {
-        EnvContext::Jobs(ctx) => ctx,
-        other => unreachable!("a jobs scheduler built for {:?}", other.kind()),
-    }
-}
+use super::common::PolicyContext;
+use schedlab_env::EnvKind;
 
 /// The declared spaces (slot-major) plus the scaling ladders of a jobs workload, its cluster's
 /// size, and the prices of its resources.
@@ -64,6 +48,11 @@ impl Deref for JobsContext {
 }
 
 impl JobsContext {
+    /// The kind of env this context is of.
+    pub fn kind(&self) -> EnvKind {
+        EnvKind::Jobs
+    }
+
     pub fn of(env: &JobsEnv) -> Self {
         let w = env.workload();
         let mut cluster_capacity = [0.0; 3];

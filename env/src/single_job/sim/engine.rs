@@ -14,14 +14,14 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
-use super::compress::Compression;
 use super::cost::CostModel;
 use super::server::{Applied, Server};
 use super::worker::{Iteration, Phase, Worker, WorkerRound};
 use crate::cluster::Amounts;
 use crate::error::{EnvError, Result};
-use crate::scenario::Scenario;
-use crate::workload::{OptimizerKind, Topology};
+use crate::single_job::compression::Compression;
+use crate::single_job::scenario::Scenario;
+use crate::single_job::workload::{OptimizerKind, Topology};
 
 /// Rows x parameters below which spreading gradients over threads costs more than it saves.
 const PARALLEL_WORK_THRESHOLD: usize = 2_000_000;

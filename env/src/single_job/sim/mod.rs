@@ -2,15 +2,11 @@
 //! minibatch gradients, and push them to a parameter server, with compute and communication
 //! times from the cluster model.
 
-mod cadence;
-mod compress;
 mod cost;
 mod engine;
 mod server;
 mod worker;
 
-pub use cadence::ValidationCadence;
-pub use compress::Compression;
 pub use cost::CostModel;
 pub use engine::TrainingSim;
 pub use server::{Applied, Server};
