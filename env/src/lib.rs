@@ -6,7 +6,9 @@
 //! (HB-ASGD and baseline optimisers computing real gradients of real models on real data on a
 //! virtual clock); [`jobs`] is a cluster of machines that many jobs arrive at; [`dag`] places
 //! DAGs of tasks on heterogeneous GPUs; [`network`] holds a network of computing centres
-//! allocating CPUs and training by consensus (see ARCHITECTURE.md).
+//! allocating CPUs and training by consensus (see ARCHITECTURE.md). [`workload_file`] reads a
+//! workload file of any kind and tells its kind; [`kinds`] is the one dispatch over kinds
+//! (a workload or env of any kind), which the command line and the Python binding share.
 //!
 //! It owns data loading, models, the cluster performance model, workload files and the
 //! simulation. It must know nothing of schedulers, predictors, learning agents, logging or

@@ -16,6 +16,7 @@ use crate::files::sha256_file;
 use crate::folder_lock::{FolderLock, LockError};
 use crate::imitation::WarmStartReport;
 use crate::learner::{Learner, LearnerError, UpdateStats};
+use crate::reward_scale::ReturnStats;
 use crate::run::{BestPolicy, Manifest, RunDir};
 use crate::tensorboard::TensorBoard;
 
@@ -165,83 +166,185 @@ pub fn train<E: SchedulingEnv>(
             board.text("hyperparameters", &markdown_table(&config), 0);
         }
     }
-    let env_kind = prototype.context().kind().name();
-    let manifest = |step: u64, return_stats, resumable: bool, best: Option<BestPolicy>| {
-        let (model, optimizer, target) = Manifest::record_names(step, kind.has_target_network());
+    let checkpoints = Checkpoints {
+        kind,
+        config: &config,
+        spec,
+        run: &run,
+        workload_sha256,
+        run_seed,
+        shapes: (observation_len, mask_len),
+        env_kind: prototype.context().kind().name(),
+        wall_s_at_start,
+        started,
+    };
+    learner.plan(spec.steps);
+    let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
+    if start.is_none() {
+        warm_start(
+            prototype,
+            learner.as_mut(),
+            &checkpoints,
+            &eval_seeds,
+            &mut board,
+        )?;
+    }
+    let best = start.as_ref().and_then(|m| m.best.clone());
+    let evaluations = Evaluations {
+        prototype,
+        seeds: &eval_seeds,
+        best,
+    };
+    let steps = (step_at_start, spec.steps);
+    update_until_done(
+        learner.as_mut(),
+        &checkpoints,
+        evaluations,
+        steps,
+        &mut board,
+        on_update,
+    )?;
+    board.flush();
+    drop(board);
+    Ok(run)
+}
+
+/// What every checkpoint of a run records besides the learner's own state.
+struct Checkpoints<'a> {
+    kind: AgentKind,
+    config: &'a serde_json::Value,
+    spec: &'a TrainSpec<'a>,
+    run: &'a RunDir,
+    workload_sha256: String,
+    run_seed: u64,
+    /// The network's `(observation, mask)` lengths.
+    shapes: (usize, usize),
+    env_kind: &'static str,
+    wall_s_at_start: f64,
+    started: Instant,
+}
+
+impl Checkpoints<'_> {
+    fn manifest(
+        &self,
+        step: u64,
+        return_stats: Option<ReturnStats>,
+        resumable: bool,
+        best: Option<BestPolicy>,
+    ) -> Manifest {
+        let (model, optimizer, target) =
+            Manifest::record_names(step, self.kind.has_target_network());
         Manifest {
-            agent: kind.name().into(),
-            config: config.clone(),
-            workload: spec.workload_path.display().to_string(),
-            workload_sha256: workload_sha256.clone(),
+            agent: self.kind.name().into(),
+            config: self.config.clone(),
+            workload: self.spec.workload_path.display().to_string(),
+            workload_sha256: self.workload_sha256.clone(),
             step,
-            seed: run_seed,
+            seed: self.run_seed,
             schedlab_version: env!("CARGO_PKG_VERSION").into(),
             model,
             optimizer,
             target,
-            observation_len,
-            mask_len,
+            observation_len: self.shapes.0,
+            mask_len: self.shapes.1,
             return_stats,
-            play_settings: spec.play_settings.iter().cloned().collect(),
-            env_kind: Some(env_kind.to_owned()),
+            play_settings: self.spec.play_settings.iter().cloned().collect(),
+            env_kind: Some(self.env_kind.to_owned()),
             resume_state: resumable.then(|| Manifest::resume_state_name(step)),
-            wall_s: Some(wall_s_at_start + started.elapsed().as_secs_f64()),
+            wall_s: Some(self.wall_s_at_start + self.started.elapsed().as_secs_f64()),
             best,
         }
-    };
-    // record files first, the manifest naming them last (trainer/src/run.rs)
-    let checkpoint = |learner: &dyn Learner<E::Metrics>, step: u64, best: Option<BestPolicy>| {
+    }
+
+    /// Record files first, the manifest naming them last (trainer/src/run.rs).
+    fn save<M>(
+        &self,
+        learner: &dyn Learner<M>,
+        step: u64,
+        best: Option<BestPolicy>,
+    ) -> Result<(), TrainError> {
         let state = learner.resume_state();
-        let manifest = manifest(step, learner.return_stats(), state.is_some(), best);
+        let manifest = self.manifest(step, learner.return_stats(), state.is_some(), best);
+        let run = self.run;
         learner
-            .save(&run, &manifest)
+            .save(run, &manifest)
             .and_then(|()| match (&state, &manifest.resume_state) {
                 (Some(state), Some(name)) => run.write_json(name, state),
                 _ => Ok(()),
             })
             .and_then(|()| run.commit_checkpoint(&manifest))
             .map_err(io(&run.path))
-    };
-    learner.plan(spec.steps);
-    let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
-    if start.is_none()
-        && let Some(report) = learner
-            .warm_start()
-            .map_err(|e| TrainError::WarmStart(e.to_string()))?
-    {
-        let warm = compare_with_teacher(prototype, learner.as_ref(), &report, &eval_seeds)?;
-        for (tag, value) in eval_scalars(&warm.clone_metrics) {
-            board.scalar(&tag, value, 0);
-        }
-        log_warm_start(&mut board, &report);
-        run.write_json("warm_start.json", &warm)
-            .map_err(io(&run.path))?;
-        if spec.steps == 0 {
-            checkpoint(learner.as_ref(), 0, None)?;
-        }
     }
-    let mut best = start.as_ref().and_then(|m| m.best.clone());
+}
+
+/// The learner's warm start, where its configuration asks for one, with its report against
+/// the teacher; a run of no steps is checkpointed right after it.
+fn warm_start<E: SchedulingEnv>(
+    prototype: &E,
+    learner: &mut dyn Learner<E::Metrics>,
+    checkpoints: &Checkpoints,
+    eval_seeds: &[u64],
+    board: &mut TensorBoard,
+) -> Result<(), TrainError> {
+    let Some(report) = learner
+        .warm_start()
+        .map_err(|e| TrainError::WarmStart(e.to_string()))?
+    else {
+        return Ok(());
+    };
+    let run = checkpoints.run;
+    let warm = compare_with_teacher(prototype, &*learner, &report, eval_seeds)?;
+    for (tag, value) in eval_scalars(&warm.clone_metrics) {
+        board.scalar(&tag, value, 0);
+    }
+    log_warm_start(board, &report);
+    run.write_json("warm_start.json", &warm)
+        .map_err(io(&run.path))?;
+    if checkpoints.spec.steps == 0 {
+        checkpoints.save(&*learner, 0, None)?;
+    }
+    Ok(())
+}
+
+/// Greedy evaluations during training: their seeds, and the best network so far.
+struct Evaluations<'a, E> {
+    prototype: &'a E,
+    seeds: &'a [u64],
+    best: Option<BestPolicy>,
+}
+
+/// Updates from `step_at_start` until `steps` are done or the run is told to stop, logging
+/// each update, evaluating and checkpointing on their schedules and at the end.
+fn update_until_done<E: SchedulingEnv>(
+    learner: &mut dyn Learner<E::Metrics>,
+    checkpoints: &Checkpoints,
+    mut evaluations: Evaluations<E>,
+    (step_at_start, steps): (u64, u64),
+    board: &mut TensorBoard,
+    on_update: &mut OnUpdate<E::Metrics>,
+) -> Result<(), TrainError> {
+    let spec = checkpoints.spec;
     let start_time = Instant::now();
     let mut next_checkpoint = step_at_start + spec.checkpoint_every.max(1);
     let mut next_eval = step_at_start + spec.eval_every.max(1);
-    while learner.env_steps() < spec.steps {
+    while learner.env_steps() < steps {
         let stats = learner.update()?;
         let step = stats.env_steps;
         if let Some(&(tag, value)) = stats.scalars.iter().find(|(_, v)| !v.is_finite()) {
             return Err(TrainError::Diverged { step, tag, value });
         }
         let sps = (step - step_at_start) as f64 / start_time.elapsed().as_secs_f64().max(1e-9);
-        log_update(&mut board, &stats, sps);
-        let stopping = step >= spec.steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
+        log_update(board, &stats, sps);
+        let stopping = step >= steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let evaluation = if spec.eval_episodes > 0 && (stopping || step >= next_eval) {
             next_eval = step + spec.eval_every.max(1);
             let evaluated = Evaluated {
-                prototype,
-                seeds: &eval_seeds,
+                prototype: evaluations.prototype,
+                seeds: evaluations.seeds,
                 step,
-                run: &run,
+                run: checkpoints.run,
             };
-            Some(evaluated.play(learner.as_ref(), &mut board, &mut best)?)
+            Some(evaluated.play(&*learner, board, &mut evaluations.best)?)
         } else {
             None
         };
@@ -251,16 +354,14 @@ pub fn train<E: SchedulingEnv>(
             evaluation: evaluation.as_deref(),
         });
         if stopping || step >= next_checkpoint {
-            checkpoint(learner.as_ref(), step, best.clone())?;
+            checkpoints.save(&*learner, step, evaluations.best.clone())?;
             next_checkpoint = step + spec.checkpoint_every.max(1);
         }
         if stopping {
             break;
         }
     }
-    board.flush();
-    drop(board);
-    Ok(run)
+    Ok(())
 }
 
 /// The learner of `kind` for copies of `prototype`, its errors as the driver reports them

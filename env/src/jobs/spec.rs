@@ -399,6 +399,16 @@ impl JobsWorkload {
 
     /// Checks everything the simulation relies on; public so importers validate before saving.
     pub fn validate(&self, path: &Path) -> Result<()> {
+        self.check_episode(path)?;
+        self.check_interface(path)?;
+        self.check_machines(path)?;
+        let template_names = self.check_templates(path)?;
+        self.check_jobs(path, &template_names)?;
+        self.check_family(path)
+    }
+
+    /// The kind, the episode's clock and limits, and the reward's weights.
+    fn check_episode(&self, path: &Path) -> Result<()> {
         let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         if self.kind != "jobs" {
             return bad(
@@ -445,6 +455,12 @@ impl JobsWorkload {
                 "must be at least 1".into(),
             );
         }
+        Ok(())
+    }
+
+    /// The decision window and the scaling ladders.
+    fn check_interface(&self, path: &Path) -> Result<()> {
+        let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         if self.window.queued == 0 {
             return bad("window.queued".into(), "must be at least 1".into());
         }
@@ -464,6 +480,12 @@ impl JobsWorkload {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Every machine: a count, positive capacities, at most the GPUs a machine can hold.
+    fn check_machines(&self, path: &Path) -> Result<()> {
+        let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         if self.machines.is_empty() {
             return bad("machines".into(), "at least one machine is needed".into());
         }
@@ -479,6 +501,12 @@ impl JobsWorkload {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Every template: sound fractions and contention, what the real fidelity needs, a unique name. Returns the names.
+    fn check_templates<'a>(&'a self, path: &Path) -> Result<HashSet<&'a str>> {
+        let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         let mut template_names = HashSet::new();
         for (i, t) in self.templates.iter().enumerate() {
             let fractions_ok = t.utilisation.iter().all(|&u| u > 0.0 && u <= 1.0);
@@ -509,6 +537,12 @@ impl JobsWorkload {
                 );
             }
         }
+        Ok(template_names)
+    }
+
+    /// Every job: a unique id, times, workers and GPUs that make sense, a known template and predecessors, a request some machine fits.
+    fn check_jobs(&self, path: &Path, template_names: &HashSet<&str>) -> Result<()> {
+        let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         let mut ids = HashMap::new();
         for (i, j) in self.jobs.iter().enumerate() {
             if ids.insert(j.id.as_str(), i).is_some() {
@@ -557,6 +591,12 @@ impl JobsWorkload {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// A family of windows: of the surrogate fidelity, and sound.
+    fn check_family(&self, path: &Path) -> Result<()> {
+        let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         if let Some(family) = &self.family {
             if self.fidelity == Fidelity::Real {
                 return bad(

@@ -241,19 +241,7 @@ fn import(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "imported".into());
-    let mut dropped: Vec<String> = read
-        .dropped
-        .iter()
-        .map(|(why, n)| format!("{n} rows: {why}"))
-        .collect();
-    if dropped_machines > 0 {
-        dropped.push(format!("{dropped_machines} machine rows"));
-    }
-    let warnings: Vec<String> = read
-        .warnings
-        .iter()
-        .map(|(w, n)| format!("{n} x {w}"))
-        .collect();
+    let (dropped, warnings) = what_was_left_out(&read, dropped_machines);
     let mut workload = JobsWorkload {
         kind: "jobs".into(),
         name: name.clone(),
@@ -304,18 +292,7 @@ fn import(
     workload.jobs = std::mem::take(&mut read.jobs);
     workload.validate(out)?;
     let jobs = workload.jobs.len();
-    if jobs > INLINE_JOBS {
-        let table_name = format!("{name}.jobs.parquet");
-        let table_path = out.with_file_name(&table_name);
-        write_atomic(
-            &table_path,
-            &traces::table::write_jobs_parquet(&workload.jobs)?,
-        )?;
-        workload.jobs.clear();
-        workload.jobs_table = Some(table_name);
-        println!("wrote {}", table_path.display());
-    }
-    write_atomic(out, toml::to_string(&workload)?.as_bytes())?;
+    write_workload(workload, out, &name)?;
     println!(
         "wrote {}: {} jobs from {} rows ({} outside --from/--to, {} dropped)",
         out.display(),
@@ -327,6 +304,50 @@ fn import(
     for line in dropped.iter().chain(&warnings) {
         println!("  {line}");
     }
+    Ok(())
+}
+
+/// The lines that say what the import left out: rows dropped (with why) and machine rows,
+/// and the warnings, each with its count.
+fn what_was_left_out(
+    read: &traces::ReadJobs,
+    dropped_machines: usize,
+) -> (Vec<String>, Vec<String>) {
+    let mut dropped: Vec<String> = read
+        .dropped
+        .iter()
+        .map(|(why, n)| format!("{n} rows: {why}"))
+        .collect();
+    if dropped_machines > 0 {
+        dropped.push(format!("{dropped_machines} machine rows"));
+    }
+    let warnings = read
+        .warnings
+        .iter()
+        .map(|(w, n)| format!("{n} x {w}"))
+        .collect();
+    (dropped, warnings)
+}
+
+/// Writes the workload file, its jobs in a Parquet table beside it when there are more than
+/// [`INLINE_JOBS`] (both atomically).
+fn write_workload(
+    mut workload: JobsWorkload,
+    out: &std::path::Path,
+    name: &str,
+) -> anyhow::Result<()> {
+    if workload.jobs.len() > INLINE_JOBS {
+        let table_name = format!("{name}.jobs.parquet");
+        let table_path = out.with_file_name(&table_name);
+        write_atomic(
+            &table_path,
+            &traces::table::write_jobs_parquet(&workload.jobs)?,
+        )?;
+        workload.jobs.clear();
+        workload.jobs_table = Some(table_name);
+        println!("wrote {}", table_path.display());
+    }
+    write_atomic(out, toml::to_string(&workload)?.as_bytes())?;
     Ok(())
 }
 

@@ -27,7 +27,7 @@ use crate::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::stats::{welch, welch_floor};
 use crate::sweep::spec::{SweepSpec, TrainSettings};
-use crate::workloads::Jobs;
+use crate::workloads::{Jobs, Loaded};
 
 /// The evaluation episodes' override set, as the sweep names it.
 const VARIANT: &str = "heldout";
@@ -156,6 +156,101 @@ fn trace_section(
     trained: &[Trained],
 ) -> anyhow::Result<String> {
     let p = &cx.protocol.learned;
+    let TracePlay {
+        spec,
+        per_slot,
+        windows,
+        heuristics,
+        learned,
+    } = play_trace(cx, trace, trained)?;
+    let best = lowest_mean(heuristics.iter()).expect("the protocol names heuristics");
+    let (loaded, jobs_per_seed) = load_windows(&windows, &p.set)?;
+    let jobs = jobs_per_seed * p.eval_seeds as usize;
+    let validation_seeds: Vec<u64> = (0..p.validation_episodes).collect();
+    let validation_jobs = family_jobs(&shipped_workload(&trace.family), &validation_seeds)?;
+    let mut text = format!(
+        "### {name}: {windows} held-out windows x {seeds} seeds, {jobs} jobs; best heuristic `{best}`\n\n\
+         | policy | trained (s) | validation JCT (s) | JCT mean (s) | JCT p95 (s) | finished | makespan (s) | GPU occupancy | JCT vs best | IQM ratio [95% CI] | P(better) | Wilcoxon p | Welch p | paired p |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        name = trace.name,
+        windows = windows.len(),
+        seeds = p.eval_seeds,
+        best = best.label,
+    );
+    let best_jct = best.jct();
+    let best_unfinished = jobs.saturating_sub(best.finished());
+    let mut verdicts = Vec::new();
+    for line in heuristics.iter().chain(&learned) {
+        let (row, verdict) = table_row(line, best, jobs, &validation_jobs, p.budget_s);
+        text += &row;
+        verdicts.extend(verdict);
+    }
+    let bounds = lower_bounds(&loaded, &windows, &best.episodes)?;
+    let bound_jct: Vec<f64> = bounds.iter().map(|b| b.0).collect();
+    let bound_welch = welch(&bound_jct, &best_jct).2;
+    let bound_by_episode = best
+        .episodes
+        .keys()
+        .cloned()
+        .zip(bound_jct.iter().copied())
+        .collect();
+    text += &format!(
+        "| lower bound | | | {} | {} | | | | {:+.1}% | {} |\n",
+        number(mean(&bound_jct)),
+        number(mean(&bounds.iter().map(|b| b.1).collect::<Vec<_>>())),
+        100.0 * (mean(&bound_jct) / mean(&best_jct) - 1.0),
+        compare(&bound_by_episode, &best.jct_by_episode()).cells(),
+    );
+    text += &format!(
+        "\n{} {} {} {}\n\n",
+        validated(
+            &heuristics,
+            &learned,
+            &validation_jobs,
+            p.validation_episodes
+        ),
+        reading(&best.label, best_unfinished, &verdicts),
+        detectable(&best_jct),
+        headroom(bound_welch, welch_floor(&bound_jct, &best_jct)),
+    );
+    let lines: Vec<&Line> = heuristics.iter().chain(&learned).collect();
+    text += &unfinished_of(&lines, &p.set, &loaded, &windows)?;
+    text += &jct_cdf(cx, trace, best, &learned, &loaded, &windows)?;
+    text += &per_window(&windows, &heuristics, best, &learned, &bounds);
+    if let Some(folder) = &trace.later {
+        let name = later_sweep_name(trace);
+        text += &later_section(
+            cx,
+            &trace.name,
+            windows_in(folder)?,
+            name,
+            [&spec, &per_slot],
+            &lines,
+        )?;
+    }
+    text += &warm_starts(trained)?;
+    Ok(text)
+}
+
+/// What one trace's sweeps played: the held-out spec through the learned policies' interface
+/// and per slot, the windows, and every heuristic's line (through both interfaces) and every
+/// learned one's.
+struct TracePlay {
+    spec: SweepSpec,
+    per_slot: SweepSpec,
+    windows: Vec<PathBuf>,
+    heuristics: Vec<Line>,
+    learned: Vec<Line>,
+}
+
+/// Plays every policy on the trace's held-out windows and on its family's validation windows,
+/// through both interfaces.
+fn play_trace(
+    cx: &Context,
+    trace: &LearnedTrace,
+    trained: &[Trained],
+) -> anyhow::Result<TracePlay> {
+    let p = &cx.protocol.learned;
     let windows = windows_in(&trace.heldout)?;
     let run_names: Vec<String> = trained
         .iter()
@@ -216,83 +311,66 @@ fn trace_section(
                 .map(|s| line(format!("shipped `{s}`"), s, None, false)),
         )
         .collect();
-    let best = lowest_mean(heuristics.iter()).expect("the protocol names heuristics");
-    let (loaded, jobs_per_seed) = load_windows(&windows, &p.set)?;
-    let jobs = jobs_per_seed * p.eval_seeds as usize;
-    let validation_jobs = family_jobs(&shipped_workload(&trace.family), &validation(&spec).seeds)?;
-    let mut text = format!(
-        "### {name}: {windows} held-out windows x {seeds} seeds, {jobs} jobs; best heuristic `{best}`\n\n\
-         | policy | trained (s) | validation JCT (s) | JCT mean (s) | JCT p95 (s) | finished | makespan (s) | GPU occupancy | JCT vs best | IQM ratio [95% CI] | P(better) | Wilcoxon p | Welch p | paired p |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
-        name = trace.name,
-        windows = windows.len(),
-        seeds = p.eval_seeds,
-        best = best.label,
+    Ok(TracePlay {
+        spec,
+        per_slot,
+        windows,
+        heuristics,
+        learned,
+    })
+}
+
+/// One policy's row of the held-out table, and for a learned one its verdict on the bar.
+fn table_row(
+    line: &Line,
+    best: &Line,
+    jobs: usize,
+    validation_jobs: &BTreeMap<u64, usize>,
+    budget_s: f64,
+) -> (String, Option<Verdict>) {
+    let jct = line.jct();
+    let finished = line.finished();
+    let (label, paired) = against_best(line, best);
+    let row = format!(
+        "| {label} | {} | {} | {} | {} | {finished} | {} | {:.3} | {:+.1}% | {} |\n",
+        line.trained_s.map_or(String::new(), |s| format!("{s:.0}")),
+        number(line.validation_jct(validation_jobs)),
+        number(mean(&jct)),
+        number(mean(&line.metric("jct_p95_s"))),
+        number(mean(&line.metric("makespan_s"))),
+        mean(&line.metric("gpu_occupancy")),
+        100.0 * (mean(&jct) / mean(&best.jct()) - 1.0),
+        paired
+            .as_ref()
+            .map_or(" | | | | ".to_owned(), Paired::cells),
     );
-    let best_jct = best.jct();
-    let best_unfinished = jobs.saturating_sub(best.finished());
-    let mut verdicts = Vec::new();
-    for line in heuristics.iter().chain(&learned) {
-        let jct = line.jct();
-        let finished = line.finished();
-        let (label, paired) = against_best(line, best);
-        text += &format!(
-            "| {label} | {} | {} | {} | {} | {finished} | {} | {:.3} | {:+.1}% | {} |\n",
-            line.trained_s.map_or(String::new(), |s| format!("{s:.0}")),
-            number(line.validation_jct(&validation_jobs)),
-            number(mean(&jct)),
-            number(mean(&line.metric("jct_p95_s"))),
-            number(mean(&line.metric("makespan_s"))),
-            mean(&line.metric("gpu_occupancy")),
-            100.0 * (mean(&jct) / mean(&best_jct) - 1.0),
-            paired
-                .as_ref()
-                .map_or(" | | | | ".to_owned(), Paired::cells),
-        );
-        if let (true, Some(paired)) = (line.learned, paired) {
-            verdicts.push(Verdict {
-                label: line.label.clone(),
-                paired,
-                unfinished: jobs.saturating_sub(finished),
-                within_budget: line.trained_s.is_none_or(|s| s <= p.budget_s),
-            });
-        }
-    }
-    let bounds = lower_bounds(&loaded, &windows, &best.episodes)?;
-    let bound_jct: Vec<f64> = bounds.iter().map(|b| b.0).collect();
-    let bound_welch = welch(&bound_jct, &best_jct).2;
-    let bound_by_episode = best
-        .episodes
-        .keys()
-        .cloned()
-        .zip(bound_jct.iter().copied())
-        .collect();
-    text += &format!(
-        "| lower bound | | | {} | {} | | | | {:+.1}% | {} |\n",
-        number(mean(&bound_jct)),
-        number(mean(&bounds.iter().map(|b| b.1).collect::<Vec<_>>())),
-        100.0 * (mean(&bound_jct) / mean(&best_jct) - 1.0),
-        compare(&bound_by_episode, &best.jct_by_episode()).cells(),
-    );
-    text += &format!(
-        "\n{} {} {} {}\n\n",
-        validated(
-            &heuristics,
-            &learned,
-            &validation_jobs,
-            p.validation_episodes
-        ),
-        reading(&best.label, best_unfinished, &verdicts),
-        detectable(&best_jct),
-        headroom(bound_welch, welch_floor(&bound_jct, &best_jct)),
-    );
-    let lines: Vec<&Line> = heuristics.iter().chain(&learned).collect();
-    text += &unfinished_of(&lines, &p.set, &loaded, &windows)?;
+    let verdict = match (line.learned, paired) {
+        (true, Some(paired)) => Some(Verdict {
+            label: line.label.clone(),
+            paired,
+            unfinished: jobs.saturating_sub(finished),
+            within_budget: line.trained_s.is_none_or(|s| s <= budget_s),
+        }),
+        _ => None,
+    };
+    (row, verdict)
+}
+
+/// The CDF of job completion times on the held-out windows (seed 0) of the best heuristic and
+/// every learned policy, as a figure and its link.
+fn jct_cdf(
+    cx: &Context,
+    trace: &LearnedTrace,
+    best: &Line,
+    learned: &[Line],
+    loaded: &[Loaded],
+    windows: &[PathBuf],
+) -> anyhow::Result<String> {
     let first_seed = 0;
     let mut samples = Vec::new();
-    for line in std::iter::once(best).chain(&learned) {
+    for line in std::iter::once(best).chain(learned) {
         let mut hours = Vec::new();
-        for (l, w) in loaded.iter().zip(&windows) {
+        for (l, w) in loaded.iter().zip(windows) {
             let jobs: &Jobs = l.expect("learned", w)?;
             hours.extend(completion_hours(jobs, &line.policy, first_seed)?);
         }
@@ -309,22 +387,11 @@ fn trace_section(
         &samples,
         XScale::Log,
     )?;
-    text += &format!("![JCT CDF, {}]({})\n\n", trace.name, cx.link(&figure));
-    text += &per_window(&windows, &heuristics, best, &learned, &bounds);
-    if let Some(folder) = &trace.later {
-        let lines: Vec<&Line> = heuristics.iter().chain(&learned).collect();
-        let name = later_sweep_name(trace);
-        text += &later_section(
-            cx,
-            &trace.name,
-            windows_in(folder)?,
-            name,
-            [&spec, &per_slot],
-            &lines,
-        )?;
-    }
-    text += &warm_starts(trained)?;
-    Ok(text)
+    Ok(format!(
+        "![JCT CDF, {}]({})\n\n",
+        trace.name,
+        cx.link(&figure)
+    ))
 }
 
 /// The held-out sweep `spec` with the heuristics alone through the per-slot interface.

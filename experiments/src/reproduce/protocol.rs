@@ -235,9 +235,21 @@ pub struct PaperResourceUse {
 #[serde(deny_unknown_fields)]
 pub struct Table2 {
     pub policies: Vec<String>,
+    /// Learned agents (table1's `train:*` policies, trained on HB-ASGD) given rows of their own
+    /// with HB-ASGD, from table1's episodes: the same workload, optimiser set and seeds.
+    #[serde(default)]
+    pub learned: Vec<Table2Learned>,
     /// The row the ratios divide by.
     pub reference: String,
     pub rows: Vec<Table2Row>,
+}
+
+/// A learned agent's row of table2.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table2Learned {
+    pub label: String,
+    pub policy: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

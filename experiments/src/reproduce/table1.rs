@@ -17,11 +17,12 @@ use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 use crate::workloads::Jobs;
 
-pub fn table1(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
-    let t1 = &cx.protocol.table1;
-    let spec = SweepSpec {
+/// Table1's grid: its schedulers, the learned agents trained first, on paper-10node with
+/// HB-ASGD at its tuned rate. Table2 reads the learned agents' rows from it.
+pub(super) fn table1_spec(cx: &Context, tuned: &Tuned) -> SweepSpec {
+    SweepSpec {
         name: "table1".into(),
-        policies: t1.policies.clone(),
+        policies: cx.protocol.table1.policies.clone(),
         workloads: vec![cx.paper.clone()],
         seeds: cx.seeds(),
         overrides: BTreeMap::from([(
@@ -32,7 +33,12 @@ pub fn table1(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
             steps: cx.args.steps,
             ..TrainSettings::default()
         },
-    };
+    }
+}
+
+pub fn table1(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
+    let t1 = &cx.protocol.table1;
+    let spec = table1_spec(cx, tuned);
     let rows = cx.sweep(&spec)?;
     let paper = |p: &str| match t1.paper.get(p) {
         Some(r) => (format!("{}%", r.gpu_util), format!("{}%", r.fragmentation)),
