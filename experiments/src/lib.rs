@@ -6,6 +6,7 @@
 //! spec readers. It wires the other crates together; simulation, scheduling and training logic
 //! live in those crates, never here. Command-line arguments (clap's `Args`) are `commands/`'s.
 
+pub mod curves;
 pub mod device;
 pub mod output;
 pub mod paths;
@@ -14,6 +15,7 @@ pub mod plots;
 pub mod reproduce;
 pub mod settings;
 pub mod stats;
+pub mod summary;
 pub mod sweep;
 pub mod traces;
 pub mod training;

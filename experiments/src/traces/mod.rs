@@ -2,10 +2,12 @@
 //! format's reader validates strictly, naming file, line and column; `--lenient` drops bad
 //! rows instead and counts them by reason.
 
+pub mod import;
 pub mod machines;
 mod openb;
 mod philly;
 pub mod table;
+pub mod template_fit;
 pub mod templates;
 pub mod v2018;
 

@@ -1,0 +1,328 @@
+//! A real trace into a jobs workload (TOML, plus a Parquet job table when it has many jobs),
+//! a family of windows, or consecutive held-out windows; `schedlab workload import` parses
+//! its arguments into an [`ImportRequest`].
+
+use std::path::PathBuf;
+
+use schedlab_env::jobs::{
+    FamilySpec, JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
+};
+
+use super::machines::MachinesFile;
+use super::{Bound, Format, ReadOptions, templates};
+use crate::output::write_atomic;
+use crate::traces;
+
+/// Above this many jobs the workload keeps them in a Parquet table beside the TOML.
+const INLINE_JOBS: usize = 200;
+
+/// Multipliers of the trace: `time` of arrival times and durations, `arrival` of arrival
+/// times only, `nodes` of each machine type's count.
+pub struct Scale {
+    pub time: f64,
+    pub arrival: f64,
+    pub nodes: f64,
+}
+
+/// What to import and where to write it.
+pub struct ImportRequest {
+    pub format: Format,
+    /// The trace's job (pod, task) file.
+    pub jobs: Option<PathBuf>,
+    /// The machines: a node list, a machine spec, or a machines TOML.
+    pub nodes: Option<PathBuf>,
+    /// Jobs arriving in `[from, to)`, shifted so `from` is time 0.
+    pub from: Option<Bound>,
+    pub to: Option<Bound>,
+    pub scale: Scale,
+    /// Drop rows that fail validation (saying how many and why) instead of stopping.
+    pub lenient: bool,
+    /// Seed of the job-to-template rule.
+    pub seed: u64,
+    /// Folder of fitted templates (default: the shipped data/templates).
+    pub templates: Option<PathBuf>,
+    /// A workload family instead of one workload (`period_s` filled in here).
+    pub family: Option<FamilySpec>,
+    /// Cut `[from, to)` into this many consecutive windows, each its own workload.
+    pub windows: Option<usize>,
+    /// The workload file to write.
+    pub out: PathBuf,
+}
+
+/// Writes the workload (or the family, or the windows) `request` asks for.
+pub fn import(request: &ImportRequest) -> anyhow::Result<()> {
+    let (from, to) = (request.from, request.to);
+    let Some(count) = request.windows else {
+        return import_one(request, from, to, &request.out, request.family.clone());
+    };
+    anyhow::ensure!(count >= 1, "--windows must be at least 1");
+    let step = span_s(from, to)? / count as f64;
+    let stem = request
+        .out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "window".into());
+    for k in 0..count {
+        let out = request
+            .out
+            .with_file_name(window_file_name(&stem, k, count));
+        let bounds = [k, k + 1].map(|i| from.map(|b| b.plus_s(step * i as f64)));
+        import_one(request, bounds[0], bounds[1], &out, None)?;
+    }
+    Ok(())
+}
+
+/// Seconds from `from` to `to` when both are given on the same clock.
+fn span_s(from: Option<Bound>, to: Option<Bound>) -> anyhow::Result<f64> {
+    match (from, to) {
+        (Some(Bound::Seconds(a)), Some(Bound::Seconds(b))) => Ok(b - a),
+        (Some(Bound::Epoch(a)), Some(Bound::Epoch(b))) => Ok((b - a) as f64),
+        _ => anyhow::bail!(
+            "--family and --windows need --from and --to, both in seconds or both date-times"
+        ),
+    }
+    .and_then(|s| {
+        anyhow::ensure!(s > 0.0, "--to must be after --from");
+        Ok(s)
+    })
+}
+
+/// Window `k` of `count`: numbered to the width of the last (at least 2), so that name order
+/// is time order.
+fn window_file_name(stem: &str, k: usize, count: usize) -> String {
+    let width = (count - 1).to_string().len().max(2);
+    format!("{stem}-{k:0width$}.toml")
+}
+
+fn show(bound: Option<Bound>) -> String {
+    bound.map_or_else(|| "-".into(), |b| b.to_string())
+}
+
+fn import_one(
+    request: &ImportRequest,
+    from: Option<Bound>,
+    to: Option<Bound>,
+    out: &std::path::Path,
+    mut family: Option<FamilySpec>,
+) -> anyhow::Result<()> {
+    let scale = &request.scale;
+    let nodes = request.nodes.as_ref().ok_or_else(|| {
+        anyhow::anyhow!(
+            "--nodes is required: {} has no machine list of its own; pass the openb node list, the PAI machine spec or a machines TOML",
+            request.format.name()
+        )
+    })?;
+    let (mut machines, dropped_machines) = traces::read_machines(nodes, request.lenient)?;
+    traces::machines::scale_machines(&mut machines, scale.nodes);
+    if request.format == Format::AlibabaPaiMachines {
+        return write_machines(request, machines, dropped_machines);
+    }
+    let jobs_path = request
+        .jobs
+        .as_ref()
+        .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", request.format.name()))?;
+    let out_dir = templates::output_dir(out)?;
+    let template_list = templates::load(
+        request
+            .templates
+            .as_deref()
+            .unwrap_or(templates::default_dir()),
+        &out_dir,
+    )?;
+    let options = ReadOptions {
+        machines: &machines,
+        from,
+        to,
+        lenient: request.lenient,
+        seed: request.seed,
+    };
+    let mut read = traces::read_jobs(request.format, jobs_path, &options)?;
+    anyhow::ensure!(
+        !read.jobs.is_empty(),
+        "{}: no job left ({} rows, {} outside --from/--to, {} dropped)",
+        jobs_path.display(),
+        read.rows_read,
+        read.outside_window,
+        read.dropped_total()
+    );
+    for j in &mut read.jobs {
+        j.arrival_s *= scale.time * scale.arrival;
+        j.duration_s *= scale.time;
+    }
+    let last_arrival = read.jobs.iter().map(|j| j.arrival_s).fold(0.0, f64::max);
+    let longest = read.jobs.iter().map(|j| j.duration_s).fold(0.0, f64::max);
+    // a family's episodes last as long as its longest, slowest-arriving window
+    let arrivals_end = match &mut family {
+        Some(f) => {
+            f.period_s = span_s(from, to)? * scale.time * scale.arrival;
+            f.length_s = f.length_s.map(|l| l * scale.time * scale.arrival);
+            f.length_s[1] / f.arrival_factor[0]
+        }
+        None => last_arrival,
+    };
+    let name = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "imported".into());
+    let (dropped, warnings) = what_was_left_out(&read, dropped_machines);
+    let mut workload = JobsWorkload {
+        kind: "jobs".into(),
+        name: name.clone(),
+        description: format!(
+            "{} jobs of {} on {} machines (imported)",
+            read.jobs.len(),
+            request.format.name(),
+            machines.iter().map(|m| m.count).sum::<usize>()
+        ),
+        source: Some(trace_source(
+            request,
+            (jobs_path, nodes),
+            (from, to),
+            &read,
+            (&dropped, &warnings),
+        )),
+        episode: JobsEpisode {
+            decision_interval_s: 1800.0 * scale.time,
+            max_time_s: arrivals_end + 4.0 * longest + 1.0,
+            restart_s: 30.0,
+            max_steps_per_decision: 64,
+            speed_sigma: 0.1,
+        },
+        fidelity: Default::default(),
+        window: Window::default(),
+        scaling: Scaling::default(),
+        reward: Default::default(),
+        prices: Default::default(),
+        machines,
+        templates: template_list,
+        jobs: Vec::new(),
+        jobs_table: None,
+        family,
+    };
+    workload.jobs = std::mem::take(&mut read.jobs);
+    workload.validate(out)?;
+    let jobs = workload.jobs.len();
+    write_workload(workload, out, &name)?;
+    println!(
+        "wrote {}: {} jobs from {} rows ({} outside --from/--to, {} dropped)",
+        out.display(),
+        jobs,
+        read.rows_read,
+        read.outside_window,
+        read.dropped_total()
+    );
+    for line in dropped.iter().chain(&warnings) {
+        println!("  {line}");
+    }
+    Ok(())
+}
+
+/// Where the workload's jobs came from and by what rule, as its `[source]` section says.
+fn trace_source(
+    request: &ImportRequest,
+    (jobs_path, nodes): (&std::path::Path, &std::path::Path),
+    (from, to): (Option<Bound>, Option<Bound>),
+    read: &traces::ReadJobs,
+    (dropped, warnings): (&[String], &[String]),
+) -> TraceSource {
+    let scale = &request.scale;
+    TraceSource {
+        format: request.format.name().into(),
+        jobs: jobs_path.display().to_string(),
+        nodes: nodes.display().to_string(),
+        rows_read: read.rows_read,
+        rows_kept: read.jobs.len(),
+        from: show(from),
+        to: show(to),
+        dropped: dropped.to_vec(),
+        rule: format!(
+            "seed {}; from {} to {}; scale time {} arrival {} nodes {}; {}",
+            request.seed,
+            show(from),
+            show(to),
+            scale.time,
+            scale.arrival,
+            scale.nodes,
+            warnings.join("; ")
+        ),
+    }
+}
+
+/// The lines that say what the import left out: rows dropped (with why) and machine rows,
+/// and the warnings, each with its count.
+fn what_was_left_out(
+    read: &traces::ReadJobs,
+    dropped_machines: usize,
+) -> (Vec<String>, Vec<String>) {
+    let mut dropped: Vec<String> = read
+        .dropped
+        .iter()
+        .map(|(why, n)| format!("{n} rows: {why}"))
+        .collect();
+    if dropped_machines > 0 {
+        dropped.push(format!("{dropped_machines} machine rows"));
+    }
+    let warnings = read
+        .warnings
+        .iter()
+        .map(|(w, n)| format!("{n} x {w}"))
+        .collect();
+    (dropped, warnings)
+}
+
+/// Writes the workload file, its jobs in a Parquet table beside it when there are more than
+/// [`INLINE_JOBS`] (both atomically).
+fn write_workload(
+    mut workload: JobsWorkload,
+    out: &std::path::Path,
+    name: &str,
+) -> anyhow::Result<()> {
+    if workload.jobs.len() > INLINE_JOBS {
+        let table_name = format!("{name}.jobs.parquet");
+        let table_path = out.with_file_name(&table_name);
+        write_atomic(
+            &table_path,
+            &traces::table::write_jobs_parquet(&workload.jobs)?,
+        )?;
+        workload.jobs.clear();
+        workload.jobs_table = Some(table_name);
+        println!("wrote {}", table_path.display());
+    }
+    write_atomic(out, toml::to_string(&workload)?.as_bytes())?;
+    Ok(())
+}
+
+fn write_machines(
+    request: &ImportRequest,
+    machines: Vec<MachineSpec>,
+    dropped: usize,
+) -> anyhow::Result<()> {
+    let file = MachinesFile { machines };
+    write_atomic(&request.out, toml::to_string(&file)?.as_bytes())?;
+    println!(
+        "wrote {}: {} machines in {} types ({dropped} rows dropped); use it as --nodes",
+        request.out.display(),
+        file.machines.iter().map(|m| m.count).sum::<usize>(),
+        file.machines.len()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window_file_name;
+
+    #[test]
+    fn window_names_sort_in_time_order_at_any_count() {
+        assert_eq!(window_file_name("w", 3, 12), "w-03.toml");
+        for count in [12, 100, 101, 144, 1000, 1001] {
+            let names: Vec<String> = (0..count)
+                .map(|k| window_file_name("w", k, count))
+                .collect();
+            let mut sorted = names.clone();
+            sorted.sort();
+            assert_eq!(names, sorted, "{count} windows");
+        }
+        assert_eq!(window_file_name("w", 7, 144), "w-007.toml");
+    }
+}
