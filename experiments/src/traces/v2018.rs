@@ -37,62 +37,7 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
         .unwrap_or(0) as f64;
     let mut tasks = Vec::new();
     for row in 0..table.rows() {
-        let task = (|| -> Result<Task, RowError> {
-            let name = table
-                .text(row, "task_name")
-                .ok_or_else(|| table.invalid(row, "task_name", "empty", "a task needs a name"))?;
-            let job = table
-                .text(row, "job_name")
-                .ok_or_else(|| table.invalid(row, "job_name", "empty", "a task needs a job"))?
-                .to_owned();
-            let start = table.number(row, "start_time")?;
-            if start <= 0.0 {
-                return Err(table.invalid(
-                    row,
-                    "start_time",
-                    "never started",
-                    format!(
-                        "start_time {start} (status {})",
-                        table.text(row, "status").unwrap_or("")
-                    ),
-                ));
-            }
-            let end = table.number(row, "end_time")?;
-            if end < start {
-                return Err(table.invalid(
-                    row,
-                    "end_time",
-                    "ends before it starts",
-                    format!("end_time {end} < start_time {start}"),
-                ));
-            }
-            let workers = table.count(row, "instance_num")?;
-            let cpu = table.number(row, "plan_cpu")?;
-            let mem = table.number(row, "plan_mem")?;
-            if workers == 0 || cpu <= 0.0 || !(0.0..=100.0).contains(&mem) {
-                return Err(table.invalid(
-                    row,
-                    "instance_num/plan_cpu/plan_mem",
-                    "out of range",
-                    format!("{workers} instances, plan_cpu {cpu}, plan_mem {mem}"),
-                ));
-            }
-            let request = [
-                (cpu * 10.0).round() as u32,
-                ((mem / 100.0 * largest_mem).round() as u32).max(1),
-                0,
-            ];
-            check_fits(table, row, "plan_cpu/plan_mem", options.machines, request)?;
-            Ok(Task {
-                row,
-                job,
-                name: parse_task_name(name),
-                start,
-                duration: (end - start).max(1.0),
-                request,
-                workers,
-            })
-        })();
+        let task = read_task(table, row, options, largest_mem);
         if let Some(task) = out.keep(options.lenient, task)? {
             tasks.push(task);
         }
@@ -148,4 +93,68 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
     }
     window.rebase(&mut out.jobs);
     Ok(out)
+}
+
+/// One row as a task: named, started and ended in order, with a request some machine fits
+/// (`plan_mem` is a percentage of the largest machine's memory).
+fn read_task(
+    table: &TextTable,
+    row: usize,
+    options: &ReadOptions,
+    largest_mem: f64,
+) -> Result<Task, RowError> {
+    let name = table
+        .text(row, "task_name")
+        .ok_or_else(|| table.invalid(row, "task_name", "empty", "a task needs a name"))?;
+    let job = table
+        .text(row, "job_name")
+        .ok_or_else(|| table.invalid(row, "job_name", "empty", "a task needs a job"))?
+        .to_owned();
+    let start = table.number(row, "start_time")?;
+    if start <= 0.0 {
+        return Err(table.invalid(
+            row,
+            "start_time",
+            "never started",
+            format!(
+                "start_time {start} (status {})",
+                table.text(row, "status").unwrap_or("")
+            ),
+        ));
+    }
+    let end = table.number(row, "end_time")?;
+    if end < start {
+        return Err(table.invalid(
+            row,
+            "end_time",
+            "ends before it starts",
+            format!("end_time {end} < start_time {start}"),
+        ));
+    }
+    let workers = table.count(row, "instance_num")?;
+    let cpu = table.number(row, "plan_cpu")?;
+    let mem = table.number(row, "plan_mem")?;
+    if workers == 0 || cpu <= 0.0 || !(0.0..=100.0).contains(&mem) {
+        return Err(table.invalid(
+            row,
+            "instance_num/plan_cpu/plan_mem",
+            "out of range",
+            format!("{workers} instances, plan_cpu {cpu}, plan_mem {mem}"),
+        ));
+    }
+    let request = [
+        (cpu * 10.0).round() as u32,
+        ((mem / 100.0 * largest_mem).round() as u32).max(1),
+        0,
+    ];
+    check_fits(table, row, "plan_cpu/plan_mem", options.machines, request)?;
+    Ok(Task {
+        row,
+        job,
+        name: parse_task_name(name),
+        start,
+        duration: (end - start).max(1.0),
+        request,
+        workers,
+    })
 }
