@@ -3,8 +3,8 @@
 //! `"network"`; single-job files name none); [`AnyWorkload::load`] reads it into that kind's
 //! loaded workload, [`AnyEnv`] steps an env of any kind, and [`each_kind!`] is the match
 //! that code generic over the kind starts from. Adding a kind is a variant in each enum and an
-//! arm in [`AnyWorkload::load`] and [`each_kind!`] (ARCHITECTURE.md, "Add a kind of
-//! environment").
+//! arm in each of their matches here and in [`each_kind!`] (the compiler names any left out;
+//! ARCHITECTURE.md, "Add a kind of environment").
 
 use std::path::Path;
 use std::sync::Arc;
@@ -58,15 +58,6 @@ impl AnyWorkload {
                 AnyWorkload::Network(Arc::new(NetworkWorkload::load(path, overrides)?))
             }
         })
-    }
-
-    pub fn kind(&self) -> EnvKind {
-        match self {
-            AnyWorkload::SingleJob(_) => EnvKind::SingleJob,
-            AnyWorkload::Jobs(_) => EnvKind::Jobs,
-            AnyWorkload::Dag(_) => EnvKind::Dag,
-            AnyWorkload::Network(_) => EnvKind::Network,
-        }
     }
 
     /// A fresh env with no episode started.

@@ -46,7 +46,7 @@ impl<M> Metric<M> {
     }
 }
 
-/// Every single-job metric, in [`EpisodeMetrics`]'s order.
+/// Every single-job metric, in [`SingleJobMetrics`]'s order.
 pub const METRICS: [Metric<SingleJobMetrics>; 13] = [
     Metric {
         name: "completion_time_s",

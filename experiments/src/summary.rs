@@ -164,13 +164,13 @@ pub fn cell(m: &MetricSummary) -> String {
     format!("{} ± {}{p}", number(m.summary.mean), number(m.summary.ci95))
 }
 
-pub fn header(group: &GroupSummary) -> Vec<String> {
+fn header(group: &GroupSummary) -> Vec<String> {
     std::iter::once("policy".to_owned())
         .chain(group.policies[0].metrics.iter().map(|m| m.name.clone()))
         .collect()
 }
 
-pub fn title(group: &GroupSummary, n: usize) -> String {
+fn title(group: &GroupSummary, n: usize) -> String {
     format!(
         "{} ({}): mean ± 95% CI over {n} seeds; against {}, the Wilcoxon signed-rank p over the same seeds, then Welch's p",
         group.workload, group.overrides, group.baseline

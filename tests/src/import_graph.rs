@@ -3,8 +3,9 @@
 //! paths, with `{..}` groups, followed through the `pub use` re-exports of module roots).
 //!
 //! Module roots (`lib.rs`, `main.rs`, `mod.rs`) declare and re-export, so they are not nodes;
-//! files declared under `#[cfg(test)]`, and the code after a file's `#[cfg(test)]`, are test
-//! code and not part of the layering either.
+//! files declared under `#[cfg(test)]`, and the items under a `#[cfg(test)]` in a file, are
+//! test code and not part of the layering either. The reading is textual: a method call names
+//! no path, so it makes no edge.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -51,15 +52,51 @@ fn is_root(file: &Path) -> bool {
     )
 }
 
-/// The code of a file before its unit tests (whose `super::` means the file itself), without
-/// comment lines.
+/// The code of a file without its comment lines and without the items under
+/// `#[cfg(test)]` (a unit test module's `super::` means the file itself).
 fn code_of(file: &Path) -> String {
     let text = std::fs::read_to_string(file).expect("a readable source file");
-    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-    code.lines()
+    let code: String = text
+        .lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    without_test_items(&code)
+}
+
+/// `code` with every item that follows a `#[cfg(test)]` removed: a `mod name;` line, or a
+/// block up to its closing brace.
+fn without_test_items(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let semicolon = after.find(';');
+        let brace = after.find('{');
+        let end = match (semicolon, brace) {
+            (Some(s), Some(b)) if s < b => s + 1,
+            (_, Some(b)) => {
+                let mut depth = 0;
+                after[b..]
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        depth += match c {
+                            '{' => 1,
+                            '}' => -1,
+                            _ => 0,
+                        };
+                        depth == 0
+                    })
+                    .map_or(after.len(), |(k, _)| b + k + 1)
+            }
+            (Some(s), None) => s + 1,
+            (None, None) => after.len(),
+        };
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The modules a file declares under `#[cfg(test)]`.
@@ -225,7 +262,8 @@ impl ImportGraph {
         // the file a path names, through re-exports
         let target = |mut path: Module| -> Option<&PathBuf> {
             for _ in 0..8 {
-                let k = (1..=path.len())
+                // k = 0 is the crate root, whose `pub use` items stand for other files
+                let k = (0..=path.len())
                     .rev()
                     .find(|&k| by_module.contains_key(&path[..k]))?;
                 let file = &by_module[&path[..k]];

@@ -117,6 +117,30 @@ fn a_cycle_through_a_re_export_is_reported() {
     assert!(report.contains("jobs/state.rs -> "), "{report}");
 }
 
+/// A cycle through the crate root's re-export, declared after a test module: `b.rs` names
+/// `crate::A`, which `lib.rs` re-exports from `a.rs`, and `a.rs` uses `b.rs`.
+#[test]
+fn a_cycle_through_the_crate_roots_re_export_is_reported() {
+    let src = planted(
+        "root-reexport",
+        &[
+            (
+                "lib.rs",
+                "mod a;\nmod b;\n#[cfg(test)]\nmod testkit;\npub use a::A;\n",
+            ),
+            ("a.rs", "pub struct A;\npub fn f() { crate::b::g(); }\n"),
+            ("b.rs", "pub fn g() {}\npub fn h(_: crate::A) {}\n"),
+            ("testkit.rs", "pub fn kit() {}\n"),
+        ],
+    );
+    let report = layout_report("planted", &src).expect("a cycle");
+    std::fs::remove_dir_all(&src).unwrap();
+    assert!(
+        report.contains("a.rs") && report.contains("b.rs"),
+        "{report}"
+    );
+}
+
 /// An import back up: `a/low.rs` uses `b.rs`, which uses `a/high.rs`. No two files import
 /// each other, but the modules `a` and `b` do, so neither stacks on the other; the report
 /// names the folder, the modules and an import of each step. Test code does not count.
@@ -169,11 +193,12 @@ fn the_paths_of_a_file_are_read_through_super_crate_and_groups() {
     assert!(paths.contains(&vec!["gym".into(), "Step".into(), "new".into()]));
 }
 
-/// Whether `code` matches over the kinds itself (a match whose arms name all four:
-/// `SingleJob(`, `Jobs(`, `Dag(`, `Network(` of whatever enum) or asks a file its kind.
+/// Whether `code` matches over the kinds itself (a match whose arms name all four variants,
+/// `SingleJob`, `Jobs`, `Dag`, `Network`, of whatever enum: `EnvKind`'s or one holding a value
+/// per kind) or asks a file its kind.
 /// Code that goes through env's `each_kind!` uses the one match rather than writing another.
 fn matches_over_kinds(code: &str) -> bool {
-    let arms = ["SingleJob(", "Jobs(", "Dag(", "Network("];
+    let arms = ["SingleJob", "Jobs", "Dag", "Network"];
     let exhaustive = code.match_indices("match ").any(|(at, _)| {
         // the match's block: from its `{` to the brace that closes it
         let Some(open) = code[at..].find('{').map(|o| at + o) else {
@@ -192,7 +217,12 @@ fn matches_over_kinds(code: &str) -> bool {
             })
             .map_or(code.len(), |(k, _)| open + k);
         let block = &code[open..close];
-        arms.iter().all(|arm| block.contains(&format!("::{arm}")))
+        arms.iter().all(|arm| {
+            block.match_indices(&format!("::{arm}")).any(|(k, m)| {
+                // the variant itself, not a longer name that starts with it
+                !block[k + m.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            })
+        })
     });
     exhaustive || code.contains("EnvKind::of_file(")
 }
@@ -222,8 +252,11 @@ fn one_dispatch_over_the_kinds_serves_the_cli_and_the_python_binding() {
     assert!(matches_over_kinds(
         "match k { A::SingleJob(x) => 1, A::Jobs(x) => 2, A::Dag(x) => 3, A::Network(x) => 4 }"
     ));
+    assert!(matches_over_kinds(
+        "match k { EnvKind::SingleJob | EnvKind::Dag => 1, EnvKind::Jobs => 2, EnvKind::Network => 3 }"
+    ));
     assert!(!matches_over_kinds(
-        "match k { A::Jobs(x) => 2, _ => 0 }\nmatch j { A::SingleJob(x) => 1, A::Dag(x) => 3 }"
+        "match k { A::Jobs(x) => 2, _ => 0 }\nmatch j { A::SingleJob(x) => 1, A::Dag(x) => 3, A::Networks => 4 }"
     ));
 }
 

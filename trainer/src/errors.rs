@@ -5,8 +5,7 @@
 use schedlab_agents::PolicyError;
 use schedlab_env::EnvError;
 
-/// A hyperparameter condition a configuration does not meet, or a network its spaces do not
-/// fit.
+/// A hyperparameter condition a configuration does not meet.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("need {0}")]
 pub struct Unmet(pub String);

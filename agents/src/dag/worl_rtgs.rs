@@ -88,10 +88,12 @@ pub const ROW: SchedulerRow = row(
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn crate::Policy>, PolicyError> {
     let spec = options.text("guide").unwrap_or(DEFAULT_GUIDE);
     let dag = dag_context(ctx);
-    let guides = dag
-        .guides
-        .as_ref()
-        .expect("the registry gives DAG schedulers a guide resolver");
+    let guides = dag.guides.as_ref().ok_or_else(|| PolicyError::Option {
+        policy: "worl-rtgs".into(),
+        key: "guide".into(),
+        value: spec.into(),
+        expected: "a context that resolves guides (build WORL-RTGS through the registry)".into(),
+    })?;
     let guide = (guides.0)(spec, dag).map_err(|e| PolicyError::Option {
         policy: "worl-rtgs".into(),
         key: "guide".into(),

@@ -52,7 +52,7 @@ impl crate::gym::EpisodeSummary for SingleJobMetrics {
     }
 }
 
-/// Running sums from which [`EpisodeMetrics`] are derived.
+/// Running sums from which [`SingleJobMetrics`] are derived.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MetricSums {
     pub allocated: [f64; 3],

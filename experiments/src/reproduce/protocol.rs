@@ -297,6 +297,14 @@ impl Protocol {
                 row.policy
             );
         }
+        for learned in &self.table2.learned {
+            anyhow::ensure!(
+                self.table1.policies.contains(&learned.policy),
+                "table2 learned row `{}`: policy `{}` is not in table1.policies, whose episodes it reads",
+                learned.label,
+                learned.policy
+            );
+        }
         self.reference()?;
         for c in &self.communication.configurations {
             let rate = c.rate_of.as_deref().unwrap_or(&c.optimizer);
@@ -390,6 +398,14 @@ mod tests {
                 .to_string()
                 .contains("names no row")
         );
+        // a learned row of table2 reads table1's episodes, so its policy must be table1's
+        let bad: Protocol = toml::from_str(&text.replace(
+            "{ label = \"HB-ASGD + DQN\", policy = \"train:dqn\" }",
+            "{ label = \"HB-ASGD + DQN\", policy = \"train:dqm\" }",
+        ))
+        .unwrap();
+        let err = bad.check().unwrap_err().to_string();
+        assert!(err.contains("train:dqm") && err.contains("table1"), "{err}");
         assert!(toml::from_str::<Protocol>(&text.replace("round_s", "round_secs")).is_err());
     }
 }
