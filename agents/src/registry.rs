@@ -20,16 +20,16 @@ use schedlab_env::EnvKind;
 
 /// Resolving a spec is the registry's, so the contexts' files import no scheduler.
 impl EnvContext {
-    /// The policy `spec` names in this env: for a DAG env, a trained agent its guide resolver
-    /// knows, else a scheduler of the registry (with its inline options).
+    /// The policy `spec` names in this env: for a DAG env with a guide resolver, what it
+    /// resolves (a trained agent its loader knows, else a scheduler); else a scheduler of the
+    /// registry (with its inline options).
     pub fn resolve(&self, spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
-        match self {
-            EnvContext::Dag(dag) => match &dag.guides {
-                Some(guides) => (guides.0)(spec, dag),
-                None => (guide_resolver(None).0)(spec, dag),
-            },
-            _ => build(spec, self, &[]),
+        if let EnvContext::Dag(dag) = self
+            && let Some(guides) = &dag.guides
+        {
+            return (guides.0)(spec, dag);
         }
+        build(spec, self, &[])
     }
 
     /// This context with a loader of trained agents, which the DAG schedulers built on

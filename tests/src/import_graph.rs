@@ -52,10 +52,9 @@ fn is_root(file: &Path) -> bool {
     )
 }
 
-/// The code of a file without its comment lines and without the items under
+/// The code of a file's `text` without its comment lines and without the items under
 /// `#[cfg(test)]` (a unit test module's `super::` means the file itself).
-fn code_of(file: &Path) -> String {
-    let text = std::fs::read_to_string(file).expect("a readable source file");
+fn code_of(text: &str) -> String {
     let code: String = text
         .lines()
         .filter(|l| !l.trim_start().starts_with("//"))
@@ -76,20 +75,7 @@ fn without_test_items(code: &str) -> String {
         let brace = after.find('{');
         let end = match (semicolon, brace) {
             (Some(s), Some(b)) if s < b => s + 1,
-            (_, Some(b)) => {
-                let mut depth = 0;
-                after[b..]
-                    .char_indices()
-                    .find(|&(_, c)| {
-                        depth += match c {
-                            '{' => 1,
-                            '}' => -1,
-                            _ => 0,
-                        };
-                        depth == 0
-                    })
-                    .map_or(after.len(), |(k, _)| b + k + 1)
-            }
+            (_, Some(b)) => closing_brace(after, b).map_or(after.len(), |close| close + 1),
             (Some(s), None) => s + 1,
             (None, None) => after.len(),
         };
@@ -99,9 +85,24 @@ fn without_test_items(code: &str) -> String {
     out
 }
 
-/// The modules a file declares under `#[cfg(test)]`.
-fn test_children(file: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(file).expect("a readable source file");
+/// Where the `}` that closes the `{` at byte `open` of `text` is, if it is closed.
+pub fn closing_brace(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0;
+    text[open..]
+        .char_indices()
+        .find(|&(_, c)| {
+            depth += match c {
+                '{' => 1,
+                '}' => -1,
+                _ => 0,
+            };
+            depth == 0
+        })
+        .map(|(k, _)| open + k)
+}
+
+/// The modules a file's `text` declares under `#[cfg(test)]`.
+fn test_children(text: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     lines
         .windows(2)
@@ -245,17 +246,30 @@ impl ImportGraph {
             .iter()
             .map(|f| (module_of(src, f), f.clone()))
             .collect();
+        // each file read once: its declared test modules from the whole text, its code without
+        // comments and test items
+        let texts: BTreeMap<&PathBuf, String> = files
+            .iter()
+            .map(|f| {
+                (
+                    f,
+                    std::fs::read_to_string(f).expect("a readable source file"),
+                )
+            })
+            .collect();
+        let codes: BTreeMap<&PathBuf, String> =
+            texts.iter().map(|(f, text)| (*f, code_of(text))).collect();
         let mut test_only = BTreeSet::new();
         let mut aliases = BTreeMap::new();
         for file in &files {
             let module = module_of(src, file);
-            for child in test_children(file) {
+            for child in test_children(&texts[file]) {
                 let mut m = module.clone();
                 m.push(child);
                 test_only.insert(m);
             }
             if is_root(file) {
-                aliases.extend(reexports(&code_of(file), &module));
+                aliases.extend(reexports(&codes[file], &module));
             }
         }
         let is_test = |m: &Module| (1..=m.len()).any(|k| test_only.contains(&m[..k]));
@@ -285,7 +299,7 @@ impl ImportGraph {
                 continue;
             }
             let mut targets = BTreeSet::new();
-            for path in referenced_paths(&code_of(file), &module) {
+            for path in referenced_paths(&codes[file], &module) {
                 if let Some(t) = target(path)
                     && t != file
                     && !is_root(t)

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use schedlab_tests::import_graph::{ImportGraph, referenced_paths, rust_files};
+use schedlab_tests::import_graph::{ImportGraph, closing_brace, referenced_paths, rust_files};
 
 const CRATES: [&str; 7] = [
     "env",
@@ -204,18 +204,7 @@ fn matches_over_kinds(code: &str) -> bool {
         let Some(open) = code[at..].find('{').map(|o| at + o) else {
             return false;
         };
-        let mut depth = 0;
-        let close = code[open..]
-            .char_indices()
-            .find(|&(_, c)| {
-                depth += match c {
-                    '{' => 1,
-                    '}' => -1,
-                    _ => 0,
-                };
-                depth == 0
-            })
-            .map_or(code.len(), |(k, _)| open + k);
+        let close = closing_brace(code, open).unwrap_or(code.len());
         let block = &code[open..close];
         arms.iter().all(|arm| {
             block.match_indices(&format!("::{arm}")).any(|(k, m)| {
