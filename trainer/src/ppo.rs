@@ -12,13 +12,14 @@ use burn::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
+use rayon::prelude::*;
 use schedlab_agents::learned::actor_critic::{
     ActorCriticConfig, PpoBatch, PpoLossConfig, ShapeMismatch, ppo_loss,
 };
 use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
-use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
+use schedlab_agents::{Policy, PolicyContext, SchedulingEnv, registry};
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 
 use crate::errors::{CheckpointError, PlayError, Unmet};
@@ -48,6 +49,12 @@ pub struct PpoConfig {
     pub epochs: usize,
     #[config(default = 4)]
     pub minibatches: usize,
+    /// 0: each update is cut into `minibatches`. Otherwise into minibatches of this many
+    /// rows, for collectors of whole episodes (`same_window`, `baseline_heuristic`), whose
+    /// updates hold from tens to thousands of decisions: a fixed count would take as few
+    /// gradient steps on a thousand-decision update as on a short one.
+    #[config(default = 0)]
+    pub minibatch_size: usize,
     #[config(default = 3e-4)]
     pub lr: f64,
     #[config(default = 0.99)]
@@ -111,6 +118,12 @@ pub struct PpoConfig {
     /// the same virtual time (trainer/src/ppo/same_window.rs); `rollout_steps` is then unused.
     #[config(default = 0)]
     pub same_window: usize,
+    /// Empty: none. Otherwise a registry heuristic that plays each copy's seed beside it: each
+    /// update plays one whole episode per copy, every copy on its own seed, and a decision's
+    /// advantage is its return-to-go minus the heuristic's from the same virtual time
+    /// (trainer/src/ppo/same_window.rs); `rollout_steps` is then unused.
+    #[config(default = "String::new()")]
+    pub baseline_heuristic: String,
     /// A curriculum on episode length (trainer/src/training_env.rs): 0, none. Otherwise the
     /// mean virtual seconds at which episodes are cut when training starts; the mean grows
     /// linearly to `curriculum_end_s` over the first `curriculum_share` of the run, after
@@ -229,6 +242,10 @@ impl PpoConfig {
                 !c.differential || c.same_window == 0,
             ),
             (
+                "same_window = 0 and no differential with a baseline heuristic",
+                c.baseline_heuristic.is_empty() || (c.same_window == 0 && !c.differential),
+            ),
+            (
                 "warm_start_episodes + warm_start_dagger_rounds * warm_start_dagger_episodes <= 1000",
                 c.warm_start_episodes + c.warm_start_dagger_rounds * c.warm_start_dagger_episodes
                     <= 1000,
@@ -296,9 +313,14 @@ enum Collector<E> {
         envs: VecEnv<E>,
         observations: Vec<Observation>,
     },
-    /// One whole episode per copy and update, in groups of `same_window` on one seed; `rounds`
-    /// played so far (for their seeds).
-    Windows { copies: Vec<E>, rounds: u64 },
+    /// One whole episode per copy and update, in groups of `same_window` on one seed (each
+    /// copy on its own beside `heuristic`'s copy and policy, when it plays); `rounds` played
+    /// so far (for their seeds).
+    Windows {
+        copies: Vec<E>,
+        heuristic: Vec<HeuristicCopy<E>>,
+        rounds: u64,
+    },
 }
 
 pub struct PpoTrainer<E: SchedulingEnv> {
@@ -329,14 +351,24 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
         self.updates += 1;
         let lr = self.learning_rate();
         let plan = episode_plan(&self.config, &self.kept_windows, self.progress());
-        let copies = match &mut self.collector {
-            Collector::Rollouts { envs, .. } => envs.envs_mut(),
-            Collector::Windows { copies, .. } => copies.as_mut_slice(),
+        match &mut self.collector {
+            Collector::Rollouts { envs, .. } => envs
+                .envs_mut()
+                .iter_mut()
+                .for_each(|env| env.set_plan(plan.clone())),
+            Collector::Windows {
+                copies, heuristic, ..
+            } => copies
+                .iter_mut()
+                .chain(heuristic.iter_mut().map(|(env, _)| env))
+                .for_each(|env| env.set_plan(plan.clone())),
         };
-        copies.iter_mut().for_each(|env| env.set_plan(plan.clone()));
         let ((fit, gradient_steps), tally) = if let Collector::Windows { .. } = self.collector {
-            let (played, tally) = self.play_windows()?;
-            let targets = same_window::advantages(&played, self.config.same_window);
+            let (played, tally, heuristic) = self.play_windows()?;
+            let targets = match heuristic {
+                Some(rollouts) => same_window::advantages_against_heuristic(&played, &rollouts),
+                None => same_window::advantages(&played, self.config.same_window),
+            };
             let rows = played
                 .iter()
                 .zip(&targets)
@@ -513,9 +545,10 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         if config.skip_forced {
             training = training.skipping_forced(config.gamma, config.discount_time_s);
         }
-        let collector = if config.same_window >= 2 {
+        let collector = if config.same_window >= 2 || !config.baseline_heuristic.is_empty() {
             Collector::Windows {
                 copies: (0..config.envs).map(|_| training.fresh_copy()).collect(),
+                heuristic: heuristic_copies(prototype, &config)?,
                 rounds: 0,
             }
         } else {
@@ -648,15 +681,19 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         self.config.lr * (1.0 - self.progress())
     }
 
-    /// One whole episode per copy, each group of `same_window` copies on one seed; rewards
-    /// scaled as in [`Self::rollout`].
-    fn play_windows(
-        &mut self,
-    ) -> schedlab_env::Result<(Vec<same_window::Played>, EpisodeTally<E::Metrics>)> {
-        let Collector::Windows { copies, rounds } = &mut self.collector else {
+    /// One whole episode per copy, each group of `same_window` copies on one seed (each copy
+    /// on its own with a baseline heuristic, whose rollouts on the same seeds come third);
+    /// rewards scaled as in [`Self::rollout`], the heuristic's by the same unit.
+    fn play_windows(&mut self) -> schedlab_env::Result<PlayedWindows<E::Metrics>> {
+        let Collector::Windows {
+            copies,
+            heuristic,
+            rounds,
+        } = &mut self.collector
+        else {
             unreachable!("update plays windows only with the window collector");
         };
-        let group = self.config.same_window;
+        let group = self.config.same_window.max(1);
         let seeds: Vec<u64> = (0..copies.len())
             .map(|c| episode_seed(self.seed ^ WINDOW_SEEDS, (c / group) as u64, *rounds))
             .collect();
@@ -670,10 +707,25 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             &mut tally,
         )?;
         self.env_steps += played.iter().map(|e| e.records.len() as u64).sum::<u64>();
+        let discount = (self.config.gamma, self.config.discount_time_s);
+        let mut baseline = (!heuristic.is_empty())
+            .then(|| {
+                heuristic
+                    .par_iter_mut()
+                    .zip(&seeds)
+                    .map(|((env, policy), &seed)| {
+                        same_window::play_heuristic(env, policy.as_mut(), seed, discount)
+                    })
+                    .collect::<schedlab_env::Result<Vec<_>>>()
+            })
+            .transpose()?;
         if self.config.normalize_rewards {
             same_window::scale_rewards(&mut self.scale, &mut played);
+            if let Some(rollouts) = &mut baseline {
+                same_window::scale_heuristic(&self.scale, rollouts);
+            }
         }
-        Ok((played, tally))
+        Ok((played, tally, baseline))
     }
 
     /// Each rollout step with its GAE advantage and value target; `last_values[copy]`
@@ -730,7 +782,10 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             .with_clip(self.config.clip as f32)
             .with_value_coef(self.config.value_coef as f32)
             .with_entropy_coef(entropy_coef);
-        let per_batch = rows.len().div_ceil(self.config.minibatches.max(1));
+        let per_batch = match self.config.minibatch_size {
+            0 => rows.len().div_ceil(self.config.minibatches.max(1)),
+            size => size,
+        };
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let (mut sums, mut count) = ([0f32; 6], 0.0);
         let mut epochs_run = 0;
@@ -784,6 +839,41 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         };
         (stats, count as u64)
     }
+}
+
+/// An env copy and the baseline heuristic that plays on it.
+type HeuristicCopy<E> = (E, Box<dyn Policy>);
+
+/// An update's episodes, their tally and the baseline heuristic's rollouts on their seeds.
+type PlayedWindows<M> = (
+    Vec<same_window::Played>,
+    EpisodeTally<M>,
+    Option<Vec<same_window::HeuristicRollout>>,
+);
+
+/// One env copy and one built `baseline_heuristic` per training copy (none without one). The
+/// heuristic plays every decision itself (no forced ones skipped: its plan spans them), under
+/// the copies' plan, so it plays the same window cut at the same time.
+fn heuristic_copies<E: SchedulingEnv>(
+    prototype: &E,
+    config: &PpoConfig,
+) -> schedlab_env::Result<Vec<HeuristicCopy<TrainingEnv<E>>>> {
+    if config.baseline_heuristic.is_empty() {
+        return Ok(Vec::new());
+    }
+    (0..config.envs)
+        .map(|_| {
+            let env = TrainingEnv::new(prototype.fresh_copy(), EpisodePlan::default());
+            let policy =
+                registry::build(&config.baseline_heuristic, &env.context(), &[]).map_err(|e| {
+                    schedlab_env::EnvError::BadAction(format!(
+                        "baseline heuristic `{}`: {e}",
+                        config.baseline_heuristic
+                    ))
+                })?;
+            Ok((env, policy))
+        })
+        .collect()
 }
 
 /// What one optimisation phase saw, as CleanRL charts it.
@@ -987,7 +1077,8 @@ mod tests {
     #[test]
     fn same_window_plays_whole_episodes_a_window_per_group_and_repeats_with_the_seed() {
         let mut t = window_trainer(5);
-        let (played, tally) = t.play_windows().unwrap();
+        let (played, tally, heuristic) = t.play_windows().unwrap();
+        assert!(heuristic.is_none(), "no baseline heuristic asked for");
         let (finished, _) = tally.finish();
         assert_eq!(finished.len(), 4, "one whole episode per copy");
         assert!(
@@ -1009,7 +1100,7 @@ mod tests {
             );
             assert!(e.times.windows(2).all(|w| w[1] > w[0]), "{:?}", e.times);
         }
-        let (again, _) = t.play_windows().unwrap();
+        let (again, ..) = t.play_windows().unwrap();
         assert_ne!(
             &again[0].records[0].observation.features,
             first(0),
@@ -1168,5 +1259,64 @@ mod tests {
                 .check()
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn a_baseline_heuristic_plays_each_copys_own_seed_and_trains_repeatably() {
+        let config = || {
+            PpoConfig::new()
+                .with_envs(2)
+                .with_baseline_heuristic("static".into())
+                .with_minibatch_size(8)
+        };
+        let mut t = trainer_with(config(), 3);
+        let (played, _, heuristic) = t.play_windows().unwrap();
+        let heuristic = heuristic.expect("the heuristic played");
+        assert_eq!(heuristic.len(), 2);
+        let first = |c: usize| &played[c].records[0].observation.features;
+        assert_ne!(first(0), first(1), "each copy on its own seed");
+        // each rollout is the heuristic's episode on its copy's seed, in the copies' unit
+        let mut env = t.prototype.fresh_copy();
+        let mut fixed = registry::build("static", &env.context(), &[]).unwrap();
+        for (c, rollout) in heuristic.iter().enumerate() {
+            let seed = episode_seed(3 ^ WINDOW_SEEDS, c as u64, 0);
+            let mut alone =
+                same_window::play_heuristic(&mut env, fixed.as_mut(), seed, (0.99, 0.0)).unwrap();
+            same_window::scale_heuristic(&t.scale, std::slice::from_mut(&mut alone));
+            assert_eq!(rollout, &alone, "copy {c}");
+        }
+        let update = |seed| {
+            let mut t = trainer_with(config(), seed);
+            (0..2)
+                .map(|_| {
+                    let s = t.update().unwrap();
+                    assert!(s.scalars.iter().all(|(_, v)| v.is_finite()), "{s:?}");
+                    (s.env_steps, s.gradient_steps, s.scalars)
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = update(3);
+        // the update's decisions cut into minibatches of 8 rows, over 4 epochs
+        let (rows, gradient_steps) = (first[0].0, first[0].1);
+        assert!(rows > 8, "{rows} decisions");
+        assert_eq!(gradient_steps, 4 * rows.div_ceil(8));
+        assert_eq!(first, update(3), "the same seed trains identically");
+        let unknown = PpoTrainer::new(
+            &t.prototype,
+            config().with_baseline_heuristic("nope".into()),
+            3,
+            Device::flex().autodiff(),
+        )
+        .err()
+        .expect("an unknown heuristic is refused")
+        .to_string();
+        assert!(unknown.contains("baseline heuristic `nope`"), "{unknown}");
+        for refused in [
+            config().with_envs(4).with_same_window(2),
+            config().with_differential(true),
+        ] {
+            let err = refused.check().unwrap_err().to_string();
+            assert!(err.contains("baseline heuristic"), "{err}");
+        }
     }
 }

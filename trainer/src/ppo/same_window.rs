@@ -9,12 +9,19 @@
 //! other rollouts' returns in time, this takes each one's return from its first decision at or
 //! after that time (0 once its episode has ended).
 //!
+//! The same comparison serves a heuristic's rollout (`baseline_heuristic`): each copy plays
+//! its own seed, a registry heuristic plays the same seed, and a decision's advantage is its
+//! return-to-go minus the heuristic's from the same virtual time (the issue's "advantage
+//! against a heuristic's rollout on the same window"; the heuristic's actions do not depend
+//! on the copy's, so the baseline stays unbiased). Where Decima's rollouts are the policy's
+//! own, this one is cheap (no network) and does not drift with the policy.
+//!
 //! The returns are Monte Carlo over whole episodes, not bootstrapped: meant for envs whose
 //! truncation charges what it leaves (the jobs env charges unfinished jobs).
 
-use schedlab_agents::SchedulingEnv;
 use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::ppo::PpoAgent;
+use schedlab_agents::{Policy, SchedulingEnv};
 use schedlab_env::{Observation, StepInfo};
 
 use crate::learner::EpisodeTally;
@@ -102,22 +109,132 @@ pub(crate) fn scale_rewards(scale: &mut RewardScale, played: &mut [Played]) {
     }
 }
 
-/// Each decision's discounted return-to-go `G_t = r_t + gamma_t G_{t+1}`.
-fn returns_to_go(records: &[Record]) -> Vec<f64> {
-    let mut returns = vec![0.0; records.len()];
-    let mut next = 0.0;
-    for (t, r) in records.iter().enumerate().rev() {
-        next = f64::from(r.reward) + f64::from(r.discount) * next;
-        returns[t] = next;
-    }
-    returns
+/// A heuristic's episode on a copy's seed: per step, the virtual time before it, its reward
+/// and its discount.
+#[derive(Debug, PartialEq)]
+pub(crate) struct HeuristicRollout {
+    times: Vec<f64>,
+    rewards: Vec<f32>,
+    discounts: Vec<f32>,
 }
 
-/// A rollout's return-to-go from virtual time `t`: from its first decision at or after `t`,
-/// 0 once its episode has ended.
-fn return_from(times: &[f64], returns: &[f64], t: f64) -> f64 {
-    let k = times.partition_point(|&s| s < t);
-    returns.get(k).copied().unwrap_or(0.0)
+/// Plays one episode of `policy` on `env` from `seed` (until it ends, cut or not).
+pub(crate) fn play_heuristic<E: SchedulingEnv>(
+    env: &mut E,
+    policy: &mut dyn Policy,
+    seed: u64,
+    (gamma, discount_time_s): (f64, f64),
+) -> schedlab_env::Result<HeuristicRollout> {
+    let (mut observation, info) = env.reset(seed)?;
+    policy.reset(seed);
+    let mut clock = info.time_s();
+    let mut rollout = HeuristicRollout {
+        times: Vec::new(),
+        rewards: Vec::new(),
+        discounts: Vec::new(),
+    };
+    loop {
+        let step = env.step(&policy.act(&observation))?;
+        let now = step.info.time_s();
+        rollout.times.push(clock);
+        rollout.rewards.push(step.reward as f32);
+        rollout
+            .discounts
+            .push(step_discount(gamma, discount_time_s, now - clock));
+        clock = now;
+        if step.terminated || step.truncated {
+            return Ok(rollout);
+        }
+        observation = step.observation;
+    }
+}
+
+/// Divides the heuristic's rewards by the unit the copies' rewards were scaled by.
+pub(crate) fn scale_heuristic(scale: &RewardScale, rollouts: &mut [HeuristicRollout]) {
+    for reward in rollouts.iter_mut().flat_map(|r| r.rewards.iter_mut()) {
+        *reward = scale.apply(f64::from(*reward)) as f32;
+    }
+}
+
+/// A rollout's discounted returns-to-go by the virtual time of its decisions.
+struct ReturnCurve {
+    times: Vec<f64>,
+    returns: Vec<f64>,
+}
+
+impl ReturnCurve {
+    /// `G_t = r_t + gamma_t G_{t+1}` of steps given as (reward, discount).
+    fn new(times: &[f64], steps: impl DoubleEndedIterator<Item = (f32, f32)>) -> Self {
+        let mut returns: Vec<f64> = steps
+            .rev()
+            .scan(0.0, |next, (reward, discount)| {
+                *next = f64::from(reward) + f64::from(discount) * *next;
+                Some(*next)
+            })
+            .collect();
+        returns.reverse();
+        ReturnCurve {
+            times: times.to_vec(),
+            returns,
+        }
+    }
+
+    fn of_episode(episode: &Played) -> Self {
+        Self::new(
+            &episode.times,
+            episode.records.iter().map(|r| (r.reward, r.discount)),
+        )
+    }
+
+    fn of_heuristic(rollout: &HeuristicRollout) -> Self {
+        Self::new(
+            &rollout.times,
+            rollout
+                .rewards
+                .iter()
+                .copied()
+                .zip(rollout.discounts.iter().copied()),
+        )
+    }
+
+    /// The return-to-go from virtual time `t`: from the first decision at or after `t`, 0
+    /// once the episode has ended.
+    fn from(&self, t: f64) -> f64 {
+        let k = self.times.partition_point(|&s| s < t);
+        self.returns.get(k).copied().unwrap_or(0.0)
+    }
+}
+
+/// Per episode, its advantages against the mean of its baselines' returns-to-go from the same
+/// virtual time, and its returns-to-go (the critic's targets).
+fn against(
+    played: &[Played],
+    curves: &[ReturnCurve],
+    baselines: impl Fn(usize) -> Vec<usize>,
+    baseline_curves: &[ReturnCurve],
+) -> Vec<(Vec<f32>, Vec<f32>)> {
+    played
+        .iter()
+        .enumerate()
+        .map(|(c, episode)| {
+            let others = baselines(c);
+            let advantages = episode
+                .times
+                .iter()
+                .zip(&curves[c].returns)
+                .map(|(&t, &g)| {
+                    let baseline = others
+                        .iter()
+                        .map(|&o| baseline_curves[o].from(t))
+                        .sum::<f64>()
+                        / others.len() as f64;
+                    (g - baseline) as f32
+                })
+                .collect();
+            let targets = curves[c].returns.iter().map(|&g| g as f32).collect();
+            (advantages, targets)
+        })
+        .collect()
 }
 
 /// Per episode, the advantages against the leave-one-out baseline of its group (consecutive
@@ -127,30 +244,28 @@ pub(crate) fn advantages(played: &[Played], group: usize) -> Vec<(Vec<f32>, Vec<
         group >= 2 && played.len().is_multiple_of(group),
         "whole groups of two or more"
     );
-    let returns: Vec<Vec<f64>> = played.iter().map(|p| returns_to_go(&p.records)).collect();
-    played
-        .iter()
-        .enumerate()
-        .map(|(c, episode)| {
-            let first = c / group * group;
-            let others: Vec<usize> = (first..first + group).filter(|&o| o != c).collect();
-            let advantages = episode
-                .times
-                .iter()
-                .zip(&returns[c])
-                .map(|(&t, &g)| {
-                    let baseline = others
-                        .iter()
-                        .map(|&o| return_from(&played[o].times, &returns[o], t))
-                        .sum::<f64>()
-                        / others.len() as f64;
-                    (g - baseline) as f32
-                })
-                .collect();
-            let targets = returns[c].iter().map(|&g| g as f32).collect();
-            (advantages, targets)
-        })
-        .collect()
+    let curves: Vec<ReturnCurve> = played.iter().map(ReturnCurve::of_episode).collect();
+    let others = |c: usize| {
+        let first = c / group * group;
+        (first..first + group).filter(|&o| o != c).collect()
+    };
+    against(played, &curves, others, &curves)
+}
+
+/// Per episode, the advantages against the heuristic's rollout on its seed (`rollouts[c]`
+/// for `played[c]`) and the returns-to-go.
+pub(crate) fn advantages_against_heuristic(
+    played: &[Played],
+    rollouts: &[HeuristicRollout],
+) -> Vec<(Vec<f32>, Vec<f32>)> {
+    assert_eq!(
+        played.len(),
+        rollouts.len(),
+        "one heuristic rollout per episode"
+    );
+    let curves: Vec<ReturnCurve> = played.iter().map(ReturnCurve::of_episode).collect();
+    let heuristic: Vec<ReturnCurve> = rollouts.iter().map(ReturnCurve::of_heuristic).collect();
+    against(played, &curves, |c| vec![c], &heuristic)
 }
 
 #[cfg(test)]
@@ -239,6 +354,31 @@ mod tests {
     fn returns_to_go_discount_what_follows_each_step() {
         let mut e = episode(&[0.0, 1.0, 2.0], &[1.0, 1.0, 1.0]);
         e.records.iter_mut().for_each(|r| r.discount = 0.5);
-        assert_eq!(returns_to_go(&e.records), vec![1.75, 1.5, 1.0]);
+        assert_eq!(ReturnCurve::of_episode(&e).returns, vec![1.75, 1.5, 1.0]);
+    }
+
+    #[test]
+    fn advantages_against_a_heuristic_subtract_its_return_from_the_same_time_on_the_same_seed() {
+        // the copies' returns-to-go: a [-6, -5, -3] at t = 0, 10, 20; b [-2] at t = 0
+        let a = episode(&[0.0, 10.0, 20.0], &[-1.0, -2.0, -3.0]);
+        let b = episode(&[0.0], &[-2.0]);
+        // the heuristic on a's seed, halving what follows each step: returns-to-go [-5, -8]
+        // at t = 0, 12; on b's seed [-10] at t = 0
+        let on_a = HeuristicRollout {
+            times: vec![0.0, 12.0],
+            rewards: vec![-1.0, -8.0],
+            discounts: vec![0.5, 0.5],
+        };
+        let on_b = HeuristicRollout {
+            times: vec![0.0],
+            rewards: vec![-10.0],
+            discounts: vec![1.0],
+        };
+        let out = advantages_against_heuristic(&[a, b], &[on_a, on_b]);
+        // a at 10 is compared with the heuristic from 12 on, at 20 with nothing left
+        assert_eq!(out[0].0, vec![-1.0, 3.0, -3.0]);
+        assert_eq!(out[0].1, vec![-6.0, -5.0, -3.0]);
+        // each copy against the heuristic on its own seed only
+        assert_eq!(out[1].0, vec![8.0]);
     }
 }
