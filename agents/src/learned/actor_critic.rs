@@ -615,4 +615,56 @@ mod tests {
             assert!((x - y).abs() < 1e-5, "{x} vs {y}");
         }
     }
+
+    /// The root Cargo.toml turns on burn-flex's `rayon` feature, so that large products split
+    /// over the pool. A training-sized minibatch of the per-job network (256 observations of 16
+    /// window slots: products of 4096 x 128 x 128) gives the same bits in pools of one and two
+    /// threads, forward and backward.
+    #[test]
+    fn flex_products_are_the_same_at_any_thread_count() {
+        use schedlab_env::ObservationSpace;
+        use schedlab_env::gym::Field;
+        let (units, per, global, batch) = (16, 15, 10, 256);
+        let observation = ObservationSpace::new(&[("slot", units, per), ("cluster", 1, global)]);
+        let action = ActionSpace::grid("decision", 1, vec![Field::new("choice", units * 19 + 1)]);
+        let width = units * per + global;
+        let features: Vec<f32> = (0..batch * width)
+            .map(|k| ((k * 7919) % 1000) as f32 / 500.0 - 1.0)
+            .collect();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let device = Device::flex().autodiff();
+                device.seed(3);
+                let net = ActorCriticConfig::per_unit(&observation, &action)
+                    .unwrap()
+                    .with_hidden(128)
+                    .init(&device);
+                let inputs = TensorData::new(features.clone(), [batch, width]);
+                let (logits, values) = net.forward(Tensor::from_data(inputs, &device));
+                let scores = logits.clone().into_data().try_to_vec::<f32>().unwrap();
+                let grads = (logits.powi_scalar(2).mean() + values.mean()).backward();
+                let gradient = net
+                    .actor
+                    .output
+                    .weight
+                    .val()
+                    .grad(&grads)
+                    .unwrap()
+                    .into_data()
+                    .try_to_vec::<f32>()
+                    .unwrap();
+                (scores, gradient)
+            })
+        };
+        let one = run(1);
+        assert!(
+            one.1.iter().any(|g| *g != 0.0),
+            "the gradient reaches the hidden layer"
+        );
+        assert!(one == run(2), "the same bits on one thread and on two");
+    }
 }
