@@ -408,10 +408,23 @@ pub fn imitation_loss(
 #[cfg(test)]
 mod tests {
     use burn::optim::{AdamConfig, GradientsParams};
+    use burn::tensor::Gradients;
 
     use super::*;
     use crate::learned::masked::argmax;
     use crate::single_job::test_envs::fixtures::node_space;
+
+    /// The gradient of `layer`'s weight in `grads`, flattened.
+    fn weight_gradient(layer: &Linear, grads: &Gradients) -> Vec<f32> {
+        layer
+            .weight
+            .val()
+            .grad(grads)
+            .unwrap()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap()
+    }
 
     /// Per unit: permuting the units (the jobs env's window slots, the DAG env's GPUs)
     /// permutes their options' logits and leaves the advance logit, where the space has one,
@@ -595,17 +608,7 @@ mod tests {
             * Tensor::<1>::from_data(TensorData::new(advantages.clone(), [2]), &device))
         .mean()
         .neg();
-        let grad = |loss: Tensor<1>| -> Vec<f32> {
-            let grads = loss.backward();
-            net.policy
-                .weight
-                .val()
-                .grad(&grads)
-                .unwrap()
-                .into_data()
-                .try_to_vec::<f32>()
-                .unwrap()
-        };
+        let grad = |loss: Tensor<1>| weight_gradient(&net.policy, &loss.backward());
         let (a, b) = (grad(ppo), grad(pg));
         assert!(
             a.iter().any(|v| v.abs() > 1e-4),
@@ -647,17 +650,7 @@ mod tests {
                 let (logits, values) = net.forward(Tensor::from_data(inputs, &device));
                 let scores = logits.clone().into_data().try_to_vec::<f32>().unwrap();
                 let grads = (logits.powi_scalar(2).mean() + values.mean()).backward();
-                let gradient = net
-                    .actor
-                    .output
-                    .weight
-                    .val()
-                    .grad(&grads)
-                    .unwrap()
-                    .into_data()
-                    .try_to_vec::<f32>()
-                    .unwrap();
-                (scores, gradient)
+                (scores, weight_gradient(&net.actor.output, &grads))
             })
         };
         let one = run(1);
