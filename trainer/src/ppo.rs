@@ -548,7 +548,8 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let collector = if config.same_window >= 2 || !config.baseline_heuristic.is_empty() {
             Collector::Windows {
                 copies: (0..config.envs).map(|_| training.fresh_copy()).collect(),
-                heuristic: heuristic_copies(prototype, &config)?,
+                heuristic: heuristic_copies(prototype, &config)
+                    .map_err(|e| schedlab_env::EnvError::BadAction(e.to_string()))?,
                 rounds: 0,
             }
         } else {
@@ -857,20 +858,20 @@ type PlayedWindows<M> = (
 fn heuristic_copies<E: SchedulingEnv>(
     prototype: &E,
     config: &PpoConfig,
-) -> schedlab_env::Result<Vec<HeuristicCopy<TrainingEnv<E>>>> {
-    if config.baseline_heuristic.is_empty() {
+) -> Result<Vec<HeuristicCopy<TrainingEnv<E>>>, PlayError> {
+    let heuristic = &config.baseline_heuristic;
+    if heuristic.is_empty() {
         return Ok(Vec::new());
     }
     (0..config.envs)
         .map(|_| {
             let env = TrainingEnv::new(prototype.fresh_copy(), EpisodePlan::default());
-            let policy =
-                registry::build(&config.baseline_heuristic, &env.context(), &[]).map_err(|e| {
-                    schedlab_env::EnvError::BadAction(format!(
-                        "baseline heuristic `{}`: {e}",
-                        config.baseline_heuristic
-                    ))
-                })?;
+            let policy = registry::build(heuristic, &env.context(), &[]).map_err(|source| {
+                PlayError::Build {
+                    what: format!("baseline heuristic `{heuristic}`"),
+                    source,
+                }
+            })?;
             Ok((env, policy))
         })
         .collect()

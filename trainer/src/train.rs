@@ -195,12 +195,11 @@ pub fn train<E: SchedulingEnv>(
         seeds: &eval_seeds,
         best,
     };
-    let steps = (step_at_start, spec.steps);
     update_until_done(
         learner.as_mut(),
         &checkpoints,
         evaluations,
-        steps,
+        step_at_start,
         &mut board,
         on_update,
     )?;
@@ -313,17 +312,18 @@ struct Evaluations<'a, E> {
     best: Option<BestPolicy>,
 }
 
-/// Updates from `step_at_start` until `steps` are done or the run is told to stop, logging
-/// each update, evaluating and checkpointing on their schedules and at the end.
+/// Updates from `step_at_start` until the spec's steps are done or the run is told to stop,
+/// logging each update, evaluating and checkpointing on their schedules and at the end.
 fn update_until_done<E: SchedulingEnv>(
     learner: &mut dyn Learner<E::Metrics>,
     checkpoints: &Checkpoints,
     mut evaluations: Evaluations<E>,
-    (step_at_start, steps): (u64, u64),
+    step_at_start: u64,
     board: &mut TensorBoard,
     on_update: &mut OnUpdate<E::Metrics>,
 ) -> Result<(), TrainError> {
     let spec = checkpoints.spec;
+    let steps = spec.steps;
     let start_time = Instant::now();
     let mut next_checkpoint = step_at_start + spec.checkpoint_every.max(1);
     let mut next_eval = step_at_start + spec.eval_every.max(1);
@@ -338,13 +338,7 @@ fn update_until_done<E: SchedulingEnv>(
         let stopping = step >= steps || spec.stop.is_some_and(|s| s.load(Ordering::Relaxed));
         let evaluation = if spec.eval_episodes > 0 && (stopping || step >= next_eval) {
             next_eval = step + spec.eval_every.max(1);
-            let evaluated = Evaluated {
-                prototype: evaluations.prototype,
-                seeds: evaluations.seeds,
-                step,
-                run: checkpoints.run,
-            };
-            Some(evaluated.play(&*learner, board, &mut evaluations.best)?)
+            Some(evaluations.play(&*learner, step, checkpoints.run, board)?)
         } else {
             None
         };
@@ -450,24 +444,18 @@ fn resumed_manifest(
     })
 }
 
-/// A greedy evaluation after an update.
-struct Evaluated<'a, E> {
-    prototype: &'a E,
-    seeds: &'a [u64],
-    step: u64,
-    run: &'a RunDir,
-}
-
-impl<E: SchedulingEnv> Evaluated<'_, E> {
-    /// Plays the learner's greedy policy on the seeds and logs `eval/*`; with `keep_best`, a
-    /// better mean return than `best`'s keeps this network as the run's policy.
+impl<E: SchedulingEnv> Evaluations<'_, E> {
+    /// Plays the learner's greedy policy on the seeds after the update that reached `step`
+    /// and logs `eval/*`; with `keep_best`, a better mean return than the best so far keeps
+    /// this network as the run's policy.
     fn play(
-        &self,
+        &mut self,
         learner: &dyn Learner<E::Metrics>,
+        step: u64,
+        run: &RunDir,
         board: &mut TensorBoard,
-        best: &mut Option<BestPolicy>,
     ) -> Result<Vec<E::Metrics>, TrainError> {
-        let step = self.step;
+        let best = &mut self.best;
         let policies = self.seeds.iter().map(|_| learner.greedy_policy()).collect();
         let metrics = evaluate(self.prototype, policies, self.seeds)?;
         for (tag, value) in eval_scalars(&metrics) {
@@ -478,9 +466,7 @@ impl<E: SchedulingEnv> Evaluated<'_, E> {
                 metrics.iter().map(|m| m.episode_return()).sum::<f64>() / metrics.len() as f64;
             if best.as_ref().is_none_or(|b| eval_return > b.eval_return) {
                 let model = Manifest::best_name(step);
-                learner
-                    .save_policy(self.run, &model)
-                    .map_err(io(&self.run.path))?;
+                learner.save_policy(run, &model).map_err(io(&run.path))?;
                 *best = Some(BestPolicy {
                     model,
                     step,

@@ -504,7 +504,8 @@ impl JobsWorkload {
         Ok(())
     }
 
-    /// Every template: sound fractions and contention, what the real fidelity needs, a unique name. Returns the names.
+    /// Every template: sound fractions and contention, what the real fidelity needs, a unique
+    /// name. Returns the names.
     fn check_templates<'a>(&'a self, path: &Path) -> Result<HashSet<&'a str>> {
         let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         let mut template_names = HashSet::new();
@@ -540,7 +541,8 @@ impl JobsWorkload {
         Ok(template_names)
     }
 
-    /// Every job: a unique id, times, workers and GPUs that make sense, a known template and predecessors, a request some machine fits.
+    /// Every job: a unique id, times, workers and GPUs that make sense, a known template and
+    /// predecessors, a request some machine fits.
     fn check_jobs(&self, path: &Path, template_names: &HashSet<&str>) -> Result<()> {
         let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         let mut ids = HashMap::new();
