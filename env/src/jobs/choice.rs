@@ -13,8 +13,9 @@
 //! some level. So the choices between two drawings are one per-slot step applied a job at a
 //! time.
 
+use super::conserve::frozen;
 use super::machines::Placement;
-use super::state::{Episode, Shared, Status, status_index};
+use super::state::{Episode, Shared, Status};
 use crate::gym::{ActionSpace, Field};
 
 /// Where each choice sits in the single action dimension: `slot * per_slot + option`, then
@@ -111,6 +112,20 @@ impl ChoiceLayout {
         }
     }
 
+    /// Clears from `mask` (an exact mask of this layout) every choice that changes a running
+    /// job, leaving starts of queued jobs and `advance`: a policy's own restriction to the
+    /// choices an online list scheduler makes. A slot allows preempt exactly when it holds a
+    /// running job not changed since the drawing, so that is how its slot is told. Something
+    /// is always left: `advance` is refused only while a queued job can start or no job runs.
+    pub fn clear_running_changes(&self, mask: &mut [bool]) {
+        for slot in 0..self.slots {
+            let base = slot * self.per_slot();
+            if mask[base] {
+                mask[base..base + self.per_slot()].fill(false);
+            }
+        }
+    }
+
     /// The exact mask of the current window: a slot already changed since the window was
     /// drawn (`changed[slot]`) offers nothing. `advance` is refused while a queued job of the
     /// drawing not changed since can start at its request (`window.work_conserving`,
@@ -152,10 +167,8 @@ impl ChoiceLayout {
         );
         let conserving =
             sh.workload.window.work_conserving && self.forced_start(&mask, requested).is_some();
-        let frozen = [Status::Running, Status::Waiting]
-            .iter()
-            .all(|&s| episode.counts[status_index(s)] == 0);
-        mask[self.advance()] = !(conserving || frozen && mask.iter().any(|&allowed| allowed));
+        mask[self.advance()] =
+            !(conserving || frozen(episode) && mask.iter().any(|&allowed| allowed));
         mask
     }
 

@@ -6,11 +6,17 @@
 //! a job a policy preempted and left queued) the env starts itself: queued jobs oldest first,
 //! each at its request, best-fit, counted in `forced_starts`. A job that fits only shrunk
 //! (fewer or smaller containers) is the policy's to start: shrinking is a choice with a cost
-//! (a longer run that holds the machines), not idle capacity.
+//! (a longer run that holds the machines), not idle capacity, except on a frozen cluster:
+//! where nothing runs and nothing is left to arrive, moving the clock would only add time to
+//! every queued job until the time limit, so the env starts the queued job of the window that
+//! fits at a level nearest its request (in levels; the oldest on a tie), there, also counted in
+//! `forced_starts`: the start the one-choice adapter of the heuristics makes in the same state
+//! (agents/src/jobs/one_choice.rs). The one-choice mask refuses `advance` there so the policy
+//! picks first; a per-slot step that changes nothing, or drawings spent, reach this rule.
 
 use super::dynamics::apply_one;
 use super::machines::Placement;
-use super::state::{Episode, Shared};
+use super::state::{Episode, Shared, Status, status_index};
 
 /// Whether queued job `i` fits now at its request.
 fn fits_at_request(sh: &Shared, episode: &Episode, i: usize) -> bool {
@@ -50,5 +56,62 @@ pub(super) fn fill_idle(sh: &Shared, episode: &mut Episode) {
             .expect("a request that can_place accepts is placed");
             episode.forced_total += 1;
         }
+    }
+}
+
+/// Nothing runs and nothing is left to arrive (or to be released by a parent).
+pub(super) fn frozen(episode: &Episode) -> bool {
+    [Status::Running, Status::Waiting]
+        .iter()
+        .all(|&s| episode.counts[status_index(s)] == 0)
+}
+
+/// The `(workers level, size level)` nearest the request (in levels, workers level then size
+/// level on a tie) at which queued job `i` fits now, with its distance; `None` where none fits.
+fn nearest_fitting_level(
+    sh: &Shared,
+    episode: &Episode,
+    i: usize,
+) -> Option<(usize, (usize, usize))> {
+    let scaling = &sh.workload.scaling;
+    let requested = (
+        scaling.requested_workers_level(),
+        scaling.requested_size_level(),
+    );
+    (1..=scaling.workers.len())
+        .flat_map(|w| (0..scaling.sizes.len()).map(move |s| (w, s)))
+        .filter(|&(w, s)| {
+            episode
+                .cluster
+                .can_place(sh.container(i, s), sh.worker_count(i, w))
+        })
+        .map(|(w, s)| (w.abs_diff(requested.0) + s.abs_diff(requested.1), (w, s)))
+        .min_by_key(|&(distance, _)| distance)
+}
+
+/// On a frozen cluster, starts the queued job of those the window shows that fits at a level
+/// nearest its request (the oldest on a tie), there, best-fit (module doc). The cluster is
+/// empty then, so the oldest fits at some level.
+pub(super) fn unfreeze(sh: &Shared, episode: &mut Episode) {
+    if !frozen(episode) {
+        return;
+    }
+    let nearest = episode
+        .queue
+        .values()
+        .take(sh.workload.window.queued)
+        .filter_map(|&j| {
+            nearest_fitting_level(sh, episode, j as usize).map(|(d, levels)| (d, j, levels))
+        })
+        .min_by_key(|&(distance, _, _)| distance);
+    if let Some((_, j, (workers_level, size_level))) = nearest {
+        apply_one(
+            sh,
+            episode,
+            j,
+            (workers_level, size_level, Placement::BestFit),
+        )
+        .expect("a level that can_place accepts is placed");
+        episode.forced_total += 1;
     }
 }

@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::accounting::{completion_time, metrics, projected_remaining_s, reward};
 use super::bounds;
 use super::choice::{Choice, ChoiceLayout};
-use super::conserve::{fill_idle, queued_that_fit};
+use super::conserve::{fill_idle, queued_that_fit, unfreeze};
 use super::dynamics::{advance, apply, apply_one};
 use super::family::sample_window;
 use super::machines::Placement;
@@ -366,12 +366,13 @@ impl JobsEnv {
         Ok(acted)
     }
 
-    /// Starts what fits where the workload conserves work (conserve.rs), then moves the
-    /// clock to the next decision point.
+    /// Starts what fits where the workload conserves work, and a job on a frozen cluster
+    /// (conserve.rs), then moves the clock to the next decision point.
     fn move_clock(&self, episode: &mut Episode) -> Result<(bool, bool)> {
         if self.shared.workload.window.work_conserving {
             fill_idle(&self.shared, episode);
         }
+        unfreeze(&self.shared, episode);
         advance(&self.shared, episode)
     }
 

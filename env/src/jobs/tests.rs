@@ -237,7 +237,13 @@ fn dag_children_wait_for_their_parents() {
 
 #[test]
 fn a_job_held_until_the_time_limit_is_charged_its_time_in_the_system_and_its_work() {
-    let jobs = vec![job("run", 0.0, 100.0, 1, 0), job("held", 50.0, 10.0, 1, 0)];
+    // `future` arrives after the time limit, so the idle cluster is not frozen (conserve.rs)
+    // and the policy may hold `held`
+    let jobs = vec![
+        job("run", 0.0, 100.0, 1, 0),
+        job("held", 50.0, 10.0, 1, 0),
+        job("future", 5_000.0, 10.0, 1, 0),
+    ];
     let mut w = workload(jobs, 1, 0);
     w.episode.max_time_s = 1_000.0;
     w.episode.decision_interval_s = 100.0;
@@ -259,7 +265,7 @@ fn a_job_held_until_the_time_limit_is_charged_its_time_in_the_system_and_its_wor
         }
         (observation, info) = (step.observation, step.info);
     };
-    assert_eq!((metrics.finished, metrics.unfinished), (1, 1));
+    assert_eq!((metrics.finished, metrics.unfinished), (1, 2));
     let end = metrics.time_s;
     assert!(end >= 1_000.0, "{metrics:?}");
     // run: 100 s; held: from its arrival at 50 s to the end, plus its 10 s at its request
@@ -625,8 +631,9 @@ fn a_family_with_a_job_outside_its_period_is_refused_by_name() {
 }
 
 /// The one-choice interface, emulating `start_requested`: each queued job of the drawn window
-/// that fits at its request, best-fit, in slot order, then `advance`.
-fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> JobsMetrics {
+/// that fits at its request, best-fit, in slot order, then `advance`; with the number of
+/// starts made on a frozen cluster, below the request.
+fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> (JobsMetrics, usize) {
     let w = env.workload().clone();
     let layout = choice::ChoiceLayout::new(
         w.window.slots(),
@@ -637,6 +644,7 @@ fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> JobsMetrics 
         w.scaling.requested_workers_level(),
         w.scaling.requested_size_level(),
     );
+    let mut frozen_starts = 0;
     let (mut observation, _) = env.reset(seed).unwrap();
     loop {
         let start = (0..=layout.advance()).find(|&c| {
@@ -647,16 +655,29 @@ fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> JobsMetrics 
                         if (workers_level, size_level) == requested
                 )
         });
-        // advance is masked only where a job fits in a frozen state (env/src/jobs/choice.rs)
+        // advance is masked only where a job fits in a frozen state (env/src/jobs/choice.rs):
+        // start the allowed level nearest the request there, as the per-slot env would
+        let distance = |c: usize| match layout.decode(c) {
+            choice::Choice::Set {
+                workers_level,
+                size_level,
+                ..
+            } => workers_level.abs_diff(requested.0) + size_level.abs_diff(requested.1),
+            _ => usize::MAX,
+        };
         let fallback = if observation.action_mask[layout.advance()] {
             layout.advance()
         } else {
-            observation.action_mask.iter().position(|&a| a).unwrap()
+            frozen_starts += usize::from(start.is_none());
+            (0..layout.advance())
+                .filter(|&c| observation.action_mask[c])
+                .min_by_key(|&c| distance(c))
+                .unwrap()
         };
         let step = env.step(&[start.unwrap_or(fallback)]).unwrap();
         assert!(step.info.rejected.is_empty(), "{:?}", step.info.rejected);
         if let Some(m) = step.info.metrics {
-            return m;
+            return (m, frozen_starts);
         }
         observation = step.observation;
     }
@@ -665,18 +686,20 @@ fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> JobsMetrics 
 #[test]
 fn one_choice_at_a_time_reproduces_the_per_slot_step() {
     let mut rng = StdRng::seed_from_u64(5);
-    let mut compared = 0;
+    let (mut compared, mut frozen_starts) = (0, 0);
     for seed in 0..24 {
         let mut w = random_workload(&mut rng);
         let per_slot = play(&mut JobsEnv::new(Arc::new(w.clone())), seed);
-        // a job whose request never fits is held to the end per slot, while the one-choice
-        // mask makes the cluster take some job once nothing else can happen
+        // cut at the time limit, the two part where a per-slot start is refused for want of
+        // the room an earlier slot's start took, and the env starts it when the clock is to
+        // move, after the one-choice policy moved on
         if per_slot.unfinished > 0 {
             continue;
         }
         compared += 1;
         w.window.interface = Interface::OneChoice;
-        let one = play_one_choice_start_requested(&mut JobsEnv::new(Arc::new(w)), seed);
+        let (one, frozen) = play_one_choice_start_requested(&mut JobsEnv::new(Arc::new(w)), seed);
+        frozen_starts += frozen;
         assert_eq!(
             (
                 one.jct_avg_s,
@@ -696,6 +719,9 @@ fn one_choice_at_a_time_reproduces_the_per_slot_step() {
         assert_eq!(one.decision_points, per_slot.decision_points);
     }
     assert!(compared >= 8, "only {compared} workloads compared");
+    // starts below the request on a frozen cluster, the env's per slot (conserve.rs), are
+    // among those compared
+    assert!(frozen_starts > 0);
 }
 
 proptest! {
@@ -750,6 +776,48 @@ proptest! {
             observation = step.observation;
         }
         prop_assert!(info.metrics.is_some(), "the episode ended within 20000 steps");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// A random policy restricted to starts (`ChoiceLayout::clear_running_changes`): the
+    /// restricted mask always leaves a choice, a choice never frees capacity (nothing running
+    /// is preempted or shrunk; only the clock does), and the episode ends.
+    #[test]
+    fn a_policy_of_starts_only_always_has_a_choice_and_never_frees_capacity(seed in 0u64..10_000) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut w = random_workload(&mut rng);
+        w.window.interface = Interface::OneChoice;
+        let layout = choice::ChoiceLayout::new(
+            w.window.slots(),
+            w.scaling.workers.len() + 1,
+            w.scaling.sizes.len(),
+        );
+        let mut env = JobsEnv::new(Arc::new(w));
+        let (mut observation, _) = env.reset(seed).unwrap();
+        let mut metrics = None;
+        for _ in 0..20_000 {
+            layout.clear_running_changes(&mut observation.action_mask);
+            let allowed = observation.allowed(env.action_space(), 0);
+            prop_assert!(!allowed.is_empty());
+            let choice = allowed[rng.random_range(0..allowed.len())];
+            let free_before: Vec<[u32; 3]> = env.machine_state().into_iter().map(|(free, _)| free).collect();
+            let step = env.step(&[choice]).unwrap();
+            prop_assert!(step.info.rejected.is_empty());
+            if choice != layout.advance() {
+                for (before, (after, _)) in free_before.iter().zip(env.machine_state()) {
+                    prop_assert!((0..3).all(|r| after[r] <= before[r]), "{before:?} -> {after:?}");
+                }
+            }
+            if let Some(m) = step.info.metrics {
+                metrics = Some(m);
+                break;
+            }
+            observation = step.observation;
+        }
+        prop_assert!(metrics.is_some(), "the episode ended within 20000 steps");
     }
 }
 
@@ -987,25 +1055,44 @@ fn work_conservation_starts_what_a_policy_leaves_idle_in_both_interfaces() {
         "{m:?}"
     );
     assert_eq!(chosen, vec![0.0, 0.0, 50.0]);
-    // off, a policy that never starts anything holds every job to the time limit
-    for interface in [Interface::PerSlot, Interface::OneChoice] {
+    // off, a policy that never starts anything idles the cluster until nothing runs and
+    // nothing is left to arrive; from then on one job at a time starts, per slot by the env
+    // (conserve.rs, frozen cluster), one choice at a time by the policy, as the mask refuses
+    // advance there
+    for (interface, forced) in [(Interface::PerSlot, 3), (Interface::OneChoice, 0)] {
         w.window.interface = interface;
         w.window.work_conserving = false;
         let (m, _) = play_idle(w.clone());
-        let expected_finished = if interface == Interface::OneChoice {
-            // the old rule: advance masked only once nothing runs and nothing is left to arrive
-            3
-        } else {
-            0
-        };
-        assert_eq!(m.finished, expected_finished, "{interface:?}: {m:?}");
-        assert_eq!(m.forced_starts, 0);
+        assert_eq!(
+            (m.finished, m.forced_starts),
+            (3, forced),
+            "{interface:?}: {m:?}"
+        );
+        assert!(m.queueing_delay_avg_s > 10.0, "{interface:?}: {m:?}");
     }
 }
 
 #[test]
-fn a_job_that_fits_only_shrunk_is_the_policys_to_start() {
-    // a asks for 4 workers of 1 GPU on a 2-GPU machine: it fits only at half the workers
+fn a_job_that_fits_only_shrunk_is_the_policys_to_start_unless_the_cluster_is_frozen() {
+    // b (1 GPU, 50 s) runs from the start; a asks for 2 workers of 1 GPU and fits only at
+    // half its workers beside b: the env waits for b to finish and starts a at its request
+    let mut beside = workload(
+        vec![job("b", 0.0, 50.0, 1, 1000), job("a", 0.0, 100.0, 2, 1000)],
+        1,
+        2,
+    );
+    beside.episode.max_time_s = 1_000.0;
+    beside.scaling = Scaling {
+        workers: vec![0.5, 1.0],
+        sizes: vec![1.0],
+    };
+    beside.validate(Path::new("test.toml")).unwrap();
+    let (m, _) = play_idle(beside);
+    assert_eq!((m.finished, m.forced_starts), (2, 2), "{m:?}");
+    assert!((m.jct_avg_s - (50.0 + 150.0) / 2.0).abs() < 1e-9, "{m:?}");
+    // a asks for 4 workers of 1 GPU on a 2-GPU machine: it fits only at half the workers,
+    // on a cluster where nothing runs and nothing is left to arrive; per slot the env starts
+    // it there, at the fastest level that fits, rather than idle to the time limit
     let mut w = workload(vec![job("a", 0.0, 100.0, 4, 1000)], 1, 2);
     w.episode.max_time_s = 1_000.0;
     w.scaling = Scaling {
@@ -1014,7 +1101,8 @@ fn a_job_that_fits_only_shrunk_is_the_policys_to_start() {
     };
     w.validate(Path::new("test.toml")).unwrap();
     let (m, _) = play_idle(w.clone());
-    assert_eq!((m.finished, m.forced_starts), (0, 0), "{m:?}");
+    assert_eq!((m.finished, m.forced_starts), (1, 1), "{m:?}");
+    assert!((m.jct_avg_s - 200.0).abs() < 1e-9, "{m:?}");
     // one choice at a time, advance is still refused on the idle cluster with nothing left
     // to arrive, and the idle policy starts it shrunk: a linear job at half its workers
     w.window.interface = Interface::OneChoice;
@@ -1032,6 +1120,57 @@ fn a_job_that_fits_only_shrunk_is_the_policys_to_start() {
     assert!((m.jct_avg_s - 200.0).abs() < 1e-9, "{m:?}");
 }
 
+/// One choice at a time, a policy that preempts every running job spends a decision point's
+/// drawings with `advance` allowed (a preempted job cannot start again in the drawing that
+/// preempted it); the clock then moves onto a frozen cluster, where the env starts the job
+/// below its request rather than run the clock out (conserve.rs).
+#[test]
+fn a_job_preempted_until_the_drawings_are_spent_is_started_on_the_frozen_cluster() {
+    // a asks for 4 workers of 1 GPU on a 2-GPU machine: it fits only at half the workers
+    let mut w = workload(vec![job("a", 0.0, 100.0, 4, 1000)], 1, 2);
+    w.episode.max_time_s = 1_000.0;
+    w.episode.max_steps_per_decision = 1;
+    w.episode.decision_interval_s = 50.0;
+    w.window.interface = Interface::OneChoice;
+    w.scaling = Scaling {
+        workers: vec![0.5, 1.0],
+        sizes: vec![1.0],
+    };
+    w.validate(Path::new("test.toml")).unwrap();
+    let mut env = JobsEnv::new(Arc::new(w));
+    let layout = env.choice_layout().unwrap().clone();
+    let (mut observation, _) = env.reset(0).unwrap();
+    let (mut preempted, mut started) = (0, 0);
+    let metrics = loop {
+        let mask = &observation.action_mask;
+        let preempt = (0..layout.advance())
+            .find(|&c| mask[c] && matches!(layout.decode(c), Choice::Preempt { .. }));
+        let choice = if let Some(preempt) = preempt {
+            preempted += 1;
+            preempt
+        } else if mask[layout.advance()] {
+            layout.advance()
+        } else {
+            started += 1;
+            mask.iter().position(|&allowed| allowed).unwrap()
+        };
+        let step = env.step(&[choice]).unwrap();
+        if let Some(m) = step.info.metrics {
+            break m;
+        }
+        observation = step.observation;
+    };
+    // the policy starts a at time 0 and preempts it at each decision point (every 50 s); the
+    // env starts it again each time, so it runs to the end with no time lost
+    assert_eq!((started, preempted), (1, 3));
+    assert_eq!(
+        (metrics.finished, metrics.forced_starts),
+        (1, 3),
+        "{metrics:?}"
+    );
+    assert!((metrics.jct_avg_s - 200.0).abs() < 1e-9, "{metrics:?}");
+}
+
 /// Potential-based shaping leaves the ranking of schedules alone: with
 /// `reward.remaining_potential` an episode's return differs from the plain one by the same
 /// amount whatever the policy (the first state's potential), and that amount is not zero.
@@ -1042,6 +1181,9 @@ fn remaining_potential_shifts_every_policys_return_by_one_constant() {
         job("b", 0.0, 7200.0, 1, 1000),
         job("c", 200.0, 600.0, 2, 1000),
         job("d", 300.0, 1800.0, 1, 1000),
+        // arrives after the time limit: the idle cluster is never frozen (conserve.rs), so
+        // the holding policy holds every job to the end
+        job("future", 30_000.0, 60.0, 1, 1000),
     ];
     let mut plain = workload(jobs, 2, 2);
     plain.window.work_conserving = false;
