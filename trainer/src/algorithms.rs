@@ -14,6 +14,7 @@ use crate::learner::{Learner, LearnerError};
 use crate::ppo::{PpoConfig, PpoTrainer, network};
 use crate::run::{Manifest, load_record};
 use schedlab_agents::dqn::{BranchingQConfig, DqnAgent};
+use schedlab_agents::jobs::{StartsOnly, starts_only_layout};
 use schedlab_agents::ppo::PpoAgent;
 
 /// The learned agents `schedlab train` knows.
@@ -251,6 +252,10 @@ pub fn load_agent(
             }
             let mut agent = PpoAgent::new(net, ctx, manifest.seed);
             agent.deterministic = true;
+            if config.starts_only {
+                let layout = starts_only_layout(env).map_err(invalid)?;
+                return Ok(Box::new(StartsOnly::new(Box::new(agent), layout)));
+            }
             Box::new(agent)
         }
         AgentKind::Gnn => unreachable!("loaded above"),

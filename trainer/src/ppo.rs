@@ -13,6 +13,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
+use schedlab_agents::jobs::{StartsOnly, starts_only_layout};
 use schedlab_agents::learned::actor_critic::{
     ActorCriticConfig, PpoBatch, PpoLossConfig, ShapeMismatch, ppo_loss,
 };
@@ -20,6 +21,7 @@ use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv, registry};
+use schedlab_env::jobs::ChoiceLayout;
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 
 use crate::errors::{CheckpointError, PlayError, Unmet};
@@ -169,6 +171,11 @@ pub struct PpoConfig {
     /// from the last). Needs evaluation episodes.
     #[config(default = false)]
     pub keep_best: bool,
+    /// Choose only among starts of queued jobs and `advance` (jobs workloads, one-choice
+    /// interface): running jobs are never preempted or resized by the policy, in training
+    /// and in play (agents/src/jobs/starts_only.rs).
+    #[config(default = false)]
+    pub starts_only: bool,
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
@@ -334,6 +341,8 @@ pub struct PpoTrainer<E: SchedulingEnv> {
     total_steps: u64,
     seed: u64,
     context: PolicyContext,
+    /// The layout greedy play restricts to starts with, when `starts_only`.
+    starts_only: Option<ChoiceLayout>,
     agent: PpoAgent,
     optim: ModuleOptimizer,
     device: Device,
@@ -511,7 +520,10 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     fn greedy_policy(&self) -> Box<dyn Policy> {
         let mut agent = PpoAgent::new(self.agent.net.clone(), &self.context, 0);
         agent.deterministic = true;
-        Box::new(agent)
+        match &self.starts_only {
+            Some(layout) => Box::new(StartsOnly::new(Box::new(agent), layout.clone())),
+            None => Box::new(agent),
+        }
     }
 }
 
@@ -545,6 +557,14 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         if config.skip_forced {
             training = training.skipping_forced(config.gamma, config.discount_time_s);
         }
+        let starts_only = if config.starts_only {
+            let layout = starts_only_layout(&prototype.context())
+                .map_err(schedlab_env::EnvError::BadAction)?;
+            training = training.offering_starts_only(layout.clone());
+            Some(layout)
+        } else {
+            None
+        };
         let collector = if config.same_window >= 2 || !config.baseline_heuristic.is_empty() {
             Collector::Windows {
                 copies: (0..config.envs).map(|_| training.fresh_copy()).collect(),
@@ -574,6 +594,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             seed,
             agent: PpoAgent::new(net, &ctx, seed),
             context: ctx,
+            starts_only,
             optim,
             env_steps: 0,
             updates: 0,

@@ -917,19 +917,25 @@ mod tests {
         resumes_as_if_never_stopped(&scenario, &workload, tiny(), (16, 64));
     }
 
+    /// philly-mini's jobs through `interface`.
+    fn philly_mini(interface: &str) -> (PathBuf, schedlab_env::jobs::JobsEnv) {
+        use schedlab_env::jobs::{JobsEnv, JobsWorkload};
+        let workload =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
+        let settings = [("window.interface".to_string(), interface.to_string())];
+        let no_table = |p: &Path| Err(format!("{} is not expected", p.display()));
+        let env = JobsEnv::new(std::sync::Arc::new(
+            JobsWorkload::load(&workload, &settings, &no_table).unwrap(),
+        ));
+        (workload, env)
+    }
+
     /// The same on philly-mini's jobs through the one-choice interface, with a curriculum, a
     /// trajectory filter and forced decisions skipped: episodes reset under an earlier plan
     /// are replayed under it.
     #[test]
     fn a_resumed_jobs_run_with_a_curriculum_and_a_filter_trains_as_one_that_never_stopped() {
-        use schedlab_env::jobs::{JobsEnv, JobsWorkload};
-        let workload =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
-        let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
-        let no_table = |p: &Path| Err(format!("{} is not expected", p.display()));
-        let env = JobsEnv::new(std::sync::Arc::new(
-            JobsWorkload::load(&workload, &one_choice, &no_table).unwrap(),
-        ));
+        let (workload, env) = philly_mini("one-choice");
         let config = PpoConfig::new()
             .with_envs(2)
             .with_rollout_steps(8)
@@ -948,6 +954,76 @@ mod tests {
             &workload,
             serde_json::to_value(config).unwrap(),
             (16, 64),
+        );
+    }
+
+    /// A run trained with `starts_only` plays from its folder without changing a running job
+    /// where the env would let it; through the per-slot interface it is refused by name.
+    #[test]
+    fn a_starts_only_run_never_changes_a_running_job_in_play() {
+        use schedlab_env::jobs::Choice;
+        let (workload, env) = philly_mini("one-choice");
+        let out = tempfile::tempdir().unwrap();
+        let config = PpoConfig::new()
+            .with_envs(2)
+            .with_rollout_steps(8)
+            .with_per_unit(true)
+            .with_hidden(16)
+            .with_starts_only(true);
+        let config = serde_json::to_value(config).unwrap();
+        let device = Device::flex().autodiff();
+        let run = train(
+            AgentKind::Ppo,
+            &env,
+            config.clone(),
+            &spec(&workload, out.path(), 32, None),
+            device.clone(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let mut policy =
+            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex()).unwrap();
+        let layout = env.choice_layout().unwrap().clone();
+        let mut env = env.fresh_copy();
+        let (mut observation, _) = env.reset(0).unwrap();
+        let (mut offered, mut steps) = (0, 0);
+        loop {
+            let choice = policy.act(&observation)[0];
+            let running_change = |c: usize| {
+                c < layout.advance()
+                    && observation.action_mask[c / layout.per_slot() * layout.per_slot()]
+            };
+            offered += usize::from(
+                (0..layout.advance()).any(|c| observation.action_mask[c] && running_change(c)),
+            );
+            assert!(!running_change(choice), "{:?}", layout.decode(choice));
+            assert!(!matches!(layout.decode(choice), Choice::Preempt { .. }));
+            let step = env.step(&[choice]).unwrap();
+            steps += 1;
+            if step.terminated || step.truncated || steps == 2_000 {
+                break;
+            }
+            observation = step.observation;
+        }
+        assert!(
+            offered > 0,
+            "the env never offered a change to a running job"
+        );
+        let (_, per_slot) = philly_mini("per-slot");
+        let empty = tempfile::tempdir().unwrap();
+        let err = train(
+            AgentKind::Ppo,
+            &per_slot,
+            config,
+            &spec(&workload, empty.path(), 32, None),
+            device,
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("starts_only needs the one-choice interface"),
+            "{err}"
         );
     }
 

@@ -24,6 +24,10 @@
 //! its reward is their rewards discounted back to the decision (a semi-Markov transition), and
 //! the learner discounts what follows by the whole span, from the clock in its info.
 //!
+//! And, where asked, **only starts are offered** (`starts_only`, agents/src/jobs/starts_only.rs):
+//! the observations' masks leave out every change to a running job, so the learner's rollouts
+//! and its greedy play choose among the same choices.
+//!
 //! All of it is a function of the episode's seed and of the plan the trainer sets between
 //! updates, so a run is the same for the same seed at any thread count.
 
@@ -33,6 +37,7 @@ use rayon::prelude::*;
 use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::rollout::run_episode;
 use schedlab_agents::{EnvContext, SchedulingEnv, registry};
+use schedlab_env::jobs::ChoiceLayout;
 use schedlab_env::{
     ActionSpace, EnvError, Environment, EpisodeSummary, Observation, ObservationSpace, Step,
     StepInfo, episode_seed,
@@ -63,6 +68,9 @@ pub struct TrainingEnv<E> {
     skip_forced: Option<(f64, f64)>,
     /// The virtual clock of the last observation handed out (where a decision is taken).
     clock_s: f64,
+    /// The one-choice layout whose running-job changes masks leave out, when only starts are
+    /// offered.
+    starts_only: Option<ChoiceLayout>,
 }
 
 impl<E: Environment> TrainingEnv<E> {
@@ -75,6 +83,20 @@ impl<E: Environment> TrainingEnv<E> {
             was_cut: false,
             skip_forced: None,
             clock_s: 0.0,
+            starts_only: None,
+        }
+    }
+
+    /// Offers only starts of queued jobs and `advance` (a skipped forced state is then one
+    /// where that restriction leaves one choice).
+    pub fn offering_starts_only(mut self, layout: ChoiceLayout) -> Self {
+        self.starts_only = Some(layout);
+        self
+    }
+
+    fn restrict(&self, observation: &mut Observation) {
+        if let Some(layout) = &self.starts_only {
+            layout.clear_running_changes(&mut observation.action_mask);
         }
     }
 
@@ -130,7 +152,8 @@ impl<E: Environment> Environment for TrainingEnv<E> {
             }
             None => seed,
         };
-        let (observation, info) = self.inner.reset(window)?;
+        let (mut observation, info) = self.inner.reset(window)?;
+        self.restrict(&mut observation);
         self.cut_at_s = self
             .plan
             .cut_mean_s
@@ -146,6 +169,7 @@ impl<E: Environment> Environment for TrainingEnv<E> {
             return Err(EnvError::EpisodeOver);
         }
         let mut step = self.inner.step(action)?;
+        self.restrict(&mut step.observation);
         loop {
             if step.terminated || step.truncated {
                 break;
@@ -163,7 +187,8 @@ impl<E: Environment> Environment for TrainingEnv<E> {
             };
             // the skipped round's reward, discounted back to the decision
             let discount = step_discount(gamma, unit_s, step.info.time_s() - self.clock_s);
-            let next = self.inner.step(&forced)?;
+            let mut next = self.inner.step(&forced)?;
+            self.restrict(&mut next.observation);
             step = Step {
                 reward: step.reward + f64::from(discount) * next.reward,
                 ..next
@@ -176,6 +201,7 @@ impl<E: Environment> Environment for TrainingEnv<E> {
     fn fresh_copy(&self) -> Self {
         TrainingEnv {
             skip_forced: self.skip_forced,
+            starts_only: self.starts_only.clone(),
             ..TrainingEnv::new(self.inner.fresh_copy(), self.plan.clone())
         }
     }
