@@ -348,6 +348,15 @@ fn random_workload(rng: &mut StdRng) -> JobsWorkload {
     w
 }
 
+/// A random workload through the one-choice interface, and its choice layout.
+fn random_one_choice(rng: &mut StdRng) -> (JobsEnv, choice::ChoiceLayout) {
+    let mut w = random_workload(rng);
+    w.window.interface = Interface::OneChoice;
+    let env = JobsEnv::new(Arc::new(w));
+    let layout = env.choice_layout().expect("one-choice").clone();
+    (env, layout)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -733,18 +742,9 @@ proptest! {
     #[test]
     fn one_choice_masks_are_exact_and_the_return_is_minus_the_total_jct(seed in 0u64..10_000) {
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut w = random_workload(&mut rng);
-        w.window.interface = Interface::OneChoice;
-        let requested = (
-            w.scaling.requested_workers_level(),
-            w.scaling.requested_size_level(),
-        );
-        let layout = choice::ChoiceLayout::new(
-            w.window.slots(),
-            w.scaling.workers.len() + 1,
-            w.scaling.sizes.len(),
-        );
-        let mut env = JobsEnv::new(Arc::new(w));
+        let (mut env, layout) = random_one_choice(&mut rng);
+        let scaling = &env.workload().scaling;
+        let requested = (scaling.requested_workers_level(), scaling.requested_size_level());
         let advance = env.action_space().nvec()[0] - 1;
         let (mut observation, mut info) = env.reset(seed).unwrap();
         let mut rewards = 0.0;
@@ -788,14 +788,7 @@ proptest! {
     #[test]
     fn a_policy_of_starts_only_always_has_a_choice_and_never_frees_capacity(seed in 0u64..10_000) {
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut w = random_workload(&mut rng);
-        w.window.interface = Interface::OneChoice;
-        let layout = choice::ChoiceLayout::new(
-            w.window.slots(),
-            w.scaling.workers.len() + 1,
-            w.scaling.sizes.len(),
-        );
-        let mut env = JobsEnv::new(Arc::new(w));
+        let (mut env, layout) = random_one_choice(&mut rng);
         let (mut observation, _) = env.reset(seed).unwrap();
         let mut metrics = None;
         for _ in 0..20_000 {
