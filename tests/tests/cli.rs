@@ -949,6 +949,65 @@ fn a_trained_run_is_evaluated_like_a_baseline_and_refused_on_another_shape() {
     assert!(err.contains("trained for observations of"), "{err}");
 }
 
+/// `train --set` with a dotted key sets the workload, as `run` and `eval` do: the run records
+/// it, plays as it was trained, and a resume loads the workload with it again.
+#[test]
+fn train_takes_workload_settings_and_a_resume_keeps_them() {
+    let runs = tempfile::tempdir().unwrap();
+    let mini = workload("philly-mini.toml");
+    let settings = [
+        "--eval-episodes",
+        "0",
+        "--set",
+        "window.interface=one-choice",
+        "--set",
+        "reward.remaining_potential=true",
+        "--set",
+        "per_unit=true",
+    ];
+    let (_, run) = train_tiny_on(&mini, "ppo", runs.path(), "32", &settings);
+    let manifest = |run: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(run.join("manifest.json")).unwrap()).unwrap()
+    };
+    let written = manifest(&run);
+    assert_eq!(
+        written["workload_settings"],
+        serde_json::json!({"reward.remaining_potential": "true", "window.interface": "one-choice"})
+    );
+    // the interface was set when the workload loaded: the network is the one-choice one
+    assert_eq!(written["play_settings"]["window.interface"], "one-choice");
+    run_ok(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&mini),
+        "--steps",
+        "64",
+        "--eval-episodes",
+        "0",
+        "--resume",
+        arg(&run),
+    ]);
+    let resumed = manifest(&run);
+    assert_eq!(resumed["step"], 64);
+    assert_eq!(resumed["workload_settings"], written["workload_settings"]);
+    let err = run_err(&[
+        "train",
+        "--agent",
+        "ppo",
+        "--workload",
+        arg(&mini),
+        "--steps",
+        "32",
+        "--out",
+        arg(runs.path()),
+        "--set",
+        "reward.remaining_potentia=true",
+    ]);
+    assert!(err.contains("remaining_potentia"), "{err}");
+}
+
 #[test]
 fn ppo_and_dqn_train_on_a_jobs_workload_and_are_compared_with_its_baselines() {
     let runs = tempfile::tempdir().unwrap();

@@ -489,6 +489,7 @@ mod tests {
                 resume,
                 stop: Some(&stop),
                 play_settings: &[],
+                workload_settings: &[],
             };
             let device = Device::flex().autodiff();
             let mut interrupt = |p: &crate::train::Progress<_>| {

@@ -43,6 +43,11 @@ pub struct Manifest {
     /// Absent in older checkpoints.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub play_settings: BTreeMap<String, String>,
+    /// Workload settings the run trained under (`key` = TOML value, as `schedlab train --set
+    /// section.key=value` gives them, such as a shaped reward): a resume loads the workload
+    /// file with them. Absent where there were none, and in older checkpoints.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub workload_settings: BTreeMap<String, String>,
     /// The kind of env trained on (`jobs`, `dag`, ...); absent in older checkpoints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env_kind: Option<String>,

@@ -1,6 +1,7 @@
 //! Training a learned scheduler into a run folder: TensorBoard curves (tags in
 //! ARCHITECTURE.md), the hyperparameters once at the start, and periodic checkpoints.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -80,6 +81,9 @@ pub struct TrainSpec<'a> {
     /// The training workload's settings that shape the network, recorded in the manifest
     /// (`Manifest::play_settings`).
     pub play_settings: &'a [(String, String)],
+    /// The settings the workload file was loaded with, recorded in the manifest
+    /// (`Manifest::workload_settings`); a resume must give the same.
+    pub workload_settings: &'a [(String, String)],
 }
 
 /// What the driver reports after each update; `M` is the env's episode metrics.
@@ -248,6 +252,7 @@ impl Checkpoints<'_> {
             mask_len: self.shapes.1,
             return_stats,
             play_settings: self.spec.play_settings.iter().cloned().collect(),
+            workload_settings: self.spec.workload_settings.iter().cloned().collect(),
             env_kind: Some(self.env_kind.to_owned()),
             resume_state: resumable.then(|| Manifest::resume_state_name(step)),
             wall_s: Some(self.wall_s_at_start + self.started.elapsed().as_secs_f64()),
@@ -435,6 +440,17 @@ fn resumed_manifest(
                         "trained on {} (a different file than {})",
                         manifest.workload,
                         spec.workload_path.display()
+                    ),
+                ));
+            }
+            let settings: BTreeMap<String, String> =
+                spec.workload_settings.iter().cloned().collect();
+            if manifest.workload_settings != settings {
+                return Err(invalid(
+                    path,
+                    format!(
+                        "trained with the workload settings {:?}, resumed with {settings:?}",
+                        manifest.workload_settings
                     ),
                 ));
             }
@@ -642,6 +658,7 @@ mod tests {
             resume,
             stop: None,
             play_settings: &[],
+            workload_settings: &[],
         }
     }
 
@@ -668,6 +685,7 @@ mod tests {
             &TrainSpec {
                 eval_episodes: 3,
                 play_settings: &[("section.key".to_owned(), "[1.0, 2.0]".to_owned())],
+                workload_settings: &[],
                 ..spec(&workload, out.path(), 32, None)
             },
             device.clone(),
@@ -1092,6 +1110,26 @@ mod tests {
         .to_string();
         assert!(
             err.contains("cannot resume") && err.contains("different file"),
+            "{err}"
+        );
+
+        // so is the same file under other settings than the run trained with
+        let settings = [("job.lr".to_owned(), "0.5".to_owned())];
+        let err = train(
+            AgentKind::Ppo,
+            &scenario,
+            tiny(),
+            &TrainSpec {
+                workload_settings: &settings,
+                ..spec(&workload, out.path(), 64, Some(&run.path))
+            },
+            device.clone(),
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("cannot resume") && err.contains("job.lr"),
             "{err}"
         );
 

@@ -44,6 +44,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         resume: None,
         stop: None,
         play_settings: &[],
+        workload_settings: &[],
     };
     let run = train_with_progress(
         AgentKind::Ppo,

@@ -4,11 +4,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use anyhow::Context;
 use clap::Args;
 use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::train::TrainSpec;
 
-use schedlab_experiments::settings::parse_overrides;
+use schedlab_experiments::settings::{Settings, parse_overrides};
 use schedlab_experiments::training::train_loaded;
 
 #[derive(Args)]
@@ -40,7 +41,9 @@ pub struct TrainArgs {
     /// hyperparameters) up to `--steps`.
     #[arg(long)]
     resume: Option<PathBuf>,
-    /// Set a hyperparameter, e.g. `--set lr=0.001` (repeatable; see config.json for names).
+    /// Set a hyperparameter, e.g. `--set lr=0.001` (repeatable; see config.json for names),
+    /// or with a dotted key a setting of the workload, e.g. `--set
+    /// reward.remaining_potential=true` (recorded in the run's manifest; a resume keeps it).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     hyperparameters: Vec<String>,
     /// Clone this scheduler's decisions (behaviour cloning on its episodes) before RL starts,
@@ -66,11 +69,22 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
-    let mut pairs = parse_overrides(&args.hyperparameters)?;
+    let Settings {
+        workload: mut workload_settings,
+        policy: mut pairs,
+        ..
+    } = Settings::split(parse_overrides(&args.hyperparameters)?);
     if let Some(teacher) = &args.warm_start {
         pairs.push(("warm_start".to_owned(), teacher.clone()));
     }
-    let loaded = schedlab_experiments::workloads::load(&args.workload, &[])?;
+    if let Some(run) = &args.resume {
+        workload_settings = schedlab_trainer::run::Manifest::read(run)
+            .with_context(|| format!("cannot resume {}", run.display()))?
+            .workload_settings
+            .into_iter()
+            .collect();
+    }
+    let loaded = schedlab_experiments::workloads::load(&args.workload, &workload_settings)?;
     let config = kind.configure(loaded.env_kind(), &pairs)?;
     let spec = TrainSpec {
         workload_path: &args.workload,
@@ -83,6 +97,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         resume: args.resume.as_deref(),
         stop: Some(&stop),
         play_settings: &loaded.play_settings(),
+        workload_settings: &workload_settings,
     };
     let workload_name = loaded.name().to_owned();
     let run = train_loaded(kind, &loaded, config, &spec)?;

@@ -141,6 +141,7 @@ pub(super) fn trained<'a>(
         resume,
         stop: None,
         play_settings: &loaded.play_settings(),
+        workload_settings: &[],
     };
     let how = if resume.is_some() {
         "resuming"

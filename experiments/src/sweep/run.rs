@@ -56,6 +56,8 @@ impl SweepRecord {
 /// A workload loaded under one override set, with that set's policy options.
 struct Variant {
     workload: Loaded,
+    /// The settings `workload` was loaded with (what a run trained on it records).
+    workload_settings: Vec<(String, String)>,
     policy_options: Vec<(String, String)>,
 }
 
@@ -72,6 +74,7 @@ fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Vec<Variant>>> {
                         .with_context(|| format!("override set `{name}`"))?;
                     Ok(Variant {
                         workload,
+                        workload_settings: settings.workload,
                         policy_options: settings.policy,
                     })
                 })
@@ -142,6 +145,7 @@ fn trained_run(
         resume: existing.as_deref(),
         stop: None,
         play_settings: &target.workload.play_settings(),
+        workload_settings: &target.workload_settings,
     };
     let run = train_loaded(kind, &target.workload, config, &train_spec)?;
     Ok(run.path)
