@@ -77,7 +77,8 @@ pub(super) fn trained<'a>(
     } = training;
     let runs = &root.join(slug(&learner.label)).join(format!("seed-{seed}"));
     let sources = runs.join("training_sources.txt");
-    let loaded = crate::workloads::load(family, &[])?;
+    let workload_settings = parse_overrides(&pairs(&learner.workload_set))?;
+    let loaded = crate::workloads::load(family, &workload_settings)?;
     let kind = AgentKind::from_name(&learner.agent).with_context(|| {
         format!(
             "learner `{}`: unknown agent `{}`",
@@ -88,9 +89,11 @@ pub(super) fn trained<'a>(
     let family_sha256 = sha256_file(family).with_context(|| format!("{}", family.display()))?;
     // a run of this learner from these sources: finished, or killed and resumed where it stopped
     let trained_by = std::fs::read_to_string(&sources).ok();
+    // a run from before a hyperparameter existed trained with its default
     let same = |manifest: &Manifest| {
-        manifest.config == config
+        kind.backfilled(&manifest.config) == config
             && manifest.workload_sha256 == family_sha256
+            && manifest.workload_settings == workload_settings.iter().cloned().collect()
             && (trained_by.as_deref() == Some(TRAINING_SOURCES)
                 || (*reuse && manifest.step >= learner.steps))
     };
@@ -141,7 +144,7 @@ pub(super) fn trained<'a>(
         resume,
         stop: None,
         play_settings: &loaded.play_settings(),
-        workload_settings: &[],
+        workload_settings: &workload_settings,
     };
     let how = if resume.is_some() {
         "resuming"

@@ -80,6 +80,11 @@ pub struct LearnedRun {
     /// Hyperparameters as `schedlab train --set` takes them (`warm_start` included).
     #[serde(default)]
     pub set: BTreeMap<String, toml::Value>,
+    /// Settings of the training workload (dotted keys, as `schedlab train --set` takes them),
+    /// such as `reward.remaining_potential`; the windows a policy is evaluated on are played as
+    /// they are.
+    #[serde(default)]
+    pub workload_set: BTreeMap<String, toml::Value>,
     /// Training seeds, each its own run and row.
     #[serde(default = "first_seed")]
     pub seeds: Vec<u64>,
