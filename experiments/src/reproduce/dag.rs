@@ -743,6 +743,7 @@ mod tests {
             agent: "dqn".to_owned(),
             steps: 1,
             set: BTreeMap::new(),
+            workload_set: BTreeMap::new(),
             seeds: vec![0, 1],
             workload: None,
         };
