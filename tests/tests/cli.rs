@@ -400,6 +400,15 @@ fn eval_writes_one_row_per_episode_and_workload() {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["rows"].as_array().unwrap().len(), 6);
+    // a comma list is compare's: eval says so rather than name an unknown scheduler
+    let err = run_err(&[
+        "eval",
+        "--policy",
+        "static,greedy",
+        "--workload",
+        arg(&small),
+    ]);
+    assert!(err.contains("schedlab compare --policies"), "{err}");
 }
 
 #[test]

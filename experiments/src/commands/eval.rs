@@ -37,6 +37,17 @@ pub struct EvalArgs {
 type Rows<M> = Vec<(Vec<String>, M)>;
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !args
+            .policy
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .contains(',')
+            || std::path::Path::new(&args.policy).exists(),
+        "eval plays one policy (`--policy {}` lists several): play them one by one, or use `schedlab compare --policies A,B`",
+        args.policy
+    );
     let seeds = parse_seeds(&args.seeds)?;
     let policies = std::slice::from_ref(&args.policy);
     let loaded = args
