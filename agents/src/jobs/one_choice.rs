@@ -122,20 +122,10 @@ impl OneChoice {
             self.ctx.requested_workers_level,
             self.ctx.requested_size_level,
         );
+        let mask = &observation.action_mask;
         self.layout
-            .forced_start(&observation.action_mask, requested)
-            .or_else(|| {
-                (0..self.layout.advance())
-                    .filter(|&c| observation.action_mask[c])
-                    .min_by_key(|&c| match self.layout.decode(c) {
-                        Choice::Set {
-                            workers_level,
-                            size_level,
-                            ..
-                        } => workers_level.abs_diff(requested.0) + size_level.abs_diff(requested.1),
-                        _ => usize::MAX,
-                    })
-            })
+            .forced_start(mask, requested)
+            .or_else(|| self.layout.nearest_start(mask, requested))
             .expect("advance is refused only where a job can start")
     }
 }

@@ -13,7 +13,6 @@
 //! some level. So the choices between two drawings are one per-slot step applied a job at a
 //! time.
 
-use super::conserve::frozen;
 use super::machines::Placement;
 use super::state::{Episode, Shared, Status};
 use crate::gym::{ActionSpace, Field};
@@ -26,6 +25,12 @@ pub struct ChoiceLayout {
     slots: usize,
     workers_levels: usize,
     sizes: usize,
+}
+
+/// How far `(workers level, size level)` lies from `requested`, in levels: what "nearest the
+/// request" means for a start below it.
+pub fn level_distance(levels: (usize, usize), requested: (usize, usize)) -> usize {
+    levels.0.abs_diff(requested.0) + levels.1.abs_diff(requested.1)
 }
 
 /// What one choice asks.
@@ -168,7 +173,7 @@ impl ChoiceLayout {
         let conserving =
             sh.workload.window.work_conserving && self.forced_start(&mask, requested).is_some();
         mask[self.advance()] =
-            !(conserving || frozen(episode) && mask.iter().any(|&allowed| allowed));
+            !(conserving || episode.frozen() && mask.iter().any(|&allowed| allowed));
         mask
     }
 
@@ -191,6 +196,25 @@ impl ChoiceLayout {
                     placement: Placement::BestFit,
                 })
             })
+    }
+
+    /// The allowed start nearest `requested` `(workers level, size level)` in `mask` (by
+    /// [`level_distance`]; the first slot, then the lower levels, on a tie): the start made on
+    /// a frozen cluster (conserve.rs), by the env per slot and by the heuristics' one-choice
+    /// adapter. `None` where `mask` allows no start.
+    pub fn nearest_start(&self, mask: &[bool], requested: (usize, usize)) -> Option<usize> {
+        (0..self.advance())
+            .filter(|&c| mask[c])
+            .filter_map(|c| match self.decode(c) {
+                Choice::Set {
+                    workers_level,
+                    size_level,
+                    ..
+                } => Some((level_distance((workers_level, size_level), requested), c)),
+                _ => None,
+            })
+            .min_by_key(|&(distance, _)| distance)
+            .map(|(_, c)| c)
     }
 
     /// A choice in words, for errors.

@@ -14,9 +14,10 @@
 //! (agents/src/jobs/one_choice.rs). The one-choice mask refuses `advance` there so the policy
 //! picks first; a per-slot step that changes nothing, or drawings spent, reach this rule.
 
+use super::choice::level_distance;
 use super::dynamics::apply_one;
 use super::machines::Placement;
-use super::state::{Episode, Shared, Status, status_index};
+use super::state::{Episode, Shared};
 
 /// Whether queued job `i` fits now at its request.
 fn fits_at_request(sh: &Shared, episode: &Episode, i: usize) -> bool {
@@ -59,15 +60,8 @@ pub(super) fn fill_idle(sh: &Shared, episode: &mut Episode) {
     }
 }
 
-/// Nothing runs and nothing is left to arrive (or to be released by a parent).
-pub(super) fn frozen(episode: &Episode) -> bool {
-    [Status::Running, Status::Waiting]
-        .iter()
-        .all(|&s| episode.counts[status_index(s)] == 0)
-}
-
-/// The `(workers level, size level)` nearest the request (in levels, workers level then size
-/// level on a tie) at which queued job `i` fits now, with its distance; `None` where none fits.
+/// The `(workers level, size level)` nearest the request (`level_distance`; the lower workers
+/// level, then size level, on a tie) at which queued job `i` fits now, with its distance; `None` where none fits.
 fn nearest_fitting_level(
     sh: &Shared,
     episode: &Episode,
@@ -85,7 +79,7 @@ fn nearest_fitting_level(
                 .cluster
                 .can_place(sh.container(i, s), sh.worker_count(i, w))
         })
-        .map(|(w, s)| (w.abs_diff(requested.0) + s.abs_diff(requested.1), (w, s)))
+        .map(|levels| (level_distance(levels, requested), levels))
         .min_by_key(|&(distance, _)| distance)
 }
 
@@ -93,7 +87,7 @@ fn nearest_fitting_level(
 /// nearest its request (the oldest on a tie), there, best-fit (module doc). The cluster is
 /// empty then, so the oldest fits at some level.
 pub(super) fn unfreeze(sh: &Shared, episode: &mut Episode) {
-    if !frozen(episode) {
+    if !episode.frozen() {
         return;
     }
     let nearest = episode

@@ -220,6 +220,13 @@ impl Episode {
     pub fn count(&self, status: Status) -> usize {
         self.counts[status as usize]
     }
+    /// Nothing runs and nothing is left to arrive (or to be released by a parent): moving the
+    /// clock only adds time to every queued job (env/src/jobs/conserve.rs).
+    pub fn frozen(&self) -> bool {
+        [Status::Running, Status::Waiting]
+            .iter()
+            .all(|&s| self.count(s) == 0)
+    }
 }
 
 /// Where a status counts in [`Episode::counts`].

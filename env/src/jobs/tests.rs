@@ -666,21 +666,12 @@ fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> (JobsMetrics
         });
         // advance is masked only where a job fits in a frozen state (env/src/jobs/choice.rs):
         // start the allowed level nearest the request there, as the per-slot env would
-        let distance = |c: usize| match layout.decode(c) {
-            choice::Choice::Set {
-                workers_level,
-                size_level,
-                ..
-            } => workers_level.abs_diff(requested.0) + size_level.abs_diff(requested.1),
-            _ => usize::MAX,
-        };
         let fallback = if observation.action_mask[layout.advance()] {
             layout.advance()
         } else {
             frozen_starts += usize::from(start.is_none());
-            (0..layout.advance())
-                .filter(|&c| observation.action_mask[c])
-                .min_by_key(|&c| distance(c))
+            layout
+                .nearest_start(&observation.action_mask, requested)
                 .unwrap()
         };
         let step = env.step(&[start.unwrap_or(fallback)]).unwrap();
