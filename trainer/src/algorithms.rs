@@ -252,11 +252,12 @@ pub fn load_agent(
             }
             let mut agent = PpoAgent::new(net, ctx, manifest.seed);
             agent.deterministic = true;
-            if config.starts_only {
-                let layout = starts_only_layout(env).map_err(invalid)?;
-                return Ok(Box::new(StartsOnly::new(Box::new(agent), layout)));
-            }
-            Box::new(agent)
+            let layout = config
+                .starts_only
+                .then(|| starts_only_layout(env))
+                .transpose()
+                .map_err(invalid)?;
+            StartsOnly::wrap(Box::new(agent), layout)
         }
         AgentKind::Gnn => unreachable!("loaded above"),
     })

@@ -520,10 +520,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     fn greedy_policy(&self) -> Box<dyn Policy> {
         let mut agent = PpoAgent::new(self.agent.net.clone(), &self.context, 0);
         agent.deterministic = true;
-        match &self.starts_only {
-            Some(layout) => Box::new(StartsOnly::new(Box::new(agent), layout.clone())),
-            None => Box::new(agent),
-        }
+        StartsOnly::wrap(Box::new(agent), self.starts_only.clone())
     }
 }
 
@@ -557,14 +554,14 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         if config.skip_forced {
             training = training.skipping_forced(config.gamma, config.discount_time_s);
         }
-        let starts_only = if config.starts_only {
-            let layout = starts_only_layout(&prototype.context())
-                .map_err(schedlab_env::EnvError::BadAction)?;
+        let starts_only = config
+            .starts_only
+            .then(|| starts_only_layout(&prototype.context()))
+            .transpose()
+            .map_err(schedlab_env::EnvError::BadAction)?;
+        if let Some(layout) = &starts_only {
             training = training.offering_starts_only(layout.clone());
-            Some(layout)
-        } else {
-            None
-        };
+        }
         let collector = if config.same_window >= 2 || !config.baseline_heuristic.is_empty() {
             Collector::Windows {
                 copies: (0..config.envs).map(|_| training.fresh_copy()).collect(),

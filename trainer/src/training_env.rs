@@ -100,6 +100,13 @@ impl<E: Environment> TrainingEnv<E> {
         }
     }
 
+    /// A step of the inner env, its observation restricted as asked.
+    fn inner_step(&mut self, action: &[usize]) -> schedlab_env::Result<Step<E::Info>> {
+        let mut step = self.inner.step(action)?;
+        self.restrict(&mut step.observation);
+        Ok(step)
+    }
+
     /// Steps every state that allows one action only at once, discounting the rewards of the
     /// skipped rounds by `gamma` per `discount_time_s` virtual seconds (which must be > 0: a
     /// per-step discount would not know how many rounds a step spans).
@@ -168,8 +175,7 @@ impl<E: Environment> Environment for TrainingEnv<E> {
         if self.was_cut {
             return Err(EnvError::EpisodeOver);
         }
-        let mut step = self.inner.step(action)?;
-        self.restrict(&mut step.observation);
+        let mut step = self.inner_step(action)?;
         loop {
             if step.terminated || step.truncated {
                 break;
@@ -187,8 +193,7 @@ impl<E: Environment> Environment for TrainingEnv<E> {
             };
             // the skipped round's reward, discounted back to the decision
             let discount = step_discount(gamma, unit_s, step.info.time_s() - self.clock_s);
-            let mut next = self.inner.step(&forced)?;
-            self.restrict(&mut next.observation);
+            let next = self.inner_step(&forced)?;
             step = Step {
                 reward: step.reward + f64::from(discount) * next.reward,
                 ..next

@@ -28,8 +28,12 @@ pub struct StartsOnly {
 }
 
 impl StartsOnly {
-    pub fn new(inner: Box<dyn Policy>, layout: ChoiceLayout) -> Self {
-        StartsOnly { inner, layout }
+    /// `inner` restricted to starts through `layout`, or as it is without one.
+    pub fn wrap(inner: Box<dyn Policy>, layout: Option<ChoiceLayout>) -> Box<dyn Policy> {
+        match layout {
+            Some(layout) => Box::new(StartsOnly { inner, layout }),
+            None => inner,
+        }
     }
 }
 
