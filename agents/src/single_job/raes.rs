@@ -11,6 +11,8 @@
 //! - `cost = lambda_time * p_i * T_i / (N interval) + lambda_idle * sum_r price_r idle_r /
 //!   sum_r price_r capacity_r`, with `p_i` the cross-layer priority (mean 1 over the
 //!   workers): higher for workers whose gradient variance or update delay is above the mean.
+//!   The reward's `lambda_held_idle` term is not priced: it is a ratio over the whole
+//!   allocation, not a sum over options, so the MIP would lose its linear objective.
 //!
 //! Memory and the non-primary compute resource take the smallest level covering the predicted
 //! use with [`HEADROOM`]; a worker that used all it had thus grows a level. Every worker may

@@ -307,18 +307,18 @@ impl SingleJobEnv {
         round
     }
 
-    /// `-(lambda_time * dt / round_interval + lambda_idle * idle cost / capacity cost)`.
+    /// `-(lambda_time * dt / round_interval + lambda_idle * idle cost / capacity cost
+    /// + lambda_held_idle * dt / round_interval * idle cost / held cost)`.
     fn reward(&self, round: &MetricSums, dt: f64) -> f64 {
         let w = &self.scenario.workload;
         let prices = w.prices.per_second();
-        let capacity_cost: f64 = (0..3).map(|r| prices[r] * round.capacity[r]).sum();
-        -(w.reward.lambda_time * dt / w.episode.round_interval_s
-            + w.reward.lambda_idle
-                * if capacity_cost > 0.0 {
-                    round.idle_cost / capacity_cost
-                } else {
-                    0.0
-                })
+        let cost_of = |amounts: &[f64; 3]| -> f64 { (0..3).map(|r| prices[r] * amounts[r]).sum() };
+        let rounds = dt / w.episode.round_interval_s;
+        -(w.reward.lambda_time * rounds
+            + w.reward.lambda_idle * MetricSums::share(round.idle_cost, cost_of(&round.capacity))
+            + w.reward.lambda_held_idle
+                * rounds
+                * MetricSums::share(round.idle_cost, cost_of(&round.allocated)))
     }
 
     /// Pushes the round into each node's usage history and keeps what the next observation

@@ -34,7 +34,8 @@ impl SingleJobWorkload {
     }
 }
 
-/// The episode's clock: positive round interval and time limit, at least one round.
+/// The episode's clock (positive round interval and time limit, at least one round) and the
+/// reward's weights (finite, not negative).
 fn check_episode(w: &SingleJobWorkload, path: &Path) -> Result<()> {
     let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
     let e = &w.episode;
@@ -48,6 +49,16 @@ fn check_episode(w: &SingleJobWorkload, path: &Path) -> Result<()> {
     }
     if e.max_rounds == 0 {
         return bad("episode.max_rounds".into(), "must be at least 1".into());
+    }
+    let r = &w.reward;
+    for (key, v) in [
+        ("reward.lambda_time", r.lambda_time),
+        ("reward.lambda_idle", r.lambda_idle),
+        ("reward.lambda_held_idle", r.lambda_held_idle),
+    ] {
+        if !(v >= 0.0 && v.is_finite()) {
+            return bad(key.into(), format!("must be 0 or positive, got {v}"));
+        }
     }
     Ok(())
 }
@@ -383,6 +394,14 @@ mod tests {
         let (key, message) = config_error(&text);
         assert_eq!(key, "nodes[0].cpu_cores");
         assert!(message.contains("-4"), "{message}");
+    }
+
+    #[test]
+    fn negative_reward_weights_name_the_key() {
+        let text = two_node_workload("hb_asgd", "[reward]\nlambda_held_idle = -0.5");
+        let (key, message) = config_error(&text);
+        assert_eq!(key, "reward.lambda_held_idle");
+        assert!(message.contains("-0.5"), "{message}");
     }
 
     #[test]

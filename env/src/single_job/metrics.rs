@@ -77,7 +77,7 @@ impl MetricSums {
         self.idle_cost += round.idle_cost;
     }
 
-    fn share(num: f64, den: f64) -> f64 {
+    pub(crate) fn share(num: f64, den: f64) -> f64 {
         if den > 0.0 { num / den } else { 0.0 }
     }
 

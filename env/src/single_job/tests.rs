@@ -161,6 +161,39 @@ fn no_container_means_no_progress_and_a_full_time_penalty() {
     assert!((step.reward + 1.0).abs() < 1e-12, "reward {}", step.reward);
 }
 
+/// `reward.lambda_held_idle` charges the unused share of what the job holds (priced), per round
+/// of time, from the round's allocation and its workers' use; holding nothing costs nothing.
+#[test]
+fn the_held_idle_term_charges_the_unused_share_of_what_is_held() {
+    let held_idle_only = "[reward]\nlambda_time = 0.0\nlambda_idle = 0.0\nlambda_held_idle = 2.0";
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", held_idle_only)));
+    env.reset(0).unwrap();
+    let prices = crate::schema::Prices::default().per_second();
+    let step = env.step(&uniform(2, [2, 1, 0])).unwrap();
+    let dt = step.info.time_s;
+    let held: f64 = step
+        .info
+        .allocation
+        .iter()
+        .map(|a| (0..3).map(|r| prices[r] * a[r] * dt).sum::<f64>())
+        .sum();
+    let used: f64 = step
+        .info
+        .workers
+        .iter()
+        .map(|w| prices[0] * w.cpu_used_s + prices[1] * w.mem_used_gb_s + prices[2] * w.gpu_used_s)
+        .sum();
+    assert!(held > used && used > 0.0, "held {held}, used {used}");
+    let expected = -2.0 * dt / 5.0 * (held - used) / held;
+    assert!(
+        (step.reward - expected).abs() < 1e-9,
+        "reward {} expected {expected}",
+        step.reward
+    );
+    let nothing_held = env.step(&uniform(2, [0, 2, 0])).unwrap();
+    assert_eq!(nothing_held.reward, 0.0);
+}
+
 /// A compressed push is smaller, so the same allocation sends fewer bits and pushes more
 /// gradients in a round when bandwidth binds; the workers' bits add up to the total; the
 /// decompressed gradient, not the exact one, reaches the server.

@@ -36,12 +36,16 @@ pub struct EpisodeSpec {
     pub max_time_s: f64,
 }
 
-/// Weights of the two reward terms (docs/environments.md, "Reward"; ARCHITECTURE.md).
+/// Weights of the reward terms (docs/environments.md, "Reward"; ARCHITECTURE.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RewardSpec {
     pub lambda_time: f64,
+    /// Idle cost over the whole cluster's cost: wasted money, which a shorter episode also cuts.
     pub lambda_idle: f64,
+    /// Idle cost over the cost of what the job holds, per round of time: the held resources'
+    /// unused share (one minus price-weighted utilisation), which holding less does not cut.
+    pub lambda_held_idle: f64,
 }
 
 impl Default for RewardSpec {
@@ -49,6 +53,7 @@ impl Default for RewardSpec {
         RewardSpec {
             lambda_time: 1.0,
             lambda_idle: 1.0,
+            lambda_held_idle: 0.0,
         }
     }
 }
