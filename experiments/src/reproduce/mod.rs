@@ -27,6 +27,8 @@ mod tuning;
 
 pub use context::Settings;
 
+use std::path::Path;
+
 use schedlab_trainer::folder_lock::FolderLock;
 
 use crate::output::write_atomic;
@@ -67,10 +69,10 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         protocol,
         args: settings,
     };
-    let tuned = if targets
+    let tunes = targets
         .iter()
-        .any(|&t| !["dag", "network", "conserving", "learned"].contains(&t))
-    {
+        .any(|&t| !["dag", "network", "conserving", "learned"].contains(&t));
+    let tuned = if tunes {
         let (section, tuned) = tuning::tune(&cx)?;
         write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
         tuned
@@ -98,14 +100,12 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         round = cx.protocol.round_s,
         rounds = cx.protocol.max_rounds,
     );
-    // sections not reproduced into this output folder keep their text from the document
     let previous = std::fs::read_to_string(&settings.doc).unwrap_or_default();
-    for section in SECTIONS {
-        match std::fs::read_to_string(settings.out.join(format!("{section}.md"))) {
-            Ok(text) => doc += &text,
-            Err(_) => doc += &previous_block(&previous, section),
-        }
+    let mut reproduced = targets.to_vec();
+    if tunes {
+        reproduced.push("tuning");
     }
+    doc += &sections_text(&previous, &settings.out, &reproduced);
     write_atomic(&settings.doc, doc.as_bytes())?;
     println!(
         "wrote {} and figures in {}",
@@ -113,6 +113,25 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         settings.figures.display()
     );
     Ok(())
+}
+
+/// Every section in document order: those `reproduced` by this run from their files in `out`;
+/// the others keep their block of the `previous` document, or where it has none the file an
+/// earlier run left in `out`. A section file left by an older run (other figure paths, older
+/// code) thus never replaces the document's newer text.
+fn sections_text(previous: &str, out: &Path, reproduced: &[&str]) -> String {
+    let cached = |section: &str| std::fs::read_to_string(out.join(format!("{section}.md"))).ok();
+    SECTIONS
+        .iter()
+        .map(|&section| {
+            let block = previous_block(previous, section);
+            if reproduced.contains(&section) || block.is_empty() {
+                cached(section).unwrap_or(block)
+            } else {
+                block
+            }
+        })
+        .collect()
 }
 
 /// The block of `doc` from the heading of `section` (`## Title (section)`) to the next `## `
@@ -137,7 +156,25 @@ fn previous_block(doc: &str, section: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::previous_block;
+    use super::{previous_block, sections_text};
+
+    #[test]
+    fn only_reproduced_sections_replace_the_documents_text() {
+        let out = tempfile::tempdir().unwrap();
+        for (section, text) in [
+            ("fig2", "## Convergence (fig2)\n\nstale file\n"),
+            ("table2", "## End to end (table2)\n\nfresh\n"),
+            ("dag", "## DAG (dag)\n\nonly in the folder\n"),
+        ] {
+            std::fs::write(out.path().join(format!("{section}.md")), text).unwrap();
+        }
+        let doc =
+            "# Experiments\n\n## Convergence (fig2)\n\ndocument\n## End to end (table2)\n\nold\n";
+        assert_eq!(
+            sections_text(doc, out.path(), &["table2"]),
+            "## Convergence (fig2)\n\ndocument\n## End to end (table2)\n\nfresh\n## DAG (dag)\n\nonly in the folder\n"
+        );
+    }
 
     #[test]
     fn a_section_not_reproduced_keeps_its_block_of_the_document() {
