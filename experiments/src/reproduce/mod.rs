@@ -54,7 +54,7 @@ pub fn targets() -> &'static [&'static str] {
 
 /// Reproduces `targets` (of fig2, table1, table2, dag, network, communication, conserving,
 /// learned; tuning runs first where a single-job section needs it) and rewrites the document:
-/// these sections anew, the others as it has them ([`sections_text`]).
+/// these sections anew, the others as it has them (`sections_text`).
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     // one reproduce per results folder (each sweep in it also locks its own folder)
     let _lock = FolderLock::acquire(&settings.out, "reproduce")?;
