@@ -211,14 +211,18 @@ impl SingleJobEnv {
         let (t_end, reached, workers) = self.simulate(episode, &alloc, t0)?;
         let dt = t_end - t0;
         let round = self.account(episode, &alloc, &workers, t0, t_end);
-        let reward = self.reward(&round, dt);
+        let mut reward = self.reward(&round, dt);
         episode.sums.add(&round);
-        episode.sums.episode_return += reward;
         self.remember(episode, alloc, workers, t0, t_end);
         let limit = episode.round >= w.episode.max_rounds || t_end >= w.episode.max_time_s - 1e-9;
         // at a limit, validate the final parameters: they may have just reached the target
         let terminated = reached.is_some() || (limit && episode.sim.validate()?.is_some());
         let truncated = limit && !terminated;
+        if terminated || truncated {
+            reward -=
+                w.reward.lambda_episode_idle * episode.sums.held_idle_share(&w.prices.per_second());
+        }
+        episode.sums.episode_return += reward;
         Ok((reward, terminated, truncated))
     }
 
@@ -308,17 +312,16 @@ impl SingleJobEnv {
     }
 
     /// `-(lambda_time * dt / round_interval + lambda_idle * idle cost / capacity cost
-    /// + lambda_held_idle * dt / round_interval * idle cost / held cost)`.
+    /// + lambda_held_idle * dt / round_interval * idle cost / held cost)`; the episode's last
+    /// round also pays `lambda_episode_idle` times the episode's idle cost over its held cost.
     fn reward(&self, round: &MetricSums, dt: f64) -> f64 {
         let w = &self.scenario.workload;
         let prices = w.prices.per_second();
-        let cost_of = |amounts: &[f64; 3]| -> f64 { (0..3).map(|r| prices[r] * amounts[r]).sum() };
+        let capacity_cost: f64 = (0..3).map(|r| prices[r] * round.capacity[r]).sum();
         let rounds = dt / w.episode.round_interval_s;
         -(w.reward.lambda_time * rounds
-            + w.reward.lambda_idle * MetricSums::share(round.idle_cost, cost_of(&round.capacity))
-            + w.reward.lambda_held_idle
-                * rounds
-                * MetricSums::share(round.idle_cost, cost_of(&round.allocated)))
+            + w.reward.lambda_idle * MetricSums::share(round.idle_cost, capacity_cost)
+            + w.reward.lambda_held_idle * rounds * round.held_idle_share(&prices))
     }
 
     /// Pushes the round into each node's usage history and keeps what the next observation

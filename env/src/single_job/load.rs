@@ -55,6 +55,7 @@ fn check_episode(w: &SingleJobWorkload, path: &Path) -> Result<()> {
         ("reward.lambda_time", r.lambda_time),
         ("reward.lambda_idle", r.lambda_idle),
         ("reward.lambda_held_idle", r.lambda_held_idle),
+        ("reward.lambda_episode_idle", r.lambda_episode_idle),
     ] {
         if !(v >= 0.0 && v.is_finite()) {
             return bad(key.into(), format!("must be 0 or positive, got {v}"));

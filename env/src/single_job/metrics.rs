@@ -81,6 +81,12 @@ impl MetricSums {
         if den > 0.0 { num / den } else { 0.0 }
     }
 
+    /// Idle cost over the price of what was held: one minus the price-weighted utilisation.
+    pub fn held_idle_share(&self, prices: &[f64; 3]) -> f64 {
+        let held: f64 = (0..3).map(|r| prices[r] * self.allocated[r]).sum();
+        Self::share(self.idle_cost, held)
+    }
+
     pub fn gpu_util(&self) -> f64 {
         Self::share(self.used[2], self.allocated[2])
     }

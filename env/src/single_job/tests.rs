@@ -194,6 +194,43 @@ fn the_held_idle_term_charges_the_unused_share_of_what_is_held() {
     assert_eq!(nothing_held.reward, 0.0);
 }
 
+/// `reward.lambda_episode_idle` is paid once, at the episode's last step: the episode's idle
+/// cost over the cost of all it held, summed from every round's allocation and use; the episode
+/// return counts it.
+#[test]
+fn the_episode_idle_term_is_paid_once_at_the_end() {
+    let episode_idle_only =
+        "[reward]\nlambda_time = 0.0\nlambda_idle = 0.0\nlambda_episode_idle = 3.0";
+    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", episode_idle_only)));
+    env.reset(0).unwrap();
+    let prices = crate::schema::Prices::default().per_second();
+    let (mut held, mut used, mut t0, mut rewards) = (0.0, 0.0, 0.0, Vec::new());
+    loop {
+        let step = env.step(&uniform(2, [1, 1, 0])).unwrap();
+        let dt = step.info.time_s - t0;
+        t0 = step.info.time_s;
+        for (a, w) in step.info.allocation.iter().zip(&step.info.workers) {
+            held += (0..3).map(|r| prices[r] * a[r] * dt).sum::<f64>();
+            used +=
+                prices[0] * w.cpu_used_s + prices[1] * w.mem_used_gb_s + prices[2] * w.gpu_used_s;
+        }
+        rewards.push(step.reward);
+        if let Some(metrics) = step.info.metrics {
+            assert!(rewards.len() > 1, "the episode should take several rounds");
+            assert_eq!(metrics.episode_return, rewards.iter().sum::<f64>());
+            break;
+        }
+    }
+    let (last, earlier) = rewards.split_last().unwrap();
+    assert!(earlier.iter().all(|&r| r == 0.0), "{rewards:?}");
+    let expected = -3.0 * (held - used) / held;
+    assert!(
+        (last - expected).abs() < 1e-9,
+        "last reward {last}, expected {expected}"
+    );
+    assert!(*last < 0.0);
+}
+
 /// A compressed push is smaller, so the same allocation sends fewer bits and pushes more
 /// gradients in a round when bandwidth binds; the workers' bits add up to the total; the
 /// decompressed gradient, not the exact one, reaches the server.

@@ -46,6 +46,9 @@ pub struct RewardSpec {
     /// Idle cost over the cost of what the job holds, per round of time: the held resources'
     /// unused share (one minus price-weighted utilisation), which holding less does not cut.
     pub lambda_held_idle: f64,
+    /// Paid once, at the episode's end: the episode's idle cost over the cost of all it held
+    /// (one minus its price-weighted utilisation), however long it took.
+    pub lambda_episode_idle: f64,
 }
 
 impl Default for RewardSpec {
@@ -54,6 +57,7 @@ impl Default for RewardSpec {
             lambda_time: 1.0,
             lambda_idle: 1.0,
             lambda_held_idle: 0.0,
+            lambda_episode_idle: 0.0,
         }
     }
 }
