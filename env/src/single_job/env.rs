@@ -317,10 +317,9 @@ impl SingleJobEnv {
     fn reward(&self, round: &MetricSums, dt: f64) -> f64 {
         let w = &self.scenario.workload;
         let prices = w.prices.per_second();
-        let capacity_cost: f64 = (0..3).map(|r| prices[r] * round.capacity[r]).sum();
         let rounds = dt / w.episode.round_interval_s;
         -(w.reward.lambda_time * rounds
-            + w.reward.lambda_idle * MetricSums::share(round.idle_cost, capacity_cost)
+            + w.reward.lambda_idle * round.cluster_idle_share(&prices)
             + w.reward.lambda_held_idle * rounds * round.held_idle_share(&prices))
     }
 

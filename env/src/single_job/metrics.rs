@@ -77,14 +77,22 @@ impl MetricSums {
         self.idle_cost += round.idle_cost;
     }
 
-    pub(crate) fn share(num: f64, den: f64) -> f64 {
+    fn share(num: f64, den: f64) -> f64 {
         if den > 0.0 { num / den } else { 0.0 }
+    }
+
+    fn priced(prices: &[f64; 3], amounts: &[f64; 3]) -> f64 {
+        (0..3).map(|r| prices[r] * amounts[r]).sum()
+    }
+
+    /// Idle cost over the price of the whole cluster's capacity, in [0, 1].
+    pub fn cluster_idle_share(&self, prices: &[f64; 3]) -> f64 {
+        Self::share(self.idle_cost, Self::priced(prices, &self.capacity))
     }
 
     /// Idle cost over the price of what was held: one minus the price-weighted utilisation.
     pub fn held_idle_share(&self, prices: &[f64; 3]) -> f64 {
-        let held: f64 = (0..3).map(|r| prices[r] * self.allocated[r]).sum();
-        Self::share(self.idle_cost, held)
+        Self::share(self.idle_cost, Self::priced(prices, &self.allocated))
     }
 
     pub fn gpu_util(&self) -> f64 {

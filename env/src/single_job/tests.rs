@@ -1,5 +1,5 @@
 use crate::error::EnvError;
-use crate::single_job::SingleJobEnv;
+use crate::single_job::{SingleJobEnv, SingleJobInfo};
 use crate::testkit::{scenario, two_node_workload};
 
 /// The same level per node: `[cpu, mem, gpu]`.
@@ -161,6 +161,23 @@ fn no_container_means_no_progress_and_a_full_time_penalty() {
     assert!((step.reward + 1.0).abs() < 1e-12, "reward {}", step.reward);
 }
 
+/// The price (default prices) of what a round of `dt` seconds held and of what its workers
+/// used, computed from the step's info, apart from the env's own accounting.
+fn priced_held_and_used(info: &SingleJobInfo, dt: f64) -> (f64, f64) {
+    let prices = crate::schema::Prices::default().per_second();
+    let held = info
+        .allocation
+        .iter()
+        .map(|a| (0..3).map(|r| prices[r] * a[r] * dt).sum::<f64>())
+        .sum();
+    let used = info
+        .workers
+        .iter()
+        .map(|w| prices[0] * w.cpu_used_s + prices[1] * w.mem_used_gb_s + prices[2] * w.gpu_used_s)
+        .sum();
+    (held, used)
+}
+
 /// `reward.lambda_held_idle` charges the unused share of what the job holds (priced), per round
 /// of time, from the round's allocation and its workers' use; holding nothing costs nothing.
 #[test]
@@ -168,21 +185,9 @@ fn the_held_idle_term_charges_the_unused_share_of_what_is_held() {
     let held_idle_only = "[reward]\nlambda_time = 0.0\nlambda_idle = 0.0\nlambda_held_idle = 2.0";
     let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", held_idle_only)));
     env.reset(0).unwrap();
-    let prices = crate::schema::Prices::default().per_second();
     let step = env.step(&uniform(2, [2, 1, 0])).unwrap();
     let dt = step.info.time_s;
-    let held: f64 = step
-        .info
-        .allocation
-        .iter()
-        .map(|a| (0..3).map(|r| prices[r] * a[r] * dt).sum::<f64>())
-        .sum();
-    let used: f64 = step
-        .info
-        .workers
-        .iter()
-        .map(|w| prices[0] * w.cpu_used_s + prices[1] * w.mem_used_gb_s + prices[2] * w.gpu_used_s)
-        .sum();
+    let (held, used) = priced_held_and_used(&step.info, dt);
     assert!(held > used && used > 0.0, "held {held}, used {used}");
     let expected = -2.0 * dt / 5.0 * (held - used) / held;
     assert!(
@@ -203,17 +208,11 @@ fn the_episode_idle_term_is_paid_once_at_the_end() {
         "[reward]\nlambda_time = 0.0\nlambda_idle = 0.0\nlambda_episode_idle = 3.0";
     let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", episode_idle_only)));
     env.reset(0).unwrap();
-    let prices = crate::schema::Prices::default().per_second();
     let (mut held, mut used, mut t0, mut rewards) = (0.0, 0.0, 0.0, Vec::new());
     loop {
         let step = env.step(&uniform(2, [1, 1, 0])).unwrap();
-        let dt = step.info.time_s - t0;
-        t0 = step.info.time_s;
-        for (a, w) in step.info.allocation.iter().zip(&step.info.workers) {
-            held += (0..3).map(|r| prices[r] * a[r] * dt).sum::<f64>();
-            used +=
-                prices[0] * w.cpu_used_s + prices[1] * w.mem_used_gb_s + prices[2] * w.gpu_used_s;
-        }
+        let (round_held, round_used) = priced_held_and_used(&step.info, step.info.time_s - t0);
+        (held, used, t0) = (held + round_held, used + round_used, step.info.time_s);
         rewards.push(step.reward);
         if let Some(metrics) = step.info.metrics {
             assert!(rewards.len() > 1, "the episode should take several rounds");
