@@ -100,14 +100,27 @@ pub struct RunDir {
 }
 
 impl RunDir {
+    /// A new folder `WORKLOAD__AGENT__SEED__SECOND` under `out`; a second run started within
+    /// the same second gets `SECOND-1`, `SECOND-2`, ... rather than writing into the first's.
     pub fn create(out: &Path, workload: &str, agent: &str, seed: u64) -> std::io::Result<RunDir> {
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or_default();
-        let path = out.join(format!("{workload}__{agent}__{seed}__{stamp}"));
-        std::fs::create_dir_all(&path)?;
-        Ok(RunDir { path })
+        std::fs::create_dir_all(out)?;
+        let stem = format!("{workload}__{agent}__{seed}__{stamp}");
+        let mut path = out.join(&stem);
+        let mut repeat = 0;
+        loop {
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(RunDir { path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    repeat += 1;
+                    path = out.join(format!("{stem}-{repeat}"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     pub fn write_json(&self, name: &str, value: &impl Serialize) -> std::io::Result<()> {
@@ -248,6 +261,20 @@ fn record_error(path: &Path, e: burn::store::RecordError) -> std::io::Error {
 #[cfg(test)]
 mod tests {
     use super::{Manifest, RunDir, load_record};
+
+    /// Runs started within one second get folders of their own (the second used to write into
+    /// the first's).
+    #[test]
+    fn runs_created_together_get_distinct_folders() {
+        let out = tempfile::tempdir().unwrap();
+        let runs: Vec<RunDir> = (0..3)
+            .map(|_| RunDir::create(out.path(), "w", "ppo", 0).unwrap())
+            .collect();
+        let mut paths: Vec<_> = runs.iter().map(|r| r.path.clone()).collect();
+        paths.dedup();
+        assert_eq!(paths.len(), 3);
+        assert!(paths.iter().all(|p| p.is_dir()));
+    }
 
     /// A record whose float tensor is tagged as integers (what the fuzz target `checkpoint`
     /// found) is refused with an error naming the file, where burn alone panics.

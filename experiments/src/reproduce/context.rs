@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
+
 use super::protocol::Protocol;
 use crate::output::number;
 use crate::output::write_atomic;
@@ -49,6 +51,9 @@ impl Context<'_> {
     /// protocol's scheduler whose spec changed) are dropped first, so the rest are kept.
     pub fn sweep(&self, spec: &SweepSpec) -> anyhow::Result<Vec<Row>> {
         println!("sweep {}: {} episodes", spec.name, spec.grid().len());
+        // a protocol builds its specs in code, so they are checked here as a spec file would be
+        spec.check()
+            .with_context(|| format!("sweep `{}`", spec.name))?;
         forget_policies_not_in(&self.args.out.join(&spec.name), spec)?;
         let rows = run_sweep(
             spec,

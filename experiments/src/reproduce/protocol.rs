@@ -223,6 +223,10 @@ pub struct Optimizer {
 #[serde(deny_unknown_fields)]
 pub struct Table1 {
     pub policies: Vec<String>,
+    /// Workload settings the `train:*` policies train under (a shaped reward), beside the
+    /// optimiser's; every policy is measured without them.
+    #[serde(default)]
+    pub learner_set: BTreeMap<String, toml::Value>,
     pub jobs_policies: Vec<String>,
     pub training_smoothing: usize,
     /// Per scheduler, the paper's GPU utilisation and fragmentation (percent).

@@ -14,7 +14,7 @@ use crate::play::completion_hours;
 use crate::plots::{self, XScale};
 use crate::stats::{summarize, welch};
 use crate::sweep::run::latest_run;
-use crate::sweep::spec::{SweepSpec, TrainSettings};
+use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
 use crate::workloads::Jobs;
 
 /// Table1's grid: its schedulers, the learned agents trained first, on paper-10node with
@@ -31,6 +31,7 @@ pub(super) fn table1_spec(cx: &Context, tuned: &Tuned) -> SweepSpec {
         )]),
         train: TrainSettings {
             steps: cx.args.steps,
+            workload_set: cx.protocol.table1.learner_set.clone(),
             ..TrainSettings::default()
         },
     }
@@ -44,8 +45,16 @@ pub fn table1(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         Some(r) => (format!("{}%", r.gpu_util), format!("{}%", r.fragmentation)),
         None => ("—".to_owned(), "—".to_owned()),
     };
+    let shaped = if t1.learner_set.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " under `{}` added to the reward (docs/single-job.md), measured without it",
+            pairs(&t1.learner_set).join("`, `")
+        )
+    };
     let mut text = format!(
-        "## Resource use (table1)\n\n`{}` (paper-10node, {} seeds; `train:*` trained {} rounds on the same workload first; p: Welch against static)\n\n\
+        "## Resource use (table1)\n\n`{}` (paper-10node, {} seeds; `train:*` trained {} rounds on the same workload first{shaped}; p: Welch against static)\n\n\
          | policy | paper: GPU utilisation | GPU utilisation | p | paper: fragmentation | fragmentation | p | occupancy | completion time (s) | p | reached |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         cx.command("table1"),
         cx.args.seeds,

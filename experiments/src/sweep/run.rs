@@ -10,7 +10,7 @@ use schedlab_trainer::folder_lock::FolderLock;
 use schedlab_trainer::run::Manifest;
 use schedlab_trainer::train::TrainSpec;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::journal::{JOURNAL, Journal, Row, read_journal, read_rows, rows_of};
@@ -100,7 +100,8 @@ pub fn latest_run(runs: &Path, workload_name: &str, agent: &str, seed: u64) -> O
 }
 
 /// The run folder of `agent` trained on `target`'s variant under `runs_root`: an existing one
-/// that reached the spec's steps, one resumed to them, or a new one.
+/// that trained under the same workload settings and reached the spec's steps, one resumed to
+/// them, or a new one (also where the newest run trained under other settings).
 fn trained_run(
     spec: &SweepSpec,
     agent: &str,
@@ -115,15 +116,25 @@ fn trained_run(
             AgentKind::NAMES.join(", ")
         )
     })?;
+    let reloaded = training_variant(spec, workload_path, variant)?;
+    let training = reloaded.as_ref().unwrap_or(target);
     let variant_name = spec.variant_name(variant);
     let runs = runs_root.join(variant_name);
-    let workload_name = target.workload.name().to_owned();
-    let existing = latest_run(&runs, &workload_name, agent, spec.train.seed);
-    if let Some(run) = &existing
-        && Manifest::read(run)?.step >= spec.train.steps
-    {
-        return Ok(run.clone());
-    }
+    let workload_name = training.workload.name().to_owned();
+    let settings: BTreeMap<String, String> = training.workload_settings.iter().cloned().collect();
+    let existing = match latest_run(&runs, &workload_name, agent, spec.train.seed) {
+        Some(run) => {
+            let manifest = Manifest::read(&run)?;
+            if manifest.workload_settings != settings {
+                None
+            } else if manifest.step >= spec.train.steps {
+                return Ok(run);
+            } else {
+                Some(run)
+            }
+        }
+        None => None,
+    };
     let raw = spec
         .train
         .hyperparameters
@@ -131,7 +142,7 @@ fn trained_run(
         .map(pairs)
         .unwrap_or_default();
     let config = kind.configure(
-        target.workload.env_kind(),
+        training.workload.env_kind(),
         &crate::settings::parse_overrides(&raw)?,
     )?;
     let train_spec = TrainSpec {
@@ -144,11 +155,33 @@ fn trained_run(
         eval_episodes: 0,
         resume: existing.as_deref(),
         stop: None,
-        play_settings: &target.workload.play_settings(),
-        workload_settings: &target.workload_settings,
+        play_settings: &training.workload.play_settings(),
+        workload_settings: &training.workload_settings,
     };
-    let run = train_loaded(kind, &target.workload, config, &train_spec)?;
+    let run = train_loaded(kind, &training.workload, config, &train_spec)?;
     Ok(run.path)
+}
+
+/// The workload the agents train on in override set `variant`, where the spec's `[train]
+/// workload_set` adds settings to the set's; `None` where it adds none (they train on the
+/// variant as it is played).
+fn training_variant(
+    spec: &SweepSpec,
+    workload_path: &Path,
+    variant: usize,
+) -> anyhow::Result<Option<Variant>> {
+    if spec.train.workload_set.is_empty() {
+        return Ok(None);
+    }
+    let mut raw = spec.variants().swap_remove(variant).1;
+    raw.extend(pairs(&spec.train.workload_set));
+    let (settings, workload) =
+        Settings::load(&raw, workload_path, &spec.policies).context("[train.workload_set]")?;
+    Ok(Some(Variant {
+        workload,
+        workload_settings: settings.workload,
+        policy_options: settings.policy,
+    }))
 }
 
 /// Plays one episode of `policy` (a name or a run folder) on `workload`: its metrics in table

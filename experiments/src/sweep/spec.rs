@@ -34,6 +34,11 @@ pub struct TrainSettings {
     pub seed: u64,
     /// Hyperparameters per agent, as `--set` gives them.
     pub hyperparameters: BTreeMap<String, BTreeMap<String, toml::Value>>,
+    /// Workload settings (dotted keys, as `--set` gives them) the agents train under on top of
+    /// the override set's, such as a shaped reward; every policy is still played and measured
+    /// under the override set alone.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub workload_set: BTreeMap<String, toml::Value>,
 }
 
 impl Default for TrainSettings {
@@ -42,6 +47,7 @@ impl Default for TrainSettings {
             steps: 20_000,
             seed: 0,
             hyperparameters: BTreeMap::new(),
+            workload_set: BTreeMap::new(),
         }
     }
 }
@@ -113,7 +119,9 @@ impl SweepSpec {
         Ok(spec)
     }
 
-    fn check(&self) -> anyhow::Result<()> {
+    /// Refuses an empty or repeated coordinate, a missing workload, and settings that are not
+    /// what their table says.
+    pub fn check(&self) -> anyhow::Result<()> {
         for (key, list) in [
             ("policies", self.policies.len()),
             ("workloads", self.workloads.len()),
@@ -139,6 +147,18 @@ impl SweepSpec {
                 schedlab_trainer::algorithms::AgentKind::from_name(agent).is_some(),
                 "[train.hyperparameters.{agent}]: not a learned agent (ppo, a2c, dqn)"
             );
+        }
+        for key in self.train.workload_set.keys() {
+            anyhow::ensure!(
+                key.contains('.'),
+                "[train.workload_set] `{key}`: not a workload setting (a dotted key such as \
+                 `reward.lambda_idle`)"
+            );
+            if let Some((set, _)) = self.overrides.iter().find(|(_, s)| s.contains_key(key)) {
+                anyhow::bail!(
+                    "[train.workload_set] `{key}` is also set by [overrides.{set}]; set it in one"
+                );
+            }
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ use super::journal::{JOURNAL, read_rows};
 use super::merge::merge;
 use super::run::{SweepOptions, run, train_all};
 use super::spec::{Shard, SweepSpec, TrainSettings};
+use schedlab_trainer::run::Manifest;
 
 fn grid_spec(policies: usize, workloads: usize, variants: usize, seeds: u64) -> SweepSpec {
     let shipped = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads");
@@ -343,4 +344,55 @@ fn sweep_spec_errors_name_the_key_line_and_column() {
         e.contains("spec.toml: `train.steps`: line 7, column 9"),
         "{e}"
     );
+}
+
+/// `[train] workload_set`: the agents train under its settings on top of the override set's
+/// (the manifest records both), and a run trained without them is not reused for it.
+#[test]
+fn agents_train_under_the_workload_set_and_a_run_without_it_is_not_reused() {
+    let root = tempfile::tempdir().unwrap();
+    let mut spec = grid_spec(1, 1, 1, 1);
+    spec.policies.push("train:ppo".into());
+    spec.train.steps = 64;
+    let runs = root.path().join("runs");
+    let newest_settings = || {
+        let newest = run_folders(&runs).pop().unwrap();
+        Manifest::read(&newest).unwrap().workload_settings
+    };
+    train_all(&spec, &runs).unwrap();
+    let plain = newest_settings();
+    assert_eq!(plain.keys().collect::<Vec<_>>(), ["episode.max_rounds"]);
+    spec.train
+        .workload_set
+        .insert("reward.lambda_idle".into(), toml::Value::Float(5.0));
+    train_all(&spec, &runs).unwrap();
+    let shaped = newest_settings();
+    assert_eq!(shaped["episode.max_rounds"], plain["episode.max_rounds"]);
+    assert_eq!(shaped["reward.lambda_idle"].parse::<f64>().unwrap(), 5.0);
+    assert_eq!(shaped.len(), 2);
+}
+
+#[test]
+fn a_workload_set_key_must_be_dotted_and_not_also_an_override() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spec.toml");
+    let workload =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
+    let head = format!(
+        "name = \"s\"\npolicies = [\"train:ppo\"]\nworkloads = [{:?}]\nseeds = [0]\n\n[overrides.short]\n\"episode.max_rounds\" = 3\n\n[train.workload_set]\n",
+        workload.display().to_string()
+    );
+    for (line, expected) in [
+        ("lambda_idle = 5.0", "`lambda_idle`: not a workload setting"),
+        (
+            "\"episode.max_rounds\" = 4",
+            "`episode.max_rounds` is also set by [overrides.short]",
+        ),
+    ] {
+        std::fs::write(&path, format!("{head}{line}\n")).unwrap();
+        let e = format!("{:#}", SweepSpec::load(&path).unwrap_err());
+        assert!(e.contains(expected), "{e}");
+    }
+    std::fs::write(&path, format!("{head}\"reward.lambda_idle\" = 5.0\n")).unwrap();
+    assert_eq!(SweepSpec::load(&path).unwrap().train.workload_set.len(), 1);
 }
