@@ -226,3 +226,43 @@ fn training_curves(cx: &Context, spec: &SweepSpec) -> anyhow::Result<()> {
         XScale::Linear,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::super::context::{Context, Settings, Tuned};
+    use super::super::protocol::{HB_ASGD, Protocol};
+    use super::table1_spec;
+
+    /// The protocol's `learner_set` reaches the sweep as the learners' training settings, beside
+    /// the optimiser's override set, and the spec passes the sweep's own check.
+    #[test]
+    fn the_learner_set_trains_the_learners_only() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+        let mut protocol = Protocol::load(&data.join("experiments/reproduce.toml")).unwrap();
+        protocol.table1.learner_set.insert(
+            "reward.lambda_episode_idle".into(),
+            toml::Value::Float(50.0),
+        );
+        let args = Settings {
+            seeds: 2,
+            steps: 64,
+            out: PathBuf::from("unused"),
+            doc: PathBuf::from("unused.md"),
+            figures: PathBuf::from("unused"),
+            protocol: None,
+            reuse_runs: false,
+        };
+        let cx = Context {
+            args: &args,
+            protocol,
+            paper: data.join("workloads/paper-10node.toml"),
+        };
+        let tuned = Tuned::from([(HB_ASGD.to_owned(), 0.4)]);
+        let spec = table1_spec(&cx, &tuned);
+        assert_eq!(spec.train.workload_set, cx.protocol.table1.learner_set);
+        // refuses a key the optimiser's set also gives
+        spec.check().unwrap();
+    }
+}
