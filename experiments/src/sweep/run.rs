@@ -61,6 +61,19 @@ struct Variant {
     policy_options: Vec<(String, String)>,
 }
 
+impl Variant {
+    /// The workload at `path` under the raw `key=value` settings `raw`, split into workload
+    /// settings and the options of `policies`.
+    fn load(raw: &[String], path: &Path, policies: &[String]) -> anyhow::Result<Variant> {
+        let (settings, workload) = Settings::load(raw, path, policies)?;
+        Ok(Variant {
+            workload,
+            workload_settings: settings.workload,
+            policy_options: settings.policy,
+        })
+    }
+}
+
 /// Per workload of the spec, one [`Variant`] per override set.
 fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Vec<Variant>>> {
     let variants = spec.variants();
@@ -70,13 +83,8 @@ fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Vec<Variant>>> {
             variants
                 .iter()
                 .map(|(name, raw)| {
-                    let (settings, workload) = Settings::load(raw, path, &spec.policies)
-                        .with_context(|| format!("override set `{name}`"))?;
-                    Ok(Variant {
-                        workload,
-                        workload_settings: settings.workload,
-                        policy_options: settings.policy,
-                    })
+                    Variant::load(raw, path, &spec.policies)
+                        .with_context(|| format!("override set `{name}`"))
                 })
                 .collect()
         })
@@ -84,19 +92,26 @@ fn load_targets(spec: &SweepSpec) -> anyhow::Result<Vec<Vec<Variant>>> {
 }
 
 /// The newest run folder of `agent` trained on `workload_name` from `seed` in `runs` that has
-/// a checkpoint (run folders are named `WORKLOAD__AGENT__SEED__SECOND`).
+/// a checkpoint (run folders are named `WORKLOAD__AGENT__SEED__SECOND`, then `-1`, `-2`, ...
+/// for runs started within the same second: compared as numbers, so `-10` follows `-9`).
 pub fn latest_run(runs: &Path, workload_name: &str, agent: &str, seed: u64) -> Option<PathBuf> {
     let prefix = format!("{workload_name}__{agent}__{seed}__");
+    let started = |path: &Path| -> Option<(u64, u64)> {
+        let name = path.file_name()?.to_str()?;
+        let stamp = name.strip_prefix(&prefix)?;
+        match stamp.split_once('-') {
+            Some((second, repeat)) => Some((second.parse().ok()?, repeat.parse().ok()?)),
+            None => Some((stamp.parse().ok()?, 0)),
+        }
+    };
     std::fs::read_dir(runs)
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-                && p.join("manifest.json").is_file()
-        })
+        .filter(|p| p.join("manifest.json").is_file())
+        .filter_map(|p| Some((started(&p)?, p)))
         .max()
+        .map(|(_, path)| path)
 }
 
 /// The run folder of `agent` trained on `target`'s variant under `runs_root`: an existing one
@@ -175,13 +190,9 @@ fn training_variant(
     }
     let mut raw = spec.variants().swap_remove(variant).1;
     raw.extend(pairs(&spec.train.workload_set));
-    let (settings, workload) =
-        Settings::load(&raw, workload_path, &spec.policies).context("[train.workload_set]")?;
-    Ok(Some(Variant {
-        workload,
-        workload_settings: settings.workload,
-        policy_options: settings.policy,
-    }))
+    Variant::load(&raw, workload_path, &spec.policies)
+        .context("[train.workload_set]")
+        .map(Some)
 }
 
 /// Plays one episode of `policy` (a name or a run folder) on `workload`: its metrics in table

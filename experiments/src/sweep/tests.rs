@@ -396,3 +396,27 @@ fn a_workload_set_key_must_be_dotted_and_not_also_an_override() {
     std::fs::write(&path, format!("{head}\"reward.lambda_idle\" = 5.0\n")).unwrap();
     assert_eq!(SweepSpec::load(&path).unwrap().train.workload_set.len(), 1);
 }
+
+/// Runs started within one second are told apart by their `-N` suffix as a number, so the
+/// tenth such run is newer than the ninth; folders of another agent, seed or without a
+/// checkpoint are not candidates.
+#[test]
+fn latest_run_orders_same_second_runs_by_number() {
+    let runs = tempfile::tempdir().unwrap();
+    let folder = |name: &str, checkpointed: bool| {
+        let path = runs.path().join(name);
+        std::fs::create_dir(&path).unwrap();
+        if checkpointed {
+            std::fs::write(path.join("manifest.json"), "{}").unwrap();
+        }
+        path
+    };
+    folder("w__ppo__0__100", true);
+    folder("w__ppo__0__200-9", true);
+    let newest = folder("w__ppo__0__200-10", true);
+    folder("w__ppo__0__200-11", false);
+    folder("w__ppo__1__300", true);
+    folder("w__dqn__0__300", true);
+    assert_eq!(super::run::latest_run(runs.path(), "w", "ppo", 0), Some(newest));
+    assert_eq!(super::run::latest_run(runs.path(), "w", "ppo", 2), None);
+}
