@@ -211,21 +211,29 @@ pub type OptionPairs = Vec<(String, String)>;
 
 /// Splits `name:key=value:key=value` into the name and its options.
 pub fn parse_spec(spec: &str) -> Result<(&str, OptionPairs), PolicyError> {
-    let mut parts = spec.split(':');
-    let name = parts.next().unwrap_or_default();
-    let options = parts
+    let (name, inline) = spec.split_once(':').unwrap_or((spec, ""));
+    Ok((name, parse_inline(name, inline)?))
+}
+
+/// The `KEY=VALUE` pairs of `inline`, the text after a policy's name and its first `:`
+/// (`samples=8:guide=heft`); empty text holds none.
+pub fn parse_inline(policy: &str, inline: &str) -> Result<OptionPairs, PolicyError> {
+    if inline.is_empty() {
+        return Ok(Vec::new());
+    }
+    inline
+        .split(':')
         .map(|kv| {
             kv.split_once('=')
                 .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
                 .ok_or_else(|| PolicyError::Option {
-                    policy: name.to_owned(),
+                    policy: policy.to_owned(),
                     key: kv.to_owned(),
                     value: String::new(),
                     expected: "KEY=VALUE after the scheduler name".into(),
                 })
         })
-        .collect::<Result<_, _>>()?;
-    Ok((name, options))
+        .collect()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use schedlab_agents::options::parse_inline;
 use schedlab_agents::registry;
 use schedlab_agents::{
     EnvContext, Policy, PolicyError, SchedulingEnv, TrainedLoader, run_episode_observed,
@@ -55,15 +56,28 @@ const SHIPPED_PREDICTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/p
 /// Trained schedulers shipped with the repository, by folder name (data/policies/README.md).
 pub const SHIPPED_POLICIES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/policies");
 
-/// The run folder `spec` names: a path to one, or the name of a shipped policy.
+/// The run folder `spec` names: a path to one, or the name of a shipped policy, either
+/// followed by inline play options (`dag-gnn:episodes=64`).
 pub fn trained_run(spec: &str) -> Option<PathBuf> {
-    let path = Path::new(spec);
-    if path.join("manifest.json").is_file() {
-        return Some(path.to_owned());
+    trained_spec(spec).map(|(run, _)| run)
+}
+
+/// [`trained_run`] with the text of the play options after it (empty where none).
+fn trained_spec(spec: &str) -> Option<(PathBuf, &str)> {
+    let run_folder = |name: &str| {
+        let path = Path::new(name);
+        if path.join("manifest.json").is_file() {
+            return Some(path.to_owned());
+        }
+        let shipped = Path::new(SHIPPED_POLICIES).join(name);
+        let plain_name = !name.is_empty() && !name.contains(['/', ':', '.']);
+        (plain_name && shipped.join("manifest.json").is_file()).then_some(shipped)
+    };
+    if let Some(run) = run_folder(spec) {
+        return Some((run, ""));
     }
-    let shipped = Path::new(SHIPPED_POLICIES).join(spec);
-    let plain_name = !spec.is_empty() && !spec.contains(['/', ':', '.']);
-    (plain_name && shipped.join("manifest.json").is_file()).then_some(shipped)
+    let (name, inline) = spec.split_once(':')?;
+    Some((run_folder(name)?, inline))
 }
 
 /// A scheduler by spec (with the `options` it declares), a shipped trained policy by name
@@ -85,15 +99,18 @@ pub fn make_policy<E: SchedulingEnv>(
     Ok(registry::build(spec, &context, &options)?)
 }
 
-/// The trained agent `spec` names, for schedulers built on one (WORL-RTGS's guide).
+/// The trained agent `spec` names, with its inline play options (also for schedulers built
+/// on one: WORL-RTGS's guide).
 fn load_trained(spec: &str, ctx: &EnvContext) -> Option<Result<Box<dyn Policy>, PolicyError>> {
-    let run = trained_run(spec)?;
-    Some(
-        load_agent(&run, ctx, &crate::device::agents()).map_err(|e| PolicyError::Trained {
-            spec: spec.to_owned(),
-            message: e.to_string(),
-        }),
-    )
+    let (run, inline) = trained_spec(spec)?;
+    Some(parse_inline(spec, inline).and_then(|options| {
+        load_agent(&run, ctx, &crate::device::agents(), &options).map_err(|e| {
+            PolicyError::Trained {
+                spec: spec.to_owned(),
+                message: e.to_string(),
+            }
+        })
+    }))
 }
 
 /// Plays one episode of `policy` (see [`make_policy`]) on a fresh env of `workload`, handing

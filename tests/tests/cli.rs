@@ -718,6 +718,54 @@ fn no_shipped_policy_strands_a_job_on_any_held_out_or_later_window() {
     }
 }
 
+/// A trained policy takes play options inline after its name: the learned DAG scheduler
+/// decoding several episodes ends no later than its greedy episode; a count of 0 and an option
+/// for an agent that takes none are refused, naming the option.
+#[test]
+fn the_shipped_gnn_decodes_sampled_episodes_and_other_agents_take_no_play_options() {
+    let out = run_ok(&[
+        "compare",
+        "--policy",
+        "dag-gnn,dag-gnn:episodes=8",
+        "--workload",
+        arg(&workload("dag-layered.toml")),
+        "--seeds",
+        "0..2",
+        "--set",
+        "dags.layered.tasks=40",
+    ]);
+    let makespan = |policy: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(policy))
+            .unwrap_or_else(|| panic!("{policy} in {out}"));
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .trim_end_matches('*')
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        makespan("dag-gnn:episodes=8") <= makespan("dag-gnn"),
+        "{out}"
+    );
+    for (spec, named) in [
+        ("dag-gnn:episodes=0", "episodes=0"),
+        ("dag-ppo:episodes=2", "takes none"),
+        ("dag-gnn:samples=2", "one of the keys episodes"),
+    ] {
+        let err = run_err(&[
+            "run",
+            "--policy",
+            spec,
+            "--workload",
+            arg(&workload("dag-layered.toml")),
+        ]);
+        assert!(err.contains(named), "{spec}: {err}");
+    }
+}
+
 /// The shipped learned DAG schedulers play DAG workloads by name; `dag-gnn` guides WORL-RTGS
 /// by default, which ends no worse than its guide's greedy plan on generated and on real DAGs;
 /// on a platform of another GPU count the default guide still plays, and the 16-GPU DDQN as

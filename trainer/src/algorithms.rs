@@ -6,6 +6,7 @@ use std::path::Path;
 
 use burn::tensor::Device;
 use schedlab_agents::dag::gnn::GnnPolicy;
+use schedlab_agents::options::{OptionSpec, OptionType, Options};
 use schedlab_agents::{EnvContext, EnvKind, SchedulingEnv};
 
 use crate::dqn::{DqnConfig, DqnTrainer};
@@ -163,14 +164,25 @@ fn parse<C: serde::de::DeserializeOwned>(config: &serde_json::Value) -> Result<C
     serde_json::from_value(config.clone()).map_err(|e| LearnerError::Config(e.to_string()))
 }
 
+/// What a trained agent takes when played, inline after its name (`dag-gnn:episodes=64`): the
+/// learned DAG scheduler's decoding; the other agents take none.
+pub const GNN_PLAY_OPTIONS: &[OptionSpec] = &[OptionSpec {
+    key: "episodes",
+    kind: OptionType::Count,
+    default: "1",
+    help: "episodes decoded per instance: the greedy one, then sampled ones; the shortest is played",
+}];
+
 /// The trained agent a run folder's manifest names, acting greedily (PPO and A2C: the most
-/// probable allowed level; DQN: the highest Q), for acting in `ctx`'s environment. A run
-/// whose network was built for other observation or action shapes is refused, but for a
-/// per-unit network whose weights fit this environment's units (another GPU count).
+/// probable allowed level; DQN: the highest Q), for acting in `ctx`'s environment, with the
+/// play `options` its kind takes ([`GNN_PLAY_OPTIONS`]). A run whose network was built for
+/// other observation or action shapes is refused, but for a per-unit network whose weights fit
+/// this environment's units (another GPU count).
 pub fn load_agent(
     run: &Path,
     env: &EnvContext,
     device: &burn::tensor::Device,
+    options: &[(String, String)],
 ) -> std::io::Result<Box<dyn schedlab_agents::Policy>> {
     let ctx = env.common();
     let manifest = Manifest::read(run)?;
@@ -187,8 +199,17 @@ pub fn load_agent(
             AgentKind::NAMES.join(", ")
         ))
     })?;
+    let declared = if kind == AgentKind::Gnn {
+        GNN_PLAY_OPTIONS
+    } else {
+        &[]
+    };
+    let options =
+        Options::parse(&manifest.agent, declared, options).map_err(|e| invalid(e.to_string()))?;
     if kind == AgentKind::Gnn {
-        return load_gnn(run, &manifest, env, device, &invalid);
+        let episodes = options.count("episodes") as usize;
+        return load_gnn(run, &manifest, env, device, &invalid)
+            .map(|policy| Box::new(policy.with_samples(episodes - 1)) as Box<_>);
     }
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
     let other_shapes = || {
@@ -271,7 +292,7 @@ fn load_gnn(
     env: &EnvContext,
     device: &burn::tensor::Device,
     invalid: &dyn Fn(String) -> std::io::Error,
-) -> std::io::Result<Box<dyn schedlab_agents::Policy>> {
+) -> std::io::Result<GnnPolicy> {
     let EnvContext::Dag(ctx) = env else {
         return Err(invalid(format!(
             "a gnn scheduler plays DAG workloads; this is a {} workload",
@@ -281,11 +302,11 @@ fn load_gnn(
     let config: GnnConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
     let net = config.network().init_for_record(device);
     let net = load_record(net, run, manifest.policy_model()).map_err(|e| invalid(e.to_string()))?;
-    Ok(Box::new(GnnPolicy::new(
+    Ok(GnnPolicy::new(
         net,
         std::sync::Arc::clone(&ctx.workload),
         ctx.action_space.clone(),
-    )))
+    ))
 }
 
 #[cfg(test)]

@@ -509,7 +509,8 @@ mod tests {
         };
         let played = |run: &RunDir| {
             let mut policy =
-                crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex()).unwrap();
+                crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[])
+                    .unwrap();
             mean_makespan(&env, policy.as_mut())
         };
         // the weights themselves, through the embedding of one instance

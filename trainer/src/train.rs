@@ -840,7 +840,8 @@ mod tests {
         // first 200 greedy steps of an episode
         let greedy_steps = |run: &RunDir| {
             let mut policy =
-                crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex()).unwrap();
+                crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[])
+                    .unwrap();
             let mut env = env.fresh_copy();
             let (mut observation, _) = env.reset(7).unwrap();
             let mut steps = Vec::new();
@@ -901,12 +902,13 @@ mod tests {
             .collect();
         assert_eq!(kept, vec![manifest.policy_model().to_owned()]);
         // the folder plays the best network: as the record that holds it, not the last
-        let policy = crate::algorithms::load_agent(&run.path, &scenario.context(), &Device::flex());
+        let policy =
+            crate::algorithms::load_agent(&run.path, &scenario.context(), &Device::flex(), &[]);
         assert!(policy.is_ok());
         if best_step != manifest.step {
             std::fs::remove_file(run.path.join(&manifest.model)).unwrap();
             assert!(
-                crate::algorithms::load_agent(&run.path, &scenario.context(), &Device::flex())
+                crate::algorithms::load_agent(&run.path, &scenario.context(), &Device::flex(), &[])
                     .is_ok(),
                 "the last record is not what plays"
             );
@@ -1000,7 +1002,7 @@ mod tests {
         )
         .unwrap();
         let mut policy =
-            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex()).unwrap();
+            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[]).unwrap();
         let layout = env.choice_layout().unwrap().clone();
         let mut env = env.fresh_copy();
         let (mut observation, _) = env.reset(0).unwrap();
@@ -1192,7 +1194,8 @@ mod tests {
 
         let mut env = scenario.fresh_copy();
         let ctx = env.policy_context();
-        let mut policy = crate::algorithms::load_agent(&run.path, &env.context(), &device).unwrap();
+        let mut policy =
+            crate::algorithms::load_agent(&run.path, &env.context(), &device, &[]).unwrap();
         assert_eq!(policy.name(), "dqn");
         let (obs, _) = env.reset(0).unwrap();
         let first = policy.act(&obs);

@@ -34,10 +34,28 @@ pub(super) struct Trained<'a> {
 impl Trained<'_> {
     /// The learner's label, with the seed where it trains on several.
     pub(super) fn label(&self) -> String {
+        self.seeded(&self.learner.label)
+    }
+
+    /// The policy spec and label of each row this run plays: as trained, then with each of
+    /// the learner's play options (`LABEL, OPTIONS`).
+    pub(super) fn rows(&self) -> Vec<(String, String)> {
+        let run = self.run.display().to_string();
+        std::iter::once((run.clone(), self.label()))
+            .chain(self.learner.play.iter().map(|options| {
+                (
+                    format!("{run}:{options}"),
+                    self.seeded(&format!("{}, {options}", self.learner.label)),
+                )
+            }))
+            .collect()
+    }
+
+    fn seeded(&self, label: &str) -> String {
         if self.learner.seeds.len() > 1 {
-            format!("{} (seed {})", self.learner.label, self.seed)
+            format!("{label} (seed {})", self.seed)
         } else {
-            self.learner.label.clone()
+            label.to_owned()
         }
     }
 }

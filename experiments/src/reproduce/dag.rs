@@ -97,11 +97,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         .iter()
         .map(|name| (budgeted(name, p), name.clone()))
         .collect();
-    labels.extend(
-        trained
-            .iter()
-            .map(|t| (t.run.display().to_string(), t.label())),
-    );
+    labels.extend(trained.iter().flat_map(Trained::rows));
     let policies: Vec<String> = labels.iter().map(|(spec, _)| spec.clone()).collect();
     let mut cells: Vec<Cell> = Vec::new();
     for axis in &axes {
@@ -498,7 +494,7 @@ Every scheduler over the {} settings above ({} instances each), each instance's 
             .collect();
         let seconds = trained
             .iter()
-            .find(|t| &t.label() == label)
+            .find(|t| t.rows().iter().any(|(_, row)| row == label))
             .map(|t| t.seconds);
         if seconds.is_some() {
             let worst = per_setting.iter().copied().fold(f64::MIN, f64::max);
@@ -720,7 +716,8 @@ mod tests {
 
     /// Two settings of two instances: in `tasks 100` the learned row is 0.9x and 1.1x HEFT
     /// (geometric mean sqrt(0.99) = 0.995), elsewhere 0.5x twice; pooled (0.9 x 1.1 x 0.25)^(1/4)
-    /// = 0.705. The bar reads `tasks 100` only, where it is below 1.
+    /// = 0.705. The bar reads `tasks 100` only, where it is below 1. The same run played with
+    /// a play option is a row of its own, with the run's training time.
     #[test]
     fn the_dag_bar_reads_geometric_mean_ratios_per_setting() {
         let cell = |name: &str, heft: [f64; 2], learned: [f64; 2]| Cell {
@@ -728,15 +725,15 @@ mod tests {
             by_policy: BTreeMap::from([
                 ("heft".to_owned(), heft.to_vec()),
                 ("DDQN (seed 0)".to_owned(), learned.to_vec()),
+                (
+                    "DDQN, episodes=8 (seed 0)".to_owned(),
+                    vec![heft[0], heft[1]],
+                ),
             ]),
         };
         let cells = [
             cell("tasks 100", [100.0, 200.0], [90.0, 220.0]),
             cell("other", [100.0, 100.0], [50.0, 50.0]),
-        ];
-        let labels: Labels = vec![
-            ("heft".to_owned(), "heft".to_owned()),
-            ("run-folder".to_owned(), "DDQN (seed 0)".to_owned()),
         ];
         let learner = LearnedRun {
             label: "DDQN".to_owned(),
@@ -746,6 +743,7 @@ mod tests {
             workload_set: BTreeMap::new(),
             seeds: vec![0, 1],
             workload: None,
+            play: vec!["episodes=8".to_owned()],
         };
         let trained = [Trained {
             learner: &learner,
@@ -754,6 +752,15 @@ mod tests {
             seconds: 12.0,
             sources: String::new(),
         }];
+        let mut labels: Labels = vec![("heft".to_owned(), "heft".to_owned())];
+        labels.extend(trained[0].rows());
+        assert_eq!(
+            labels[2],
+            (
+                "run-folder:episodes=8".to_owned(),
+                "DDQN, episodes=8 (seed 0)".to_owned()
+            )
+        );
         let text = against_baseline(
             ("heft", &["tasks 100".to_owned()]),
             &labels,
@@ -769,6 +776,14 @@ mod tests {
         assert!(row.ends_with("| 0.995 |"), "{row}");
         assert!(row.contains("| 3 / 1 |"), "{row}");
         assert!(text.contains("Meets the DAG bar against heft: DDQN (seed 0)."));
+        let sampled = text
+            .lines()
+            .find(|l| l.starts_with("| DDQN, episodes=8 (seed 0) |"))
+            .unwrap();
+        assert!(
+            sampled.starts_with("| DDQN, episodes=8 (seed 0) | 12 | 1.000 |"),
+            "{sampled}"
+        );
         let missing =
             against_baseline(("heft", &["tasks 7".to_owned()]), &labels, &cells, &trained);
         assert!(missing.unwrap_err().to_string().contains("`tasks 7`"));

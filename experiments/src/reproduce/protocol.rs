@@ -92,6 +92,10 @@ pub struct LearnedRun {
     /// generated one); jobs learners train on each trace's family and take none.
     #[serde(default)]
     pub workload: Option<String>,
+    /// A DAG learner's inline play options: each trained run is also played with each, in a
+    /// row of its own (`episodes=1024`: the learned DAG scheduler's sampled decoding).
+    #[serde(default)]
+    pub play: Vec<String>,
 }
 
 fn first_seed() -> Vec<u64> {
@@ -340,6 +344,11 @@ impl Protocol {
                 "learned: two learners are labelled `{}`",
                 run.label
             );
+            anyhow::ensure!(
+                run.play.is_empty(),
+                "learned: learner `{}`: `play` options are for DAG learners ([[dag.learners]])",
+                run.label
+            );
         }
         anyhow::ensure!(
             !self.tuning.sgd_lrs.is_empty()
@@ -416,5 +425,16 @@ mod tests {
         let err = bad.check().unwrap_err().to_string();
         assert!(err.contains("train:dqm") && err.contains("table1"), "{err}");
         assert!(toml::from_str::<Protocol>(&text.replace("round_s", "round_secs")).is_err());
+        // play options are played by the DAG section only; on a jobs learner they are refused
+        let bad: Protocol = toml::from_str(&text.replace(
+            "label = \"BC of raes\"",
+            "label = \"BC of raes\"\nplay = [\"episodes=2\"]",
+        ))
+        .unwrap();
+        let err = bad.check().unwrap_err().to_string();
+        assert!(
+            err.contains("BC of raes") && err.contains("DAG learners"),
+            "{err}"
+        );
     }
 }

@@ -417,6 +417,9 @@ fn latest_run_orders_same_second_runs_by_number() {
     folder("w__ppo__0__200-11", false);
     folder("w__ppo__1__300", true);
     folder("w__dqn__0__300", true);
-    assert_eq!(super::run::latest_run(runs.path(), "w", "ppo", 0), Some(newest));
+    assert_eq!(
+        super::run::latest_run(runs.path(), "w", "ppo", 0),
+        Some(newest)
+    );
     assert_eq!(super::run::latest_run(runs.path(), "w", "ppo", 2), None);
 }

@@ -1,6 +1,7 @@
 //! The learned DAG scheduler acting in the env: at `reset` it draws the episode's instance
 //! from the workload (as [`super::super::PlanPolicy`] does) and embeds its tasks once; each
-//! decision scores every (task, GPU) choice and takes the best allowed one. It follows the
+//! decision scores every (task, GPU) choice and takes the best allowed one (or, sampling,
+//! replays the kept episode's choices). It follows the
 //! env's window of ready tasks from its own choices ([`ReadyWindow`], the env's own type),
 //! so it knows which task each slot holds.
 
@@ -127,13 +128,17 @@ pub fn sample_choice(
     sample(space, &shifted, mask, rng)[0]
 }
 
-/// The learned DAG scheduler, greedy: the best-scored allowed choice.
+/// The learned DAG scheduler: greedy (the best-scored allowed choice), or with `samples` the
+/// choices of the shortest of its greedy and sampled episodes ([`super::sampled`]).
 pub struct GnnPolicy {
     net: DagGnn,
     device: Device,
     workload: Arc<DagWorkload>,
     space: ActionSpace,
+    samples: usize,
     episode: Option<(GnnInstance, Follower)>,
+    /// The kept episode's choices still to make, when sampling.
+    planned: std::vec::IntoIter<usize>,
 }
 
 impl GnnPolicy {
@@ -144,8 +149,15 @@ impl GnnPolicy {
             device,
             workload,
             space,
+            samples: 0,
             episode: None,
+            planned: Vec::new().into_iter(),
         }
+    }
+
+    /// Decodes each episode as the shortest of the greedy one and `samples` sampled ones.
+    pub fn with_samples(self, samples: usize) -> Self {
+        GnnPolicy { samples, ..self }
     }
 }
 
@@ -157,10 +169,27 @@ impl Policy for GnnPolicy {
     fn reset(&mut self, seed: u64) {
         let instance = GnnInstance::new(&self.net, self.workload.instance(seed), &self.device);
         let follower = Follower::new(&instance.problem, self.workload.spec.ready_tasks);
+        self.planned = if self.samples > 0 {
+            super::sampled::shortest_sampled_episode(
+                &self.net,
+                &self.device,
+                &self.workload,
+                &self.space,
+                &instance,
+                seed,
+                self.samples,
+            )
+            .into_iter()
+        } else {
+            Vec::new().into_iter()
+        };
         self.episode = Some((instance, follower));
     }
 
     fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        if let Some(choice) = self.planned.next() {
+            return vec![choice];
+        }
         let (instance, follower) = self
             .episode
             .as_mut()
