@@ -4,14 +4,16 @@
 //! interfaces (the env's next task, or a window of ready tasks), greedily or as the shortest of
 //! several sampled episodes.
 
+mod episode;
 mod inputs;
 mod network;
 mod policy;
 mod sampled;
 
+pub use episode::{Follower, GnnInstance, decision_scores, sample_choice};
 pub use inputs::{CHOICE_INPUTS, TASK_INPUTS, TaskInputs, choice_rows};
 pub use network::{DagGnn, DagGnnConfig};
-pub use policy::{Follower, GnnInstance, GnnPolicy, decision_scores, sample_choice};
+pub use policy::GnnPolicy;
 
 #[cfg(test)]
 mod tests;

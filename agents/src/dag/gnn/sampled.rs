@@ -15,9 +15,9 @@ use rand::rngs::StdRng;
 use schedlab_env::dag::{DagEnv, DagWorkload};
 use schedlab_env::{ActionSpace, Environment, StepInfo};
 
+use super::episode::{Follower, GnnInstance, decision_scores, sample_choice};
 use super::inputs::choice_rows;
 use super::network::DagGnn;
-use super::policy::{Follower, GnnInstance, decision_scores, sample_choice};
 use crate::learned::masked::argmax;
 
 /// Mixed into the episode seed so the draws differ from the env's own use of it.
