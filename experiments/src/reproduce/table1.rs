@@ -262,7 +262,7 @@ mod tests {
         let tuned = Tuned::from([(HB_ASGD.to_owned(), 0.4)]);
         let spec = table1_spec(&cx, &tuned);
         assert_eq!(spec.train.workload_set, cx.protocol.table1.learner_set);
-        // refuses a key the optimiser's set also gives
+        // the check, which refuses a key the optimiser's set also gives, passes
         spec.check().unwrap();
     }
 }
