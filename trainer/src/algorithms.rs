@@ -10,12 +10,14 @@ use schedlab_agents::options::{OptionSpec, OptionType, Options};
 use schedlab_agents::{EnvContext, EnvKind, SchedulingEnv};
 
 use crate::dqn::{DqnConfig, DqnTrainer};
+use crate::es::{EsConfig, EsTrainer};
 use crate::gnn::{GnnConfig, GnnTrainer};
 use crate::learner::{Learner, LearnerError};
 use crate::ppo::{PpoConfig, PpoTrainer, network};
 use crate::run::{Manifest, load_record};
 use schedlab_agents::dqn::{BranchingQConfig, DqnAgent};
 use schedlab_agents::jobs::{StartsOnly, starts_only_layout};
+use schedlab_agents::learned::actor_critic::ActorCriticConfig;
 use schedlab_agents::ppo::PpoAgent;
 
 /// The learned agents `schedlab train` knows.
@@ -31,10 +33,13 @@ pub enum AgentKind {
     /// The learned DAG scheduler: a message-passing network over the DAG, trained by
     /// REINFORCE against the mean of several episodes on the same instance (DAG envs only).
     Gnn,
+    /// Evolution strategies on PPO's per-unit actor: whole greedy episodes of perturbed
+    /// weights, ranked on the same windows (per-unit spaces only).
+    Es,
 }
 
 impl AgentKind {
-    pub const NAMES: [&'static str; 4] = ["ppo", "a2c", "dqn", "gnn"];
+    pub const NAMES: [&'static str; 5] = ["ppo", "a2c", "dqn", "gnn", "es"];
 
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
@@ -42,6 +47,7 @@ impl AgentKind {
             "a2c" => Some(AgentKind::A2c),
             "dqn" => Some(AgentKind::Dqn),
             "gnn" => Some(AgentKind::Gnn),
+            "es" => Some(AgentKind::Es),
             _ => None,
         }
     }
@@ -52,6 +58,7 @@ impl AgentKind {
             AgentKind::A2c => "a2c",
             AgentKind::Dqn => "dqn",
             AgentKind::Gnn => "gnn",
+            AgentKind::Es => "es",
         }
     }
 
@@ -97,6 +104,9 @@ impl AgentKind {
             AgentKind::Gnn => parse::<GnnConfig>(config)?
                 .check()
                 .map_err(LearnerError::Unmet),
+            AgentKind::Es => parse::<EsConfig>(config)?
+                .check()
+                .map_err(LearnerError::Unmet),
         }
     }
 
@@ -115,6 +125,7 @@ impl AgentKind {
             }
             AgentKind::Dqn => serde_json::to_value(DqnConfig::new()),
             AgentKind::Gnn => serde_json::to_value(GnnConfig::new()),
+            AgentKind::Es => serde_json::to_value(EsConfig::new()),
         };
         config.expect("configs serialise")
     }
@@ -155,6 +166,11 @@ impl AgentKind {
                 let config: GnnConfig = parse(config)?;
                 config.check().map_err(LearnerError::Unmet)?;
                 Box::new(GnnTrainer::new(prototype, config, seed, device)?)
+            }
+            AgentKind::Es => {
+                let config: EsConfig = parse(config)?;
+                config.check().map_err(LearnerError::Unmet)?;
+                Box::new(EsTrainer::new(prototype, config, seed, device)?)
             }
         })
     }
@@ -235,8 +251,9 @@ pub fn load_agent(
     };
     // a per-unit network's weights do not depend on the number of units: it plays other
     // counts (GPUs of a DAG platform) when its weights fit the network built for this one
-    let per_unit = matches!(kind, AgentKind::Ppo | AgentKind::A2c)
-        && manifest.config.get("per_unit") == Some(&serde_json::Value::Bool(true));
+    let per_unit = kind == AgentKind::Es
+        || (matches!(kind, AgentKind::Ppo | AgentKind::A2c)
+            && manifest.config.get("per_unit") == Some(&serde_json::Value::Bool(true)));
     let other_spaces = (manifest.observation_len, manifest.mask_len) != (obs, mask);
     if other_spaces && !per_unit {
         return Err(other_shapes());
@@ -246,6 +263,28 @@ pub fn load_agent(
         .get("hidden")
         .and_then(serde_json::Value::as_u64)
         .ok_or_else(|| invalid("config has no `hidden`".into()))? as usize;
+    // PPO's and ES's actor, greedy, restricted to starts where it trained so
+    let greedy_actor = |net: Result<ActorCriticConfig, String>, starts_only: bool| {
+        let net = match net {
+            Ok(net) => net.init_for_record(device),
+            // spaces a per-unit network cannot even lay out (another interface)
+            Err(_) if other_spaces => return Err(other_shapes()),
+            Err(e) => return Err(invalid(e)),
+        };
+        let shapes = net.weight_shapes();
+        let net =
+            load_record(net, run, manifest.policy_model()).map_err(|e| invalid(e.to_string()))?;
+        if net.weight_shapes() != shapes {
+            return Err(other_shapes());
+        }
+        let mut agent = PpoAgent::new(net, ctx, manifest.seed);
+        agent.deterministic = true;
+        let layout = starts_only
+            .then(|| starts_only_layout(env))
+            .transpose()
+            .map_err(invalid)?;
+        Ok(StartsOnly::wrap(Box::new(agent), layout))
+    };
     Ok(match kind {
         AgentKind::Dqn => {
             let net = BranchingQConfig::new(obs, mask)
@@ -259,26 +298,17 @@ pub fn load_agent(
         AgentKind::Ppo | AgentKind::A2c => {
             let config = kind.backfilled(&manifest.config);
             let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
-            let net = match network(&config, ctx) {
-                Ok(net) => net.init_for_record(device),
-                // spaces a per-unit network cannot even lay out (another interface)
-                Err(_) if other_spaces => return Err(other_shapes()),
-                Err(e) => return Err(invalid(e.to_string())),
-            };
-            let shapes = net.weight_shapes();
-            let net = load_record(net, run, manifest.policy_model())
-                .map_err(|e| invalid(e.to_string()))?;
-            if net.weight_shapes() != shapes {
-                return Err(other_shapes());
-            }
-            let mut agent = PpoAgent::new(net, ctx, manifest.seed);
-            agent.deterministic = true;
-            let layout = config
-                .starts_only
-                .then(|| starts_only_layout(env))
-                .transpose()
-                .map_err(invalid)?;
-            StartsOnly::wrap(Box::new(agent), layout)
+            greedy_actor(
+                network(&config, ctx).map_err(|e| e.to_string()),
+                config.starts_only,
+            )?
+        }
+        AgentKind::Es => {
+            let config: EsConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
+            greedy_actor(
+                config.network(ctx).map_err(|e| e.to_string()),
+                config.starts_only,
+            )?
         }
         AgentKind::Gnn => unreachable!("loaded above"),
     })

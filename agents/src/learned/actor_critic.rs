@@ -19,13 +19,14 @@
 //! depend on the number of units, and "earliest finish" is within its reach.
 
 use burn::config::Config;
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::{Initializer, Linear, LinearConfig};
 use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor, TensorData};
 use schedlab_env::ActionSpace;
 
 use super::batch::chosen_one_hot;
+use super::host_actor::ActorShape;
 use super::masked::masked_log_probs;
 
 #[derive(Config, Debug)]
@@ -176,6 +177,64 @@ impl ActorCriticConfig {
 }
 
 impl ActorCritic {
+    /// The actor's layers in order: torso input, torso output, policy head.
+    fn actor_layers(&self) -> [&Linear; 3] {
+        [&self.actor.input, &self.actor.output, &self.policy]
+    }
+
+    /// How the actor reads an observation and lays out its weights, for the host forward
+    /// pass of [`super::host_actor::HostActor`]; None for a flat network.
+    pub fn actor_shape(&self) -> Option<ActorShape> {
+        (self.units > 0).then(|| ActorShape {
+            units: self.units,
+            unit_features: self.unit_features,
+            advance: self.advance,
+            layers: self.actor_layers().map(|layer| {
+                let [inputs, outputs] = layer.weight.dims();
+                (inputs, outputs)
+            }),
+        })
+    }
+
+    /// The actor's weights, flat in [`ActorShape`]'s order: per layer its weight (row-major
+    /// `[inputs, outputs]`) then its bias.
+    pub fn actor_parameters(&self) -> Vec<f32> {
+        let mut flat = Vec::new();
+        for layer in self.actor_layers() {
+            flat.extend(host_values(layer.weight.val().into_data()));
+            if let Some(bias) = &layer.bias {
+                flat.extend(host_values(bias.val().into_data()));
+            }
+        }
+        flat
+    }
+
+    /// The same network with the actor's weights `flat` (in [`Self::actor_parameters`]'s
+    /// order); the critic is kept.
+    pub fn with_actor_parameters(mut self, flat: &[f32]) -> Self {
+        let mut at = 0;
+        let mut take = |n: usize| {
+            at += n;
+            flat[at - n..at].to_vec()
+        };
+        for layer in [
+            &mut self.actor.input,
+            &mut self.actor.output,
+            &mut self.policy,
+        ] {
+            let [inputs, outputs] = layer.weight.dims();
+            let device = layer.weight.device();
+            let weight = TensorData::new(take(inputs * outputs), [inputs, outputs]);
+            layer.weight = Param::from_tensor(Tensor::from_data(weight, &device));
+            if layer.bias.is_some() {
+                let bias = TensorData::new(take(outputs), [outputs]);
+                layer.bias = Some(Param::from_tensor(Tensor::from_data(bias, &device)));
+            }
+        }
+        assert_eq!(at, flat.len(), "one weight per actor parameter");
+        self
+    }
+
     /// The shapes of its weight matrices: what a record must match to be played by it (a
     /// per-unit network's do not depend on the number of units).
     pub fn weight_shapes(&self) -> Vec<[usize; 2]> {
@@ -266,6 +325,10 @@ fn chosen_log_probs(
         .sum_dim(1)
         .squeeze_dim(1);
     (log_probs, chosen, values)
+}
+
+fn host_values(data: TensorData) -> Vec<f32> {
+    data.try_to_vec::<f32>().expect("f32 weights")
 }
 
 /// `mean (values - targets)^2`.

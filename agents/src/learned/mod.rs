@@ -4,4 +4,5 @@
 pub mod actor_critic;
 pub mod batch;
 pub mod gae;
+pub mod host_actor;
 pub mod masked;

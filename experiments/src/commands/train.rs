@@ -14,7 +14,8 @@ use schedlab_experiments::training::train_loaded;
 
 #[derive(Args)]
 pub struct TrainArgs {
-    /// Learned agent: ppo, a2c, dqn, or gnn (DAG workloads).
+    /// Learned agent: ppo, a2c, dqn, gnn (DAG workloads), or es (evolution strategies on a
+    /// per-unit actor).
     #[arg(long)]
     agent: String,
     /// A workload of any kind.

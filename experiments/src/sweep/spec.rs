@@ -145,7 +145,8 @@ impl SweepSpec {
         for agent in self.hyperparameter_agents() {
             anyhow::ensure!(
                 schedlab_trainer::algorithms::AgentKind::from_name(agent).is_some(),
-                "[train.hyperparameters.{agent}]: not a learned agent (ppo, a2c, dqn)"
+                "[train.hyperparameters.{agent}]: not a learned agent ({})",
+                schedlab_trainer::algorithms::AgentKind::NAMES.join(", ")
             );
         }
         for key in self.train.workload_set.keys() {
