@@ -4,6 +4,8 @@
 //! plain loops over the same weights. It chooses as `PpoAgent`'s greedy play of the same
 //! weights does (tested against it), so a run trained on it plays as a PPO network.
 
+use super::masked::argmax_allowed;
+
 /// How a per-unit actor reads an observation and lays out its weights.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActorShape {
@@ -44,8 +46,8 @@ impl<'a> HostActor<'a> {
         }
     }
 
-    /// The allowed choice of highest logit for an observation's `features` and `mask` (the
-    /// last of equal ones, as `masked::argmax`).
+    /// The allowed choice of highest logit for an observation's `features` and `mask`, picked
+    /// as greedy play picks it (`masked::argmax_allowed`).
     pub fn greedy(&mut self, features: &[f32], mask: &[bool]) -> usize {
         let ActorShape {
             units,
@@ -80,13 +82,7 @@ impl<'a> HostActor<'a> {
         if advance {
             self.logits[units * options] = advance_sum / units as f32;
         }
-        let mut best = None;
-        for (choice, (&logit, &allowed)) in self.logits.iter().zip(mask).enumerate() {
-            if allowed && best.is_none_or(|(_, top)| logit >= top) {
-                best = Some((choice, logit));
-            }
-        }
-        best.map_or(0, |(choice, _)| choice)
+        argmax_allowed(&self.logits, mask)
     }
 
     /// The policy head's outputs for `self.input`, into `self.hidden[2]`: two ReLU layers,

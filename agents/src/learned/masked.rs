@@ -63,13 +63,19 @@ pub fn sample(
 pub fn argmax(space: &ActionSpace, log_probs: &[f32], mask: &[bool]) -> Vec<usize> {
     (0..space.dims())
         .map(|d| {
-            let start = space.mask_offset(d);
-            (0..space.choices(d))
-                .filter(|&l| mask[start + l])
-                .max_by(|&a, &b| log_probs[start + a].total_cmp(&log_probs[start + b]))
-                .unwrap_or(0)
+            let levels = space.mask_offset(d)..space.mask_offset(d) + space.choices(d);
+            argmax_allowed(&log_probs[levels.clone()], &mask[levels])
         })
         .collect()
+}
+
+/// The allowed level with the largest of one dimension's `scores` (the last of equal ones), 0
+/// where none is allowed.
+pub fn argmax_allowed(scores: &[f32], allowed: &[bool]) -> usize {
+    (0..scores.len())
+        .filter(|&l| allowed[l])
+        .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
