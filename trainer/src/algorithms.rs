@@ -16,7 +16,7 @@ use crate::learner::{Learner, LearnerError};
 use crate::ppo::{PpoConfig, PpoTrainer, network};
 use crate::run::{Manifest, load_record};
 use schedlab_agents::dqn::{BranchingQConfig, DqnAgent};
-use schedlab_agents::jobs::{StartsOnly, starts_only_layout};
+use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
 use schedlab_agents::learned::actor_critic::ActorCriticConfig;
 use schedlab_agents::ppo::PpoAgent;
 
@@ -263,8 +263,8 @@ pub fn load_agent(
         .get("hidden")
         .and_then(serde_json::Value::as_u64)
         .ok_or_else(|| invalid("config has no `hidden`".into()))? as usize;
-    // PPO's and ES's actor, greedy, restricted to starts where it trained so
-    let greedy_actor = |net: Result<ActorCriticConfig, String>, starts_only: bool| {
+    // PPO's and ES's actor, greedy, restricted as it trained: `(starts_only, grow_only)`
+    let greedy_actor = |net: Result<ActorCriticConfig, String>, restricted: (bool, bool)| {
         let net = match net {
             Ok(net) => net.init_for_record(device),
             // spaces a per-unit network cannot even lay out (another interface)
@@ -279,11 +279,9 @@ pub fn load_agent(
         }
         let mut agent = PpoAgent::new(net, ctx, manifest.seed);
         agent.deterministic = true;
-        let layout = starts_only
-            .then(|| starts_only_layout(env))
-            .transpose()
-            .map_err(invalid)?;
-        Ok(StartsOnly::wrap(Box::new(agent), layout))
+        let restriction =
+            ChoiceRestriction::of_options(env, restricted.0, restricted.1).map_err(invalid)?;
+        Ok(Restricted::wrap(Box::new(agent), restriction))
     };
     Ok(match kind {
         AgentKind::Dqn => {
@@ -300,14 +298,14 @@ pub fn load_agent(
             let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
             greedy_actor(
                 network(&config, ctx).map_err(|e| e.to_string()),
-                config.starts_only,
+                (config.starts_only, config.grow_only),
             )?
         }
         AgentKind::Es => {
             let config: EsConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
             greedy_actor(
                 config.network(ctx).map_err(|e| e.to_string()),
-                config.starts_only,
+                (config.starts_only, config.grow_only),
             )?
         }
         AgentKind::Gnn => unreachable!("loaded above"),

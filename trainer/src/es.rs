@@ -30,12 +30,11 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
-use schedlab_agents::jobs::{StartsOnly, starts_only_layout};
+use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
 use schedlab_agents::learned::actor_critic::{ActorCritic, ActorCriticConfig};
 use schedlab_agents::learned::host_actor::{ActorShape, HostActor};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
-use schedlab_env::jobs::ChoiceLayout;
 use schedlab_env::{StepInfo, episode_seed};
 
 use crate::errors::{CheckpointError, Unmet};
@@ -65,9 +64,12 @@ pub struct EsConfig {
     #[config(default = false)]
     pub keep_best: bool,
     /// Choose only among starts of queued jobs and `advance`, in training and in play (as
-    /// PPO's; agents/src/jobs/starts_only.rs).
+    /// PPO's; agents/src/jobs/restricted.rs).
     #[config(default = false)]
     pub starts_only: bool,
+    /// Choose only among starts, scaling a running job up, and `advance` (as PPO's).
+    #[config(default = false)]
+    pub grow_only: bool,
 }
 
 impl EsConfig {
@@ -145,8 +147,8 @@ pub struct EsTrainer<E: SchedulingEnv> {
     /// and checkpoints.
     net: ActorCritic,
     shape: ActorShape,
-    /// The layout that restricts the choices to starts, with `starts_only`.
-    starts_only: Option<ChoiceLayout>,
+    /// The restriction of the choices (`starts_only`, `grow_only`).
+    restriction: Option<ChoiceRestriction>,
     theta: Vec<f32>,
     first: Vec<f32>,
     second: Vec<f32>,
@@ -170,13 +172,14 @@ impl<E: SchedulingEnv> EsTrainer<E> {
             .actor_shape()
             .expect("a per-unit network has an actor shape");
         let theta = net.actor_parameters();
-        let starts_only = config
-            .starts_only
-            .then(|| starts_only_layout(&prototype.context()))
-            .transpose()
-            .map_err(LearnerError::Config)?;
+        let restriction = ChoiceRestriction::of_options(
+            &prototype.context(),
+            config.starts_only,
+            config.grow_only,
+        )
+        .map_err(LearnerError::Config)?;
         Ok(EsTrainer {
-            starts_only,
+            restriction,
             envs: (0..2 * config.pairs)
                 .map(|_| prototype.fresh_copy())
                 .collect(),
@@ -231,7 +234,7 @@ impl<E: SchedulingEnv> EsTrainer<E> {
 /// `max_steps`; decisions with one allowed choice are stepped without the network.
 fn play<E: SchedulingEnv>(
     env: &mut E,
-    (shape, starts_only): (&ActorShape, Option<&ChoiceLayout>),
+    (shape, restriction): (&ActorShape, Option<&ChoiceRestriction>),
     params: &[f32],
     seed: u64,
     max_steps: usize,
@@ -240,8 +243,8 @@ fn play<E: SchedulingEnv>(
     let (mut observation, _) = env.reset(seed)?;
     let mut episode_return = 0.0;
     for steps in 1..=max_steps as u64 {
-        if let Some(layout) = starts_only {
-            layout.clear_running_changes(&mut observation.action_mask);
+        if let Some(restriction) = restriction {
+            restriction.apply(&mut observation);
         }
         let mask = &observation.action_mask;
         let choice = match mask.iter().filter(|&&m| m).count() {
@@ -297,7 +300,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for EsTrainer<E> {
         let directions = self.directions();
         let (sigma, max_steps) = (self.config.sigma as f32, self.config.max_episode_steps);
         let (shape, theta) = (&self.shape, &self.theta);
-        let starts_only = self.starts_only.as_ref();
+        let restriction = self.restriction.as_ref();
         let played: Vec<schedlab_env::Result<Vec<Episode<E::Metrics>>>> = self
             .envs
             .par_iter_mut()
@@ -311,7 +314,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for EsTrainer<E> {
                     .collect();
                 windows
                     .iter()
-                    .map(|&w| play(env, (shape, starts_only), &params, w, max_steps))
+                    .map(|&w| play(env, (shape, restriction), &params, w, max_steps))
                     .collect()
             })
             .collect();
@@ -424,7 +427,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for EsTrainer<E> {
     fn greedy_policy(&self) -> Box<dyn Policy> {
         let mut agent = PpoAgent::new(self.net.clone(), &self.context, 0);
         agent.deterministic = true;
-        StartsOnly::wrap(Box::new(agent), self.starts_only.clone())
+        Restricted::wrap(Box::new(agent), self.restriction.clone())
     }
 }
 

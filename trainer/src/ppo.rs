@@ -13,7 +13,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
-use schedlab_agents::jobs::{StartsOnly, starts_only_layout};
+use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
 use schedlab_agents::learned::actor_critic::{
     ActorCriticConfig, PpoBatch, PpoLossConfig, ShapeMismatch, ppo_loss,
 };
@@ -21,7 +21,6 @@ use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, PolicyContext, SchedulingEnv, registry};
-use schedlab_env::jobs::ChoiceLayout;
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 
 use crate::errors::{CheckpointError, PlayError, Unmet};
@@ -173,9 +172,14 @@ pub struct PpoConfig {
     pub keep_best: bool,
     /// Choose only among starts of queued jobs and `advance` (jobs workloads, one-choice
     /// interface): running jobs are never preempted or resized by the policy, in training
-    /// and in play (agents/src/jobs/starts_only.rs).
+    /// and in play (agents/src/jobs/restricted.rs).
     #[config(default = false)]
     pub starts_only: bool,
+    /// Choose only among starts, scaling a running job up, and `advance` (jobs workloads,
+    /// one-choice interface): a running job may grow into idle capacity but is never shrunk
+    /// or preempted by the policy (agents/src/jobs/restricted.rs). Excludes `starts_only`.
+    #[config(default = false)]
+    pub grow_only: bool,
 }
 
 /// The network `config` asks for on the spaces of `ctx`.
@@ -341,8 +345,9 @@ pub struct PpoTrainer<E: SchedulingEnv> {
     total_steps: u64,
     seed: u64,
     context: PolicyContext,
-    /// The layout greedy play restricts to starts with, when `starts_only`.
-    starts_only: Option<ChoiceLayout>,
+    /// The restriction of the choices in training and greedy play (`starts_only`,
+    /// `grow_only`).
+    restriction: Option<ChoiceRestriction>,
     agent: PpoAgent,
     optim: ModuleOptimizer,
     device: Device,
@@ -520,7 +525,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     fn greedy_policy(&self) -> Box<dyn Policy> {
         let mut agent = PpoAgent::new(self.agent.net.clone(), &self.context, 0);
         agent.deterministic = true;
-        StartsOnly::wrap(Box::new(agent), self.starts_only.clone())
+        Restricted::wrap(Box::new(agent), self.restriction.clone())
     }
 }
 
@@ -554,14 +559,13 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         if config.skip_forced {
             training = training.skipping_forced(config.gamma, config.discount_time_s);
         }
-        let starts_only = config
-            .starts_only
-            .then(|| starts_only_layout(&prototype.context()))
-            .transpose()
-            .map_err(schedlab_env::EnvError::BadAction)?;
-        if let Some(layout) = &starts_only {
-            training = training.offering_starts_only(layout.clone());
-        }
+        let restriction = ChoiceRestriction::of_options(
+            &prototype.context(),
+            config.starts_only,
+            config.grow_only,
+        )
+        .map_err(schedlab_env::EnvError::BadAction)?;
+        training = training.restricted_to(restriction.clone());
         let collector = if config.same_window >= 2 || !config.baseline_heuristic.is_empty() {
             Collector::Windows {
                 copies: (0..config.envs).map(|_| training.fresh_copy()).collect(),
@@ -591,7 +595,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             seed,
             agent: PpoAgent::new(net, &ctx, seed),
             context: ctx,
-            starts_only,
+            restriction,
             optim,
             env_steps: 0,
             updates: 0,

@@ -977,64 +977,104 @@ mod tests {
         );
     }
 
-    /// A run trained with `starts_only` plays from its folder without changing a running job
-    /// where the env would let it; through the per-slot interface it is refused by name.
+    /// A run trained with `starts_only` plays from its folder without changing a running job,
+    /// and one trained with `grow_only` without shrinking or preempting one, where the env
+    /// would let them; through the per-slot interface they are refused by name, and together
+    /// at all.
     #[test]
-    fn a_starts_only_run_never_changes_a_running_job_in_play() {
+    fn a_restricted_run_plays_only_the_choices_it_trained_with() {
         use schedlab_env::jobs::Choice;
         let (workload, env) = philly_mini("one-choice");
-        let out = tempfile::tempdir().unwrap();
-        let config = PpoConfig::new()
+        let device = Device::flex().autodiff();
+        let base = PpoConfig::new()
             .with_envs(2)
             .with_rollout_steps(8)
             .with_per_unit(true)
-            .with_hidden(16)
-            .with_starts_only(true);
-        let config = serde_json::to_value(config).unwrap();
-        let device = Device::flex().autodiff();
-        let run = train(
-            AgentKind::Ppo,
-            &env,
-            config.clone(),
-            &spec(&workload, out.path(), 32, None),
-            device.clone(),
-            &mut |_| {},
-        )
-        .unwrap();
-        let mut policy =
-            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[]).unwrap();
+            .with_hidden(16);
         let layout = env.choice_layout().unwrap().clone();
-        let mut env = env.fresh_copy();
-        let (mut observation, _) = env.reset(0).unwrap();
-        let (mut offered, mut steps) = (0, 0);
-        loop {
-            let choice = policy.act(&observation)[0];
-            let running_change = |c: usize| {
-                c < layout.advance()
-                    && observation.action_mask[c / layout.per_slot() * layout.per_slot()]
-            };
-            offered += usize::from(
-                (0..layout.advance()).any(|c| observation.action_mask[c] && running_change(c)),
-            );
-            assert!(!running_change(choice), "{:?}", layout.decode(choice));
-            assert!(!matches!(layout.decode(choice), Choice::Preempt { .. }));
-            let step = env.step(&[choice]).unwrap();
-            steps += 1;
-            if step.terminated || step.truncated || steps == 2_000 {
-                break;
+        for (option, starts_only, grow_only) in
+            [("starts_only", true, false), ("grow_only", false, true)]
+        {
+            let config = base
+                .clone()
+                .with_starts_only(starts_only)
+                .with_grow_only(grow_only);
+            let config = serde_json::to_value(config).unwrap();
+            let out = tempfile::tempdir().unwrap();
+            let run = train(
+                AgentKind::Ppo,
+                &env,
+                config.clone(),
+                &spec(&workload, out.path(), 32, None),
+                device.clone(),
+                &mut |_| {},
+            )
+            .unwrap();
+            let mut policy =
+                crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[])
+                    .unwrap();
+            let mut env = env.fresh_copy();
+            let (mut observation, _) = env.reset(0).unwrap();
+            let (mut offered, mut steps) = (0, 0);
+            loop {
+                // what the restriction leaves out: any change to a running job, or one to a
+                // lower level than it holds
+                let left_out = |c: usize| {
+                    let slot = c / layout.per_slot();
+                    let running =
+                        c < layout.advance() && observation.action_mask[slot * layout.per_slot()];
+                    running
+                        && match layout.decode(c) {
+                            Choice::Set {
+                                workers_level,
+                                size_level,
+                                ..
+                            } => {
+                                let current = layout.running_levels(&observation.features, slot);
+                                starts_only || workers_level < current.0 || size_level < current.1
+                            }
+                            _ => true,
+                        }
+                };
+                let choice = policy.act(&observation)[0];
+                offered += usize::from(
+                    (0..layout.advance()).any(|c| observation.action_mask[c] && left_out(c)),
+                );
+                assert!(!left_out(choice), "{option}: {:?}", layout.decode(choice));
+                let step = env.step(&[choice]).unwrap();
+                steps += 1;
+                if step.terminated || step.truncated || steps == 2_000 {
+                    break;
+                }
+                observation = step.observation;
             }
-            observation = step.observation;
+            assert!(
+                offered > 0,
+                "the env never offered what {option} leaves out"
+            );
+            let (_, per_slot) = philly_mini("per-slot");
+            let empty = tempfile::tempdir().unwrap();
+            let err = train(
+                AgentKind::Ppo,
+                &per_slot,
+                config,
+                &spec(&workload, empty.path(), 32, None),
+                device.clone(),
+                &mut |_| {},
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.contains(&format!("{option} needs the one-choice interface")),
+                "{err}"
+            );
         }
-        assert!(
-            offered > 0,
-            "the env never offered a change to a running job"
-        );
-        let (_, per_slot) = philly_mini("per-slot");
+        let both = serde_json::to_value(base.with_starts_only(true).with_grow_only(true)).unwrap();
         let empty = tempfile::tempdir().unwrap();
         let err = train(
             AgentKind::Ppo,
-            &per_slot,
-            config,
+            &env,
+            both,
             &spec(&workload, empty.path(), 32, None),
             device,
             &mut |_| {},
@@ -1042,7 +1082,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(
-            err.contains("starts_only needs the one-choice interface"),
+            err.contains("starts_only and grow_only exclude each other"),
             "{err}"
         );
     }

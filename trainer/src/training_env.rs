@@ -24,9 +24,9 @@
 //! its reward is their rewards discounted back to the decision (a semi-Markov transition), and
 //! the learner discounts what follows by the whole span, from the clock in its info.
 //!
-//! And, where asked, **only starts are offered** (`starts_only`, agents/src/jobs/starts_only.rs):
-//! the observations' masks leave out every change to a running job, so the learner's rollouts
-//! and its greedy play choose among the same choices.
+//! And, where asked, **only some choices are offered** (`starts_only`, `grow_only`,
+//! agents/src/jobs/restricted.rs): the observations' masks leave out the others, so the
+//! learner's rollouts and its greedy play choose among the same choices.
 //!
 //! All of it is a function of the episode's seed and of the plan the trainer sets between
 //! updates, so a run is the same for the same seed at any thread count.
@@ -34,10 +34,10 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use schedlab_agents::jobs::ChoiceRestriction;
 use schedlab_agents::learned::gae::step_discount;
 use schedlab_agents::rollout::run_episode;
 use schedlab_agents::{EnvContext, SchedulingEnv, registry};
-use schedlab_env::jobs::ChoiceLayout;
 use schedlab_env::{
     ActionSpace, EnvError, Environment, EpisodeSummary, Observation, ObservationSpace, Step,
     StepInfo, episode_seed,
@@ -68,9 +68,8 @@ pub struct TrainingEnv<E> {
     skip_forced: Option<(f64, f64)>,
     /// The virtual clock of the last observation handed out (where a decision is taken).
     clock_s: f64,
-    /// The one-choice layout whose running-job changes masks leave out, when only starts are
-    /// offered.
-    starts_only: Option<ChoiceLayout>,
+    /// The restriction of the one-choice choices offered, if any.
+    restriction: Option<ChoiceRestriction>,
 }
 
 impl<E: Environment> TrainingEnv<E> {
@@ -83,20 +82,20 @@ impl<E: Environment> TrainingEnv<E> {
             was_cut: false,
             skip_forced: None,
             clock_s: 0.0,
-            starts_only: None,
+            restriction: None,
         }
     }
 
-    /// Offers only starts of queued jobs and `advance` (a skipped forced state is then one
-    /// where that restriction leaves one choice).
-    pub fn offering_starts_only(mut self, layout: ChoiceLayout) -> Self {
-        self.starts_only = Some(layout);
+    /// Offers only the choices `restriction` leaves (a skipped forced state is then one
+    /// where the restriction leaves one choice).
+    pub fn restricted_to(mut self, restriction: Option<ChoiceRestriction>) -> Self {
+        self.restriction = restriction;
         self
     }
 
     fn restrict(&self, observation: &mut Observation) {
-        if let Some(layout) = &self.starts_only {
-            layout.clear_running_changes(&mut observation.action_mask);
+        if let Some(restriction) = &self.restriction {
+            restriction.apply(observation);
         }
     }
 
@@ -206,7 +205,7 @@ impl<E: Environment> Environment for TrainingEnv<E> {
     fn fresh_copy(&self) -> Self {
         TrainingEnv {
             skip_forced: self.skip_forced,
-            starts_only: self.starts_only.clone(),
+            restriction: self.restriction.clone(),
             ..TrainingEnv::new(self.inner.fresh_copy(), self.plan.clone())
         }
     }

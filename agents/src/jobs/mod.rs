@@ -8,14 +8,14 @@ mod periodic;
 mod placement;
 mod pollux;
 mod raes;
-mod starts_only;
+mod restricted;
 
 pub use one_choice::OneChoice;
 pub use ordering::{Order, OrderingPolicy};
 pub use periodic::PeriodicPolicy;
 pub use pollux::PolluxPolicy;
 pub use raes::JobsRaesPolicy;
-pub use starts_only::{StartsOnly, starts_only_layout};
+pub use restricted::{ChoiceRestriction, Restricted};
 
 use crate::scheduler_row::SchedulerRow;
 

@@ -14,8 +14,9 @@
 //! time.
 
 use super::machines::Placement;
+use super::observe::running_levels;
 use super::state::{Episode, Shared, Status};
-use crate::gym::{ActionSpace, Field};
+use crate::gym::{ActionSpace, Field, Observation};
 
 /// Where each choice sits in the single action dimension: `slot * per_slot + option`, then
 /// `advance` last. Option 0 is preempt; option `1 + ((w - 1) * sizes + s) * placements + p`
@@ -31,6 +32,17 @@ pub struct ChoiceLayout {
 /// request" means for a start below it.
 pub fn level_distance(levels: (usize, usize), requested: (usize, usize)) -> usize {
     levels.0.abs_diff(requested.0) + levels.1.abs_diff(requested.1)
+}
+
+/// A policy's own restriction of the one-choice choices (the env offers them all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restriction {
+    /// Starts of queued jobs and `advance`: running jobs keep their containers until they
+    /// finish, as an online list scheduler's do.
+    StartsOnly,
+    /// Also scaling a running job up (neither level lower than now, one higher): a job can
+    /// grow into idle capacity but is never shrunk or preempted, so no allocation cycles.
+    GrowOnly,
 }
 
 /// What one choice asks.
@@ -117,18 +129,42 @@ impl ChoiceLayout {
         }
     }
 
-    /// Clears from `mask` (an exact mask of this layout) every choice that changes a running
-    /// job, leaving starts of queued jobs and `advance`: a policy's own restriction to the
-    /// choices an online list scheduler makes. A slot allows preempt exactly when it holds a
-    /// running job not changed since the drawing, so that is how its slot is told. Something
-    /// is always left: `advance` is refused only while a queued job can start or no job runs.
-    pub fn clear_running_changes(&self, mask: &mut [bool]) {
+    /// Clears from `observation`'s mask (an exact mask of this layout) what `restriction`
+    /// leaves out, leaving starts of queued jobs and `advance` either way. A slot allows
+    /// preempt exactly when it holds a running job not changed since the drawing, so that is
+    /// how its slot is told; its current levels are read from its features. Something is
+    /// always left: `advance` is refused only while a queued job can start or no job runs.
+    pub fn restrict(&self, restriction: Restriction, observation: &mut Observation) {
         for slot in 0..self.slots {
             let base = slot * self.per_slot();
-            if mask[base] {
-                mask[base..base + self.per_slot()].fill(false);
+            let mask = &mut observation.action_mask[base..base + self.per_slot()];
+            if !mask[0] {
+                continue;
+            }
+            mask[0] = false;
+            match restriction {
+                Restriction::StartsOnly => mask.fill(false),
+                Restriction::GrowOnly => {
+                    let current = self.running_levels(&observation.features, slot);
+                    for (option, allowed) in mask.iter_mut().enumerate().skip(1) {
+                        if let Choice::Set {
+                            workers_level,
+                            size_level,
+                            ..
+                        } = self.decode(base + option)
+                        {
+                            *allowed &= workers_level >= current.0 && size_level >= current.1;
+                        }
+                    }
+                }
             }
         }
+    }
+
+    /// The `(workers level, size level)` the job in `slot` holds, read from `features`
+    /// (meaningful for a running job).
+    pub fn running_levels(&self, features: &[f32], slot: usize) -> (usize, usize) {
+        running_levels(features, slot, self.workers_levels, self.sizes)
     }
 
     /// The exact mask of the current window: a slot already changed since the window was

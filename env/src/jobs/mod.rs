@@ -21,7 +21,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
-pub use choice::{Choice, ChoiceLayout, level_distance};
+pub use choice::{Choice, ChoiceLayout, Restriction, level_distance};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use family::{WindowDraw, sample_window};
 pub use machines::{Cluster, Container, Placement};

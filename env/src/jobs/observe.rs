@@ -46,6 +46,23 @@ pub const SLOT_SIZE_EXPONENT: usize = 13;
 /// 1 when the job runs, or could start now at its request.
 pub const SLOT_FITS_NOW: usize = 14;
 
+/// The current `(workers level, size level)` of the job in `slot` of `features`, as
+/// [`observe`] writes them for `workers_levels` (level 0 counted) and `sizes` levels: what
+/// a running job holds.
+pub fn running_levels(
+    features: &[f32],
+    slot: usize,
+    workers_levels: usize,
+    sizes: usize,
+) -> (usize, usize) {
+    let f = &features[slot * SLOT_FEATURES..];
+    let level = |share: f32, top: usize| (share * top as f32).round() as usize;
+    (
+        level(f[SLOT_WORKERS_LEVEL], workers_levels - 1),
+        level(f[SLOT_SIZE_LEVEL], (sizes - 1).max(1)),
+    )
+}
+
 /// After the slots: free CPU, memory and GPU shares of the cluster, the fragmented share of
 /// free GPU, `ln(1 + queued)`, `ln(1 + running)`, elapsed share of `max_time_s`,
 /// `ln(1 + jobs not yet arrived)`, `ln(1 + queued jobs beyond the window)` and what those ask

@@ -773,36 +773,79 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
-    /// A random policy restricted to starts (`ChoiceLayout::clear_running_changes`): the
-    /// restricted mask always leaves a choice, a choice never frees capacity (nothing running
-    /// is preempted or shrunk; only the clock does), and the episode ends.
+    /// A random policy restricted to starts (`Restriction::StartsOnly`): the restricted mask
+    /// always leaves a choice, a choice never frees capacity (nothing running is preempted
+    /// or shrunk; only the clock does), and the episode ends.
     #[test]
     fn a_policy_of_starts_only_always_has_a_choice_and_never_frees_capacity(seed in 0u64..10_000) {
-        let mut rng = StdRng::seed_from_u64(seed);
-        let (mut env, layout) = random_one_choice(&mut rng);
-        let (mut observation, _) = env.reset(seed).unwrap();
-        let mut metrics = None;
-        for _ in 0..20_000 {
-            layout.clear_running_changes(&mut observation.action_mask);
-            let allowed = observation.allowed(env.action_space(), 0);
-            prop_assert!(!allowed.is_empty());
-            let choice = allowed[rng.random_range(0..allowed.len())];
-            let free_before: Vec<[u32; 3]> = env.machine_state().into_iter().map(|(free, _)| free).collect();
-            let step = env.step(&[choice]).unwrap();
-            prop_assert!(step.info.rejected.is_empty());
-            if choice != layout.advance() {
+        play_restricted(seed, Restriction::StartsOnly)?;
+    }
+
+    /// The same for a policy that may also grow running jobs (`Restriction::GrowOnly`): a
+    /// grown job may move, so capacity is counted over the whole cluster, and no choice
+    /// takes a job off the cluster.
+    #[test]
+    fn a_policy_that_only_starts_and_grows_always_has_a_choice_and_never_frees_capacity(seed in 0u64..10_000) {
+        play_restricted(seed, Restriction::GrowOnly)?;
+    }
+}
+
+/// A random policy of `restriction`'s choices plays a random one-choice workload; see the
+/// properties above.
+fn play_restricted(seed: u64, restriction: Restriction) -> Result<(), TestCaseError> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (mut env, layout) = random_one_choice(&mut rng);
+    let (mut observation, _) = env.reset(seed).unwrap();
+    let free_total = |env: &JobsEnv| {
+        env.machine_state()
+            .into_iter()
+            .fold([0u64; 3], |mut sum, (free, _)| {
+                (0..3).for_each(|r| sum[r] += free[r] as u64);
+                sum
+            })
+    };
+    let mut running = 0;
+    for _ in 0..20_000 {
+        layout.restrict(restriction, &mut observation);
+        let allowed = observation.allowed(env.action_space(), 0);
+        prop_assert!(!allowed.is_empty());
+        let choice = allowed[rng.random_range(0..allowed.len())];
+        let free_before: Vec<[u32; 3]> = env
+            .machine_state()
+            .into_iter()
+            .map(|(free, _)| free)
+            .collect();
+        let total_before = free_total(&env);
+        let step = env.step(&[choice]).unwrap();
+        prop_assert!(step.info.rejected.is_empty());
+        if choice != layout.advance() {
+            let total_after = free_total(&env);
+            prop_assert!(
+                (0..3).all(|r| total_after[r] <= total_before[r]),
+                "{total_before:?} -> {total_after:?}"
+            );
+            prop_assert!(
+                step.info.running >= running,
+                "a job left the cluster by a choice"
+            );
+            if restriction == Restriction::StartsOnly {
                 for (before, (after, _)) in free_before.iter().zip(env.machine_state()) {
-                    prop_assert!((0..3).all(|r| after[r] <= before[r]), "{before:?} -> {after:?}");
+                    prop_assert!(
+                        (0..3).all(|r| after[r] <= before[r]),
+                        "{before:?} -> {after:?}"
+                    );
                 }
             }
-            if let Some(m) = step.info.metrics {
-                metrics = Some(m);
-                break;
-            }
-            observation = step.observation;
         }
-        prop_assert!(metrics.is_some(), "the episode ended within 20000 steps");
+        running = step.info.running;
+        if step.info.metrics.is_some() {
+            return Ok(());
+        }
+        observation = step.observation;
     }
+    Err(TestCaseError::fail(
+        "the episode did not end within 20000 steps",
+    ))
 }
 
 #[test]

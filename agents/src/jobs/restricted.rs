@@ -1,0 +1,84 @@
+//! A jobs policy restricted to some of the one-choice choices: it sees, and so chooses among,
+//! only those its [`Restriction`] leaves. Starts only: running jobs keep their containers
+//! until they finish, as an online list scheduler's do. Grow only: running jobs may also be
+//! scaled up into idle capacity, as `raes` grows them. Neither can churn (preempt and restart
+//! the same jobs, docs/ppo-from-scratch.md).
+
+use schedlab_env::Observation;
+use schedlab_env::jobs::{ChoiceLayout, Restriction};
+
+use crate::context::EnvContext;
+use crate::policy::Policy;
+
+/// A restriction of the one-choice choices of one env.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChoiceRestriction {
+    layout: ChoiceLayout,
+    restriction: Restriction,
+}
+
+impl ChoiceRestriction {
+    /// The restriction a learner's `starts_only` and `grow_only` options ask for on `env`:
+    /// `None` where neither is set; `Err` names why it cannot be had.
+    pub fn of_options(
+        env: &EnvContext,
+        starts_only: bool,
+        grow_only: bool,
+    ) -> Result<Option<Self>, String> {
+        let (restriction, option) = match (starts_only, grow_only) {
+            (false, false) => return Ok(None),
+            (true, true) => return Err("starts_only and grow_only exclude each other".into()),
+            (true, false) => (Restriction::StartsOnly, "starts_only"),
+            (false, true) => (Restriction::GrowOnly, "grow_only"),
+        };
+        let EnvContext::Jobs(ctx) = env else {
+            return Err(format!(
+                "{option} needs a jobs workload; this is a {} workload",
+                env.kind().name()
+            ));
+        };
+        let layout = ctx.one_choice.clone().ok_or_else(|| {
+            format!("{option} needs the one-choice interface (`window.interface = \"one-choice\"`)")
+        })?;
+        Ok(Some(ChoiceRestriction {
+            layout,
+            restriction,
+        }))
+    }
+
+    /// Clears from `observation`'s mask what the restriction leaves out.
+    pub fn apply(&self, observation: &mut Observation) {
+        self.layout.restrict(self.restriction, observation);
+    }
+}
+
+pub struct Restricted {
+    inner: Box<dyn Policy>,
+    restriction: ChoiceRestriction,
+}
+
+impl Restricted {
+    /// `inner` restricted by `restriction`, or as it is without one.
+    pub fn wrap(inner: Box<dyn Policy>, restriction: Option<ChoiceRestriction>) -> Box<dyn Policy> {
+        match restriction {
+            Some(restriction) => Box::new(Restricted { inner, restriction }),
+            None => inner,
+        }
+    }
+}
+
+impl Policy for Restricted {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn reset(&mut self, seed: u64) {
+        self.inner.reset(seed);
+    }
+
+    fn act(&mut self, observation: &Observation) -> Vec<usize> {
+        let mut restricted = observation.clone();
+        self.restriction.apply(&mut restricted);
+        self.inner.act(&restricted)
+    }
+}
