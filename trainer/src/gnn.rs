@@ -24,8 +24,8 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use schedlab_agents::DagContext;
 use schedlab_agents::dag::gnn::{
-    CHOICE_INPUTS, DagGnn, DagGnnConfig, Follower, GnnInstance, GnnPolicy, choice_rows,
-    decision_scores, sample_choice,
+    CHOICE_INPUTS, DagGnn, DagGnnConfig, Decision, GnnInstance, GnnPolicy, play_side_by_side,
+    sample_choice,
 };
 use schedlab_agents::learned::batch::{at_chosen, mask_values};
 use schedlab_agents::learned::masked::masked_log_probs;
@@ -80,14 +80,6 @@ impl GnnConfig {
     pub fn network(&self) -> DagGnnConfig {
         DagGnnConfig::new(self.embedding, self.rounds, self.hidden)
     }
-}
-
-/// One decision of a sampled episode: its choice rows, each row's task, the mask, the choice.
-struct Decision {
-    rows: Vec<f32>,
-    row_tasks: Vec<usize>,
-    mask: Vec<bool>,
-    choice: usize,
 }
 
 /// The sampled episodes of one instance.
@@ -162,63 +154,27 @@ impl<E: SchedulingEnv> GnnTrainer<E> {
         let inference = self.device.clone().without_autodiff();
         let net = self.net.valid();
         let instance = GnnInstance::new(&net, self.context.workload.instance(seed), &inference);
-        let ready_tasks = self.context.workload.spec.ready_tasks;
-        let gpus = instance.problem.gpus();
-        let mut followers: Vec<Follower> = Vec::new();
-        let mut observations = Vec::new();
-        for env in &mut self.envs {
-            observations.push(env.reset(seed)?.0);
-            followers.push(Follower::new(&instance.problem, ready_tasks));
-        }
         let copies = self.envs.len();
         let mut episodes: Vec<Vec<Decision>> = (0..copies).map(|_| Vec::new()).collect();
         let mut returns = vec![0.0f64; copies];
         let mut finished = Vec::new();
-        let mut live: Vec<usize> = (0..copies).collect();
-        while !live.is_empty() {
-            // one forward pass for the decisions of every live copy
-            let mut rows: Vec<Vec<f32>> = Vec::new();
-            let mut row_tasks = Vec::new();
-            for &c in &live {
-                rows.push(choice_rows(&observations[c], ready_tasks, gpus));
-                row_tasks.push(followers[c].row_tasks(&instance.problem).to_vec());
-            }
-            let embeddings: Vec<f32> = row_tasks
-                .iter()
-                .flat_map(|tasks| instance.embeddings_of(tasks))
-                .collect();
-            let scores = decision_scores(&net, rows.concat(), embeddings, &inference);
-            let width = scores.len() / live.len();
-            let mut still = Vec::new();
-            for (k, &c) in live.iter().enumerate() {
-                let mask = observations[c].action_mask.clone();
-                let choice = sample_choice(
-                    self.space(),
-                    &scores[k * width..(k + 1) * width],
-                    &mask,
-                    rng,
-                );
-                followers[c].chose(choice);
-                let step = self.envs[c].step(&[choice])?;
-                self.env_steps += 1;
+        let space = &self.context.action_space;
+        let env_steps = &mut self.env_steps;
+        play_side_by_side(
+            &mut self.envs,
+            seed,
+            (&net, &instance, &inference),
+            self.context.workload.spec.ready_tasks,
+            |_, scores, mask| sample_choice(space, scores, mask, rng),
+            |c, decision, step| {
+                *env_steps += 1;
                 returns[c] += step.reward;
-                episodes[c].push(Decision {
-                    rows: std::mem::take(&mut rows[k]),
-                    row_tasks: std::mem::take(&mut row_tasks[k]),
-                    mask,
-                    choice,
-                });
+                episodes[c].push(decision);
                 if let Some(m) = step.info.metrics() {
                     finished.push(m.clone());
                 }
-                if step.terminated || step.truncated {
-                    continue;
-                }
-                observations[c] = step.observation;
-                still.push(c);
-            }
-            live = still;
-        }
+            },
+        )?;
         // the return is minus the makespan
         let bound = lower_bound_s(&instance.problem).max(f64::MIN_POSITIVE);
         let slr = returns.iter().map(|r| -r / bound).collect();

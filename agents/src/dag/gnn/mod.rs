@@ -10,7 +10,9 @@ mod network;
 mod policy;
 mod sampled;
 
-pub use episode::{Follower, GnnInstance, decision_scores, sample_choice};
+pub use episode::{
+    Decision, Follower, GnnInstance, decision_scores, play_side_by_side, sample_choice,
+};
 pub use inputs::{CHOICE_INPUTS, TASK_INPUTS, TaskInputs, choice_rows};
 pub use network::{DagGnn, DagGnnConfig};
 pub use policy::GnnPolicy;

@@ -13,10 +13,9 @@ use burn::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use schedlab_env::dag::{DagEnv, DagWorkload};
-use schedlab_env::{ActionSpace, Environment, StepInfo};
+use schedlab_env::{ActionSpace, StepInfo};
 
-use super::episode::{Follower, GnnInstance, decision_scores, sample_choice};
-use super::inputs::choice_rows;
+use super::episode::{GnnInstance, play_side_by_side, sample_choice};
 use super::network::DagGnn;
 use crate::learned::masked::argmax;
 
@@ -79,56 +78,30 @@ impl Episodes<'_> {
     /// `greedy_first`, the others sampled), played on env copies stepped side by side with one
     /// forward pass per step for all of them.
     fn play(&self, copies: usize, greedy_first: bool, rng: &mut StdRng) -> Vec<(f64, Vec<usize>)> {
-        let (instance, problem) = (self.instance, &self.instance.problem);
-        let ready_tasks = self.workload.spec.ready_tasks;
-        let gpus = problem.gpus();
         let mut envs: Vec<DagEnv> = (0..copies)
             .map(|_| DagEnv::new(Arc::clone(self.workload)))
             .collect();
-        let mut observations: Vec<_> = envs
-            .iter_mut()
-            .map(|env| {
-                env.reset(self.seed)
-                    .expect("a DAG env resets on any seed")
-                    .0
-            })
-            .collect();
-        let mut followers = vec![Follower::new(problem, ready_tasks); copies];
         let mut played: Vec<(f64, Vec<usize>)> = vec![(f64::INFINITY, Vec::new()); copies];
-        let mut live: Vec<usize> = (0..copies).collect();
-        while !live.is_empty() {
-            let mut rows = Vec::new();
-            let mut embeddings = Vec::new();
-            for &c in &live {
-                rows.extend(choice_rows(&observations[c], ready_tasks, gpus));
-                embeddings.extend(instance.embeddings_of(followers[c].row_tasks(problem)));
-            }
-            let scores = decision_scores(self.net, rows, embeddings, self.device);
-            let width = scores.len() / live.len();
-            let mut still = Vec::with_capacity(live.len());
-            for (k, &c) in live.iter().enumerate() {
-                let scores = &scores[k * width..(k + 1) * width];
-                let mask = &observations[c].action_mask;
-                let choice = if c == 0 && greedy_first {
+        play_side_by_side(
+            &mut envs,
+            self.seed,
+            (self.net, self.instance, self.device),
+            self.workload.spec.ready_tasks,
+            |c, scores, mask| {
+                if c == 0 && greedy_first {
                     argmax(self.space, scores, mask)[0]
                 } else {
                     sample_choice(self.space, scores, mask, rng)
-                };
-                followers[c].chose(choice);
-                played[c].1.push(choice);
-                let step = envs[c]
-                    .step(&[choice])
-                    .expect("the scheduler chooses among the allowed GPUs");
+                }
+            },
+            |c, decision, step| {
+                played[c].1.push(decision.choice);
                 if let Some(metrics) = step.info.metrics() {
                     played[c].0 = metrics.makespan_s;
                 }
-                if !(step.terminated || step.truncated) {
-                    observations[c] = step.observation;
-                    still.push(c);
-                }
-            }
-            live = still;
-        }
+            },
+        )
+        .expect("a DAG env resets on any seed, and the scheduler chooses among the allowed GPUs");
         played
     }
 }
