@@ -209,10 +209,19 @@ fn parse_value(scheduler: &str, spec: &OptionSpec, raw: &str) -> Result<OptionVa
 /// `key=value` pairs for a scheduler, applied in order.
 pub type OptionPairs = Vec<(String, String)>;
 
-/// Splits `name:key=value:key=value` into the name and its options.
+/// Splits `name:key=value:key=value` into the name and its options; a `:` with nothing after
+/// it is refused rather than read as no options.
 pub fn parse_spec(spec: &str) -> Result<(&str, OptionPairs), PolicyError> {
-    let (name, inline) = spec.split_once(':').unwrap_or((spec, ""));
-    Ok((name, parse_inline(name, inline)?))
+    match spec.split_once(':') {
+        None => Ok((spec, Vec::new())),
+        Some((name, "")) => Err(PolicyError::Option {
+            policy: name.to_owned(),
+            key: String::new(),
+            value: String::new(),
+            expected: format!("KEY=VALUE after `{name}:`"),
+        }),
+        Some((name, inline)) => Ok((name, parse_inline(name, inline)?)),
+    }
 }
 
 /// The `KEY=VALUE` pairs of `inline`, the text after a policy's name and its first `:`
@@ -333,5 +342,8 @@ mod tests {
             pairs(&[("solver", "heuristic"), ("predictor", "ewma")])
         );
         assert!(parse_spec("raes:solver").is_err());
+        assert!(parse_spec("raes:").is_err());
+        assert!(parse_spec("raes:solver=heuristic:").is_err());
+        assert_eq!(parse_spec("raes").unwrap(), ("raes", Vec::new()));
     }
 }
