@@ -208,7 +208,14 @@ pub(super) fn reused_note(trained: &[Trained]) -> String {
     if reused.is_empty() {
         return String::new();
     }
-    let mut others: Vec<&str> = reused.iter().map(|t| t.sources.as_str()).collect();
+    // a run put in the folder without its `training_sources.txt` has none on record
+    let mut others: Vec<&str> = reused
+        .iter()
+        .map(|t| match t.sources.as_str() {
+            "" => "unrecorded",
+            sources => sources,
+        })
+        .collect();
     others.sort_unstable();
     others.dedup();
     let labels: Vec<String> = reused.iter().map(|t| format!("`{}`", t.label())).collect();
@@ -221,7 +228,39 @@ pub(super) fn reused_note(trained: &[Trained]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{TRAINING_SOURCES, slug};
+    use std::path::PathBuf;
+
+    use super::{TRAINING_SOURCES, Trained, reused_note, slug};
+    use crate::reproduce::protocol::LearnedRun;
+
+    /// Runs of this build go unnamed; a reused run names its sources, or says they are not on
+    /// record where its folder has no `training_sources.txt`.
+    #[test]
+    fn the_note_names_the_other_sources_of_reused_runs() {
+        let learner: LearnedRun =
+            toml::from_str("label = \"ES\"\nagent = \"es\"\nsteps = 1\nseeds = [0, 1, 2]").unwrap();
+        let run = |seed, sources: &str| Trained {
+            learner: &learner,
+            seed,
+            run: PathBuf::new(),
+            seconds: 1.0,
+            sources: sources.into(),
+        };
+        assert_eq!(reused_note(&[run(0, TRAINING_SOURCES)]), "");
+        let note = reused_note(&[
+            run(0, TRAINING_SOURCES),
+            run(1, "0123456789abcdef"),
+            run(2, ""),
+        ]);
+        assert!(
+            note.contains("fingerprint 0123456789abcdef, unrecorded;"),
+            "{note}"
+        );
+        assert!(
+            !note.contains("(seed 0)") && note.contains("(seed 2)"),
+            "{note}"
+        );
+    }
 
     /// `build.rs` hashed the sources (a digest, not a placeholder).
     #[test]
