@@ -992,6 +992,21 @@ mod tests {
             .with_per_unit(true)
             .with_hidden(16);
         let layout = env.choice_layout().unwrap().clone();
+        // why training `config` on `env` is refused
+        let refusal = |env: &schedlab_env::jobs::JobsEnv, config: serde_json::Value| {
+            let empty = tempfile::tempdir().unwrap();
+            let spec = spec(&workload, empty.path(), 32, None);
+            train(
+                AgentKind::Ppo,
+                env,
+                config,
+                &spec,
+                device.clone(),
+                &mut |_| {},
+            )
+            .unwrap_err()
+            .to_string()
+        };
         for (option, starts_only, grow_only) in
             [("starts_only", true, false), ("grow_only", false, true)]
         {
@@ -1052,35 +1067,14 @@ mod tests {
                 offered > 0,
                 "the env never offered what {option} leaves out"
             );
-            let (_, per_slot) = philly_mini("per-slot");
-            let empty = tempfile::tempdir().unwrap();
-            let err = train(
-                AgentKind::Ppo,
-                &per_slot,
-                config,
-                &spec(&workload, empty.path(), 32, None),
-                device.clone(),
-                &mut |_| {},
-            )
-            .unwrap_err()
-            .to_string();
+            let err = refusal(&philly_mini("per-slot").1, config);
             assert!(
                 err.contains(&format!("{option} needs the one-choice interface")),
                 "{err}"
             );
         }
         let both = serde_json::to_value(base.with_starts_only(true).with_grow_only(true)).unwrap();
-        let empty = tempfile::tempdir().unwrap();
-        let err = train(
-            AgentKind::Ppo,
-            &env,
-            both,
-            &spec(&workload, empty.path(), 32, None),
-            device,
-            &mut |_| {},
-        )
-        .unwrap_err()
-        .to_string();
+        let err = refusal(&env, both);
         assert!(
             err.contains("starts_only and grow_only exclude each other"),
             "{err}"

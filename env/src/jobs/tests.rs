@@ -796,13 +796,17 @@ fn play_restricted(seed: u64, restriction: Restriction) -> Result<(), TestCaseEr
     let mut rng = StdRng::seed_from_u64(seed);
     let (mut env, layout) = random_one_choice(&mut rng);
     let (mut observation, _) = env.reset(seed).unwrap();
-    let free_total = |env: &JobsEnv| {
+    let free_of = |env: &JobsEnv| -> Vec<[u32; 3]> {
         env.machine_state()
             .into_iter()
-            .fold([0u64; 3], |mut sum, (free, _)| {
-                (0..3).for_each(|r| sum[r] += free[r] as u64);
-                sum
-            })
+            .map(|(free, _)| free)
+            .collect()
+    };
+    let total = |free: &[[u32; 3]]| {
+        free.iter().fold([0u64; 3], |mut sum, machine| {
+            (0..3).for_each(|r| sum[r] += machine[r] as u64);
+            sum
+        })
     };
     let mut running = 0;
     for _ in 0..20_000 {
@@ -810,16 +814,12 @@ fn play_restricted(seed: u64, restriction: Restriction) -> Result<(), TestCaseEr
         let allowed = observation.allowed(env.action_space(), 0);
         prop_assert!(!allowed.is_empty());
         let choice = allowed[rng.random_range(0..allowed.len())];
-        let free_before: Vec<[u32; 3]> = env
-            .machine_state()
-            .into_iter()
-            .map(|(free, _)| free)
-            .collect();
-        let total_before = free_total(&env);
+        let free_before = free_of(&env);
         let step = env.step(&[choice]).unwrap();
         prop_assert!(step.info.rejected.is_empty());
         if choice != layout.advance() {
-            let total_after = free_total(&env);
+            let free_after = free_of(&env);
+            let (total_before, total_after) = (total(&free_before), total(&free_after));
             prop_assert!(
                 (0..3).all(|r| total_after[r] <= total_before[r]),
                 "{total_before:?} -> {total_after:?}"
@@ -829,7 +829,7 @@ fn play_restricted(seed: u64, restriction: Restriction) -> Result<(), TestCaseEr
                 "a job left the cluster by a choice"
             );
             if restriction == Restriction::StartsOnly {
-                for (before, (after, _)) in free_before.iter().zip(env.machine_state()) {
+                for (before, after) in free_before.iter().zip(&free_after) {
                     prop_assert!(
                         (0..3).all(|r| after[r] <= before[r]),
                         "{before:?} -> {after:?}"
