@@ -1,9 +1,10 @@
 //! # schedlab-trainer
 //!
 //! Trains learned schedulers: rollouts over vectorised environments and the optimisation
-//! loops (PPO, A2C, DQN with replay, REINFORCE for the DAG network, evolution strategies), run folders with TensorBoard event files,
-//! hyperparameters and checkpoints; [`algorithms`] is the table of learning algorithms. It uses
-//! the environment and the agents; it must know nothing of the command line.
+//! loops (PPO, A2C, DQN with replay, REINFORCE for the DAG network, evolution strategies), run
+//! folders with TensorBoard event files, hyperparameters and checkpoints; [`algorithms`] is
+//! the table of learning algorithms. It uses the environment and the agents; it must know
+//! nothing of the command line.
 
 pub mod algorithms;
 pub mod dqn;
