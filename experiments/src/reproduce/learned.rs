@@ -14,6 +14,7 @@ use schedlab_trainer::tensorboard::read_scalars;
 use super::cached_training::{Trained, Training, reused_note, trained};
 use super::context::{Context, mean};
 use super::episodes::episodes_of;
+use super::learned_ablation::{Outcome, ablation};
 use super::learned_bar::{Paired, Verdict, compare, detectable, reading};
 use super::learned_later::later_section;
 use super::learned_line::{
@@ -53,6 +54,7 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
             learner.label
         );
     }
+    let mut outcomes = Vec::new();
     for trace in &p.traces {
         let trained = p
             .learners
@@ -64,7 +66,9 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
         if !reused.is_empty() {
             text += &format!("{}\n\n", reused.trim_start());
         }
-        text += &trace_section(cx, trace, &trained)?;
+        let (section, trace_outcomes) = trace_section(cx, trace, &trained)?;
+        text += &section;
+        outcomes.push((trace.name.clone(), trace_outcomes));
         for t in trained.iter().filter(|t| t.learner.steps > 0) {
             let returns = episodic_returns(&t.run)?;
             curves.push((
@@ -73,6 +77,7 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
             ));
         }
     }
+    text += &ablation(&p.learners, &outcomes);
     if !curves.is_empty() {
         plots::lines(
             &cx.figure("learned-training.png")?,
@@ -150,11 +155,13 @@ pub(super) fn windows_in(folder: &str) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The trace's tables, and each trained run's outcome against the best heuristic for the
+/// ablation table.
 fn trace_section(
     cx: &Context,
     trace: &LearnedTrace,
     trained: &[Trained],
-) -> anyhow::Result<String> {
+) -> anyhow::Result<(String, Vec<Outcome>)> {
     let p = &cx.protocol.learned;
     let TracePlay {
         spec,
@@ -229,7 +236,22 @@ fn trace_section(
         )?;
     }
     text += &warm_starts(trained)?;
-    Ok(text)
+    let best_validation =
+        lowest_validation(heuristics.iter(), &validation_jobs).map_or(f64::NAN, |(_, jct)| jct);
+    let outcomes = trained
+        .iter()
+        .zip(&learned)
+        .map(|(t, line)| Outcome {
+            learner: t.learner.label.clone(),
+            validation_change: 100.0
+                * (line.validation_jct(&validation_jobs) / best_validation - 1.0),
+            heldout_change: 100.0 * (mean(&line.jct()) / mean(&best_jct) - 1.0),
+            meets_the_bar: verdicts
+                .iter()
+                .any(|v| v.label == line.label && v.meets_the_bar()),
+        })
+        .collect();
+    Ok((text, outcomes))
 }
 
 /// What one trace's sweeps played: the held-out spec through the learned policies' interface

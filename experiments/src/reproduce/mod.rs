@@ -14,6 +14,7 @@ mod dag;
 mod episodes;
 mod fig2;
 mod learned;
+mod learned_ablation;
 mod learned_bar;
 mod learned_later;
 mod learned_line;
