@@ -44,7 +44,6 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
         budget = p.budget_s,
         last = p.eval_seeds - 1,
     );
-    let mut curves = Vec::new();
     if let Some(learner) = p.learners.iter().find(|l| l.seeds.is_empty()) {
         anyhow::bail!("learner `{}`: seeds = [] trains nothing", learner.label);
     }
@@ -69,32 +68,38 @@ pub fn learned(cx: &Context) -> anyhow::Result<String> {
         let (section, trace_outcomes) = trace_section(cx, trace, &trained)?;
         text += &section;
         outcomes.push((trace.name.clone(), trace_outcomes));
-        for t in trained.iter().filter(|t| t.learner.steps > 0) {
-            let returns = episodic_returns(&t.run)?;
-            curves.push((
-                format!("{}: {}", trace.name, t.label()),
-                plots::moving_average(&returns, p.training_smoothing),
-            ));
-        }
+        text += &training_curves(cx, &trace.name, &trained)?;
     }
     text += &ablation(&p.learners, &outcomes);
-    if !curves.is_empty() {
-        plots::lines(
-            &cx.figure("learned-training.png")?,
-            &format!(
-                "Training on the families: episodic return (mean of the last {} episodes)",
-                p.training_smoothing
-            ),
-            ("env rounds", "episodic return"),
-            &curves,
-            XScale::Linear,
-        )?;
-        text += &format!(
-            "Training curves (episodic return: minus the job-seconds in the system, scaled; training episodes are windows of the family, so the curve mixes window difficulty with learning):\n\n![training]({})\n\n",
-            cx.link("learned-training.png")
-        );
-    }
     Ok(text)
+}
+
+/// The figure of the trace's training curves (every run that trains with RL) and its link;
+/// rounds on a log axis, since ES runs a hundred times the rounds of PPO.
+fn training_curves(cx: &Context, trace: &str, trained: &[Trained]) -> anyhow::Result<String> {
+    let smoothing = cx.protocol.learned.training_smoothing;
+    let mut curves = Vec::new();
+    for t in trained.iter().filter(|t| t.learner.steps > 0) {
+        let returns = episodic_returns(&t.run)?;
+        curves.push((t.label(), plots::moving_average(&returns, smoothing)));
+    }
+    if curves.is_empty() {
+        return Ok(String::new());
+    }
+    let figure = format!("learned-{trace}-training.png");
+    plots::lines(
+        &cx.figure(&figure)?,
+        &format!(
+            "Training on the {trace} family: episodic return (mean of the last {smoothing} episodes)"
+        ),
+        ("env rounds (log scale)", "episodic return"),
+        &curves,
+        XScale::Log,
+    )?;
+    Ok(format!(
+        "Training curves on the {trace} family (episodic return: minus the job-seconds in the system, scaled; training episodes are windows of the family, so the curve mixes window difficulty with learning):\n\n![training, {trace}]({})\n\n",
+        cx.link(&figure)
+    ))
 }
 
 /// Trains `learner` from `seed` on `trace`'s family into its own folder under the output, or
