@@ -246,14 +246,18 @@ fn trace_section(
     let outcomes = trained
         .iter()
         .zip(&learned)
-        .map(|(t, line)| Outcome {
-            learner: t.learner.label.clone(),
-            validation_change: 100.0
-                * (line.validation_jct(&validation_jobs) / best_validation - 1.0),
-            heldout_change: 100.0 * (mean(&line.jct()) / mean(&best_jct) - 1.0),
-            meets_the_bar: verdicts
+        .map(|(t, line)| {
+            let verdict = verdicts
                 .iter()
-                .any(|v| v.label == line.label && v.meets_the_bar()),
+                .find(|v| v.label == line.label)
+                .expect("every learned row is judged against the best heuristic");
+            Outcome {
+                learner: t.learner.label.clone(),
+                validation_change: 100.0
+                    * (line.validation_jct(&validation_jobs) / best_validation - 1.0),
+                heldout_change: verdict.paired.change,
+                meets_the_bar: verdict.meets_the_bar(),
+            }
         })
         .collect();
     Ok((text, outcomes))
