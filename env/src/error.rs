@@ -46,6 +46,16 @@ pub enum EnvError {
     /// [`check_env`](crate::check_env) found it.
     #[error("env contract violated: {0}")]
     Contract(String),
+    /// Real execution where the control groups it needs are missing or cannot be written.
+    #[error("real execution needs the cgroup `{controller}` controller: {path}: {reason}")]
+    CgroupUnavailable {
+        controller: &'static str,
+        path: PathBuf,
+        reason: String,
+    },
+    /// A real run's processes or sockets failed (`real/`).
+    #[error("real execution: {message}")]
+    RealExecution { message: String },
     /// A loss or gradient that stopped being a finite number.
     #[error(
         "non-finite {what} at virtual time {time_s:.3}s (iteration {iteration}); lower the learning rate"

@@ -10,9 +10,11 @@
 //! workload file of any kind and tells its kind; [`kinds`] is the one dispatch over kinds
 //! (a workload or env of any kind), which the command line and the Python binding share.
 //!
-//! It owns data loading, models, the cluster performance model, workload files and the
-//! simulation. It must know nothing of schedulers, predictors, learning agents, logging or
-//! the command line: those crates depend on it, never the reverse.
+//! It owns data loading, models, the cluster performance model, workload files, the
+//! simulation and [`real`] execution (control groups and the processes of a real run). It
+//! must know nothing of schedulers, predictors, learning agents, logging or the command line
+//! (a real run starts its workers as the binary's hidden `real-process` subcommand, the one
+//! name it knows): those crates depend on it, never the reverse.
 
 pub mod cluster;
 pub mod dag;
@@ -23,6 +25,7 @@ pub mod jobs;
 pub mod kinds;
 pub mod model;
 pub mod network;
+pub mod real;
 pub mod schema;
 pub mod single_job;
 pub mod workload_file;

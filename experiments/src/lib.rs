@@ -8,6 +8,7 @@
 
 pub mod curves;
 pub mod device;
+pub mod fidelity;
 pub mod output;
 pub mod paths;
 pub mod play;

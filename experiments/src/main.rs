@@ -74,6 +74,12 @@ enum Command {
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Play policies in the simulator and on real processes under cgroup limits: the
+    /// simulator's error, calibrated and not, and whether the policies rank alike.
+    Fidelity(commands::fidelity::FidelityArgs),
+    /// A process of a real run (started by the run itself).
+    #[command(hide = true)]
+    RealProcess(commands::real_process::RealProcessArgs),
 }
 
 #[derive(Subcommand)]
@@ -104,6 +110,10 @@ enum BenchCommand {
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    // a real run's worker: no thread pool, nothing but its loop
+    if let Command::RealProcess(args) = cli.command {
+        return commands::real_process::run(args);
+    }
     // The command runs on a worker of the pool rather than beside it: a matrix product that
     // splits over the pool then takes the command's own thread as one of its workers, and no
     // more threads than `--threads` compete for the cores between products (beside the pool,
@@ -142,5 +152,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Dag(args)) => commands::bench::dag::run(args),
         Command::Bench(BenchCommand::Network(args)) => commands::bench::network::run(args),
         Command::Bench(BenchCommand::Steps(args)) => commands::bench::steps::run(args),
+        Command::Fidelity(args) => commands::fidelity::run(args),
+        Command::RealProcess(_) => unreachable!("run before the pool starts"),
     }
 }

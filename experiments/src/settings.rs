@@ -11,6 +11,20 @@ pub fn parse_overrides(raw: &[String]) -> anyhow::Result<Vec<(String, String)>> 
         .collect()
 }
 
+/// Workload keys outside any section, set without a dot (`--set execution=real`).
+const WORKLOAD_TOP_KEYS: [&str; 1] = ["execution"];
+
+/// Ctrl-C during a real run (`execution = "real"`): its processes are killed and its groups
+/// removed before the program exits with 130. Where a handler is set already, it stays; the
+/// workers die with the program anyway and the next run removes the groups left.
+pub fn remove_real_runs_on_interrupt() {
+    // an error only says a handler is set already
+    let _ = ctrlc::try_set_handler(|| {
+        schedlab_env::real::remove_every_run();
+        std::process::exit(130);
+    });
+}
+
 /// `--set` pairs for commands that play policies on workloads: dotted keys (`job.lr`) override
 /// the workload, plain keys (`solver`) are options of the policies that declare them.
 pub struct Settings {
@@ -24,7 +38,9 @@ pub struct Settings {
 impl Settings {
     /// Splits `raw` into workload and policy settings.
     pub fn split(pairs: Vec<(String, String)>) -> Self {
-        let (workload, policy) = pairs.into_iter().partition(|(k, _)| k.contains('.'));
+        let (workload, policy) = pairs
+            .into_iter()
+            .partition(|(k, _)| k.contains('.') || WORKLOAD_TOP_KEYS.contains(&k.as_str()));
         Settings {
             workload,
             policy,
@@ -102,6 +118,11 @@ impl Settings {
         settings.add_trained_settings(policies, crate::workloads::kind_of_file(path)?)?;
         let loaded = crate::workloads::load(path, &settings.workload)?;
         settings.check_policy_options(policies, loaded.env_kind())?;
+        if let crate::workloads::Loaded::SingleJob(w) = &loaded
+            && w.scenario.workload.execution == schedlab_env::real::Execution::Real
+        {
+            remove_real_runs_on_interrupt();
+        }
         Ok((settings, loaded))
     }
 }

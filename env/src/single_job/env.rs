@@ -14,8 +14,11 @@ use crate::error::{EnvError, Result};
 use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
+use crate::real::Execution;
+use crate::single_job::real::RealTraining;
 use crate::single_job::scenario::Scenario;
-use crate::single_job::sim::{TrainingSim, WorkerRound};
+use crate::single_job::sim::{CostModel, TrainingSim, WorkerRound};
+use crate::single_job::training::{PushRecord, Training};
 
 /// Diagnostics beside the observation.
 #[derive(Debug, Clone, Serialize)]
@@ -37,12 +40,16 @@ pub struct SingleJobInfo {
     /// Trace background load that did not fit under `max_share` in this episode, over all
     /// nodes: `[core-seconds, GB-seconds]` (0 for other sources).
     pub background_clipped: [f64; 2],
+    /// Every push of the last round as measured on real processes (`execution = "real"`;
+    /// empty in the simulator): what `schedlab fidelity` calibrates the simulator on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub real_pushes: Vec<PushRecord>,
     /// Set when the episode ended.
     pub metrics: Option<SingleJobMetrics>,
 }
 
 struct Episode {
-    sim: TrainingSim,
+    sim: Box<dyn Training>,
     background: Background,
     round: usize,
     history: Vec<VecDeque<[f32; HISTORY_FEATURES]>>,
@@ -50,6 +57,7 @@ struct Episode {
     last_alloc: Vec<Amounts>,
     last_background_peak: Vec<[f64; 2]>,
     last_round_s: f64,
+    last_pushes: Vec<PushRecord>,
     train_loss: f64,
     sums: MetricSums,
     done: bool,
@@ -63,6 +71,7 @@ pub struct SingleJobEnv {
     action_space: ActionSpace,
     observation_space: ObservationSpace,
     reference_rate: f64,
+    cost: CostModel,
     episode: Option<Episode>,
 }
 
@@ -75,7 +84,9 @@ impl SingleJobEnv {
             (JOB_GROUP, 1, JOB_FEATURES),
         ]);
         let reference_rate = reference_rate(&scenario);
+        let cost = CostModel::new(&scenario.workload.sim, &scenario.workload.job);
         SingleJobEnv {
+            cost,
             scenario,
             action_space,
             observation_space,
@@ -97,6 +108,10 @@ impl SingleJobEnv {
     /// Starts an episode. Everything random in it (initial parameters, minibatches, straggler
     /// noise, background load, trace offset) derives from `seed`.
     pub fn reset(&mut self, seed: u64) -> Result<(Observation, SingleJobInfo)> {
+        // a real episode still running holds the machine: end it before the next starts
+        if let Some(mut old) = self.episode.take() {
+            old.sim.finish()?;
+        }
         let w = &self.scenario.workload;
         let horizon = w.episode.max_time_s + w.episode.round_interval_s;
         let background = Background::generate(
@@ -107,7 +122,10 @@ impl SingleJobEnv {
             seed ^ 0x9e37_79b9_7f4a_7c15,
         );
         let nodes = self.scenario.nodes.len();
-        let sim = TrainingSim::new(Arc::clone(&self.scenario), seed)?;
+        let sim: Box<dyn Training> = match w.execution {
+            Execution::Sim => Box::new(TrainingSim::new(Arc::clone(&self.scenario), seed)?),
+            Execution::Real => Box::new(RealTraining::start(Arc::clone(&self.scenario), seed)?),
+        };
         let mut episode = Episode {
             sim,
             background,
@@ -117,6 +135,7 @@ impl SingleJobEnv {
             last_alloc: vec![[0.0; 3]; nodes],
             last_background_peak: vec![[0.0; 2]; nodes],
             last_round_s: 0.0,
+            last_pushes: Vec::new(),
             train_loss: f64::NAN,
             sums: MetricSums::default(),
             done: false,
@@ -199,8 +218,15 @@ impl SingleJobEnv {
         if step.is_err() {
             episode.done = true;
         }
+        let finished = if episode.done {
+            episode.sim.finish()
+        } else {
+            Ok(())
+        };
         self.episode = Some(episode);
-        step
+        let step = step?;
+        finished?;
+        Ok(step)
     }
 
     /// One round: simulate it, account for it, score it, remember it, and tell whether the
@@ -209,6 +235,7 @@ impl SingleJobEnv {
         let w = &self.scenario.workload;
         let t0 = episode.sim.now();
         let (t_end, reached, workers) = self.simulate(episode, &alloc, t0)?;
+        episode.last_pushes = episode.sim.take_pushes();
         let dt = t_end - t0;
         let round = self.account(episode, &alloc, &workers, t0, t_end);
         let mut reward = self.reward(&round, dt);
@@ -236,24 +263,28 @@ impl SingleJobEnv {
     ) -> Result<(f64, Option<f64>, Vec<WorkerRound>)> {
         let w = &self.scenario.workload;
         let t1 = (t0 + w.episode.round_interval_s).min(w.episode.max_time_s);
+        let background_cpu: Vec<f64> = episode
+            .background
+            .nodes
+            .iter()
+            .map(|bg| bg.mean_over(t0, t1).0)
+            .collect();
         let interference: Vec<f64> = self
             .scenario
             .nodes
             .iter()
-            .zip(&episode.background.nodes)
-            .map(|(node, bg)| {
-                episode
-                    .sim
-                    .cost()
-                    .interference(node, bg.mean_over(t0, t1).0)
-            })
+            .zip(&background_cpu)
+            .map(|(node, &cpu)| self.cost.interference(node, cpu))
             .collect();
-        episode
-            .sim
-            .set_allocation(alloc, &interference, self.reference_rate);
+        episode.sim.set_allocation(
+            alloc,
+            &background_cpu,
+            &interference,
+            self.reference_rate,
+        )?;
         let reached = episode.sim.run_until(t1)?;
         let t_end = reached.unwrap_or(t1);
-        let workers = episode.sim.close_round(t_end);
+        let workers = episode.sim.close_round(t_end)?;
         Ok((t_end, reached, workers))
     }
 
@@ -465,6 +496,7 @@ impl SingleJobEnv {
             workers: episode.last_workers.clone(),
             background_peak: episode.last_background_peak.clone(),
             background_clipped: episode.background.clipped.into(),
+            real_pushes: episode.last_pushes.clone(),
             metrics,
         }
     }

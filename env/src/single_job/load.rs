@@ -30,6 +30,9 @@ impl SingleJobWorkload {
         check_optimiser(&workload, path)?;
         check_model_and_data(&workload, path)?;
         check_background(&workload, path)?;
+        if let Some((key, message)) = workload.real.check() {
+            return Err(EnvError::config(path, key, message));
+        }
         Ok(workload)
     }
 }

@@ -8,11 +8,14 @@ mod env;
 pub mod features;
 mod load;
 mod metrics;
+pub mod real;
 pub mod scenario;
 pub mod sim;
+mod training;
 pub mod workload;
 
 pub use env::{SingleJobEnv, SingleJobInfo};
+pub use training::PushRecord;
 pub use metrics::SingleJobMetrics;
 pub use scenario::Scenario;
 pub use workload::SingleJobWorkload;

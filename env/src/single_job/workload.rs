@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{BackgroundSpec, Ladder, NodeSpec};
+use crate::real::{Execution, RealSpec};
 use crate::schema::{DatasetSpec, ModelKind, Prices};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -12,6 +13,12 @@ pub struct SingleJobWorkload {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// `sim` (default) or `real`: the episode on real processes under real resource limits.
+    #[serde(default)]
+    pub execution: Execution,
+    /// How the workload maps onto this machine when it runs for real.
+    #[serde(default)]
+    pub real: RealSpec,
     pub episode: EpisodeSpec,
     #[serde(default)]
     pub reward: RewardSpec,

@@ -1,11 +1,13 @@
 pub mod bench;
 pub mod compare;
 pub mod eval;
+pub mod fidelity;
 pub mod import;
 pub mod plot;
 pub mod policies;
 pub mod predictors;
 pub mod quickstart;
+pub mod real_process;
 pub mod reproduce;
 pub mod run;
 pub mod summarize;

@@ -220,30 +220,17 @@ impl TrainingSim {
         self.start_idle_workers();
     }
 
-    /// HB-ASGD's learning-rate factor: `sqrt(rho)` clipped to `lr_factor_bounds`, with `rho`
-    /// the running workers' compute rate at the base batch over the reference allocation's.
-    /// Ample allocations raise the step, tight ones lower it (square-root scaling, as for a
-    /// larger aggregate batch). The other optimisers keep factor 1.
     fn adequacy_factor(&self, reference_rate: f64) -> f64 {
         let job = &self.scenario.workload.job;
-        if job.optimizer != OptimizerKind::HbAsgd {
-            return 1.0;
-        }
-        let rate: f64 = self
-            .workers
-            .iter()
-            .filter(|w| w.running)
-            .map(|w| {
-                self.cost.rate(
-                    &self.scenario.nodes[w.node],
-                    &w.alloc,
-                    job.base_batch,
-                    w.interference,
-                )
-            })
-            .sum();
-        let (lo, hi) = job.lr_factor_bounds;
-        (rate / reference_rate.max(1e-12)).sqrt().clamp(lo, hi)
+        let rates = self.workers.iter().filter(|w| w.running).map(|w| {
+            self.cost.rate(
+                &self.scenario.nodes[w.node],
+                &w.alloc,
+                job.base_batch,
+                w.interference,
+            )
+        });
+        super::rules::adequacy_factor(job, rates, reference_rate)
     }
 
     fn drop_iteration(&mut self, w: usize) {
@@ -351,25 +338,19 @@ impl TrainingSim {
         }
     }
 
-    /// `m_i(t) = floor(m_base * T_avg / T_i(t-1))` for HB-ASGD, `m_base` otherwise; clamped to
-    /// `[1, max_batch]`.
     fn next_batch(&self, w: usize) -> usize {
-        let job = &self.scenario.workload.job;
         let worker = &self.workers[w];
-        let mut batch = job.base_batch;
-        if job.optimizer == OptimizerKind::HbAsgd
-            && let Some(own) = worker.last_base_time
-        {
-            let (sum, count) = self
-                .workers
-                .iter()
-                .filter(|o| o.running)
-                .filter_map(|o| o.last_base_time)
-                .fold((0.0, 0), |(sum, n), t| (sum + t, n + 1));
-            let average = sum / count as f64;
-            batch = (job.base_batch as f64 * average / own).floor() as usize;
-        }
-        batch.clamp(1, worker.max_batch.max(1))
+        let running = self
+            .workers
+            .iter()
+            .filter(|o| o.running)
+            .filter_map(|o| o.last_base_time);
+        super::rules::next_batch(
+            &self.scenario.workload.job,
+            worker.last_base_time,
+            running,
+            worker.max_batch,
+        )
     }
 
     /// Worker `w`'s next minibatch: its rows and the GFLOP it costs, with the iteration's

@@ -4,6 +4,7 @@
 
 mod cost;
 mod engine;
+pub mod rules;
 mod server;
 mod worker;
 
@@ -11,3 +12,4 @@ pub use cost::CostModel;
 pub use engine::TrainingSim;
 pub use server::{Applied, Server};
 pub use worker::WorkerRound;
+pub(crate) use worker::compute_gradient;

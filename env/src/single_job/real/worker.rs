@@ -1,0 +1,95 @@
+//! A real worker: one process per node, computing real gradients of the job's model on its
+//! shard of the training rows, and burning the CPU time the iteration's virtual compute
+//! stands for, so that its node's CPU quota sets how long the iteration takes.
+
+use std::net::TcpStream;
+use std::time::Instant;
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+use super::messages::{FromWorker, ToWorker};
+use crate::cluster::BackgroundSpec;
+use crate::error::{EnvError, Result};
+use crate::real::process::{burn_cpu, thread_cpu_seconds};
+use crate::real::wire::{receive, send};
+use crate::single_job::scenario::Scenario;
+use crate::single_job::sim::compute_gradient;
+
+/// Runs worker `index` against the server at `connect` until it says stop or goes away.
+pub fn run_worker(connect: &str, index: usize) -> Result<()> {
+    let failed = |what: &str, e: std::io::Error| EnvError::RealExecution {
+        message: format!("worker {index}: {what} {connect}: {e}"),
+    };
+    let mut stream = TcpStream::connect(connect).map_err(|e| failed("cannot reach", e))?;
+    stream
+        .set_nodelay(true)
+        .map_err(|e| failed("cannot configure", e))?;
+    send(&mut stream, &FromWorker::Hello { index }, &[]).map_err(|e| failed("lost", e))?;
+    let (setup, _) = receive::<ToWorker>(&mut stream).map_err(|e| failed("lost", e))?;
+    let ToWorker::Setup {
+        mut workload,
+        path,
+        seed,
+        index,
+        shards,
+    } = setup
+    else {
+        return Err(EnvError::RealExecution {
+            message: format!("worker {index}: expected the job's setup first"),
+        });
+    };
+    // the background is the server's to play out; a worker needs only the model and data
+    workload.background = BackgroundSpec::None;
+    let l2 = workload.job.l2 as f32;
+    let workload_batch = workload.job.base_batch;
+    let scenario = Scenario::from_workload(&path, *workload)?;
+    let train = &scenario.data.train;
+    let shard: Vec<usize> = (index..train.len()).step_by(shards.max(1)).collect();
+    if shard.is_empty() {
+        return Err(EnvError::RealExecution {
+            message: format!(
+                "worker {index}: the training set's {} rows leave no shard for {shards} workers",
+                train.len()
+            ),
+        });
+    }
+    let mut rng = StdRng::seed_from_u64(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    // one untimed gradient before the clock starts: a cold process's first pass faults in its
+    // code and data, which under a slice of a core would cost seconds of the first round
+    let warm_up = scenario.model.init_params(&mut StdRng::seed_from_u64(seed));
+    let rows: Vec<usize> = shard.iter().copied().take(workload_batch).collect();
+    compute_gradient(&*scenario.model, train, &warm_up, &rows, l2);
+    send(&mut stream, &FromWorker::Ready, &[]).map_err(|e| failed("lost", e))?;
+    loop {
+        send(&mut stream, &FromWorker::Pull, &[]).map_err(|e| failed("lost", e))?;
+        let (message, params) = receive::<ToWorker>(&mut stream).map_err(|e| failed("lost", e))?;
+        let ToWorker::Work {
+            version,
+            epoch,
+            batch,
+            burn_cpu_s,
+        } = message
+        else {
+            return Ok(());
+        };
+        let (started, cpu_before) = (Instant::now(), thread_cpu_seconds());
+        let rows: Vec<usize> = (0..batch)
+            .map(|_| shard[rng.random_range(0..shard.len())])
+            .collect();
+        let result = compute_gradient(&*scenario.model, train, &params, &rows, l2);
+        // the virtual compute stands for the whole iteration, the real gradient included
+        burn_cpu(burn_cpu_s - (thread_cpu_seconds() - cpu_before));
+        let push = FromWorker::Push {
+            version,
+            epoch,
+            batch,
+            loss: result.loss,
+            variance: result.variance,
+            finite: result.finite,
+            wall_s: started.elapsed().as_secs_f64(),
+            cpu_s: thread_cpu_seconds() - cpu_before,
+        };
+        send(&mut stream, &push, &result.grad).map_err(|e| failed("lost", e))?;
+    }
+}

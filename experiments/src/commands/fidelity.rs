@@ -1,0 +1,92 @@
+//! `schedlab fidelity`: policies played in the simulator and on real processes, the
+//! simulator's error before and after calibration, and the policies' ranks both ways.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use schedlab_experiments::fidelity::{Plan, Report, measure};
+use schedlab_experiments::output::write_atomic;
+use schedlab_experiments::play::{episode_bar, parse_seeds};
+use schedlab_experiments::settings::Settings;
+
+#[derive(Args)]
+pub struct FidelityArgs {
+    /// A single-job workload file.
+    #[arg(long)]
+    workload: PathBuf,
+    /// Policies to compare, comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    policy: Vec<String>,
+    /// Seeds: `0..1` (inclusive), `7` or `1,5,9`.
+    #[arg(long, default_value = "0..1")]
+    seeds: String,
+    /// The policies whose real episodes calibrate the simulator, comma-separated (random
+    /// covers many container sizes; keep them apart from `--policy` for a held-out error).
+    #[arg(long, value_delimiter = ',', default_value = "random,greedy,periodic")]
+    calibrate_policy: Vec<String>,
+    /// Seeds of the calibration's episodes, apart from `--seeds`.
+    #[arg(long, default_value = "100")]
+    calibrate_seeds: String,
+    /// Write `{"episodes": [{"policy", "seed", "sim", "sim_calibrated", "real"}], ...}`
+    /// (atomically).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// `KEY=VALUE`, repeatable: dotted keys override the workload (`real.time_scale=0.1`),
+    /// plain keys are policy options.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
+
+pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
+    let (settings, _) = Settings::load(&args.overrides, &args.workload, &args.policy)?;
+    schedlab_experiments::settings::remove_real_runs_on_interrupt();
+    let plan = Plan {
+        policies: args.policy.clone(),
+        seeds: parse_seeds(&args.seeds)?,
+        calibration_policies: args.calibrate_policy.clone(),
+        calibration_seeds: parse_seeds(&args.calibrate_seeds)?,
+    };
+    let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len()
+        + plan.policies.len() * plan.seeds.len();
+    let bar = episode_bar(episodes as u64, "real episodes".into())?;
+    let report = measure(&args.workload, &settings.workload, &settings.policy, &plan, &bar)?;
+    bar.finish_and_clear();
+    print_report(&report);
+    if let Some(path) = &args.json {
+        write_atomic(path, serde_json::to_string_pretty(&report)?.as_bytes())?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn print_report(report: &Report) {
+    let c = &report.calibration;
+    println!("{}: completion time (virtual s), simulator against real processes", report.workload);
+    println!(
+        "calibrated on {} pushes: compute x{:.3}, cpu_contention {:.2}, gpu_half_batch {:.0}, interference {:.2}, latency {:.2e} s, bandwidth x{:.3e}, jitter sigma {:.3}",
+        c.pushes, c.compute_scale, c.cpu_contention, c.gpu_half_batch, c.interference, c.latency_s, c.bandwidth_scale, c.straggler_sigma
+    );
+    println!(
+        "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13}",
+        "policy", "sim", "sim cal.", "real", "err sim", "err cal.", "rank s/c/r"
+    );
+    for row in &report.policies {
+        println!(
+            "{:<24} {:>9.2} {:>9.2} {:>9.2} {:>8.1}% {:>8.1}% {:>13}",
+            row.policy,
+            row.sim_s,
+            row.sim_calibrated_s,
+            row.real_s,
+            100.0 * row.sim_error,
+            100.0 * row.calibrated_error,
+            format!("{}/{}/{}", row.sim_rank, row.calibrated_rank, row.real_rank)
+        );
+    }
+    println!(
+        "mean absolute relative error: {:.1}% uncalibrated, {:.1}% calibrated; Kendall's tau of the policies' order against real: {:.2} and {:.2}",
+        100.0 * report.sim_error,
+        100.0 * report.calibrated_error,
+        report.sim_tau,
+        report.calibrated_tau
+    );
+}

@@ -1,0 +1,39 @@
+//! `schedlab real-process` (hidden): a process of a real run, started by the run itself
+//! (`schedlab_env::real`): a single-job worker, or a background tenant burning CPU.
+
+use clap::{Args, ValueEnum};
+use schedlab_env::real::process::{die_with_parent, run_tenant};
+use schedlab_env::single_job::real::worker::run_worker;
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Role {
+    Worker,
+    Tenant,
+}
+
+#[derive(Args)]
+pub struct RealProcessArgs {
+    /// The run's process: this one dies with it.
+    #[arg(long)]
+    parent: u32,
+    #[arg(long, value_enum)]
+    role: Role,
+    /// The server's loopback address (workers).
+    #[arg(long, required_if_eq("role", "worker"))]
+    connect: Option<String>,
+    /// The worker's node.
+    #[arg(long, required_if_eq("role", "worker"))]
+    index: Option<usize>,
+}
+
+pub fn run(args: RealProcessArgs) -> anyhow::Result<()> {
+    die_with_parent(args.parent);
+    match args.role {
+        Role::Tenant => run_tenant(),
+        Role::Worker => {
+            let connect = args.connect.expect("clap requires it for workers");
+            let index = args.index.expect("clap requires it for workers");
+            Ok(run_worker(&connect, index)?)
+        }
+    }
+}
