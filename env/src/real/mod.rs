@@ -42,8 +42,9 @@ impl Execution {
 pub struct RealSpec {
     /// Wall-clock seconds per virtual second.
     pub time_scale: f64,
-    /// Real CPU cores shared out over the whole cluster at full capacity (default: 80% of
-    /// this machine's, leaving room for the server and the policy).
+    /// Real CPU cores shared out over the whole cluster at full capacity (default: this
+    /// machine's less one, and at most 80% of them: the server and the policy keep a core, so
+    /// that they do not take CPU time the quotas promised the workers).
     pub cores: Option<f64>,
     /// Real MiB of memory limit per virtual GB of a container.
     pub mem_mb_per_gb: f64,
@@ -67,8 +68,8 @@ impl RealSpec {
     /// The real cores the cluster's full capacity maps to.
     pub fn cores(&self) -> f64 {
         self.cores.unwrap_or_else(|| {
-            let machine = std::thread::available_parallelism().map_or(1, |n| n.get());
-            0.8 * machine as f64
+            let machine = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+            (machine - 1.0).min(0.8 * machine).max(0.5)
         })
     }
 
