@@ -70,8 +70,12 @@ fn cores_in(h: &Hierarchy, group: &Path) -> f64 {
             quota.parse::<f64>().unwrap() / period.parse::<f64>().unwrap()
         }
         Hierarchy::V1 { .. } => {
-            read(&group.join("cpu.cfs_quota_us")).parse::<f64>().unwrap()
-                / read(&group.join("cpu.cfs_period_us")).parse::<f64>().unwrap()
+            read(&group.join("cpu.cfs_quota_us"))
+                .parse::<f64>()
+                .unwrap()
+                / read(&group.join("cpu.cfs_period_us"))
+                    .parse::<f64>()
+                    .unwrap()
         }
     }
 }
@@ -94,8 +98,11 @@ fn pids_in(group: &Path) -> Vec<u32> {
 
 /// Alive: listed in /proc and not a zombie waiting to be reaped.
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
 }
 
 fn real_scenario(scale: &str) -> std::sync::Arc<Scenario> {
@@ -160,10 +167,17 @@ fn quotas_written_are_the_allocation_chosen_and_nothing_is_left_after_the_episod
         }
         let workers = pids_in(&job);
         let tenants = pids_in(&runs[0].join(format!("node-{n}/background")));
-        assert_eq!((workers.len(), tenants.len()), (1, 1), "node {n}: one worker, one tenant");
+        assert_eq!(
+            (workers.len(), tenants.len()),
+            (1, 1),
+            "node {n}: one worker, one tenant"
+        );
         processes.extend(workers.into_iter().chain(tenants));
     }
-    assert!(step.info.allocation == alloc, "info reports the allocation in force");
+    assert!(
+        step.info.allocation == alloc,
+        "info reports the allocation in force"
+    );
     let mut done = step.terminated || step.truncated;
     while !done {
         let step = env.step(&action).unwrap();
@@ -172,7 +186,10 @@ fn quotas_written_are_the_allocation_chosen_and_nothing_is_left_after_the_episod
             assert!(m.completion_time_s > 0.0 && m.iterations > 0, "{m:?}");
         }
     }
-    assert!(run_folders(&hierarchy, std::process::id()).is_empty(), "groups left after the end");
+    assert!(
+        run_folders(&hierarchy, std::process::id()).is_empty(),
+        "groups left after the end"
+    );
     let left: Vec<u32> = processes.into_iter().filter(|&p| alive(p)).collect();
     assert!(left.is_empty(), "processes left after the end: {left:?}");
 }
@@ -192,12 +209,21 @@ fn a_worker_that_dies_fails_the_step_by_name_and_the_run_is_removed() {
     kill_hard(worker);
     let err = env.step(&action).unwrap_err().to_string();
     assert!(err.contains("worker of node 0 (gpu-fast)"), "{err}");
-    assert!(run_folders(&hierarchy, std::process::id()).is_empty(), "groups left after the error");
-    assert!(env.step(&action).is_err(), "the episode is over after the error");
+    assert!(
+        run_folders(&hierarchy, std::process::id()).is_empty(),
+        "groups left after the error"
+    );
+    assert!(
+        env.step(&action).is_err(),
+        "the episode is over after the error"
+    );
 }
 
 fn kill_hard(pid: u32) {
-    Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+    Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
 }
 
 #[test]
@@ -208,7 +234,14 @@ fn a_sigkilled_command_leaves_no_worker_and_the_next_run_removes_its_groups() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
         .args(["run", "--workload"])
         .arg(workload("small-4node.toml"))
-        .args(["--policy", "static", "--set", "execution=real", "--set", "real.time_scale=1"])
+        .args([
+            "--policy",
+            "static",
+            "--set",
+            "execution=real",
+            "--set",
+            "real.time_scale=1",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -218,14 +251,21 @@ fn a_sigkilled_command_leaves_no_worker_and_the_next_run_removes_its_groups() {
         let runs = run_folders(&hierarchy, child.id());
         let pids: Vec<u32> = runs
             .iter()
-            .flat_map(|r| (0..4).flat_map(move |n| ["job", "background"].map(|g| r.join(format!("node-{n}/{g}")))))
+            .flat_map(|r| {
+                (0..4).flat_map(move |n| {
+                    ["job", "background"].map(|g| r.join(format!("node-{n}/{g}")))
+                })
+            })
             .filter(|g| g.exists())
             .flat_map(|g| pids_in(&g))
             .collect();
         if runs.len() == 1 && pids.len() == 8 {
             break (runs[0].clone(), pids);
         }
-        assert!(Instant::now() < deadline, "the real run did not start within 60 s");
+        assert!(
+            Instant::now() < deadline,
+            "the real run did not start within 60 s"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     child.kill().unwrap();
@@ -250,15 +290,27 @@ fn fidelity_writes_sim_and_real_metrics_for_every_episode() {
     let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
         .args(["fidelity", "--workload"])
         .arg(workload("small-4node.toml"))
-        .args(["--policy", "static,greedy", "--seeds", "0", "--calibrate-seeds", "100"])
+        .args([
+            "--policy",
+            "static,greedy",
+            "--seeds",
+            "0",
+            "--calibrate-seeds",
+            "100",
+        ])
         .args(["--set", &format!("real.time_scale={FAST}"), "--json"])
         .arg(&json)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("Kendall's tau"), "{stdout}");
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let episodes = doc["episodes"].as_array().unwrap();
     assert_eq!(episodes.len(), 2);
     for (episode, policy) in episodes.iter().zip(["static", "greedy"]) {

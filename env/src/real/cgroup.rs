@@ -207,7 +207,9 @@ impl Group {
             }
             Hierarchy::V1 { .. } => (
                 read_text(&path.join("cpu.cfs_quota_us"))?.trim().to_owned(),
-                read_text(&path.join("cpu.cfs_period_us"))?.trim().to_owned(),
+                read_text(&path.join("cpu.cfs_period_us"))?
+                    .trim()
+                    .to_owned(),
             ),
         };
         if quota == "max" || quota == "-1" {
@@ -238,11 +240,7 @@ impl Group {
         };
         let text = read_text(&self.memory_path().join(file))?;
         // v1 reports "unlimited" as a page-rounded i64::MAX
-        Ok(text
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|&b| b < (1 << 62)))
+        Ok(text.trim().parse::<u64>().ok().filter(|&b| b < (1 << 62)))
     }
 
     /// Bytes the group's processes use now.
@@ -253,11 +251,9 @@ impl Group {
         };
         let path = self.memory_path().join(file);
         let text = read_text(&path)?;
-        text.trim()
-            .parse()
-            .map_err(|e| EnvError::RealExecution {
-                message: format!("{}: `{}`: {e}", path.display(), text.trim()),
-            })
+        text.trim().parse().map_err(|e| EnvError::RealExecution {
+            message: format!("{}: `{}`: {e}", path.display(), text.trim()),
+        })
     }
 
     /// Moves process `pid` into the group (every controller's folder).
@@ -297,7 +293,8 @@ impl Group {
 /// Quota and period (µs) for `cores`: the period stretches so the quota stays at least 1 ms.
 fn quota_for(cores: f64) -> (u64, u64) {
     let cores = cores.max(1e-6);
-    let period = ((MIN_QUOTA_US as f64 / cores).ceil() as u64).clamp(DEFAULT_PERIOD_US, MAX_PERIOD_US);
+    let period =
+        ((MIN_QUOTA_US as f64 / cores).ceil() as u64).clamp(DEFAULT_PERIOD_US, MAX_PERIOD_US);
     let quota = ((cores * period as f64).round() as u64).max(MIN_QUOTA_US);
     (quota, period)
 }
@@ -398,7 +395,11 @@ fn remove_stale_runs(hierarchy: &Hierarchy) {
 /// The process id in a run folder's name `schedlab-{pid}-{n}`.
 fn run_pid(dir: &Path) -> Option<u32> {
     let name = dir.file_name()?.to_str()?;
-    name.strip_prefix(RUN_PREFIX)?.split('-').next()?.parse().ok()
+    name.strip_prefix(RUN_PREFIX)?
+        .split('-')
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn read_text(path: &Path) -> Result<String> {

@@ -115,9 +115,12 @@ pub fn run_tenant() -> ! {
 pub fn await_tenant(child: &mut Child) -> Result<()> {
     use std::io::BufRead;
     let pid = child.id();
-    let stdout = child.stdout.as_mut().ok_or_else(|| EnvError::RealExecution {
-        message: format!("tenant {pid} has no output pipe"),
-    })?;
+    let stdout = child
+        .stdout
+        .as_mut()
+        .ok_or_else(|| EnvError::RealExecution {
+            message: format!("tenant {pid} has no output pipe"),
+        })?;
     let mut line = String::new();
     std::io::BufReader::new(stdout)
         .read_line(&mut line)
@@ -140,7 +143,10 @@ pub fn start_tenant(child: &mut Child) -> Result<()> {
     let failed = |e: std::io::Error| EnvError::RealExecution {
         message: format!("tenant {pid}: {e}"),
     };
-    let stdin = child.stdin.as_mut().ok_or_else(|| failed(std::io::Error::other("no input pipe")))?;
+    let stdin = child
+        .stdin
+        .as_mut()
+        .ok_or_else(|| failed(std::io::Error::other("no input pipe")))?;
     stdin.write_all(b"go\n").map_err(failed)?;
     stdin.flush().map_err(failed)
 }

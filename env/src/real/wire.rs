@@ -11,7 +11,11 @@ const MAX_HEADER_BYTES: usize = 64 << 20;
 const MAX_FLOATS: usize = 1 << 28;
 
 /// Writes one message.
-pub fn send(stream: &mut impl Write, header: &impl Serialize, floats: &[f32]) -> std::io::Result<()> {
+pub fn send(
+    stream: &mut impl Write,
+    header: &impl Serialize,
+    floats: &[f32],
+) -> std::io::Result<()> {
     let header = serde_json::to_vec(header).map_err(std::io::Error::other)?;
     let mut buffer = Vec::with_capacity(8 + header.len() + 4 * floats.len());
     buffer.extend_from_slice(&(header.len() as u32).to_le_bytes());
@@ -60,7 +64,12 @@ mod tests {
     #[test]
     fn a_message_round_trips_and_a_huge_length_is_refused() {
         let mut buffer = Vec::new();
-        send(&mut buffer, &("pull", 7u64), &[1.5, -2.0, f32::MIN_POSITIVE]).unwrap();
+        send(
+            &mut buffer,
+            &("pull", 7u64),
+            &[1.5, -2.0, f32::MIN_POSITIVE],
+        )
+        .unwrap();
         let (header, floats): ((String, u64), Vec<f32>) = receive(&mut buffer.as_slice()).unwrap();
         assert_eq!(header, ("pull".to_owned(), 7));
         assert_eq!(floats, vec![1.5, -2.0, f32::MIN_POSITIVE]);

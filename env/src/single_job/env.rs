@@ -276,12 +276,9 @@ impl SingleJobEnv {
             .zip(&background_cpu)
             .map(|(node, &cpu)| self.cost.interference(node, cpu))
             .collect();
-        episode.sim.set_allocation(
-            alloc,
-            &background_cpu,
-            &interference,
-            self.reference_rate,
-        )?;
+        episode
+            .sim
+            .set_allocation(alloc, &background_cpu, &interference, self.reference_rate)?;
         let reached = episode.sim.run_until(t1)?;
         let t_end = reached.unwrap_or(t1);
         let workers = episode.sim.close_round(t_end)?;

@@ -15,9 +15,9 @@ mod training;
 pub mod workload;
 
 pub use env::{SingleJobEnv, SingleJobInfo};
-pub use training::PushRecord;
 pub use metrics::SingleJobMetrics;
 pub use scenario::Scenario;
+pub use training::PushRecord;
 pub use workload::SingleJobWorkload;
 
 #[cfg(test)]

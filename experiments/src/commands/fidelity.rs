@@ -49,7 +49,13 @@ pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len()
         + plan.policies.len() * plan.seeds.len();
     let bar = episode_bar(episodes as u64, "real episodes".into())?;
-    let report = measure(&args.workload, &settings.workload, &settings.policy, &plan, &bar)?;
+    let report = measure(
+        &args.workload,
+        &settings.workload,
+        &settings.policy,
+        &plan,
+        &bar,
+    )?;
     bar.finish_and_clear();
     print_report(&report);
     if let Some(path) = &args.json {

@@ -60,7 +60,11 @@ impl Calibration {
 }
 
 /// Fits the constants to `pushes` measured on `nodes` for a job described by `cost`.
-pub fn fit(cost: &CostModel, nodes: &[NodeSpec], pushes: &[PushRecord]) -> anyhow::Result<Calibration> {
+pub fn fit(
+    cost: &CostModel,
+    nodes: &[NodeSpec],
+    pushes: &[PushRecord],
+) -> anyhow::Result<Calibration> {
     let mut model = cost.clone();
     model.sim.cpu_contention = 0.0;
     model.sim.gpu_half_batch = 0.0;
@@ -139,7 +143,13 @@ task = "classification"
         model.sim.gpu_half_batch = 0.0;
         model.sim.interference = 0.0;
         let mut out = Vec::new();
-        for (n, cpu, gpu) in [(0, 2.0, 0.5), (0, 8.0, 1.0), (1, 4.0, 0.0), (1, 16.0, 0.0), (2, 2.0, 0.0)] {
+        for (n, cpu, gpu) in [
+            (0, 2.0, 0.5),
+            (0, 8.0, 1.0),
+            (1, 4.0, 0.0),
+            (1, 16.0, 0.0),
+            (2, 2.0, 0.0),
+        ] {
             for batch in [4usize, 16, 32, 64, 128] {
                 let mut p = PushRecord {
                     node: n,
@@ -177,7 +187,10 @@ task = "classification"
         assert_eq!(fitted.pushes, pushes.len());
         // the overrides carry it, with the effects the emulation has not turned off
         let set = fitted.overrides(5.0);
-        assert!(set.contains(&("job.sample_gflop".into(), format!("{:e}", 5.0 * fitted.compute_scale))));
+        assert!(set.contains(&(
+            "job.sample_gflop".into(),
+            format!("{:e}", 5.0 * fitted.compute_scale)
+        )));
         assert!(set.contains(&("sim.cpu_contention".into(), format!("{:e}", 0.0))));
     }
 
@@ -202,9 +215,14 @@ task = "classification"
         model.sim.interference = 0.0;
         let total_modelled: f64 = pushes
             .iter()
-            .map(|p| fitted.compute_scale * mean_jitter * modelled_compute(&model, &nodes[p.node], p))
+            .map(|p| {
+                fitted.compute_scale * mean_jitter * modelled_compute(&model, &nodes[p.node], p)
+            })
             .sum();
-        assert!((total_modelled / total_measured - 1.0).abs() < 1e-9, "{total_modelled} {total_measured}");
+        assert!(
+            (total_modelled / total_measured - 1.0).abs() < 1e-9,
+            "{total_modelled} {total_measured}"
+        );
     }
 
     #[test]

@@ -8,9 +8,9 @@ pub mod calibrate;
 use std::path::Path;
 
 use indicatif::ProgressBar;
+use schedlab_env::SingleJobMetrics;
 use schedlab_env::single_job::PushRecord;
 use schedlab_env::single_job::sim::CostModel;
-use schedlab_env::SingleJobMetrics;
 use serde::Serialize;
 
 use crate::play::play_observed;
@@ -123,7 +123,12 @@ pub fn measure(
             });
         }
     }
-    Ok(summarise(&scenario.workload.name, episodes, calibration, &plan.policies))
+    Ok(summarise(
+        &scenario.workload.name,
+        episodes,
+        calibration,
+        &plan.policies,
+    ))
 }
 
 /// The calibration's episodes must not be among the compared ones.
@@ -171,7 +176,9 @@ pub fn summarise(
                 sim_s: mean(&pick(&|e| e.sim.completion_time_s)),
                 sim_calibrated_s: mean(&pick(&|e| e.sim_calibrated.completion_time_s)),
                 real_s: mean(&pick(&|e| e.real.completion_time_s)),
-                sim_error: mean(&pick(&|e| error(e.sim.completion_time_s, e.real.completion_time_s))),
+                sim_error: mean(&pick(&|e| {
+                    error(e.sim.completion_time_s, e.real.completion_time_s)
+                })),
                 calibrated_error: mean(&pick(&|e| {
                     error(e.sim_calibrated.completion_time_s, e.real.completion_time_s)
                 })),
@@ -184,10 +191,12 @@ pub fn summarise(
     let sim: Vec<f64> = rows.iter().map(|r| r.sim_s).collect();
     let calibrated: Vec<f64> = rows.iter().map(|r| r.sim_calibrated_s).collect();
     let real: Vec<f64> = rows.iter().map(|r| r.real_s).collect();
-    for (row, ((s, c), r)) in rows
-        .iter_mut()
-        .zip(ranks(&sim).into_iter().zip(ranks(&calibrated)).zip(ranks(&real)))
-    {
+    for (row, ((s, c), r)) in rows.iter_mut().zip(
+        ranks(&sim)
+            .into_iter()
+            .zip(ranks(&calibrated))
+            .zip(ranks(&real)),
+    ) {
         (row.sim_rank, row.calibrated_rank, row.real_rank) = (s, c, r);
     }
     let all = |f: &dyn Fn(&Episode) -> f64| mean(&episodes.iter().map(f).collect::<Vec<_>>());

@@ -204,7 +204,8 @@ impl RealTraining {
     /// load the binary and the data), connects and sets up the workers, waits for every
     /// tenant to start, then sets every node's limits and starts the clock and the tenants.
     fn launch(&mut self, seed: u64) -> Result<()> {
-        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| EnvError::io("127.0.0.1:0", e))?;
+        let listener =
+            TcpListener::bind("127.0.0.1:0").map_err(|e| EnvError::io("127.0.0.1:0", e))?;
         let address = listener
             .local_addr()
             .map_err(|e| EnvError::io("127.0.0.1:0", e))?
@@ -214,14 +215,17 @@ impl RealTraining {
             let tenant = process::spawn(&["--role".into(), "tenant".into()], true)?;
             self.nodes[n].background.add(tenant.id())?;
             self.tenants.push(tenant);
-            let worker = process::spawn(&[
-                "--role".into(),
-                "worker".into(),
-                "--connect".into(),
-                address.clone(),
-                "--index".into(),
-                n.to_string(),
-            ], false)?;
+            let worker = process::spawn(
+                &[
+                    "--role".into(),
+                    "worker".into(),
+                    "--connect".into(),
+                    address.clone(),
+                    "--index".into(),
+                    n.to_string(),
+                ],
+                false,
+            )?;
             self.nodes[n].job.add(worker.id())?;
             self.children.push(worker);
         }
@@ -231,7 +235,9 @@ impl RealTraining {
         }
         let k = self.context.k;
         for (groups, node) in self.nodes.iter().zip(&self.context.scenario.nodes) {
-            groups.node.set_cpu(Some(k * nominal_rate(node, &node.capacity())))?;
+            groups
+                .node
+                .set_cpu(Some(k * nominal_rate(node, &node.capacity())))?;
             groups.job.set_cpu(Some(IDLE_CORES))?;
             groups.background.set_cpu(Some(IDLE_CORES))?;
         }
@@ -259,7 +265,8 @@ impl RealTraining {
         while connected < nodes {
             match listener.accept() {
                 Ok((mut stream, _)) => {
-                    let lost = |e: std::io::Error| real_error(format!("a worker's first message: {e}"));
+                    let lost =
+                        |e: std::io::Error| real_error(format!("a worker's first message: {e}"));
                     stream.set_nonblocking(false).map_err(lost)?;
                     stream.set_nodelay(true).map_err(lost)?;
                     stream.set_read_timeout(Some(START_TIMEOUT)).map_err(lost)?;
@@ -301,7 +308,11 @@ impl RealTraining {
         for (index, stream) in streams.iter_mut().enumerate() {
             match receive::<FromWorker>(stream) {
                 Ok((FromWorker::Ready, _)) => {}
-                Ok(_) => return Err(real_error(format!("worker {index} answered its setup out of turn"))),
+                Ok(_) => {
+                    return Err(real_error(format!(
+                        "worker {index} answered its setup out of turn"
+                    )));
+                }
                 Err(e) => return Err(worker_lost(scenario, index, e)),
             }
             stream
@@ -674,10 +685,12 @@ fn apply_push(context: &Context, index: usize, push: &FromWorker, grad: &[f32]) 
     let lr_factor = state.lr_factor;
     match state.server.push(grad, staleness, batch, lr_factor) {
         Applied::Weighted(_) => {
-            if job
-                .eval_every
-                .is_due(state.server.version, now, state.evaluated_version, state.evaluated_at)
-            {
+            if job.eval_every.is_due(
+                state.server.version,
+                now,
+                state.evaluated_version,
+                state.evaluated_at,
+            ) {
                 evaluate(context, &mut state, now)?;
             }
         }
@@ -772,10 +785,15 @@ fn check_supported(scenario: &Scenario) -> Result<()> {
         Err(EnvError::config(
             &scenario.path,
             key,
-            format!("{what} is not supported with execution = \"real\" yet (asynchronous optimisers through a parameter server only)"),
+            format!(
+                "{what} is not supported with execution = \"real\" yet (asynchronous optimisers through a parameter server only)"
+            ),
         ))
     };
-    if matches!(job.optimizer, OptimizerKind::SyncSgd | OptimizerKind::LocalSgd) {
+    if matches!(
+        job.optimizer,
+        OptimizerKind::SyncSgd | OptimizerKind::LocalSgd
+    ) {
         return refuse("job.optimizer", format!("`{}`", job.optimizer.name()));
     }
     if job.topology != Topology::ParameterServer {

@@ -54,7 +54,8 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
             ),
         });
     }
-    let mut rng = StdRng::seed_from_u64(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut rng =
+        StdRng::seed_from_u64(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     // one untimed gradient before the clock starts: a cold process's first pass faults in its
     // code and data, which under a slice of a core would cost seconds of the first round
     let warm_up = scenario.model.init_params(&mut StdRng::seed_from_u64(seed));

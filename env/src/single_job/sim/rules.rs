@@ -27,7 +27,11 @@ pub fn next_batch(
 /// running workers' compute rate at the base batch (`rates`) over the reference allocation's.
 /// Ample allocations raise the step, tight ones lower it (square-root scaling, as for a
 /// larger aggregate batch). The other optimisers keep factor 1.
-pub fn adequacy_factor(job: &JobSpec, rates: impl Iterator<Item = f64>, reference_rate: f64) -> f64 {
+pub fn adequacy_factor(
+    job: &JobSpec,
+    rates: impl Iterator<Item = f64>,
+    reference_rate: f64,
+) -> f64 {
     if job.optimizer != OptimizerKind::HbAsgd {
         return 1.0;
     }
