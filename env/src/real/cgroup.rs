@@ -194,35 +194,6 @@ impl Group {
         }
     }
 
-    /// The CPU limit read back from the group's files, in cores (`None`: unlimited).
-    pub fn cpu_limit(&self) -> Result<Option<f64>> {
-        let path = self.cpu_path();
-        let (quota, period) = match self.hierarchy {
-            Hierarchy::V2 { .. } => {
-                let text = read_text(&path.join("cpu.max"))?;
-                let mut parts = text.split_whitespace();
-                let quota = parts.next().unwrap_or("max").to_owned();
-                let period = parts.next().unwrap_or("100000").to_owned();
-                (quota, period)
-            }
-            Hierarchy::V1 { .. } => (
-                read_text(&path.join("cpu.cfs_quota_us"))?.trim().to_owned(),
-                read_text(&path.join("cpu.cfs_period_us"))?
-                    .trim()
-                    .to_owned(),
-            ),
-        };
-        if quota == "max" || quota == "-1" {
-            return Ok(None);
-        }
-        let number = |text: &str, file: &str| -> Result<f64> {
-            text.parse::<f64>().map_err(|e| EnvError::RealExecution {
-                message: format!("{}/{file}: `{text}` is not a number: {e}", path.display()),
-            })
-        };
-        Ok(Some(number(&quota, "quota")? / number(&period, "period")?))
-    }
-
     /// Limits the group's memory to `bytes`.
     pub fn set_memory(&self, bytes: u64) -> Result<()> {
         let file = match self.hierarchy {
@@ -230,17 +201,6 @@ impl Group {
             Hierarchy::V1 { .. } => "memory.limit_in_bytes",
         };
         write_file(&self.memory_path().join(file), &bytes.to_string())
-    }
-
-    /// The memory limit read back, in bytes (`None`: unlimited).
-    pub fn memory_limit(&self) -> Result<Option<u64>> {
-        let file = match self.hierarchy {
-            Hierarchy::V2 { .. } => "memory.max",
-            Hierarchy::V1 { .. } => "memory.limit_in_bytes",
-        };
-        let text = read_text(&self.memory_path().join(file))?;
-        // v1 reports "unlimited" as a page-rounded i64::MAX
-        Ok(text.trim().parse::<u64>().ok().filter(|&b| b < (1 << 62)))
     }
 
     /// Bytes the group's processes use now.
@@ -262,17 +222,6 @@ impl Group {
             write_file(&path.join("cgroup.procs"), &pid.to_string())?;
         }
         Ok(())
-    }
-
-    /// The processes in the group and its children.
-    pub fn processes(&self) -> Vec<u32> {
-        let mut pids = Vec::new();
-        for path in &self.paths {
-            collect_pids(path, &mut pids);
-        }
-        pids.sort_unstable();
-        pids.dedup();
-        pids
     }
 
     /// Kills every process in the group and its children, then removes the folders, deepest

@@ -27,15 +27,6 @@ pub enum Execution {
     Real,
 }
 
-impl Execution {
-    pub fn name(self) -> &'static str {
-        match self {
-            Execution::Sim => "sim",
-            Execution::Real => "real",
-        }
-    }
-}
-
 /// How a workload maps onto the machine when it runs for real (`[real]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -83,8 +83,8 @@ impl SingleJobEnv {
             (NODE_GROUP, nodes, NODE_FEATURES),
             (JOB_GROUP, 1, JOB_FEATURES),
         ]);
-        let reference_rate = reference_rate(&scenario);
         let cost = CostModel::new(&scenario.workload.sim, &scenario.workload.job);
+        let reference_rate = reference_rate(&scenario, &cost);
         SingleJobEnv {
             cost,
             scenario,
@@ -531,10 +531,8 @@ fn action_space(nodes: usize, ladder: &Ladder) -> ActionSpace {
 
 /// The cluster's compute rate when every node holds the ladder's middle container (the
 /// largest level at or below it that fits), at the base batch and without background load.
-fn reference_rate(scenario: &Scenario) -> f64 {
+fn reference_rate(scenario: &Scenario, cost: &CostModel) -> f64 {
     let ladder = &scenario.workload.containers;
-    let cost =
-        crate::single_job::sim::CostModel::new(&scenario.workload.sim, &scenario.workload.job);
     scenario
         .nodes
         .iter()

@@ -13,7 +13,7 @@ use schedlab_env::single_job::PushRecord;
 use schedlab_env::single_job::sim::CostModel;
 use serde::Serialize;
 
-use crate::play::play_observed;
+use crate::play::{play, play_observed};
 use crate::workloads::{Loaded, SingleJob};
 pub use calibrate::Calibration;
 
@@ -110,14 +110,14 @@ pub fn measure(
     for policy in &plan.policies {
         for &seed in &plan.seeds {
             let started = std::time::Instant::now();
-            let (real_metrics, _) = play_observed(&real, policy, options, seed, |_, _| {})?;
+            let real_metrics = play(&real, policy, options, seed)?;
             let real_wall_s = started.elapsed().as_secs_f64();
             bar.inc(1);
             episodes.push(Episode {
                 policy: policy.clone(),
                 seed,
-                sim: play_observed(&sim, policy, options, seed, |_, _| {})?.0,
-                sim_calibrated: play_observed(&calibrated, policy, options, seed, |_, _| {})?.0,
+                sim: play(&sim, policy, options, seed)?,
+                sim_calibrated: play(&calibrated, policy, options, seed)?,
                 real: real_metrics,
                 real_wall_s,
             });

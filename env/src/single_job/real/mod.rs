@@ -56,7 +56,6 @@ struct RealWorker {
     alloc: Amounts,
     running: bool,
     max_batch: usize,
-    interference: f64,
     background_share: f64,
     /// Bumped when the container goes or shrinks below the batch in flight: that push is void.
     epoch: u64,
@@ -100,6 +99,7 @@ struct Context {
     scenario: Arc<Scenario>,
     state: Mutex<Shared>,
     changed: Condvar,
+    cost: CostModel,
     time_scale: f64,
     /// Real cores per virtual GFLOP/s.
     k: f64,
@@ -167,11 +167,13 @@ impl RealTraining {
             stopping: false,
             started: None,
         };
+        let cost = CostModel::new(&scenario.workload.sim, &scenario.workload.job);
         let context = Arc::new(Context {
             time_scale: spec.time_scale,
             scenario,
             state: Mutex::new(shared),
             changed: Condvar::new(),
+            cost,
             k,
         });
         let mut training = RealTraining {
@@ -193,11 +195,6 @@ impl RealTraining {
             return Err(e);
         }
         Ok(training)
-    }
-
-    /// The run's groups, per node `(job, background)`: what tests read quotas back from.
-    pub fn groups(&self) -> Vec<(&Group, &Group)> {
-        self.nodes.iter().map(|n| (&n.job, &n.background)).collect()
     }
 
     /// Starts tenants and workers with no CPU limit (a slice of a core would take seconds to
@@ -343,7 +340,7 @@ impl RealTraining {
                 .set_memory(mebibytes(worker.alloc[1], self.spec.mem_mb_per_gb))?;
         }
         let node = &self.context.scenario.nodes[n];
-        let tenant = self.context.k * node.speed * background_cpu * node.cpu_gflops_per_core;
+        let tenant = self.context.k * nominal_rate(node, &[background_cpu, 0.0, 0.0]);
         groups.background.set_cpu(Some(tenant.max(IDLE_CORES)))
     }
 }
@@ -379,9 +376,11 @@ impl Training for RealTraining {
         reference_rate: f64,
     ) -> Result<()> {
         let context = Arc::clone(&self.context);
-        let scenario = &context.scenario;
-        let cost = CostModel::new(&scenario.workload.sim, &scenario.workload.job);
+        let (scenario, cost) = (&context.scenario, &context.cost);
+        let job = &scenario.workload.job;
         let mut state = context.lock();
+        // the running workers' rates at the base batch, for HB-ASGD's learning rate
+        let mut rates = Vec::new();
         for (n, amounts) in alloc.iter().enumerate() {
             let node = &scenario.nodes[n];
             let max_batch = cost.max_batch(node, amounts);
@@ -395,7 +394,9 @@ impl Training for RealTraining {
             worker.alloc = *amounts;
             worker.running = runs;
             worker.max_batch = max_batch;
-            worker.interference = interference[n];
+            if runs {
+                rates.push(cost.rate(node, amounts, job.base_batch, interference[n]));
+            }
             worker.background_share = background_cpu[n] / node.cpu_cores;
             worker.quota_cores = if runs {
                 representable_cores(context.k * nominal_rate(node, amounts))
@@ -408,14 +409,6 @@ impl Training for RealTraining {
                 return Err(e);
             }
         }
-        let job = &scenario.workload.job;
-        let rates: Vec<f64> = state
-            .workers
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.running)
-            .map(|(n, w)| cost.rate(&scenario.nodes[n], &w.alloc, job.base_batch, w.interference))
-            .collect();
         state.lr_factor = rules::adequacy_factor(job, rates.into_iter(), reference_rate);
         state.started.get_or_insert_with(Instant::now);
         context.changed.notify_all();
@@ -766,7 +759,6 @@ fn idle_worker() -> RealWorker {
         alloc: [0.0; 3],
         running: false,
         max_batch: 0,
-        interference: 1.0,
         background_share: 0.0,
         epoch: 0,
         last_base_time: None,

@@ -162,9 +162,6 @@ impl TrainingSim {
     pub fn lr_factor(&self) -> f64 {
         self.lr_factor
     }
-    pub fn cost(&self) -> &CostModel {
-        &self.cost
-    }
     pub fn params(&self) -> &[f32] {
         &self.server.params
     }
