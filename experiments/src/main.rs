@@ -77,6 +77,9 @@ enum Command {
     /// Play policies in the simulator and on real processes under cgroup limits: the
     /// simulator's error, calibrated and not, and whether the policies rank alike.
     Fidelity(commands::fidelity::FidelityArgs),
+    /// Fit the simulator's speed and overhead constants to real runs and write them into a
+    /// copy of the workload file.
+    Calibrate(commands::calibrate::CalibrateArgs),
     /// A process of a real run (started by the run itself).
     #[command(hide = true)]
     RealProcess(commands::real_process::RealProcessArgs),
@@ -153,6 +156,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Network(args)) => commands::bench::network::run(args),
         Command::Bench(BenchCommand::Steps(args)) => commands::bench::steps::run(args),
         Command::Fidelity(args) => commands::fidelity::run(args),
+        Command::Calibrate(args) => commands::calibrate::run(args),
         Command::RealProcess(_) => unreachable!("run before the pool starts"),
     }
 }

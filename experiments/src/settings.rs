@@ -118,9 +118,7 @@ impl Settings {
         settings.add_trained_settings(policies, crate::workloads::kind_of_file(path)?)?;
         let loaded = crate::workloads::load(path, &settings.workload)?;
         settings.check_policy_options(policies, loaded.env_kind())?;
-        if let crate::workloads::Loaded::SingleJob(w) = &loaded
-            && w.scenario.workload.execution == schedlab_env::real::Execution::Real
-        {
+        if loaded.executes_for_real() {
             remove_real_runs_on_interrupt();
         }
         Ok((settings, loaded))

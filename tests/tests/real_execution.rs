@@ -3,107 +3,19 @@
 //! the command, and `schedlab fidelity`'s JSON. Each test runs only where this machine's
 //! cgroups can be written (root on the project's machines and CI) and says so where not.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use schedlab_env::real::cgroup::{Hierarchy, representable_cores};
+use schedlab_env::real::cgroup::representable_cores;
 use schedlab_env::single_job::real::{cores_per_rate, nominal_rate};
 use schedlab_env::{Scenario, SingleJobEnv};
 use schedlab_tests::workload;
 
+mod real_common;
+use real_common::*;
+
 /// A real episode of small-4node lasts at most 300 virtual s: 6 s of wall time at this scale.
 const FAST: &str = "0.02";
-
-/// The hierarchy, or `None` (with the reason printed) where real execution cannot run here.
-fn cgroups_or_skip() -> Option<Hierarchy> {
-    let probe = Hierarchy::detect(None).and_then(|h| {
-        let group = h.create_run(u64::MAX)?;
-        group.remove()?;
-        Ok(h)
-    });
-    match probe {
-        Ok(h) => {
-            // SAFETY: nextest runs each test in a process of its own, and this is set before
-            // any thread of the test reads the environment
-            unsafe { std::env::set_var("SCHEDLAB_BIN", env!("CARGO_BIN_EXE_schedlab")) };
-            Some(h)
-        }
-        Err(e) => {
-            eprintln!("skipped: real execution is not possible on this machine: {e}");
-            None
-        }
-    }
-}
-
-fn cpu_base(h: &Hierarchy) -> &Path {
-    match h {
-        Hierarchy::V2 { base } => base,
-        Hierarchy::V1 { cpu, .. } => cpu,
-    }
-}
-
-/// The run folders of process `pid` under the `cpu` base.
-fn run_folders(h: &Hierarchy, pid: u32) -> Vec<PathBuf> {
-    let prefix = format!("schedlab-{pid}-");
-    std::fs::read_dir(cpu_base(h))
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-        .map(|e| e.path())
-        .collect()
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .trim()
-        .to_owned()
-}
-
-/// The CPU limit in a group's files, cores.
-fn cores_in(h: &Hierarchy, group: &Path) -> f64 {
-    match h {
-        Hierarchy::V2 { .. } => {
-            let text = read(&group.join("cpu.max"));
-            let (quota, period) = text.split_once(' ').unwrap();
-            quota.parse::<f64>().unwrap() / period.parse::<f64>().unwrap()
-        }
-        Hierarchy::V1 { .. } => {
-            read(&group.join("cpu.cfs_quota_us"))
-                .parse::<f64>()
-                .unwrap()
-                / read(&group.join("cpu.cfs_period_us"))
-                    .parse::<f64>()
-                    .unwrap()
-        }
-    }
-}
-
-fn memory_in(h: &Hierarchy, group_name: &Path) -> u64 {
-    let (base, file) = match h {
-        Hierarchy::V2 { base } => (base, "memory.max"),
-        Hierarchy::V1 { memory, .. } => (memory, "memory.limit_in_bytes"),
-    };
-    let relative = group_name.strip_prefix(cpu_base(h)).unwrap();
-    read(&base.join(relative).join(file)).parse().unwrap()
-}
-
-fn pids_in(group: &Path) -> Vec<u32> {
-    read(&group.join("cgroup.procs"))
-        .lines()
-        .filter_map(|l| l.parse().ok())
-        .collect()
-}
-
-/// Alive: listed in /proc and not a zombie waiting to be reaped.
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
-    })
-}
 
 fn real_scenario(scale: &str) -> std::sync::Arc<Scenario> {
     let overrides = [

@@ -100,14 +100,20 @@ fn allocate(
     job.version += 1;
     let template = &sh.workload.templates[sh.template[i]];
     job.rate = template.speedup(count as f64, sh.workload.scaling.sizes[size_level]) * job.speed;
-    if was_running {
-        let pause_from = job.paused_until.max(now);
-        job.paused_until = now + sh.workload.episode.restart_s;
-        let pause = job.paused_until - pause_from;
-        // restarting containers are allocated but do no work
-        let used = used_of(sh, i, &episode.jobs[i]);
-        (0..3).for_each(|r| episode.sums.used[r] -= used[r] * pause);
+    // restarting or starting containers are allocated but do no work
+    let pause_from = if was_running {
+        job.paused_until.max(now)
     } else {
+        now
+    };
+    let pause_s = if was_running {
+        sh.workload.episode.restart_s
+    } else {
+        sh.workload.episode.start_s
+    };
+    job.paused_until = now + pause_s;
+    let pause = job.paused_until - pause_from;
+    if !was_running {
         let key = episode.queue_key[i];
         episode.queue.remove(&key);
         job.status = Status::Running;
@@ -116,12 +122,16 @@ fn allocate(
         episode.counts[status_index(Status::Queued)] -= 1;
         episode.counts[status_index(Status::Running)] += 1;
     }
+    let used = used_of(sh, i, &episode.jobs[i]);
+    (0..3).for_each(|r| episode.sums.used[r] -= used[r] * pause);
     let job = &episode.jobs[i];
     let resume = job.paused_until.max(now);
     if let Some(real) = episode.real_jobs.get_mut(i) {
         let offset = size_level as i32 - sh.workload.scaling.requested_size_level() as i32;
         real.set_allocation(count as usize, offset);
         real.next_round_s = resume + real.round_s;
+    } else if let Some(cluster) = episode.executed.as_mut() {
+        cluster.start(i, &episode.jobs[i].containers);
     } else {
         let finish = resume + job.remaining / job.rate;
         episode
@@ -163,6 +173,9 @@ fn suspend(sh: &Shared, episode: &mut Episode, j: u32) {
     episode.counts[status_index(Status::Running)] -= 1;
     if let Some(real) = episode.real_jobs.get_mut(i) {
         real.next_round_s = f64::INFINITY;
+    }
+    if let Some(cluster) = episode.executed.as_mut() {
+        cluster.stop(i);
     }
     enqueue(sh, episode, i);
 }
@@ -220,6 +233,9 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
             .get(episode.next_arrival)
             .map_or(f64::INFINITY, |&j| jobs[j as usize].arrival_s);
         let event = arrival.min(next_completion(episode)).min(tick);
+        if episode.executed.is_some() {
+            break wait_for_real(sh, episode, event, max_time)?;
+        }
         let round = episode
             .real_jobs
             .iter()
@@ -232,7 +248,7 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
                 if episode.real_jobs[i].step()? {
                     episode.real_jobs[i].next_round_s = f64::INFINITY;
                     finish(sh, episode, i);
-                    break at;
+                    break Some(at);
                 }
                 let real = &mut episode.real_jobs[i];
                 real.next_round_s += real.round_s;
@@ -243,9 +259,12 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
             }
             _ => {
                 integrate(sh, episode, event);
-                break event;
+                break Some(event);
             }
         }
+    };
+    let Some(t) = t else {
+        return Ok((false, true));
     };
     while next_completion(episode) <= t {
         let Reverse((_, j, _)) = episode.completions.pop().expect("peeked");
@@ -272,6 +291,39 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
         episode.counts[status_index(Status::Done)] == jobs.len(),
         false,
     ))
+}
+
+/// The next decision point of a real cluster: a job's completion before `event`, or
+/// `event`; `None` at `max_time` (truncated). Running jobs' remaining work follows their
+/// real iterations, for the observation.
+fn wait_for_real(
+    sh: &Shared,
+    episode: &mut Episode,
+    event: f64,
+    max_time: f64,
+) -> Result<Option<f64>> {
+    let cluster = episode
+        .executed
+        .as_mut()
+        .expect("called for a real cluster");
+    let until = event.min(max_time);
+    let completed = cluster.wait(until)?;
+    let at = completed.map_or(until, |(_, at)| at.clamp(episode.now, until));
+    for (i, job) in episode.jobs.iter_mut().enumerate() {
+        if job.status == Status::Running {
+            job.settle(at);
+            job.remaining = job.work * (1.0 - cluster.done_share(i)).max(0.0);
+        }
+    }
+    integrate(sh, episode, at);
+    match completed {
+        Some((j, _)) => {
+            finish(sh, episode, j);
+            Ok(Some(at))
+        }
+        None if until >= max_time => Ok(None),
+        None => Ok(Some(at)),
+    }
 }
 
 fn finish(sh: &Shared, episode: &mut Episode, i: usize) {

@@ -19,6 +19,7 @@ use super::bounds;
 use super::choice::{Choice, ChoiceLayout};
 use super::conserve::{fill_idle, queued_that_fit, unfreeze};
 use super::dynamics::{advance, apply, apply_one};
+use super::executed::{RealCluster, RealJobsReport};
 use super::family::sample_window;
 use super::machines::Placement;
 use super::metrics::{Integrals, JobsMetrics};
@@ -30,6 +31,7 @@ use crate::error::{EnvError, Result};
 use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
+use crate::real::Execution;
 use crate::single_job::scenario::Scenario;
 
 /// Mixed into a family's episode seed before drawing its window, so the window's draws and
@@ -62,6 +64,9 @@ pub struct JobsInfo {
     /// The job id in each window slot of the observation (`None`: empty slot).
     pub window: Vec<Option<String>>,
     pub metrics: Option<JobsMetrics>,
+    /// At the end of a real execution's episode: what the real processes measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub real: Option<RealJobsReport>,
 }
 
 pub struct JobsEnv {
@@ -165,11 +170,12 @@ impl JobsEnv {
             .enumerate()
             .map(|(i, j)| {
                 let template = &w.templates[self.shared.template[i]];
-                let speed = if sigma > 0.0 {
+                let spread = if sigma > 0.0 {
                     noise.sample(&mut rng)
                 } else {
                     1.0
                 };
+                let speed = spread * w.episode.speed_factor;
                 let work = j.duration_s * template.speedup(j.workers as f64, 1.0);
                 Job {
                     status: Status::Waiting,
@@ -215,6 +221,26 @@ impl JobsEnv {
             }
             _ => Vec::new(),
         };
+        // the last episode's real processes and groups go before this one's start
+        self.episode = None;
+        let executed = match (&self.real, w.execution) {
+            (Some(templates), Execution::Real) => {
+                let speeds: Vec<f64> = jobs.iter().map(|j| j.speed).collect();
+                Some(RealCluster::new(
+                    w,
+                    &self.shared.template,
+                    templates,
+                    &speeds,
+                    seed,
+                )?)
+            }
+            (None, Execution::Real) => {
+                return Err(EnvError::BadAction(
+                    "a real execution needs its templates' workloads: build the env with JobsEnv::new_real (JobsSetup does)".into(),
+                ));
+            }
+            (_, Execution::Sim) => None,
+        };
         let count = jobs.len();
         let mut episode = Episode {
             now: 0.0,
@@ -244,6 +270,7 @@ impl JobsEnv {
             episode_return: 0.0,
             done: false,
             real_jobs,
+            executed,
         };
         let (terminated, truncated) = advance(&self.shared, &mut episode)?;
         episode.done = terminated || truncated;
@@ -280,6 +307,7 @@ impl JobsEnv {
             Ok(acted) => acted,
             Err(e) => {
                 episode.done = true;
+                episode.executed = None;
                 self.episode = Some(episode);
                 return Err(e);
             }
@@ -292,6 +320,7 @@ impl JobsEnv {
         if episode.done {
             let stranded = queued_that_fit(&self.shared, &episode).len();
             info.metrics = Some(metrics(&self.shared, &episode, stranded));
+            info.real = episode.executed.take().map(|cluster| cluster.report());
         }
         self.episode = Some(episode);
         Ok(Step {
@@ -441,6 +470,7 @@ impl JobsEnv {
                 .map(|s| s.map(|j| self.shared.workload.jobs[j as usize].id.clone()))
                 .collect(),
             metrics: None,
+            real: None,
         }
     }
 
@@ -474,7 +504,10 @@ impl JobsEnv {
 
     /// The current episode unless it trains real jobs.
     fn simulated_episode(&self) -> Option<&Episode> {
-        self.episode.as_ref().filter(|e| e.real_jobs.is_empty())
+        let simulated = self.shared.workload.execution == Execution::Sim;
+        self.episode
+            .as_ref()
+            .filter(|e| e.real_jobs.is_empty() && simulated)
     }
 
     /// The ids of queued jobs that could start now at some level, oldest first: where the

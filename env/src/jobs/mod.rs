@@ -9,6 +9,7 @@ mod choice;
 mod conserve;
 mod dynamics;
 mod env;
+pub mod executed;
 mod family;
 mod machines;
 mod metrics;

@@ -1,5 +1,5 @@
 //! A jobs workload file made ready for envs: the workload with its job table read and, for
-//! the `real` fidelity, its templates' single-job workloads. The one place that chooses
+//! the `real` fidelity and real execution, its templates' single-job workloads. The one place that chooses
 //! between the surrogate and the real env, for the command line and the Python binding.
 
 use std::path::Path;
@@ -10,12 +10,13 @@ use super::real::load_templates;
 use super::spec::{Fidelity, JobsWorkload, TableReader};
 use crate::Scenario;
 use crate::error::Result;
+use crate::real::Execution;
 
 /// A loaded jobs workload and what its envs need.
 #[derive(Clone)]
 pub struct JobsSetup {
     pub workload: Arc<JobsWorkload>,
-    /// The templates' single-job workloads, for the `real` fidelity only.
+    /// The templates' single-job workloads, for the `real` fidelity and real execution.
     templates: Option<Vec<Arc<Scenario>>>,
 }
 
@@ -27,9 +28,9 @@ impl JobsSetup {
         read_table: TableReader,
     ) -> Result<Self> {
         let workload = JobsWorkload::load(path, overrides, read_table)?;
-        let templates = match workload.fidelity {
-            Fidelity::Real => Some(load_templates(path, &workload)?),
-            Fidelity::Surrogate => None,
+        let templates = match (workload.fidelity, workload.execution) {
+            (Fidelity::Real, _) | (_, Execution::Real) => Some(load_templates(path, &workload)?),
+            (Fidelity::Surrogate, Execution::Sim) => None,
         };
         Ok(JobsSetup {
             workload: Arc::new(workload),

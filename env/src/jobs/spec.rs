@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cluster::one;
 use crate::error::{EnvError, Result};
+use crate::real::{Execution, RealSpec};
 use crate::schema::Prices;
 
 /// Most GPUs one machine may hold (the shipped traces' largest machines have 8).
@@ -36,6 +37,13 @@ pub struct JobsWorkload {
     /// training loop of its template's single-job workload, for tens of jobs).
     #[serde(default)]
     pub fidelity: Fidelity,
+    /// `sim` (the virtual clock) or `real`: running jobs are real training processes in
+    /// cgroups standing for the machines, on the wall clock (docs/real-execution.md).
+    #[serde(default)]
+    pub execution: Execution,
+    /// How the cluster maps onto this machine when `execution = "real"`.
+    #[serde(default)]
+    pub real: RealSpec,
     #[serde(default)]
     pub window: Window,
     #[serde(default)]
@@ -105,6 +113,19 @@ pub struct JobsEpisode {
     /// the log); drawn per job from the episode seed.
     #[serde(default = "default_speed_sigma")]
     pub speed_sigma: f64,
+    /// A job starting from the queue (first or after a preemption) does no work for this
+    /// long: starting its processes and loading its data and checkpoint. 0 by default; real
+    /// execution measures it (`schedlab calibrate`).
+    #[serde(default)]
+    pub start_s: f64,
+    /// Every job's speed is multiplied by this (1 by default; fitted by `schedlab calibrate`
+    /// to real runs).
+    #[serde(default = "default_speed_factor")]
+    pub speed_factor: f64,
+}
+
+fn default_speed_factor() -> f64 {
+    1.0
 }
 
 fn default_restart_s() -> f64 {
@@ -400,6 +421,7 @@ impl JobsWorkload {
     /// Checks everything the simulation relies on; public so importers validate before saving.
     pub fn validate(&self, path: &Path) -> Result<()> {
         self.check_episode(path)?;
+        self.check_execution(path)?;
         self.check_interface(path)?;
         self.check_machines(path)?;
         let template_names = self.check_templates(path)?;
@@ -432,10 +454,17 @@ impl JobsWorkload {
         for (key, v) in [
             ("episode.restart_s", e.restart_s),
             ("episode.speed_sigma", e.speed_sigma),
+            ("episode.start_s", e.start_s),
         ] {
             if !(v >= 0.0 && v.is_finite()) {
                 return bad(key.into(), format!("must be 0 or positive, got {v}"));
             }
+        }
+        if !(e.speed_factor > 0.0 && e.speed_factor.is_finite()) {
+            return bad(
+                "episode.speed_factor".into(),
+                format!("must be a positive number, got {}", e.speed_factor),
+            );
         }
         if !(self.reward.time_unit_s > 0.0 && self.reward.time_unit_s.is_finite()) {
             return bad(
@@ -456,6 +485,32 @@ impl JobsWorkload {
             );
         }
         Ok(())
+    }
+
+    /// Real execution: a sound `[real]`, templates that name their single-job workloads, and
+    /// the surrogate fidelity (real processes replace the surrogate's progress).
+    fn check_execution(&self, path: &Path) -> Result<()> {
+        if self.execution == Execution::Sim {
+            return Ok(());
+        }
+        if let Some((key, message)) = self.real.check() {
+            return Err(EnvError::config(path, key, message));
+        }
+        if self.fidelity == Fidelity::Real {
+            return Err(EnvError::config(
+                path,
+                "fidelity",
+                "execution = \"real\" runs jobs as real processes: use the surrogate fidelity with it",
+            ));
+        }
+        match self.templates.iter().position(|t| t.workload.is_empty()) {
+            Some(i) => Err(EnvError::config(
+                path,
+                format!("templates[{i}].workload"),
+                "execution = \"real\" trains each job on its template's single-job workload: name it",
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The decision window and the scaling ladders.

@@ -6,6 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
+use super::executed::RealCluster;
 use super::machines::{Cluster, Container};
 use super::metrics::Integrals;
 use super::real::RealJob;
@@ -210,6 +211,9 @@ pub(super) struct Episode {
     pub done: bool,
     /// The `real` fidelity's training run of each job.
     pub real_jobs: Vec<RealJob>,
+    /// The jobs as real processes, where the workload executes for real; dropped at the
+    /// episode's end (its processes and groups go with it).
+    pub executed: Option<RealCluster>,
 }
 
 impl Episode {

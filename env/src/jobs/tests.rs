@@ -48,8 +48,12 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
             restart_s: 0.0,
             max_steps_per_decision: 64,
             speed_sigma: 0.0,
+            start_s: 0.0,
+            speed_factor: 1.0,
         },
         fidelity: Default::default(),
+        execution: Default::default(),
+        real: Default::default(),
         window: Window {
             queued: 4,
             running: 2,

@@ -130,7 +130,7 @@ impl Hierarchy {
 }
 
 /// One control group (one folder per controller on v1).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Group {
     hierarchy: Hierarchy,
     paths: Vec<PathBuf>,

@@ -86,6 +86,13 @@ impl RealSpec {
     }
 }
 
+static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A tag for a new run folder, unique in this process.
+pub(crate) fn next_run_tag() -> u64 {
+    NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The run folders alive in this process, for [`remove_every_run`].
 static LIVE_RUNS: Mutex<Vec<(u64, cgroup::Group)>> = Mutex::new(Vec::new());
 /// One real episode at a time on this machine's cores, whatever plays in parallel: held from

@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_experiments::fidelity::{Plan, Report, measure};
+use schedlab_experiments::fidelity::{Fitted, Plan, Report, measure};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
 
 #[derive(Args)]
 pub struct FidelityArgs {
-    /// A single-job workload file.
+    /// A single-job or jobs workload file.
     #[arg(long)]
     workload: PathBuf,
     /// Policies to compare, comma-separated.
@@ -28,7 +28,7 @@ pub struct FidelityArgs {
     #[arg(long, default_value = "100")]
     calibrate_seeds: String,
     /// Write `{"episodes": [{"policy", "seed", "sim", "sim_calibrated", "real"}], ...}`
-    /// (atomically).
+    /// (atomically); each side holds the episode's metrics.
     #[arg(long)]
     json: Option<PathBuf>,
     /// `KEY=VALUE`, repeatable: dotted keys override the workload (`real.time_scale=0.1`),
@@ -66,15 +66,26 @@ pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
 }
 
 fn print_report(report: &Report) {
-    let c = &report.calibration;
     println!(
-        "{}: completion time (virtual s), simulator against real processes (GPUs emulated as extra CPU quota)",
-        report.workload
+        "{}: {} (virtual s), simulator against real processes (GPUs emulated as CPU quota)",
+        report.workload, report.metric
     );
-    println!(
-        "calibrated on {} pushes: compute x{:.3}, jitter sigma {:.3} (Amdahl, GPU saturation, interference and transfers off, as the emulation has none)",
-        c.pushes, c.compute_scale, c.straggler_sigma
-    );
+    match &report.calibration {
+        Fitted::SingleJob(c) => println!(
+            "calibrated on {} pushes: compute x{:.3}, jitter sigma {:.3} (Amdahl, GPU saturation, interference and transfers off, as the emulation has none)",
+            c.pushes, c.compute_scale, c.straggler_sigma
+        ),
+        Fitted::Jobs(c) => println!(
+            "calibrated on {} real episodes: start {:.1} s over {} starts, restart {:.1} s over {} restarts (measured), speed x{:.3} (fitted; {:.1}% error on them)",
+            c.episodes,
+            c.start_s,
+            c.starts,
+            c.restart_s,
+            c.restarts,
+            c.speed_factor,
+            100.0 * c.fit_error
+        ),
+    }
     println!(
         "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13}",
         "policy", "sim", "sim cal.", "real", "err sim", "err cal.", "rank s/c/r"

@@ -1,4 +1,5 @@
 pub mod bench;
+pub mod calibrate;
 pub mod compare;
 pub mod eval;
 pub mod fidelity;

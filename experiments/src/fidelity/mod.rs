@@ -1,21 +1,23 @@
 //! `schedlab fidelity`: the same policies and seeds played in the simulator and on real
 //! processes (`execution = "real"`, `schedlab_env::real`), the simulator calibrated on other
-//! real episodes (`calibrate.rs`), and how far each is from the machine: relative error of the
-//! completion time, and whether the policies rank alike (Kendall's tau).
+//! real episodes (`single_job.rs` and `calibrate.rs`, `jobs.rs`), and how far each is from the
+//! machine: relative error of the completion time (single job) or mean JCT (jobs), and whether
+//! the policies rank alike (Kendall's tau).
 
 pub mod calibrate;
+mod jobs;
+mod single_job;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use indicatif::ProgressBar;
-use schedlab_env::SingleJobMetrics;
-use schedlab_env::single_job::PushRecord;
-use schedlab_env::single_job::sim::CostModel;
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::play::{play, play_observed};
-use crate::workloads::{Loaded, SingleJob};
+use crate::workloads::Loaded;
 pub use calibrate::Calibration;
+pub use jobs::JobsCalibration;
 
 /// What to play.
 pub struct Plan {
@@ -27,19 +29,22 @@ pub struct Plan {
     pub calibration_seeds: Vec<u64>,
 }
 
-/// One (policy, seed) played three ways.
+/// One (policy, seed) played three ways; each side holds the episode's metrics.
 #[derive(Debug, Clone, Serialize)]
 pub struct Episode {
     pub policy: String,
     pub seed: u64,
-    pub sim: SingleJobMetrics,
-    pub sim_calibrated: SingleJobMetrics,
-    pub real: SingleJobMetrics,
+    pub sim: Value,
+    pub sim_calibrated: Value,
+    pub real: Value,
     /// Wall seconds of the real episode.
     pub real_wall_s: f64,
+    /// What the real processes measured beside the metrics (jobs: start and restart costs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub real_execution: Option<Value>,
 }
 
-/// A policy's mean completion time each way and its rank (1: fastest) under each.
+/// A policy's mean of the compared metric each way and its rank (1: lowest) under each.
 #[derive(Debug, Clone, Serialize)]
 pub struct PolicyRow {
     pub policy: String,
@@ -54,13 +59,25 @@ pub struct PolicyRow {
     pub real_rank: usize,
 }
 
+/// The simulator's constants fitted to real episodes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Fitted {
+    SingleJob(Calibration),
+    Jobs(JobsCalibration),
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub workload: String,
+    /// The metric compared: `completion_time_s` (single job) or `jct_avg_s` (jobs).
+    pub metric: String,
     pub episodes: Vec<Episode>,
     pub policies: Vec<PolicyRow>,
-    pub calibration: Calibration,
-    /// Mean absolute relative error of completion time over every episode.
+    pub calibration: Fitted,
+    /// The workload settings that make the simulator the calibrated one.
+    pub calibrated_settings: BTreeMap<String, String>,
+    /// Mean absolute relative error of the metric over every episode.
     pub sim_error: f64,
     pub calibrated_error: f64,
     /// Kendall's tau between the policies' order in the simulator and on the machine.
@@ -68,8 +85,8 @@ pub struct Report {
     pub calibrated_tau: f64,
 }
 
-/// Plays `plan` on the single-job workload at `path` under `overrides` (workload settings)
-/// with the policies' `options`; `bar` counts real episodes.
+/// Plays `plan` on the workload at `path` (single-job or jobs) under `overrides` (workload
+/// settings) with the policies' `options`; `bar` counts real episodes.
 pub fn measure(
     path: &Path,
     overrides: &[(String, String)],
@@ -78,57 +95,123 @@ pub fn measure(
     bar: &ProgressBar,
 ) -> anyhow::Result<Report> {
     check_plan(plan)?;
-    let with = |extra: &[(String, String)]| -> anyhow::Result<SingleJob> {
-        let all: Vec<(String, String)> = overrides.iter().chain(extra).cloned().collect();
-        match crate::workloads::load(path, &all)? {
-            Loaded::SingleJob(w) => Ok(w),
-            _ => anyhow::bail!(
-                "{}: fidelity plays single-job workloads; real execution of the other kinds is not built yet",
-                path.display()
-            ),
-        }
-    };
-    let execution = |e: &str| vec![("execution".to_owned(), e.to_owned())];
-    let sim = with(&execution("sim"))?;
-    let real = with(&execution("real"))?;
-    let mut pushes: Vec<PushRecord> = Vec::new();
-    for policy in &plan.calibration_policies {
-        for &seed in &plan.calibration_seeds {
-            play_observed(&real, policy, options, seed, |_, step| {
-                pushes.extend(step.info.real_pushes.iter().cloned());
-            })?;
-            bar.inc(1);
-        }
-    }
-    let scenario = &sim.scenario;
-    let cost = CostModel::new(&scenario.workload.sim, &scenario.workload.job);
-    let calibration = calibrate::fit(&cost, &scenario.nodes, &pushes)?;
-    let mut calibrated_set = calibration.overrides(scenario.workload.job.sample_gflop);
-    calibrated_set.extend(execution("sim"));
-    let calibrated = with(&calibrated_set)?;
+    let loaded = Sides::load(path, overrides)?;
+    let fitted = calibrate_on(&loaded, options, plan, bar)?;
+    let calibrated = loaded.with(&fitted.1)?;
     let mut episodes = Vec::new();
     for policy in &plan.policies {
         for &seed in &plan.seeds {
             let started = std::time::Instant::now();
-            let real_metrics = play(&real, policy, options, seed)?;
+            let (real, real_execution) = play_real(&loaded.real, policy, options, seed)?;
             let real_wall_s = started.elapsed().as_secs_f64();
             bar.inc(1);
             episodes.push(Episode {
                 policy: policy.clone(),
                 seed,
-                sim: play(&sim, policy, options, seed)?,
-                sim_calibrated: play(&calibrated, policy, options, seed)?,
-                real: real_metrics,
+                sim: play_sim(&loaded.sim, policy, options, seed)?,
+                sim_calibrated: play_sim(&calibrated, policy, options, seed)?,
+                real,
                 real_wall_s,
+                real_execution,
             });
         }
     }
+    let (calibration, settings) = fitted;
     Ok(summarise(
-        &scenario.workload.name,
+        loaded.sim.name(),
+        metric_of(&loaded.sim),
         episodes,
-        calibration,
+        (calibration, settings.into_iter().collect()),
         &plan.policies,
     ))
+}
+
+/// The real episodes of `plan`'s calibration, and the settings fitted to them.
+pub fn calibrate_on(
+    loaded: &Sides,
+    options: &[(String, String)],
+    plan: &Plan,
+    bar: &ProgressBar,
+) -> anyhow::Result<(Fitted, Vec<(String, String)>)> {
+    match (&loaded.sim, &loaded.real) {
+        (Loaded::SingleJob(sim), Loaded::SingleJob(real)) => {
+            single_job::calibrate(sim, real, options, plan, bar)
+        }
+        (Loaded::Jobs(_), Loaded::Jobs(real)) => jobs::calibrate(loaded, real, options, plan, bar),
+        _ => anyhow::bail!(
+            "{}: fidelity plays single-job and jobs workloads; real execution of the other kinds is not built",
+            loaded.path.display()
+        ),
+    }
+}
+
+/// A workload loaded for the simulator and for real execution.
+pub struct Sides {
+    path: std::path::PathBuf,
+    overrides: Vec<(String, String)>,
+    pub sim: Loaded,
+    pub real: Loaded,
+}
+
+impl Sides {
+    pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Sides> {
+        let load = |execution: &str| {
+            let mut all = overrides.to_vec();
+            all.push(("execution".into(), execution.into()));
+            crate::workloads::load(path, &all)
+        };
+        Ok(Sides {
+            path: path.to_owned(),
+            overrides: overrides.to_vec(),
+            sim: load("sim")?,
+            real: load("real")?,
+        })
+    }
+
+    /// The simulator with `settings` on top.
+    fn with(&self, settings: &[(String, String)]) -> anyhow::Result<Loaded> {
+        let mut all = self.overrides.clone();
+        all.extend(settings.iter().cloned());
+        all.push(("execution".into(), "sim".into()));
+        crate::workloads::load(&self.path, &all)
+    }
+}
+
+fn metric_of(loaded: &Loaded) -> &'static str {
+    match loaded {
+        Loaded::Jobs(_) => "jct_avg_s",
+        _ => "completion_time_s",
+    }
+}
+
+fn play_sim(
+    loaded: &Loaded,
+    policy: &str,
+    options: &[(String, String)],
+    seed: u64,
+) -> anyhow::Result<Value> {
+    crate::with_kind!(loaded, |k| Ok(serde_json::to_value(crate::play::play(
+        k, policy, options, seed
+    )?)?))
+}
+
+/// A real episode's metrics and what real execution measured beside them.
+fn play_real(
+    loaded: &Loaded,
+    policy: &str,
+    options: &[(String, String)],
+    seed: u64,
+) -> anyhow::Result<(Value, Option<Value>)> {
+    match loaded {
+        Loaded::Jobs(jobs) => {
+            let (metrics, report) = jobs::play_real(jobs, policy, options, seed)?;
+            Ok((
+                serde_json::to_value(metrics)?,
+                Some(serde_json::to_value(report)?),
+            ))
+        }
+        other => Ok((play_sim(other, policy, options, seed)?, None)),
+    }
 }
 
 /// The calibration's episodes must not be among the compared ones.
@@ -157,14 +240,18 @@ fn check_plan(plan: &Plan) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Per policy, means and ranks; over all episodes, errors and Kendall's tau.
+/// Per policy, means and ranks of `metric`; over all episodes, errors and Kendall's tau.
 pub fn summarise(
     workload: &str,
+    metric: &str,
     episodes: Vec<Episode>,
-    calibration: Calibration,
+    (calibration, calibrated_settings): (Fitted, BTreeMap<String, String>),
     policies: &[String],
 ) -> Report {
-    let error = |a: f64, real: f64| (a - real).abs() / real.max(f64::MIN_POSITIVE);
+    let value = |side: &Value| side[metric].as_f64().unwrap_or(f64::NAN);
+    let error = |a: &Value, real: &Value| {
+        (value(a) - value(real)).abs() / value(real).max(f64::MIN_POSITIVE)
+    };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let mut rows: Vec<PolicyRow> = policies
         .iter()
@@ -173,15 +260,11 @@ pub fn summarise(
             let pick = |f: &dyn Fn(&Episode) -> f64| own.iter().map(|e| f(e)).collect::<Vec<_>>();
             PolicyRow {
                 policy: policy.clone(),
-                sim_s: mean(&pick(&|e| e.sim.completion_time_s)),
-                sim_calibrated_s: mean(&pick(&|e| e.sim_calibrated.completion_time_s)),
-                real_s: mean(&pick(&|e| e.real.completion_time_s)),
-                sim_error: mean(&pick(&|e| {
-                    error(e.sim.completion_time_s, e.real.completion_time_s)
-                })),
-                calibrated_error: mean(&pick(&|e| {
-                    error(e.sim_calibrated.completion_time_s, e.real.completion_time_s)
-                })),
+                sim_s: mean(&pick(&|e| value(&e.sim))),
+                sim_calibrated_s: mean(&pick(&|e| value(&e.sim_calibrated))),
+                real_s: mean(&pick(&|e| value(&e.real))),
+                sim_error: mean(&pick(&|e| error(&e.sim, &e.real))),
+                calibrated_error: mean(&pick(&|e| error(&e.sim_calibrated, &e.real))),
                 sim_rank: 0,
                 calibrated_rank: 0,
                 real_rank: 0,
@@ -202,15 +285,15 @@ pub fn summarise(
     let all = |f: &dyn Fn(&Episode) -> f64| mean(&episodes.iter().map(f).collect::<Vec<_>>());
     Report {
         workload: workload.to_owned(),
-        sim_error: all(&|e| error(e.sim.completion_time_s, e.real.completion_time_s)),
-        calibrated_error: all(&|e| {
-            error(e.sim_calibrated.completion_time_s, e.real.completion_time_s)
-        }),
+        metric: metric.to_owned(),
+        sim_error: all(&|e| error(&e.sim, &e.real)),
+        calibrated_error: all(&|e| error(&e.sim_calibrated, &e.real)),
         sim_tau: kendall_tau(&sim, &real),
         calibrated_tau: kendall_tau(&calibrated, &real),
         episodes,
         policies: rows,
         calibration,
+        calibrated_settings,
     }
 }
 

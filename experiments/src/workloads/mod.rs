@@ -102,6 +102,16 @@ impl Loaded {
         }
     }
 
+    /// Whether its episodes run on real processes (`execution = "real"`).
+    pub fn executes_for_real(&self) -> bool {
+        use schedlab_env::real::Execution;
+        match self {
+            Loaded::SingleJob(w) => w.scenario.workload.execution == Execution::Real,
+            Loaded::Jobs(w) => w.workload.execution == Execution::Real,
+            _ => false,
+        }
+    }
+
     /// The workload as kind `K`, for commands that only make sense on one (`bench env`,
     /// `plot jct-cdf`, ...); `what` names the command.
     pub fn expect<K: Kind>(&self, what: &str, path: &Path) -> anyhow::Result<&K> {

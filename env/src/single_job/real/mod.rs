@@ -15,13 +15,12 @@
 //! over the cluster's full capacity. Amdahl's law, GPU saturation and interference are not
 //! emulated: what the machine does instead is what the simulator's error measures.
 
-mod messages;
+pub(crate) mod messages;
 pub mod worker;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Child;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -111,8 +110,6 @@ impl Context {
     }
 }
 
-static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
-
 /// A single-job episode on real processes.
 pub struct RealTraining {
     context: Arc<Context>,
@@ -137,7 +134,7 @@ impl RealTraining {
         let spec = scenario.workload.real.clone();
         let turn = crate::real::Turn::take();
         let hierarchy = Hierarchy::detect(spec.cgroup_root.as_deref())?;
-        let tag = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
+        let tag = crate::real::next_run_tag();
         let run = hierarchy.create_run(tag)?;
         let k = cores_per_rate(&scenario.nodes, spec.cores());
         let made = make_node_groups(&run, &scenario.nodes, spec.mem_mb_per_gb);

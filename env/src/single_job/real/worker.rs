@@ -54,8 +54,7 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
             ),
         });
     }
-    let mut rng =
-        StdRng::seed_from_u64(seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let worker_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     // one untimed gradient before the clock starts: a cold process's first pass faults in its
     // code and data, which under a slice of a core would cost seconds of the first round
     let warm_up = scenario.model.init_params(&mut StdRng::seed_from_u64(seed));
@@ -75,6 +74,10 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
             return Ok(());
         };
         let (started, cpu_before) = (Instant::now(), thread_cpu_seconds());
+        // the batch is a function of the parameters' version, so a job resumed from a
+        // checkpoint draws the rows it would have drawn uninterrupted
+        let mut rng =
+            StdRng::seed_from_u64(worker_seed ^ version.wrapping_mul(0xbf58_476d_1ce4_e5b9));
         let rows: Vec<usize> = (0..batch)
             .map(|_| shard[rng.random_range(0..shard.len())])
             .collect();

@@ -1,0 +1,92 @@
+//! A real job's checkpoint on disk: the iterations it completed and its parameters, written
+//! atomically (a temporary file renamed over the old one), so a preempted job resumes from
+//! exactly where it stopped.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{EnvError, Result};
+use crate::real::wire::{receive, send};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Header {
+    job: String,
+    iteration: u64,
+}
+
+/// What a job resumes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checkpoint {
+    /// Iterations completed.
+    pub iteration: u64,
+    pub params: Vec<f32>,
+}
+
+impl Checkpoint {
+    /// Writes job `job`'s checkpoint to `path` atomically.
+    pub fn save(&self, path: &Path, job: &str) -> Result<()> {
+        let temporary = path.with_extension("partial");
+        let header = Header {
+            job: job.to_owned(),
+            iteration: self.iteration,
+        };
+        let written = File::create(&temporary).and_then(|file| {
+            let mut out = BufWriter::new(file);
+            send(&mut out, &header, &self.params)?;
+            out.flush()?;
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        });
+        written
+            .and_then(|()| std::fs::rename(&temporary, path))
+            .map_err(|e| EnvError::io(path, e))
+    }
+
+    /// Job `job`'s checkpoint at `path`, if it has one; a checkpoint of another job is refused.
+    pub fn load(path: &Path, job: &str) -> Result<Option<Checkpoint>> {
+        let file = match File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(EnvError::io(path, e)),
+        };
+        let (header, params) =
+            receive::<Header>(&mut BufReader::new(file)).map_err(|e| EnvError::io(path, e))?;
+        if header.job != job {
+            return Err(EnvError::RealExecution {
+                message: format!(
+                    "{} holds job {}'s checkpoint, not job {job}'s",
+                    path.display(),
+                    header.job
+                ),
+            });
+        }
+        Ok(Some(Checkpoint {
+            iteration: header.iteration,
+            params,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_round_trips_exactly_and_names_its_job() {
+        let dir = std::env::temp_dir().join(format!("schedlab-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("job-3.ckpt");
+        assert_eq!(Checkpoint::load(&path, "a").unwrap(), None);
+        let saved = Checkpoint {
+            iteration: 17,
+            params: vec![0.1, -3.5e-8, f32::MAX, 0.0],
+        };
+        saved.save(&path, "a").unwrap();
+        assert_eq!(Checkpoint::load(&path, "a").unwrap(), Some(saved));
+        let other = Checkpoint::load(&path, "b").unwrap_err().to_string();
+        assert!(other.contains("job a's checkpoint"), "{other}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,392 @@
+//! One run of a real job, from a start (or restart) to its end or its preemption: worker
+//! processes in its containers' groups, the parameters resumed from its checkpoint, and
+//! synchronous data-parallel SGD on its template's model and data (each worker computes a
+//! real gradient on its share of the batch and burns its share of the iteration's CPU time;
+//! the thread averages the gradients and steps). A preemption kills the workers, and the
+//! thread writes the checkpoint of the last complete iteration before it ends; a completed
+//! run writes its final one.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::Child;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use super::checkpoint::Checkpoint;
+use crate::error::{EnvError, Result};
+use crate::real::cgroup::Group;
+use crate::real::process;
+use crate::real::wire::{receive, send};
+use crate::single_job::real::messages::{FromWorker, ToWorker};
+use crate::single_job::scenario::Scenario;
+
+/// How long a run's workers may take to start, connect and load their data.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a job trains, fixed for an episode.
+pub struct JobPlan {
+    pub id: String,
+    pub scenario: Arc<Scenario>,
+    pub seed: u64,
+    pub iterations: u64,
+    /// CPU seconds of one iteration, all workers together.
+    pub cpu_per_iteration: f64,
+}
+
+/// What a run tells the cluster; `run` tells a job's runs apart.
+#[derive(Debug)]
+pub enum Event {
+    /// The first iteration began `cost_s` wall seconds after the start was asked for.
+    Resumed {
+        job: usize,
+        run: u32,
+        cost_s: f64,
+    },
+    Finished {
+        job: usize,
+        run: u32,
+        at: Instant,
+    },
+    Failed {
+        job: usize,
+        run: u32,
+        message: String,
+    },
+}
+
+/// A container of the run: its group and its CPU quota in real cores.
+pub struct ContainerGroup {
+    pub group: Group,
+    pub cores: f64,
+}
+
+/// A job's run in progress.
+pub struct JobRun {
+    stop: Arc<AtomicBool>,
+    pids: Arc<Mutex<Vec<u32>>>,
+    thread: Option<JoinHandle<()>>,
+    groups: Vec<Group>,
+}
+
+/// What the run's thread reads.
+struct Context {
+    job: usize,
+    run: u32,
+    plan: Arc<JobPlan>,
+    containers: Vec<ContainerGroup>,
+    checkpoint: PathBuf,
+    progress: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    pids: Arc<Mutex<Vec<u32>>>,
+    asked: Instant,
+}
+
+impl JobRun {
+    /// Starts run `run` of job `job` in `containers` (whose memory limits are set); its
+    /// completed iterations go to `progress`, its news to `events`.
+    pub fn start(
+        (job, run): (usize, u32),
+        plan: Arc<JobPlan>,
+        containers: Vec<ContainerGroup>,
+        checkpoint: PathBuf,
+        progress: Arc<AtomicU64>,
+        events: Sender<Event>,
+    ) -> JobRun {
+        let stop = Arc::new(AtomicBool::new(false));
+        let pids = Arc::new(Mutex::new(Vec::new()));
+        let groups = containers.iter().map(|c| c.group.clone()).collect();
+        let context = Context {
+            job,
+            run,
+            plan,
+            containers,
+            checkpoint,
+            progress,
+            stop: Arc::clone(&stop),
+            pids: Arc::clone(&pids),
+            asked: Instant::now(),
+        };
+        let thread = std::thread::spawn(move || {
+            let mut children = Vec::new();
+            let outcome = train(&context, &events, &mut children);
+            for child in &mut children {
+                process::kill(child.id());
+                // reaps it; an error only means it was reaped already
+                let _ = child.wait();
+            }
+            let event = match outcome {
+                Ok(true) => Event::Finished {
+                    job,
+                    run,
+                    at: Instant::now(),
+                },
+                Ok(_) => return,
+                Err(e) => Event::Failed {
+                    job,
+                    run,
+                    message: e.to_string(),
+                },
+            };
+            // the cluster is gone when its episode ended first
+            let _ = events.send(event);
+        });
+        JobRun {
+            stop,
+            pids,
+            thread: Some(thread),
+            groups,
+        }
+    }
+
+    /// Ends the run: a preemption, when it is still training (its checkpoint is written
+    /// before this returns); its processes and groups are removed.
+    pub fn end(mut self) -> Result<()> {
+        self.halt();
+        self.groups.drain(..).try_for_each(|g| g.remove())
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for &pid in self.pids.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            process::kill(pid);
+        }
+        if let Some(thread) = self.thread.take() {
+            // a panic in the thread has printed itself; the groups go all the same
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for JobRun {
+    fn drop(&mut self) {
+        self.halt();
+        for group in self.groups.drain(..) {
+            if let Err(e) = group.remove() {
+                eprintln!("real execution: {e}");
+            }
+        }
+    }
+}
+
+/// The run's work: true when the job completed its iterations, false when it was stopped.
+/// Either way its checkpoint is written last.
+fn train(context: &Context, events: &Sender<Event>, children: &mut Vec<Child>) -> Result<bool> {
+    let plan = &context.plan;
+    let Some(mut streams) = launch(context, children)? else {
+        return Ok(false);
+    };
+    let (mut iteration, mut params) = match Checkpoint::load(&context.checkpoint, &plan.id)? {
+        Some(c) => (c.iteration, c.params),
+        None => (
+            0,
+            plan.scenario
+                .model
+                .init_params(&mut StdRng::seed_from_u64(plan.seed)),
+        ),
+    };
+    for c in &context.containers {
+        c.group.set_cpu(Some(c.cores))?;
+    }
+    let resumed = Event::Resumed {
+        job: context.job,
+        run: context.run,
+        cost_s: context.asked.elapsed().as_secs_f64(),
+    };
+    // the cluster is gone when its episode ended first
+    let _ = events.send(resumed);
+    let n = streams.len();
+    let rows = plan.scenario.workload.job.base_batch.div_ceil(n).max(1);
+    let burn_cpu_s = plan.cpu_per_iteration / n as f64;
+    let lr = plan.scenario.workload.job.lr as f32;
+    while iteration < plan.iterations && !context.stop.load(Ordering::SeqCst) {
+        let work = ToWorker::Work {
+            version: iteration,
+            epoch: 0,
+            batch: rows,
+            burn_cpu_s,
+        };
+        match one_iteration(&mut streams, &work, &params) {
+            Ok(sum) => {
+                let scale = lr / n as f32;
+                params
+                    .iter_mut()
+                    .zip(&sum)
+                    .for_each(|(p, g)| *p -= scale * g);
+                iteration += 1;
+                context.progress.store(iteration, Ordering::SeqCst);
+            }
+            Err(_) if context.stop.load(Ordering::SeqCst) => break,
+            Err(e) => {
+                return Err(EnvError::RealExecution {
+                    message: format!("job {} at iteration {iteration}: {e}", plan.id),
+                });
+            }
+        }
+    }
+    // a preempted job resumes from here; a finished one leaves its trained model
+    let stopped = iteration < plan.iterations;
+    Checkpoint { iteration, params }.save(&context.checkpoint, &plan.id)?;
+    Ok(!stopped)
+}
+
+/// One synchronous iteration: every worker's gradient at `params`, summed.
+fn one_iteration(
+    streams: &mut [TcpStream],
+    work: &ToWorker,
+    params: &[f32],
+) -> std::io::Result<Vec<f32>> {
+    for stream in streams.iter_mut() {
+        match receive::<FromWorker>(stream)? {
+            (FromWorker::Pull, _) => send(stream, work, params)?,
+            _ => return Err(std::io::Error::other("a worker spoke out of turn")),
+        }
+    }
+    let mut sum = vec![0.0f32; params.len()];
+    for (index, stream) in streams.iter_mut().enumerate() {
+        let (push, grad) = receive::<FromWorker>(stream)?;
+        match push {
+            FromWorker::Push { finite: true, .. } if grad.len() == sum.len() => {
+                sum.iter_mut().zip(&grad).for_each(|(s, g)| *s += g);
+            }
+            FromWorker::Push { finite: false, .. } => {
+                return Err(std::io::Error::other(format!(
+                    "worker {index} computed a non-finite gradient (lower the template workload's job.lr)"
+                )));
+            }
+            _ => {
+                return Err(std::io::Error::other(format!(
+                    "worker {index} pushed no gradient"
+                )));
+            }
+        }
+    }
+    Ok(sum)
+}
+
+/// Starts a worker in each container, connects and sets them up; `None` when the run was
+/// stopped meanwhile. Workers load under their machine's quota only: a container's own slice
+/// of a core would stretch loading the binary and the data to seconds.
+fn launch(context: &Context, children: &mut Vec<Child>) -> Result<Option<Vec<TcpStream>>> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| EnvError::io("127.0.0.1:0", e))?;
+    let address = listener
+        .local_addr()
+        .map_err(|e| EnvError::io("127.0.0.1:0", e))?
+        .to_string();
+    for (index, container) in context.containers.iter().enumerate() {
+        let args = [
+            "--role",
+            "worker",
+            "--connect",
+            &address,
+            "--index",
+            &index.to_string(),
+        ]
+        .map(String::from);
+        let child = process::spawn(&args, false)?;
+        context
+            .pids
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(child.id());
+        container.group.add(child.id())?;
+        children.push(child);
+    }
+    let Some(mut streams) = accept(context, &listener, children)? else {
+        return Ok(None);
+    };
+    let scenario = &context.plan.scenario;
+    let path = std::path::absolute(&scenario.path).unwrap_or_else(|_| scenario.path.clone());
+    let shards = streams.len();
+    let lost = |index: usize, e: std::io::Error| EnvError::RealExecution {
+        message: format!(
+            "job {}: worker {index} went away at the start: {e}",
+            context.plan.id
+        ),
+    };
+    for (index, stream) in streams.iter_mut().enumerate() {
+        let setup = ToWorker::Setup {
+            workload: Box::new(scenario.workload.clone()),
+            path: path.clone(),
+            seed: context.plan.seed,
+            index,
+            shards,
+        };
+        send(stream, &setup, &[]).map_err(|e| lost(index, e))?;
+    }
+    for (index, stream) in streams.iter_mut().enumerate() {
+        match receive::<FromWorker>(stream) {
+            Ok((FromWorker::Ready, _)) => {}
+            Err(_) if context.stop.load(Ordering::SeqCst) => return Ok(None),
+            Ok(_) => {
+                return Err(lost(
+                    index,
+                    std::io::Error::other("it answered out of turn"),
+                ));
+            }
+            Err(e) => return Err(lost(index, e)),
+        }
+        stream.set_read_timeout(None).map_err(|e| lost(index, e))?;
+    }
+    Ok(Some(streams))
+}
+
+/// Every worker's connection in index order; `None` when the run was stopped meanwhile.
+fn accept(
+    context: &Context,
+    listener: &TcpListener,
+    children: &mut [Child],
+) -> Result<Option<Vec<TcpStream>>> {
+    let n = context.containers.len();
+    let failed = |message: String| EnvError::RealExecution {
+        message: format!("job {}: {message}", context.plan.id),
+    };
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| EnvError::io("127.0.0.1", e))?;
+    let deadline = Instant::now() + START_TIMEOUT;
+    let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
+    let mut connected = 0;
+    while connected < n {
+        if context.stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        match listener.accept() {
+            Ok((mut stream, _)) => {
+                let lost = |e: std::io::Error| failed(format!("a worker's first message: {e}"));
+                stream.set_nonblocking(false).map_err(lost)?;
+                stream.set_nodelay(true).map_err(lost)?;
+                stream.set_read_timeout(Some(START_TIMEOUT)).map_err(lost)?;
+                match receive::<FromWorker>(&mut stream).map_err(lost)? {
+                    (FromWorker::Hello { index }, _) if index < n && streams[index].is_none() => {
+                        streams[index] = Some(stream);
+                        connected += 1;
+                    }
+                    _ => return Err(failed("a worker did not say hello with its index".into())),
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if let Some(status) = children
+                    .iter_mut()
+                    .find_map(|c| c.try_wait().ok().flatten())
+                {
+                    return Err(failed(format!("a worker exited at the start: {status}")));
+                }
+                if Instant::now() > deadline {
+                    return Err(failed(format!(
+                        "{connected} of {n} workers connected within {} s",
+                        START_TIMEOUT.as_secs()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => return Err(failed(format!("accepting workers: {e}"))),
+        }
+    }
+    Ok(Some(streams.into_iter().flatten().collect()))
+}

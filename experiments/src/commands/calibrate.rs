@@ -1,0 +1,121 @@
+//! `schedlab calibrate`: real episodes of the calibration policies, the simulator's constants
+//! fitted to them (`schedlab_experiments::fidelity`), written into a copy of the workload file
+//! beside it (its relative paths stay right), which the simulator then reads.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use schedlab_experiments::fidelity::{Plan, Sides, calibrate_on};
+use schedlab_experiments::output::write_atomic;
+use schedlab_experiments::play::{episode_bar, parse_seeds};
+use schedlab_experiments::settings::Settings;
+
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// A single-job or jobs workload file.
+    #[arg(long)]
+    workload: PathBuf,
+    /// The policies whose real episodes the fit reads, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "random,greedy,periodic")]
+    policy: Vec<String>,
+    /// Seeds of those episodes (keep the ones you evaluate on apart).
+    #[arg(long, default_value = "100")]
+    seeds: String,
+    /// The calibrated workload file, in the workload's folder (default: NAME.calibrated.toml
+    /// beside it).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// `KEY=VALUE`, repeatable: dotted keys override the workload, plain keys are policy
+    /// options.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
+
+pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
+    let (settings, _) = Settings::load(&args.overrides, &args.workload, &args.policy)?;
+    schedlab_experiments::settings::remove_real_runs_on_interrupt();
+    let out = output_path(&args.workload, args.out.as_deref())?;
+    let plan = Plan {
+        policies: Vec::new(),
+        seeds: Vec::new(),
+        calibration_policies: args.policy.clone(),
+        calibration_seeds: parse_seeds(&args.seeds)?,
+    };
+    let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len();
+    let bar = episode_bar(episodes as u64, "real episodes".into())?;
+    let sides = Sides::load(&args.workload, &settings.workload)?;
+    let (fitted, fitted_settings) = calibrate_on(&sides, &settings.policy, &plan, &bar)?;
+    bar.finish_and_clear();
+    let text = std::fs::read_to_string(&args.workload)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.workload.display()))?;
+    let mut table: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", args.workload.display()))?;
+    for (key, value) in settings.workload.iter().chain(&fitted_settings) {
+        set_dotted(&mut table, key, value)?;
+    }
+    table.insert("execution".into(), toml::Value::String("sim".into()));
+    let header = format!(
+        "# {} calibrated by `schedlab calibrate` on real episodes of {} (seeds {}):\n# {}\n",
+        args.workload.display(),
+        args.policy.join(","),
+        args.seeds,
+        serde_json::to_string(&fitted)?
+    );
+    write_atomic(
+        &out,
+        format!("{header}{}", toml::to_string(&table)?).as_bytes(),
+    )?;
+    for (key, value) in &fitted_settings {
+        println!("{key} = {value}");
+    }
+    println!(
+        "wrote {}; `schedlab fidelity` measures the error on other policies and seeds",
+        out.display()
+    );
+    Ok(())
+}
+
+/// `out`, or NAME.calibrated.toml beside `workload`; refused outside the workload's folder,
+/// where the file's relative paths would no longer hold.
+fn output_path(workload: &Path, out: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let folder = workload.parent().unwrap_or(Path::new("."));
+    let Some(out) = out else {
+        let stem = workload
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("workload");
+        return Ok(folder.join(format!("{stem}.calibrated.toml")));
+    };
+    let out_folder = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let same = std::fs::canonicalize(out_folder).ok() == std::fs::canonicalize(folder).ok();
+    anyhow::ensure!(
+        same,
+        "--out {}: write the calibrated workload in {}'s folder, where its relative paths (data, templates) still resolve",
+        out.display(),
+        workload.display()
+    );
+    Ok(out.to_owned())
+}
+
+/// Sets `a.b.c = value` (a TOML value; a bare word is a string).
+fn set_dotted(table: &mut toml::Table, key: &str, value: &str) -> anyhow::Result<()> {
+    let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_owned()));
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().expect("split gives one part at least");
+    let mut at = table;
+    for part in parts {
+        at = at
+            .entry(part)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| anyhow::anyhow!("`{key}`: `{part}` is not a table in the workload"))?;
+    }
+    at.insert(last.to_owned(), parsed);
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! What the real-execution tests share: whether cgroups can be written here, and reading a
+//! run's groups back from their files.
+
+// each test file uses some of these
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use schedlab_env::real::cgroup::Hierarchy;
+
+/// The hierarchy, or `None` (with the reason printed) where real execution cannot run here.
+pub fn cgroups_or_skip() -> Option<Hierarchy> {
+    let probe = Hierarchy::detect(None).and_then(|h| {
+        let group = h.create_run(u64::MAX)?;
+        group.remove()?;
+        Ok(h)
+    });
+    match probe {
+        Ok(h) => {
+            // SAFETY: nextest runs each test in a process of its own, and this is set before
+            // any thread of the test reads the environment
+            unsafe { std::env::set_var("SCHEDLAB_BIN", env!("CARGO_BIN_EXE_schedlab")) };
+            Some(h)
+        }
+        Err(e) => {
+            eprintln!("skipped: real execution is not possible on this machine: {e}");
+            None
+        }
+    }
+}
+
+pub fn cpu_base(h: &Hierarchy) -> &Path {
+    match h {
+        Hierarchy::V2 { base } => base,
+        Hierarchy::V1 { cpu, .. } => cpu,
+    }
+}
+
+/// The run folders of process `pid` under the `cpu` base.
+pub fn run_folders(h: &Hierarchy, pid: u32) -> Vec<PathBuf> {
+    let prefix = format!("schedlab-{pid}-");
+    std::fs::read_dir(cpu_base(h))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect()
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .trim()
+        .to_owned()
+}
+
+/// The CPU limit in a group's files, cores.
+pub fn cores_in(h: &Hierarchy, group: &Path) -> f64 {
+    match h {
+        Hierarchy::V2 { .. } => {
+            let text = read(&group.join("cpu.max"));
+            let (quota, period) = text.split_once(' ').unwrap();
+            quota.parse::<f64>().unwrap() / period.parse::<f64>().unwrap()
+        }
+        Hierarchy::V1 { .. } => {
+            read(&group.join("cpu.cfs_quota_us"))
+                .parse::<f64>()
+                .unwrap()
+                / read(&group.join("cpu.cfs_period_us"))
+                    .parse::<f64>()
+                    .unwrap()
+        }
+    }
+}
+
+pub fn memory_in(h: &Hierarchy, group_name: &Path) -> u64 {
+    let (base, file) = match h {
+        Hierarchy::V2 { base } => (base, "memory.max"),
+        Hierarchy::V1 { memory, .. } => (memory, "memory.limit_in_bytes"),
+    };
+    let relative = group_name.strip_prefix(cpu_base(h)).unwrap();
+    read(&base.join(relative).join(file)).parse().unwrap()
+}
+
+pub fn pids_in(group: &Path) -> Vec<u32> {
+    read(&group.join("cgroup.procs"))
+        .lines()
+        .filter_map(|l| l.parse().ok())
+        .collect()
+}
+
+/// Alive: listed in /proc and not a zombie waiting to be reaped.
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}

@@ -1,0 +1,319 @@
+//! The jobs cluster on real processes (`execution = "real"`): a preempted job resumes its
+//! iterations exactly from its checkpoint; an episode's containers are groups whose quotas
+//! are the containers' share of the cores, and nothing is left after it; `schedlab fidelity`
+//! on a jobs window, and `schedlab calibrate` writing a workload the simulator reads. Each test runs only where this machine's
+//! cgroups can be written and says so where not.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use schedlab_env::Scenario;
+use schedlab_env::jobs::executed::checkpoint::Checkpoint;
+use schedlab_env::jobs::executed::job_run::{ContainerGroup, Event, JobPlan, JobRun};
+use schedlab_env::real::cgroup::Group;
+use schedlab_tests::workload;
+
+mod real_common;
+use real_common::*;
+
+/// philly-real's 27000-odd virtual seconds in about 14 s of wall time.
+const FAST: &str = "real.time_scale=0.0005";
+
+fn plan() -> Arc<JobPlan> {
+    Arc::new(JobPlan {
+        id: "resume-test".into(),
+        scenario: Scenario::load_with_overrides(&workload("small-4node.toml"), &[]).unwrap(),
+        seed: 11,
+        iterations: 40,
+        cpu_per_iteration: 0.004,
+    })
+}
+
+/// Runs `plan` on two containers of `run` until it finishes, or until it completed
+/// `stop_at` iterations and is preempted; returns the iterations completed.
+fn run_job(
+    run: &Group,
+    name: &str,
+    plan: &Arc<JobPlan>,
+    checkpoint: &std::path::Path,
+    stop_at: Option<u64>,
+) -> u64 {
+    let (sender, events) = channel();
+    let progress = Arc::new(AtomicU64::new(0));
+    let containers = (0..2)
+        .map(|k| ContainerGroup {
+            group: run.child(&format!("{name}-{k}")).unwrap(),
+            cores: 0.5,
+        })
+        .collect();
+    let job = JobRun::start(
+        (0, 1),
+        Arc::clone(plan),
+        containers,
+        checkpoint.to_owned(),
+        Arc::clone(&progress),
+        sender,
+    );
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the job neither progressed nor finished"
+        );
+        if let Some(at) = stop_at
+            && progress.load(Ordering::SeqCst) >= at
+        {
+            job.end().unwrap();
+            return progress.load(Ordering::SeqCst);
+        }
+        match events.recv_timeout(Duration::from_millis(1)) {
+            Ok(Event::Finished { .. }) => {
+                job.end().unwrap();
+                return progress.load(Ordering::SeqCst);
+            }
+            Ok(Event::Failed { message, .. }) => panic!("{message}"),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_preempted_job_resumes_its_iterations_exactly_from_its_checkpoint() {
+    let Some(h) = cgroups_or_skip() else {
+        return;
+    };
+    let run = h.create_run(u64::MAX - 1).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plan = plan();
+    let whole = dir.path().join("whole.ckpt");
+    assert_eq!(run_job(&run, "whole", &plan, &whole, None), 40);
+    let uninterrupted = Checkpoint::load(&whole, &plan.id).unwrap().unwrap();
+    assert_eq!(uninterrupted.iteration, 40);
+
+    let split = dir.path().join("split.ckpt");
+    let stopped_at = run_job(&run, "first", &plan, &split, Some(5));
+    let saved = Checkpoint::load(&split, &plan.id).unwrap().unwrap();
+    assert_eq!(
+        saved.iteration, stopped_at,
+        "the checkpoint holds every completed iteration"
+    );
+    assert!(
+        (5..40).contains(&saved.iteration),
+        "stopped at {}",
+        saved.iteration
+    );
+    assert_ne!(saved.params, uninterrupted.params);
+    assert_eq!(run_job(&run, "second", &plan, &split, None), 40);
+    let resumed = Checkpoint::load(&split, &plan.id).unwrap().unwrap();
+    assert_eq!(resumed.iteration, 40);
+    let same_bits = resumed
+        .params
+        .iter()
+        .zip(&uninterrupted.params)
+        .all(|(a, b)| a.to_bits() == b.to_bits());
+    assert!(
+        same_bits,
+        "a resumed job ends where the uninterrupted one does"
+    );
+    run.remove().unwrap();
+}
+
+/// A command that a failed assertion must not leave running.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        // gone already is fine
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_real_jobs_episode_gives_containers_their_share_of_the_cores_and_leaves_nothing() {
+    let Some(h) = cgroups_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    let mut child = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .args(["run", "--policy", "fifo", "--workload"])
+            .arg(workload("philly-real.toml"))
+            .args(["--set", FAST, "--set", "real.cores=1", "--json"])
+            .arg(&json)
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut child.0;
+    // philly-real's 10 GPUs share 1 core: 0.1 core per GPU, for 1, 2 and 8-GPU jobs at
+    // fifo's requested sizes; a machine gets the larger of its GPU and CPU shares
+    let mut seen = std::collections::BTreeSet::new();
+    let mut workers = Vec::new();
+    while child.try_wait().unwrap().is_none() {
+        for folder in run_folders(&h, child.id()) {
+            for machine in std::fs::read_dir(&folder)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.path().is_dir())
+            {
+                let m = machine.file_name().to_string_lossy().into_owned();
+                if !m.starts_with("machine-") {
+                    continue;
+                }
+                // 8 of 10 GPUs and 96 of 160 cores; 2 GPUs and 64 cores
+                let expected = if m == "machine-0" { 0.8 } else { 0.4 };
+                assert!(
+                    (cores_in(&h, &machine.path()) - expected).abs() < 1e-3,
+                    "{m}"
+                );
+                for container in std::fs::read_dir(machine.path())
+                    .unwrap()
+                    .flatten()
+                    .filter(|e| e.path().is_dir())
+                {
+                    let Ok(quota) = std::panic::catch_unwind(|| cores_in(&h, &container.path()))
+                    else {
+                        continue;
+                    };
+                    // negative: not limited yet, while its worker loads
+                    if quota > 0.0 {
+                        let gpus = (quota / 0.1).round();
+                        assert!(
+                            [1.0, 2.0, 8.0].contains(&gpus) && (quota - gpus * 0.1).abs() < 1e-3,
+                            "{quota}"
+                        );
+                        seen.insert(gpus as u32);
+                    }
+                    workers.extend(
+                        std::fs::read_to_string(container.path().join("cgroup.procs"))
+                            .unwrap_or_default()
+                            .lines()
+                            .filter_map(|l| l.parse::<u32>().ok()),
+                    );
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(seen.contains(&1), "quotas seen: {seen:?}");
+    assert!(!workers.is_empty());
+    assert!(
+        run_folders(&h, child.id()).is_empty(),
+        "the run's groups are removed"
+    );
+    assert!(workers.iter().all(|&p| !alive(p)), "every worker is gone");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["episodes"][0]["finished"], 20);
+}
+
+#[test]
+fn fidelity_measures_a_real_jobs_window_against_its_calibrated_simulator() {
+    let Some(_) = cgroups_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("fidelity.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args([
+            "fidelity",
+            "--policy",
+            "fifo",
+            "--seeds",
+            "0",
+            "--calibrate-policy",
+            "sjf",
+            "--workload",
+        ])
+        .arg(workload("philly-real.toml"))
+        .args(["--set", FAST, "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["metric"], "jct_avg_s");
+    let episode = &doc["episodes"][0];
+    for side in ["sim", "sim_calibrated", "real"] {
+        assert!(episode[side]["jct_avg_s"].as_f64().unwrap() > 0.0, "{side}");
+        assert_eq!(episode[side]["finished"], 20, "{side}");
+    }
+    assert!(episode["real_execution"]["starts"].as_u64().unwrap() >= 20);
+    let calibration = &doc["calibration"];
+    assert!(
+        calibration["start_s"].as_f64().unwrap() > 0.0,
+        "a start costs real time"
+    );
+    assert!(doc["calibrated_settings"]["episode.speed_factor"].is_string());
+}
+
+#[test]
+fn calibrate_writes_a_workload_file_with_the_fitted_constants() {
+    let Some(_) = cgroups_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // beside its data, as the command asks: a copy of small-4node's folder layout
+    let workloads = dir.path().join("workloads");
+    std::fs::create_dir(&workloads).unwrap();
+    let source = workload("small-4node.toml");
+    std::fs::copy(&source, workloads.join("small-4node.toml")).unwrap();
+    std::os::unix::fs::symlink(
+        schedlab_tests::data_dir().join("datasets"),
+        dir.path().join("datasets"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        schedlab_tests::data_dir().join("traces"),
+        dir.path().join("traces"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args([
+            "calibrate",
+            "--policy",
+            "random",
+            "--seeds",
+            "100",
+            "--set",
+            "real.time_scale=0.02",
+            "--workload",
+        ])
+        .arg(workloads.join("small-4node.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = workloads.join("small-4node.calibrated.toml");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.starts_with("# "), "it says where it came from");
+    let scenario = Scenario::load_with_overrides(&written, &[]).unwrap();
+    let original = Scenario::load_with_overrides(&source, &[]).unwrap();
+    assert_eq!(scenario.workload.sim.interference, 0.0);
+    assert_ne!(
+        scenario.workload.job.sample_gflop,
+        original.workload.job.sample_gflop
+    );
+    let elsewhere = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["calibrate", "--out"])
+        .arg(dir.path().join("x.toml"))
+        .arg("--workload")
+        .arg(workloads.join("small-4node.toml"))
+        .output()
+        .unwrap();
+    assert!(!elsewhere.status.success());
+    assert!(String::from_utf8_lossy(&elsewhere.stderr).contains("relative paths"));
+}
