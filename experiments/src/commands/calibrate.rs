@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use schedlab_experiments::fidelity::{Plan, Sides, calibrate_on};
+use schedlab_experiments::fidelity::{Plan, Sides, calibrate_on, default_calibration_policies};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
@@ -15,9 +15,10 @@ pub struct CalibrateArgs {
     /// A single-job or jobs workload file.
     #[arg(long)]
     workload: PathBuf,
-    /// The policies whose real episodes the fit reads, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "random,greedy,periodic")]
-    policy: Vec<String>,
+    /// The policies whose real episodes the fit reads, comma-separated (default:
+    /// random,greedy,periodic on a single job, static,periodic on a jobs window).
+    #[arg(long, value_delimiter = ',')]
+    policy: Option<Vec<String>>,
     /// Seeds of those episodes (keep the ones you evaluate on apart).
     #[arg(long, default_value = "100")]
     seeds: String,
@@ -32,13 +33,18 @@ pub struct CalibrateArgs {
 }
 
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
-    let (settings, _) = Settings::load(&args.overrides, &args.workload, &args.policy)?;
+    let kind_defaults = Settings::load(&[], &args.workload, &[])?.1;
+    let policies = args
+        .policy
+        .clone()
+        .unwrap_or_else(|| default_calibration_policies(&kind_defaults));
+    let (settings, _) = Settings::load(&args.overrides, &args.workload, &policies)?;
     schedlab_experiments::settings::remove_real_runs_on_interrupt();
     let out = output_path(&args.workload, args.out.as_deref())?;
     let plan = Plan {
         policies: Vec::new(),
         seeds: Vec::new(),
-        calibration_policies: args.policy.clone(),
+        calibration_policies: policies.clone(),
         calibration_seeds: parse_seeds(&args.seeds)?,
     };
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len();
@@ -57,7 +63,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let header = format!(
         "# {} calibrated by `schedlab calibrate` on real episodes of {} (seeds {}):\n# {}\n",
         args.workload.display(),
-        args.policy.join(","),
+        policies.join(","),
         args.seeds,
         serde_json::to_string(&fitted)?
     );

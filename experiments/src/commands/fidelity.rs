@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_experiments::fidelity::{Fitted, Plan, Report, measure};
+use schedlab_experiments::fidelity::{Fitted, Plan, Report, default_calibration_policies, measure};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
@@ -20,10 +20,10 @@ pub struct FidelityArgs {
     /// Seeds: `0..1` (inclusive), `7` or `1,5,9`.
     #[arg(long, default_value = "0..1")]
     seeds: String,
-    /// The policies whose real episodes calibrate the simulator, comma-separated (random
-    /// covers many container sizes; keep them apart from `--policy` for a held-out error).
-    #[arg(long, value_delimiter = ',', default_value = "random,greedy,periodic")]
-    calibrate_policy: Vec<String>,
+    /// The policies whose real episodes calibrate the simulator, comma-separated (default:
+    /// random,greedy,periodic on a single job, static,periodic on a jobs window).
+    #[arg(long, value_delimiter = ',')]
+    calibrate_policy: Option<Vec<String>>,
     /// Seeds of the calibration's episodes, apart from `--seeds`.
     #[arg(long, default_value = "100")]
     calibrate_seeds: String,
@@ -38,12 +38,15 @@ pub struct FidelityArgs {
 }
 
 pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
-    let (settings, _) = Settings::load(&args.overrides, &args.workload, &args.policy)?;
+    let (settings, loaded) = Settings::load(&args.overrides, &args.workload, &args.policy)?;
     schedlab_experiments::settings::remove_real_runs_on_interrupt();
     let plan = Plan {
         policies: args.policy.clone(),
         seeds: parse_seeds(&args.seeds)?,
-        calibration_policies: args.calibrate_policy.clone(),
+        calibration_policies: args
+            .calibrate_policy
+            .clone()
+            .unwrap_or_else(|| default_calibration_policies(&loaded)),
         calibration_seeds: parse_seeds(&args.calibrate_seeds)?,
     };
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len()

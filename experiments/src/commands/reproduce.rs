@@ -14,6 +14,7 @@ pub enum Target {
     Communication,
     Conserving,
     Learned,
+    Fidelity,
     All,
 }
 
@@ -57,6 +58,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Communication => vec!["communication"],
         Target::Conserving => vec!["conserving"],
         Target::Learned => vec!["learned"],
+        Target::Fidelity => vec!["fidelity"],
         Target::All => schedlab_experiments::reproduce::targets().to_vec(),
     };
     let settings = schedlab_experiments::reproduce::Settings {

@@ -22,10 +22,10 @@
 use schedlab_env::cluster::NodeSpec;
 use schedlab_env::single_job::PushRecord;
 use schedlab_env::single_job::sim::CostModel;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The fitted constants, as workload settings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     /// Measured over modelled iteration time: multiplies `job.sample_gflop`.
     pub compute_scale: f64,

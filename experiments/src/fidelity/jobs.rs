@@ -10,7 +10,7 @@
 use indicatif::ProgressBar;
 use schedlab_env::jobs::JobsMetrics;
 use schedlab_env::jobs::executed::RealJobsReport;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Fitted, Plan, Sides};
 use crate::play::{play, play_observed};
@@ -19,7 +19,7 @@ use crate::workloads::{Jobs, Loaded};
 /// Points of the speed factor's grid.
 const SPEED_GRID: usize = 61;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobsCalibration {
     pub episodes: usize,
     pub starts: usize,

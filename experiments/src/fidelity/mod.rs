@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use indicatif::ProgressBar;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::workloads::Loaded;
@@ -30,7 +30,7 @@ pub struct Plan {
 }
 
 /// One (policy, seed) played three ways; each side holds the episode's metrics.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Episode {
     pub policy: String,
     pub seed: u64,
@@ -45,7 +45,7 @@ pub struct Episode {
 }
 
 /// A policy's mean of the compared metric each way and its rank (1: lowest) under each.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PolicyRow {
     pub policy: String,
     pub sim_s: f64,
@@ -60,14 +60,14 @@ pub struct PolicyRow {
 }
 
 /// The simulator's constants fitted to real episodes.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Fitted {
     SingleJob(Calibration),
     Jobs(JobsCalibration),
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub workload: String,
     /// The metric compared: `completion_time_s` (single job) or `jct_avg_s` (jobs).
@@ -175,6 +175,18 @@ impl Sides {
         all.push(("execution".into(), "sim".into()));
         crate::workloads::load(&self.path, &all)
     }
+}
+
+/// The calibration's policies where none are given: on a single job, random covers many
+/// container sizes; on a jobs window, static starts every job once and periodic rescales
+/// (restarts) one per interval, where preempting policies (las, random) restart jobs so often
+/// that their starts measure the churn more than a start.
+pub fn default_calibration_policies(loaded: &Loaded) -> Vec<String> {
+    let names: &[&str] = match loaded {
+        Loaded::Jobs(_) => &["static", "periodic"],
+        _ => &["random", "greedy", "periodic"],
+    };
+    names.iter().map(|&n| n.to_owned()).collect()
 }
 
 fn metric_of(loaded: &Loaded) -> &'static str {

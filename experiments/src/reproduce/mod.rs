@@ -1,7 +1,8 @@
 //! `schedlab reproduce`: the workbench's versions of the reference paper's convergence figure
 //! (fig2), resource-use table (table1) and end-to-end table (table2), the DAG study of
 //! WORL-RTGS (dag), the network of computing centres (network), communication-efficient
-//! training (communication) and learned schedulers on held-out trace windows (learned), each a sweep over the
+//! training (communication), learned schedulers on held-out trace windows (learned) and the
+//! simulator against real execution (fidelity), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and Welch's p-values, plotted, and
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
@@ -12,6 +13,7 @@ mod conserving;
 mod context;
 mod dag;
 mod episodes;
+mod fidelity;
 mod fig2;
 mod learned;
 mod learned_ablation;
@@ -36,7 +38,7 @@ use crate::output::write_atomic;
 use crate::paths::{data_root, shipped_workload};
 
 /// The sections in document order.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "tuning",
     "fig2",
     "table1",
@@ -46,6 +48,7 @@ const SECTIONS: [&str; 9] = [
     "communication",
     "conserving",
     "learned",
+    "fidelity",
 ];
 
 /// Every section a target can name (all but the tuning, which runs where one needs it).
@@ -54,7 +57,7 @@ pub fn targets() -> &'static [&'static str] {
 }
 
 /// Reproduces `targets` (of fig2, table1, table2, dag, network, communication, conserving,
-/// learned; tuning runs first where a single-job section needs it) and rewrites the document:
+/// learned, fidelity; tuning runs first where a single-job section needs it) and rewrites the document:
 /// these sections anew, the others as it has them (`sections_text`).
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     // one reproduce per results folder (each sweep in it also locks its own folder)
@@ -72,7 +75,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     };
     let tunes = targets
         .iter()
-        .any(|&t| !["dag", "network", "conserving", "learned"].contains(&t));
+        .any(|&t| !["dag", "network", "conserving", "learned", "fidelity"].contains(&t));
     let tuned = if tunes {
         let (section, tuned) = tuning::tune(&cx)?;
         write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
@@ -80,6 +83,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     } else {
         context::Tuned::new()
     };
+    let mut skipped = Vec::new();
     for &target in targets {
         let section = match target {
             "fig2" => fig2::fig2(&cx, &tuned)?,
@@ -89,6 +93,13 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
             "communication" => communication::communication(&cx, &tuned)?,
             "conserving" => conserving::conserving(&cx)?,
             "learned" => learned::learned(&cx)?,
+            "fidelity" => match fidelity::fidelity(&cx)? {
+                Some(section) => section,
+                None => {
+                    skipped.push(target);
+                    continue;
+                }
+            },
             _ => network::network(&cx)?,
         };
         write_atomic(
@@ -102,7 +113,11 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         rounds = cx.protocol.max_rounds,
     );
     let previous = std::fs::read_to_string(&settings.doc).unwrap_or_default();
-    let mut reproduced = targets.to_vec();
+    let mut reproduced: Vec<&str> = targets
+        .iter()
+        .copied()
+        .filter(|t| !skipped.contains(t))
+        .collect();
     if tunes {
         reproduced.push("tuning");
     }

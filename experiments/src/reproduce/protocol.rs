@@ -28,6 +28,34 @@ pub struct Protocol {
     pub network: NetworkProtocol,
     pub communication: CommunicationProtocol,
     pub learned: LearnedProtocol,
+    pub fidelity: FidelityProtocol,
+}
+
+/// The fidelity section: policies played in the simulator and on real processes (issue 55).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FidelityProtocol {
+    /// Seeds of the compared episodes, and of the calibration's (apart from them).
+    pub seeds: Vec<u64>,
+    pub calibrate_seeds: Vec<u64>,
+    /// The single-job workload's learned scheduler, trained on it.
+    pub learner: LearnedRun,
+    pub single_job: FidelityCase,
+    pub jobs: FidelityCase,
+}
+
+/// One workload of the fidelity section.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FidelityCase {
+    /// In `data/workloads/`.
+    pub workload: String,
+    pub policies: Vec<String>,
+    /// The policies of the calibration's real episodes.
+    pub calibrate: Vec<String>,
+    /// Workload settings of every episode, real and simulated.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
 }
 
 /// The learned section: learners trained on each trace's training family against the best

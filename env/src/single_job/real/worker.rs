@@ -16,17 +16,37 @@ use crate::real::wire::{receive, send};
 use crate::single_job::scenario::Scenario;
 use crate::single_job::sim::compute_gradient;
 
+/// How a worker's run ends early.
+enum Ending {
+    /// The connection closed: the server ended the run (a preempted job's), or died and this
+    /// process dies with it; nobody is left to tell.
+    Lost,
+    Failed(EnvError),
+}
+
+impl From<EnvError> for Ending {
+    fn from(e: EnvError) -> Self {
+        Ending::Failed(e)
+    }
+}
+
 /// Runs worker `index` against the server at `connect` until it says stop or goes away.
 pub fn run_worker(connect: &str, index: usize) -> Result<()> {
-    let failed = |what: &str, e: std::io::Error| EnvError::RealExecution {
-        message: format!("worker {index}: {what} {connect}: {e}"),
-    };
-    let mut stream = TcpStream::connect(connect).map_err(|e| failed("cannot reach", e))?;
-    stream
-        .set_nodelay(true)
-        .map_err(|e| failed("cannot configure", e))?;
-    send(&mut stream, &FromWorker::Hello { index }, &[]).map_err(|e| failed("lost", e))?;
-    let (setup, _) = receive::<ToWorker>(&mut stream).map_err(|e| failed("lost", e))?;
+    let mut stream = TcpStream::connect(connect)
+        .and_then(|s| s.set_nodelay(true).map(|()| s))
+        .map_err(|e| EnvError::RealExecution {
+            message: format!("worker {index}: cannot reach {connect}: {e}"),
+        })?;
+    match work(&mut stream, index) {
+        Ok(()) | Err(Ending::Lost) => Ok(()),
+        Err(Ending::Failed(e)) => Err(e),
+    }
+}
+
+fn work(stream: &mut TcpStream, index: usize) -> std::result::Result<(), Ending> {
+    let lost = |_: std::io::Error| Ending::Lost;
+    send(stream, &FromWorker::Hello { index }, &[]).map_err(lost)?;
+    let (setup, _) = receive::<ToWorker>(stream).map_err(lost)?;
     let ToWorker::Setup {
         mut workload,
         path,
@@ -35,9 +55,9 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
         shards,
     } = setup
     else {
-        return Err(EnvError::RealExecution {
+        return Err(Ending::Failed(EnvError::RealExecution {
             message: format!("worker {index}: expected the job's setup first"),
-        });
+        }));
     };
     // the background is the server's to play out; a worker needs only the model and data
     workload.background = BackgroundSpec::None;
@@ -47,12 +67,12 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
     let train = &scenario.data.train;
     let shard: Vec<usize> = (index..train.len()).step_by(shards.max(1)).collect();
     if shard.is_empty() {
-        return Err(EnvError::RealExecution {
+        return Err(Ending::Failed(EnvError::RealExecution {
             message: format!(
                 "worker {index}: the training set's {} rows leave no shard for {shards} workers",
                 train.len()
             ),
-        });
+        }));
     }
     let worker_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     // one untimed gradient before the clock starts: a cold process's first pass faults in its
@@ -60,10 +80,10 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
     let warm_up = scenario.model.init_params(&mut StdRng::seed_from_u64(seed));
     let rows: Vec<usize> = shard.iter().copied().take(workload_batch).collect();
     compute_gradient(&*scenario.model, train, &warm_up, &rows, l2);
-    send(&mut stream, &FromWorker::Ready, &[]).map_err(|e| failed("lost", e))?;
+    send(stream, &FromWorker::Ready, &[]).map_err(lost)?;
     loop {
-        send(&mut stream, &FromWorker::Pull, &[]).map_err(|e| failed("lost", e))?;
-        let (message, params) = receive::<ToWorker>(&mut stream).map_err(|e| failed("lost", e))?;
+        send(stream, &FromWorker::Pull, &[]).map_err(lost)?;
+        let (message, params) = receive::<ToWorker>(stream).map_err(lost)?;
         let ToWorker::Work {
             version,
             epoch,
@@ -94,6 +114,6 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
             wall_s: started.elapsed().as_secs_f64(),
             cpu_s: thread_cpu_seconds() - cpu_before,
         };
-        send(&mut stream, &push, &result.grad).map_err(|e| failed("lost", e))?;
+        send(stream, &push, &result.grad).map_err(lost)?;
     }
 }

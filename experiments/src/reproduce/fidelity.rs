@@ -1,0 +1,275 @@
+//! fidelity: the simulator against real execution (docs/real-execution.md). The paper's
+//! Table 2 schedulers (static, periodic, RAES and a learned one) on a small single-job
+//! workload, and four jobs schedulers on a 20-job window, each played in the simulator, in the
+//! simulator calibrated on other real episodes, and on real processes under cgroup limits
+//! (`crate::fidelity`). A workload's measurement is kept in the output folder and reused while
+//! the protocol and the sources are the same, so an interrupted run resumes by workload.
+
+use serde::{Deserialize, Serialize};
+
+use schedlab_env::real::cgroup::Hierarchy;
+
+use super::cached_training::{TRAINING_SOURCES, Training, trained};
+use super::context::Context;
+use super::protocol::FidelityCase;
+use crate::fidelity::{Fitted, Plan, Report, measure};
+use crate::output::write_atomic;
+use crate::paths::shipped_workload;
+use crate::play::episode_bar;
+use crate::sweep::spec::pairs;
+
+/// A measurement as kept on disk, with what it was measured from.
+#[derive(Serialize, Deserialize)]
+struct Kept {
+    key: String,
+    report: serde_json::Value,
+}
+
+/// The section, or `None` (said on the terminal) where this machine's cgroups cannot be
+/// written: the document then keeps the section it has.
+pub fn fidelity(cx: &Context) -> anyhow::Result<Option<String>> {
+    let probe = Hierarchy::detect(None).and_then(|h| h.create_run(u64::MAX)?.remove());
+    if let Err(e) = probe {
+        eprintln!("fidelity: skipped, real execution is not possible on this machine: {e}");
+        return Ok(None);
+    }
+    crate::settings::remove_real_runs_on_interrupt();
+    let protocol = &cx.protocol.fidelity;
+    let single_job = shipped_workload(&protocol.single_job.workload);
+    let learner = trained(
+        &Training {
+            section: "fidelity",
+            family: &single_job,
+            root: cx.args.out.join("fidelity").join("runs"),
+            eval_episodes: 5,
+            stale: Vec::new(),
+            reuse: cx.args.reuse_runs,
+        },
+        &protocol.learner,
+        protocol.learner.seeds[0],
+    )?;
+    let learned = learner.run.display().to_string();
+    let mut single_case = protocol.single_job.clone();
+    single_case.policies.push(learned.clone());
+    let single = measured(cx, "single-job", &single_case)?;
+    let jobs = measured(cx, "jobs", &protocol.jobs)?;
+    let mut text = format!(
+        "## Simulator against real execution (fidelity)\n\n`schedlab reproduce fidelity` (seeds and policies from `[fidelity]` in the protocol, not `--seeds`): each (policy, seed) played in the simulator as shipped, in the simulator calibrated on real episodes of other policies and seeds (calibration seeds {:?}, compared seeds {:?}), and on real processes under cgroup CPU and memory limits on this machine, GPUs emulated as CPU quota (docs/real-execution.md). Errors are mean absolute relative errors against real; ranks are 1 for the lowest.\n\n",
+        protocol.calibrate_seeds, protocol.seeds,
+    );
+    text += &format!(
+        "### Table 2 at a small scale, with a real-execution column ({})\n\nCompletion time in virtual seconds (time to the target loss); the learned row is PPO trained for {} rounds on the same workload.\n\n",
+        protocol.single_job.workload, protocol.learner.steps
+    );
+    text += &table(&single, |p| {
+        if p == learned {
+            "PPO (learned)".into()
+        } else {
+            p.to_owned()
+        }
+    });
+    text += &format!(
+        "\n### A jobs window on real processes ({})\n\nMean JCT in virtual seconds; every job a real training process whose preemption checkpoints it to disk.\n\n",
+        protocol.jobs.workload
+    );
+    text += &table(&jobs, str::to_owned);
+    let scatter = cx.figure("fidelity.png")?;
+    crate::plots::scatter(
+        &scatter,
+        "simulated against real, per episode (relative to the real mean)",
+        ("real / mean real", "simulated / mean real"),
+        &clouds(&[("single job", &single), ("jobs", &jobs)]),
+    )?;
+    text += &format!("\n![sim against real]({})\n\n", cx.link("fidelity.png"));
+    text += &reading(&single, &jobs, &learned);
+    Ok(Some(text))
+}
+
+/// The report of `case`, measured now or kept from an earlier run of the same protocol and
+/// sources.
+fn measured(cx: &Context, name: &str, case: &FidelityCase) -> anyhow::Result<Report> {
+    let protocol = &cx.protocol.fidelity;
+    let key = format!(
+        "{case:?} seeds {:?} calibrated on {:?}; sources {TRAINING_SOURCES}",
+        protocol.seeds, protocol.calibrate_seeds
+    );
+    let kept_at = cx.args.out.join("fidelity").join(format!("{name}.json"));
+    if let Some(kept) = std::fs::read_to_string(&kept_at)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Kept>(&t).ok())
+        .filter(|k| k.key == key)
+    {
+        return Ok(serde_json::from_value(kept.report)?);
+    }
+    let plan = Plan {
+        policies: case.policies.clone(),
+        seeds: protocol.seeds.clone(),
+        calibration_policies: case.calibrate.clone(),
+        calibration_seeds: protocol.calibrate_seeds.clone(),
+    };
+    let episodes = plan.policies.len() * plan.seeds.len()
+        + plan.calibration_policies.len() * plan.calibration_seeds.len();
+    let bar = episode_bar(
+        episodes as u64,
+        format!("fidelity: real episodes of {}", case.workload),
+    )?;
+    let workload = shipped_workload(&case.workload);
+    let (settings, _) =
+        crate::settings::Settings::load(&pairs(&case.set), &workload, &plan.policies)?;
+    let report = measure(&workload, &settings.workload, &settings.policy, &plan, &bar)?;
+    bar.finish_and_clear();
+    let kept = Kept {
+        key,
+        report: serde_json::to_value(&report)?,
+    };
+    write_atomic(&kept_at, serde_json::to_string_pretty(&kept)?.as_bytes())?;
+    Ok(report)
+}
+
+fn table(report: &Report, label: impl Fn(&str) -> String) -> String {
+    let mut text = "| policy | simulator | calibrated | real | error, simulator | error, calibrated | rank s/c/r |\n| --- | --- | --- | --- | --- | --- | --- |\n".to_owned();
+    for row in &report.policies {
+        text += &format!(
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1}% | {:.1}% | {}/{}/{} |\n",
+            label(&row.policy),
+            row.sim_s,
+            row.sim_calibrated_s,
+            row.real_s,
+            100.0 * row.sim_error,
+            100.0 * row.calibrated_error,
+            row.sim_rank,
+            row.calibrated_rank,
+            row.real_rank
+        );
+    }
+    text += &format!(
+        "\nOver all episodes: {:.1}% uncalibrated, {:.1}% calibrated; Kendall's tau of the policies' order against real {:.2} uncalibrated, {:.2} calibrated. Calibration: {}.\n",
+        100.0 * report.sim_error,
+        100.0 * report.calibrated_error,
+        report.sim_tau,
+        report.calibrated_tau,
+        calibration_text(&report.calibration)
+    );
+    text
+}
+
+fn calibration_text(fitted: &Fitted) -> String {
+    match fitted {
+        Fitted::SingleJob(c) => format!(
+            "compute x{:.3} and jitter sigma {:.3} from {} real pushes",
+            c.compute_scale, c.straggler_sigma, c.pushes
+        ),
+        Fitted::Jobs(c) => format!(
+            "start {:.0} s over {} starts and restart {:.0} s over {} restarts (measured), speed x{:.3} (fitted, {:.1}% on the calibration episodes)",
+            c.start_s,
+            c.starts,
+            c.restart_s,
+            c.restarts,
+            c.speed_factor,
+            100.0 * c.fit_error
+        ),
+    }
+}
+
+/// Per workload and side, each episode as (real, simulated) over the workload's mean real.
+fn clouds(reports: &[(&str, &Report)]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut clouds = Vec::new();
+    for (name, report) in reports {
+        let value = |side: &serde_json::Value| side[&report.metric].as_f64().unwrap_or(f64::NAN);
+        let reals: Vec<f64> = report.episodes.iter().map(|e| value(&e.real)).collect();
+        let scale = reals.iter().sum::<f64>() / reals.len().max(1) as f64;
+        for (side, pick) in [
+            (
+                "simulator",
+                (|e: &crate::fidelity::Episode| e.sim.clone())
+                    as fn(&crate::fidelity::Episode) -> serde_json::Value,
+            ),
+            ("calibrated", |e| e.sim_calibrated.clone()),
+        ] {
+            let points = report
+                .episodes
+                .iter()
+                .map(|e| (value(&e.real) / scale, value(&pick(e)) / scale))
+                .collect();
+            clouds.push((format!("{name}, {side}"), points));
+        }
+    }
+    clouds
+}
+
+/// What the two tables say against the 10% bar and where the ranking differs.
+fn reading(single: &Report, jobs: &Report, learned: &str) -> String {
+    let label = |p: &str| {
+        if p == learned {
+            "PPO".to_owned()
+        } else {
+            p.to_owned()
+        }
+    };
+    let verdict = |r: &Report| {
+        let side = if r.calibrated_error <= 0.10 {
+            "within"
+        } else {
+            "above"
+        };
+        format!(
+            "calibrated error {side} the 10% bar ({:.1}%)",
+            100.0 * r.calibrated_error
+        )
+    };
+    let ranking = |r: &Report| {
+        let rows = &r.policies;
+        let mut swapped = Vec::new();
+        for (i, a) in rows.iter().enumerate() {
+            for b in &rows[i + 1..] {
+                let simulated = (a.sim_calibrated_s - b.sim_calibrated_s).signum();
+                let real = (a.real_s - b.real_s).signum();
+                if simulated != real {
+                    swapped.push(format!(
+                        "{} and {} (real {:.1} and {:.1}, {:.1}% apart)",
+                        label(&a.policy),
+                        label(&b.policy),
+                        a.real_s,
+                        b.real_s,
+                        100.0 * (a.real_s - b.real_s).abs() / a.real_s.min(b.real_s)
+                    ));
+                }
+            }
+        }
+        if swapped.is_empty() {
+            "the calibrated simulator orders every pair of policies as the machine does".to_owned()
+        } else {
+            format!(
+                "the calibrated simulator orders these pairs otherwise than the machine (or ties them): {}",
+                swapped.join("; ")
+            )
+        }
+    };
+    let restarts = |r: &Report| {
+        r.policies
+            .iter()
+            .map(|p| {
+                let own: Vec<f64> = r
+                    .episodes
+                    .iter()
+                    .filter(|e| e.policy == p.policy)
+                    .filter_map(|e| e.real_execution.as_ref()?["restarts"].as_f64())
+                    .collect();
+                format!(
+                    "{} {:.0}",
+                    label(&p.policy),
+                    own.iter().sum::<f64>() / own.len().max(1) as f64
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "**Reading.** Single job: {}; {}. Jobs window: {}; {}; real restarts (rescales) per episode: {}. docs/real-execution.md (Measured) says which part of the model each error comes from.\n\n",
+        verdict(single),
+        ranking(single),
+        verdict(jobs),
+        ranking(jobs),
+        restarts(jobs)
+    )
+}
