@@ -226,13 +226,8 @@ impl JobsEnv {
         let executed = match (&self.real, w.execution) {
             (Some(templates), Execution::Real) => {
                 let speeds: Vec<f64> = jobs.iter().map(|j| j.speed).collect();
-                Some(RealCluster::new(
-                    w,
-                    &self.shared.template,
-                    templates,
-                    &speeds,
-                    seed,
-                )?)
+                let cluster = RealCluster::new(w, &self.shared.template, templates, &speeds, seed)?;
+                Some(Box::new(cluster))
             }
             (None, Execution::Real) => {
                 return Err(EnvError::BadAction(

@@ -213,7 +213,7 @@ pub(super) struct Episode {
     pub real_jobs: Vec<RealJob>,
     /// The jobs as real processes, where the workload executes for real; dropped at the
     /// episode's end (its processes and groups go with it).
-    pub executed: Option<RealCluster>,
+    pub executed: Option<Box<RealCluster>>,
 }
 
 impl Episode {

@@ -19,9 +19,9 @@ pub mod checkpoint;
 pub mod job_run;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -77,7 +77,8 @@ pub struct RealCluster {
     restarts: usize,
     checkpoints: PathBuf,
     sender: Sender<Event>,
-    events: Receiver<Event>,
+    /// Behind a lock only so that the env stays `Sync` (one thread reads it).
+    events: Mutex<Receiver<Event>>,
     start_costs: Vec<(f64, bool)>,
     /// The first error of a start or a stop, reported by the next [`RealCluster::wait`].
     failure: Option<EnvError>,
@@ -147,7 +148,7 @@ impl RealCluster {
             restarts: 0,
             checkpoints,
             sender,
-            events,
+            events: Mutex::new(events),
             start_costs: Vec::new(),
             failure: None,
             _turn: turn,
@@ -228,7 +229,12 @@ impl RealCluster {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 return Ok(None);
             };
-            let event = match self.events.recv_timeout(left) {
+            let received = self
+                .events
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .recv_timeout(left);
+            let event = match received {
                 Ok(event) => event,
                 Err(RecvTimeoutError::Timeout) => return Ok(None),
                 Err(RecvTimeoutError::Disconnected) => unreachable!("the cluster holds a sender"),
