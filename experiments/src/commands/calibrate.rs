@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use schedlab_env::workload_file::set_key;
 use schedlab_experiments::fidelity::{Plan, Sides, calibrate_on, default_calibration_policies};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
@@ -57,7 +58,8 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let mut table: toml::Table =
         toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", args.workload.display()))?;
     for (key, value) in settings.workload.iter().chain(&fitted_settings) {
-        set_dotted(&mut table, key, value)?;
+        set_key(&mut table, key, value)
+            .map_err(|e| anyhow::anyhow!("`{key}` in {}: {e}", args.workload.display()))?;
     }
     table.insert("execution".into(), toml::Value::String("sim".into()));
     let header = format!(
@@ -104,24 +106,4 @@ fn output_path(workload: &Path, out: Option<&Path>) -> anyhow::Result<PathBuf> {
         workload.display()
     );
     Ok(out.to_owned())
-}
-
-/// Sets `a.b.c = value` (a TOML value; a bare word is a string).
-fn set_dotted(table: &mut toml::Table, key: &str, value: &str) -> anyhow::Result<()> {
-    let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(value.to_owned()));
-    let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().expect("split gives one part at least");
-    let mut at = table;
-    for part in parts {
-        at = at
-            .entry(part)
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-            .as_table_mut()
-            .ok_or_else(|| anyhow::anyhow!("`{key}`: `{part}` is not a table in the workload"))?;
-    }
-    at.insert(last.to_owned(), parsed);
-    Ok(())
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_experiments::fidelity::{Fitted, Plan, Report, default_calibration_policies, measure};
+use schedlab_experiments::fidelity::{Plan, Report, default_calibration_policies, measure};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
@@ -73,22 +73,7 @@ fn print_report(report: &Report) {
         "{}: {} (virtual s), simulator against real processes (GPUs emulated as CPU quota)",
         report.workload, report.metric
     );
-    match &report.calibration {
-        Fitted::SingleJob(c) => println!(
-            "calibrated on {} pushes: compute x{:.3}, jitter sigma {:.3} (Amdahl, GPU saturation, interference and transfers off, as the emulation has none)",
-            c.pushes, c.compute_scale, c.straggler_sigma
-        ),
-        Fitted::Jobs(c) => println!(
-            "calibrated on {} real episodes: start {:.1} s over {} starts, restart {:.1} s over {} restarts (measured), speed x{:.3} (fitted; {:.1}% error on them)",
-            c.episodes,
-            c.start_s,
-            c.starts,
-            c.restart_s,
-            c.restarts,
-            c.speed_factor,
-            100.0 * c.fit_error
-        ),
-    }
+    println!("calibration: {}", report.calibration.describe());
     println!(
         "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13}",
         "policy", "sim", "sim cal.", "real", "err sim", "err cal.", "rank s/c/r"

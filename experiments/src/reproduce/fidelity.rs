@@ -12,7 +12,7 @@ use schedlab_env::real::cgroup::Hierarchy;
 use super::cached_training::{TRAINING_SOURCES, Training, trained};
 use super::context::Context;
 use super::protocol::FidelityCase;
-use crate::fidelity::{Fitted, Plan, Report, measure};
+use crate::fidelity::{Plan, Report, measure};
 use crate::output::write_atomic;
 use crate::paths::shipped_workload;
 use crate::play::episode_bar;
@@ -148,27 +148,9 @@ fn table(report: &Report, label: impl Fn(&str) -> String) -> String {
         100.0 * report.calibrated_error,
         report.sim_tau,
         report.calibrated_tau,
-        calibration_text(&report.calibration)
+        report.calibration.describe()
     );
     text
-}
-
-fn calibration_text(fitted: &Fitted) -> String {
-    match fitted {
-        Fitted::SingleJob(c) => format!(
-            "compute x{:.3} and jitter sigma {:.3} from {} real pushes",
-            c.compute_scale, c.straggler_sigma, c.pushes
-        ),
-        Fitted::Jobs(c) => format!(
-            "start {:.0} s over {} starts and restart {:.0} s over {} restarts (measured), speed x{:.3} (fitted, {:.1}% on the calibration episodes)",
-            c.start_s,
-            c.starts,
-            c.restart_s,
-            c.restarts,
-            c.speed_factor,
-            100.0 * c.fit_error
-        ),
-    }
 }
 
 /// Per workload and side, each episode as (real, simulated) over the workload's mean real.
