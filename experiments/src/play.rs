@@ -38,7 +38,7 @@ pub fn episode_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
         "{msg} [{bar:30}] {pos}/{len} episodes, {elapsed} elapsed, ~{eta} left",
     )?);
     bar.set_message(message);
-    Ok(bar)
+    with_log_lines(bar, "episodes")
 }
 
 /// A progress bar over env rounds, with a message for rates and returns.
@@ -47,6 +47,59 @@ pub fn step_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
         "{msg} [{bar:30}] {pos}/{len} rounds, {elapsed} elapsed, ~{eta} left",
     )?);
     bar.set_message(message);
+    with_log_lines(bar, "rounds")
+}
+
+/// Seconds between plain progress lines where standard error is not a terminal.
+pub const PROGRESS_EVERY_VARIABLE: &str = "SCHEDLAB_PROGRESS_EVERY_S";
+const PROGRESS_EVERY_S: f64 = 30.0;
+
+/// `bar` as it is on a terminal; elsewhere (a log file, Slurm, nohup, a pipe), where a bar
+/// draws nothing, the same figures as one plain line on standard error every
+/// `SCHEDLAB_PROGRESS_EVERY_S` seconds (30 by default) until the bar is finished or dropped.
+fn with_log_lines(bar: ProgressBar, unit: &'static str) -> anyhow::Result<ProgressBar> {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        return Ok(bar);
+    }
+    let every = match std::env::var(PROGRESS_EVERY_VARIABLE) {
+        Ok(text) => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| *s > 0.0 && s.is_finite())
+            .with_context(|| {
+                format!("{PROGRESS_EVERY_VARIABLE}={text}: seconds between progress lines must be a positive number")
+            })?,
+        Err(_) => PROGRESS_EVERY_S,
+    };
+    let weak = bar.downgrade();
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs_f64(every));
+            let Some(bar) = weak.upgrade() else {
+                return;
+            };
+            if bar.is_finished() {
+                return;
+            }
+            let (done, total, elapsed) = (bar.position(), bar.length().unwrap_or(0), bar.elapsed());
+            // the mean rate so far: a bar's own estimate follows the last few steps, and
+            // between slow episodes it runs to years
+            let left = if done > 0 {
+                let per_unit = elapsed.as_secs_f64() / done as f64;
+                let seconds = per_unit * total.saturating_sub(done) as f64;
+                indicatif::HumanDuration(std::time::Duration::from_secs_f64(seconds)).to_string()
+            } else {
+                "unknown".to_owned()
+            };
+            eprintln!(
+                "{}: {done}/{total} {unit}, {} elapsed, ~{left} left",
+                bar.message(),
+                indicatif::HumanDuration(elapsed),
+            );
+        }
+    });
     Ok(bar)
 }
 

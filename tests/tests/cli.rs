@@ -2322,3 +2322,39 @@ fn ppo_from_scratch_on_the_tiny_family_beats_random_on_its_validation_windows() 
         "from scratch {learned:.0} s against random's {random:.0} s"
     );
 }
+
+/// Where standard error is not a terminal (a log, Slurm, a pipe), a long command writes its
+/// progress as plain lines at the interval `SCHEDLAB_PROGRESS_EVERY_S` asks for; a bad interval
+/// is refused by name.
+#[test]
+fn train_writes_progress_lines_into_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = workload("small-4node.toml");
+    let mut args = vec!["train", "--agent", "ppo", "--workload", arg(&small)];
+    args.extend(["--steps", "3000", "--out", arg(dir.path())]);
+    args.extend(&TINY_PPO[..]);
+    let out = schedlab()
+        .args(&args)
+        .env("SCHEDLAB_PROGRESS_EVERY_S", "0.1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("/3000 rounds, "))
+        .collect();
+    assert!(lines.len() >= 2, "{log}");
+    assert!(lines.iter().all(|l| l.contains("elapsed, ~")), "{log}");
+    let bad = schedlab()
+        .args(&args)
+        .env("SCHEDLAB_PROGRESS_EVERY_S", "often")
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("SCHEDLAB_PROGRESS_EVERY_S=often"));
+}

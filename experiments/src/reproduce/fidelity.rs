@@ -204,8 +204,8 @@ fn reading(single: &Report, jobs: &Report, learned: &str) -> String {
         let mut swapped = Vec::new();
         for (i, a) in rows.iter().enumerate() {
             for b in &rows[i + 1..] {
-                let simulated = (a.sim_calibrated_s - b.sim_calibrated_s).signum();
-                let real = (a.real_s - b.real_s).signum();
+                let simulated = a.sim_calibrated_s.partial_cmp(&b.sim_calibrated_s);
+                let real = a.real_s.partial_cmp(&b.real_s);
                 if simulated != real {
                     swapped.push(format!(
                         "{} and {} (real {:.1} and {:.1}, {:.1}% apart)",
