@@ -1,7 +1,8 @@
 //! The jobs cluster on real processes (`execution = "real"`): a preempted job resumes its
 //! iterations exactly from its checkpoint; an episode's containers are groups whose quotas
-//! are the containers' share of the cores, and nothing is left after it; `schedlab fidelity`
-//! on a jobs window, and `schedlab calibrate` writing a workload the simulator reads. Each test runs only where this machine's
+//! are the containers' share of the cores, and nothing is left after it, nor 5 s after a
+//! SIGKILL of the command; `schedlab fidelity` on a jobs window, and `schedlab calibrate`
+//! writing a workload the simulator reads. Each test runs only where this machine's
 //! cgroups can be written and says so where not.
 
 use std::process::Command;
@@ -316,4 +317,57 @@ fn calibrate_writes_a_workload_file_with_the_fitted_constants() {
         .unwrap();
     assert!(!elsewhere.status.success());
     assert!(String::from_utf8_lossy(&elsewhere.stderr).contains("relative paths"));
+}
+
+#[test]
+fn a_sigkilled_jobs_episode_leaves_no_worker() {
+    let Some(h) = cgroups_or_skip() else {
+        return;
+    };
+    let mut child = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .args(["run", "--policy", "fifo", "--workload"])
+            .arg(workload("philly-real.toml"))
+            .args(["--set", FAST])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = child.0.id();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let workers = loop {
+        assert!(Instant::now() < deadline, "no worker started");
+        let workers: Vec<u32> = run_folders(&h, pid)
+            .iter()
+            .flat_map(|run| std::fs::read_dir(run).into_iter().flatten().flatten())
+            .filter(|m| m.file_name().to_string_lossy().starts_with("machine-"))
+            .flat_map(|m| std::fs::read_dir(m.path()).into_iter().flatten().flatten())
+            .filter(|c| c.path().is_dir())
+            .flat_map(|c| {
+                std::fs::read_to_string(c.path().join("cgroup.procs"))
+                    .unwrap_or_default()
+                    .lines()
+                    .filter_map(|l| l.parse().ok())
+                    .collect::<Vec<u32>>()
+            })
+            .collect();
+        if workers.len() >= 2 {
+            break workers;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    std::thread::sleep(Duration::from_secs(5));
+    let alive: Vec<u32> = workers.into_iter().filter(|&p| alive(p)).collect();
+    assert!(
+        alive.is_empty(),
+        "workers alive 5 s after a SIGKILL: {alive:?}"
+    );
+    // the next run removes the dead run's groups
+    h.create_run(u64::MAX - 2).unwrap().remove().unwrap();
+    assert!(
+        run_folders(&h, pid).is_empty(),
+        "the dead run's groups stay"
+    );
 }
