@@ -1107,7 +1107,7 @@ fn ppo_and_dqn_train_on_a_jobs_workload_and_are_compared_with_its_baselines() {
         let finished: f64 = row[finished_at].parse().unwrap();
         assert!(finished > 0.0 && finished <= 82.0, "{row:?}");
     }
-    // a jobs agent does not fit the single-job env's spaces
+    // a jobs agent is refused on a single-job workload by kind, before its weights load
     let err = run_err(&[
         "eval",
         "--policy",
@@ -1117,7 +1117,10 @@ fn ppo_and_dqn_train_on_a_jobs_workload_and_are_compared_with_its_baselines() {
         "--seeds",
         "0",
     ]);
-    assert!(err.contains("trained for observations of"), "{err}");
+    assert!(
+        err.contains("trained on a jobs workload") && err.contains("this is a single-job workload"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -2357,4 +2360,22 @@ fn train_writes_progress_lines_into_a_log() {
         .unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("SCHEDLAB_PROGRESS_EVERY_S=often"));
+}
+
+/// A trained policy played on another kind of workload is refused naming both kinds before
+/// its weights load (a per-unit network's shapes can fit another env's).
+#[test]
+fn a_policy_of_another_kind_of_workload_is_refused_by_kind() {
+    let err = run_err(&[
+        "eval",
+        "--policy",
+        "philly-es",
+        "--workload",
+        arg(&workload("dag-layered.toml")),
+    ]);
+    assert!(
+        err.contains("trained on a jobs workload") && err.contains("this is a dag workload"),
+        "{err}"
+    );
+    assert!(!err.contains("shape mismatch"), "{err}");
 }

@@ -208,6 +208,15 @@ pub fn load_agent(
             format!("{}: {m}", run.display()),
         )
     };
+    // a network of another kind of workload can still have weights of fitting shapes (a
+    // per-unit one): the kind it trained on is checked first, in the project's words
+    let here = env.kind().name();
+    if let Some(trained) = manifest.env_kind.as_deref().filter(|&k| k != here) {
+        let on = manifest.workload.as_str();
+        return Err(invalid(format!(
+            "trained on a {trained} workload ({on}); this is a {here} workload: play it on a {trained} workload, or train one here"
+        )));
+    }
     let kind = AgentKind::from_name(&manifest.agent).ok_or_else(|| {
         invalid(format!(
             "agent `{}` is not one of {}",
