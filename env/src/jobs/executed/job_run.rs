@@ -6,14 +6,14 @@
 //! thread writes the checkpoint of the last complete iteration before it ends; a completed
 //! run writes its final one.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -23,11 +23,9 @@ use crate::error::{EnvError, Result};
 use crate::real::cgroup::Group;
 use crate::real::process;
 use crate::real::wire::{receive, send};
+use crate::single_job::real::connect::{StartFailure, WorkerListener};
 use crate::single_job::real::messages::{FromWorker, ToWorker};
 use crate::single_job::scenario::Scenario;
-
-/// How long a run's workers may take to start, connect and load their data.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// What a job trains, fixed for an episode.
 pub struct JobPlan {
@@ -273,22 +271,9 @@ fn one_iteration(
 /// stopped meanwhile. Workers load under their machine's quota only: a container's own slice
 /// of a core would stretch loading the binary and the data to seconds.
 fn launch(context: &Context, children: &mut Vec<Child>) -> Result<Option<Vec<TcpStream>>> {
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| EnvError::io("127.0.0.1:0", e))?;
-    let address = listener
-        .local_addr()
-        .map_err(|e| EnvError::io("127.0.0.1:0", e))?
-        .to_string();
+    let listener = WorkerListener::bind()?;
     for (index, container) in context.containers.iter().enumerate() {
-        let args = [
-            "--role",
-            "worker",
-            "--connect",
-            &address,
-            "--index",
-            &index.to_string(),
-        ]
-        .map(String::from);
-        let child = process::spawn(&args, false)?;
+        let child = listener.spawn_worker(index)?;
         context
             .pids
             .lock()
@@ -297,96 +282,30 @@ fn launch(context: &Context, children: &mut Vec<Child>) -> Result<Option<Vec<Tcp
         container.group.add(child.id())?;
         children.push(child);
     }
-    let Some(mut streams) = accept(context, &listener, children)? else {
-        return Ok(None);
+    let plan = &context.plan;
+    let exited = || match children
+        .iter_mut()
+        .find_map(|c| c.try_wait().ok().flatten())
+    {
+        Some(status) => Err(format!("a worker exited at the start: {status}")),
+        None => Ok(()),
     };
-    let scenario = &context.plan.scenario;
-    let path = std::path::absolute(&scenario.path).unwrap_or_else(|_| scenario.path.clone());
-    let shards = streams.len();
-    let lost = |index: usize, e: std::io::Error| EnvError::RealExecution {
-        message: format!(
-            "job {}: worker {index} went away at the start: {e}",
-            context.plan.id
-        ),
-    };
-    for (index, stream) in streams.iter_mut().enumerate() {
-        let setup = ToWorker::Setup {
-            workload: Box::new(scenario.workload.clone()),
-            path: path.clone(),
-            seed: context.plan.seed,
-            index,
-            shards,
+    let stopped = || context.stop.load(Ordering::SeqCst);
+    let connected = listener.connect(
+        context.containers.len(),
+        (&plan.scenario, plan.seed),
+        exited,
+        stopped,
+    );
+    connected.map_err(|failure| {
+        let message = match failure {
+            StartFailure::Connecting(message) => message,
+            StartFailure::Worker { index, error } => {
+                format!("worker {index} went away at the start: {error}")
+            }
         };
-        send(stream, &setup, &[]).map_err(|e| lost(index, e))?;
-    }
-    for (index, stream) in streams.iter_mut().enumerate() {
-        match receive::<FromWorker>(stream) {
-            Ok((FromWorker::Ready, _)) => {}
-            Err(_) if context.stop.load(Ordering::SeqCst) => return Ok(None),
-            Ok(_) => {
-                return Err(lost(
-                    index,
-                    std::io::Error::other("it answered out of turn"),
-                ));
-            }
-            Err(e) => return Err(lost(index, e)),
+        EnvError::RealExecution {
+            message: format!("job {}: {message}", plan.id),
         }
-        stream.set_read_timeout(None).map_err(|e| lost(index, e))?;
-    }
-    Ok(Some(streams))
-}
-
-/// Every worker's connection in index order; `None` when the run was stopped meanwhile.
-fn accept(
-    context: &Context,
-    listener: &TcpListener,
-    children: &mut [Child],
-) -> Result<Option<Vec<TcpStream>>> {
-    let n = context.containers.len();
-    let failed = |message: String| EnvError::RealExecution {
-        message: format!("job {}: {message}", context.plan.id),
-    };
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| EnvError::io("127.0.0.1", e))?;
-    let deadline = Instant::now() + START_TIMEOUT;
-    let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
-    let mut connected = 0;
-    while connected < n {
-        if context.stop.load(Ordering::SeqCst) {
-            return Ok(None);
-        }
-        match listener.accept() {
-            Ok((mut stream, _)) => {
-                let lost = |e: std::io::Error| failed(format!("a worker's first message: {e}"));
-                stream.set_nonblocking(false).map_err(lost)?;
-                stream.set_nodelay(true).map_err(lost)?;
-                stream.set_read_timeout(Some(START_TIMEOUT)).map_err(lost)?;
-                match receive::<FromWorker>(&mut stream).map_err(lost)? {
-                    (FromWorker::Hello { index }, _) if index < n && streams[index].is_none() => {
-                        streams[index] = Some(stream);
-                        connected += 1;
-                    }
-                    _ => return Err(failed("a worker did not say hello with its index".into())),
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if let Some(status) = children
-                    .iter_mut()
-                    .find_map(|c| c.try_wait().ok().flatten())
-                {
-                    return Err(failed(format!("a worker exited at the start: {status}")));
-                }
-                if Instant::now() > deadline {
-                    return Err(failed(format!(
-                        "{connected} of {n} workers connected within {} s",
-                        START_TIMEOUT.as_secs()
-                    )));
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            Err(e) => return Err(failed(format!("accepting workers: {e}"))),
-        }
-    }
-    Ok(Some(streams.into_iter().flatten().collect()))
+    })
 }

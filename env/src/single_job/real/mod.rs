@@ -15,11 +15,11 @@
 //! over the cluster's full capacity. Amdahl's law, GPU saturation and interference are not
 //! emulated: what the machine does instead is what the simulator's error measures.
 
+pub(crate) mod connect;
 pub(crate) mod messages;
 pub mod worker;
 
-use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::net::TcpStream;
 use std::process::Child;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 
+use self::connect::{StartFailure, WorkerListener};
 use self::messages::{FromWorker, ToWorker};
 use super::scenario::Scenario;
 use super::sim::{Applied, CostModel, Server, WorkerRound, rules};
@@ -39,8 +40,6 @@ use crate::real::cgroup::{Group, Hierarchy, representable_cores};
 use crate::real::wire::{receive, send};
 use crate::real::{RealSpec, process};
 
-/// How long workers may take to start, connect and load their data.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// The quota of a node whose container is off: the least the kernel takes.
 const IDLE_CORES: f64 = 0.001;
 
@@ -198,32 +197,33 @@ impl RealTraining {
     /// load the binary and the data), connects and sets up the workers, waits for every
     /// tenant to start, then sets every node's limits and starts the clock and the tenants.
     fn launch(&mut self, seed: u64) -> Result<()> {
-        let listener =
-            TcpListener::bind("127.0.0.1:0").map_err(|e| EnvError::io("127.0.0.1:0", e))?;
-        let address = listener
-            .local_addr()
-            .map_err(|e| EnvError::io("127.0.0.1:0", e))?
-            .to_string();
+        let listener = WorkerListener::bind()?;
         let nodes = self.context.scenario.nodes.len();
         for n in 0..nodes {
             let tenant = process::spawn(&["--role".into(), "tenant".into()], true)?;
             self.nodes[n].background.add(tenant.id())?;
             self.tenants.push(tenant);
-            let worker = process::spawn(
-                &[
-                    "--role".into(),
-                    "worker".into(),
-                    "--connect".into(),
-                    address.clone(),
-                    "--index".into(),
-                    n.to_string(),
-                ],
-                false,
-            )?;
+            let worker = listener.spawn_worker(n)?;
             self.nodes[n].job.add(worker.id())?;
             self.children.push(worker);
         }
-        let streams = self.accept_workers(&listener, seed)?;
+        let scenario = Arc::clone(&self.context.scenario);
+        let connected = listener.connect(
+            nodes,
+            (&scenario, seed),
+            || self.check_children_alive(),
+            || false,
+        );
+        let streams = match connected {
+            Ok(streams) => streams.expect("a single job's start is never stopped"),
+            Err(StartFailure::Connecting(message)) => return Err(real_error(message)),
+            Err(StartFailure::Worker { index, error }) => {
+                return Err(real_error(format!(
+                    "the worker of node {index} ({}) went away at the start: {error}",
+                    scenario.nodes[index].name
+                )));
+            }
+        };
         for tenant in &mut self.tenants {
             process::await_tenant(tenant)?;
         }
@@ -246,83 +246,13 @@ impl RealTraining {
         Ok(())
     }
 
-    /// Accepts every worker's connection, sends each its setup and waits until all loaded
-    /// their data; a worker that exits or stays silent past the timeout fails the start.
-    fn accept_workers(&mut self, listener: &TcpListener, seed: u64) -> Result<Vec<TcpStream>> {
-        let nodes = self.context.scenario.nodes.len();
-        let deadline = Instant::now() + START_TIMEOUT;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| EnvError::io("127.0.0.1", e))?;
-        let mut streams: Vec<Option<TcpStream>> = (0..nodes).map(|_| None).collect();
-        let mut connected = 0;
-        while connected < nodes {
-            match listener.accept() {
-                Ok((mut stream, _)) => {
-                    let lost =
-                        |e: std::io::Error| real_error(format!("a worker's first message: {e}"));
-                    stream.set_nonblocking(false).map_err(lost)?;
-                    stream.set_nodelay(true).map_err(lost)?;
-                    stream.set_read_timeout(Some(START_TIMEOUT)).map_err(lost)?;
-                    let (hello, _) = receive::<FromWorker>(&mut stream).map_err(lost)?;
-                    let FromWorker::Hello { index } = hello else {
-                        return Err(real_error("a worker did not say hello first".into()));
-                    };
-                    if index >= nodes || streams[index].is_some() {
-                        return Err(real_error(format!("a second or unknown worker {index}")));
-                    }
-                    streams[index] = Some(stream);
-                    connected += 1;
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    self.check_children_alive()?;
-                    if Instant::now() > deadline {
-                        return Err(real_error(format!(
-                            "{connected} of {nodes} workers connected within {} s",
-                            START_TIMEOUT.as_secs()
-                        )));
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err(e) => return Err(real_error(format!("accepting workers: {e}"))),
-            }
-        }
-        let scenario = &self.context.scenario;
-        let mut streams: Vec<TcpStream> = streams.into_iter().flatten().collect();
-        for (index, stream) in streams.iter_mut().enumerate() {
-            let setup = ToWorker::Setup {
-                workload: Box::new(scenario.workload.clone()),
-                path: absolute(&scenario.path),
-                seed,
-                index,
-                shards: nodes,
-            };
-            send(stream, &setup, &[]).map_err(|e| worker_lost(scenario, index, e))?;
-        }
-        for (index, stream) in streams.iter_mut().enumerate() {
-            match receive::<FromWorker>(stream) {
-                Ok((FromWorker::Ready, _)) => {}
-                Ok(_) => {
-                    return Err(real_error(format!(
-                        "worker {index} answered its setup out of turn"
-                    )));
-                }
-                Err(e) => return Err(worker_lost(scenario, index, e)),
-            }
-            stream
-                .set_read_timeout(None)
-                .map_err(|e| worker_lost(scenario, index, e))?;
-        }
-        Ok(streams)
-    }
-
-    fn check_children_alive(&mut self) -> Result<()> {
+    fn check_children_alive(&mut self) -> std::result::Result<(), String> {
         for child in self.children.iter_mut().chain(&mut self.tenants) {
             if let Ok(Some(status)) = child.try_wait() {
-                return Err(real_error(format!(
+                return Err(format!(
                     "a real process ({}) exited at the start: {status}; run `schedlab real-process --help` to check the binary",
                     child.id()
-                )));
+                ));
             }
         }
         Ok(())
@@ -797,17 +727,6 @@ fn check_supported(scenario: &Scenario) -> Result<()> {
     Ok(())
 }
 
-fn absolute(path: &Path) -> std::path::PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
-}
-
 fn real_error(message: String) -> EnvError {
     EnvError::RealExecution { message }
-}
-
-fn worker_lost(scenario: &Scenario, index: usize, e: std::io::Error) -> EnvError {
-    real_error(format!(
-        "the worker of node {index} ({}) went away at the start: {e}",
-        scenario.nodes[index].name
-    ))
 }
