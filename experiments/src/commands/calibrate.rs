@@ -10,6 +10,7 @@ use schedlab_experiments::fidelity::{Plan, Sides, calibrate_on, default_calibrat
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
+use schedlab_experiments::workloads::kind_of_file;
 
 #[derive(Args)]
 pub struct CalibrateArgs {
@@ -34,11 +35,10 @@ pub struct CalibrateArgs {
 }
 
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
-    let kind_defaults = Settings::load(&[], &args.workload, &[])?.1;
-    let policies = args
-        .policy
-        .clone()
-        .unwrap_or_else(|| default_calibration_policies(&kind_defaults));
+    let policies = match &args.policy {
+        Some(policies) => policies.clone(),
+        None => default_calibration_policies(kind_of_file(&args.workload)?),
+    };
     let (settings, _) = Settings::load(&args.overrides, &args.workload, &policies)?;
     schedlab_experiments::settings::remove_real_runs_on_interrupt();
     let out = output_path(&args.workload, args.out.as_deref())?;

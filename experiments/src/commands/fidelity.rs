@@ -46,7 +46,7 @@ pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
         calibration_policies: args
             .calibrate_policy
             .clone()
-            .unwrap_or_else(|| default_calibration_policies(&loaded)),
+            .unwrap_or_else(|| default_calibration_policies(loaded.env_kind())),
         calibration_seeds: parse_seeds(&args.calibrate_seeds)?,
     };
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len()

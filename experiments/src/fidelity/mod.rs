@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use indicatif::ProgressBar;
+use schedlab_env::EnvKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -203,9 +204,9 @@ impl Sides {
 /// container sizes; on a jobs window, static starts every job once and periodic rescales
 /// (restarts) one per interval, where preempting policies (las, random) restart jobs so often
 /// that their starts measure the churn more than a start.
-pub fn default_calibration_policies(loaded: &Loaded) -> Vec<String> {
-    let names: &[&str] = match loaded {
-        Loaded::Jobs(_) => &["static", "periodic"],
+pub fn default_calibration_policies(kind: EnvKind) -> Vec<String> {
+    let names: &[&str] = match kind {
+        EnvKind::Jobs => &["static", "periodic"],
         _ => &["random", "greedy", "periodic"],
     };
     names.iter().map(|&n| n.to_owned()).collect()

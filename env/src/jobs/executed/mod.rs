@@ -155,11 +155,6 @@ impl RealCluster {
         })
     }
 
-    /// Virtual seconds since the episode began.
-    pub fn now(&self) -> f64 {
-        self.virtual_at(Instant::now())
-    }
-
     fn virtual_at(&self, at: Instant) -> f64 {
         at.saturating_duration_since(self.started).as_secs_f64() / self.spec.time_scale
     }
