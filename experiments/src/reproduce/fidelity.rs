@@ -160,18 +160,18 @@ fn clouds(reports: &[(&str, &Report)]) -> Vec<(String, Vec<(f64, f64)>)> {
         let value = |side: &serde_json::Value| side[&report.metric].as_f64().unwrap_or(f64::NAN);
         let reals: Vec<f64> = report.episodes.iter().map(|e| value(&e.real)).collect();
         let scale = reals.iter().sum::<f64>() / reals.len().max(1) as f64;
-        for (side, pick) in [
-            (
-                "simulator",
-                (|e: &crate::fidelity::Episode| e.sim.clone())
-                    as fn(&crate::fidelity::Episode) -> serde_json::Value,
-            ),
-            ("calibrated", |e| e.sim_calibrated.clone()),
-        ] {
+        for (side, calibrated) in [("simulator", false), ("calibrated", true)] {
             let points = report
                 .episodes
                 .iter()
-                .map(|e| (value(&e.real) / scale, value(&pick(e)) / scale))
+                .map(|e| {
+                    let simulated = if calibrated {
+                        &e.sim_calibrated
+                    } else {
+                        &e.sim
+                    };
+                    (value(&e.real) / scale, value(simulated) / scale)
+                })
                 .collect();
             clouds.push((format!("{name}, {side}"), points));
         }
