@@ -1,8 +1,11 @@
 //! The layout rules of ARCHITECTURE.md, checked on the source tree: the files and folders of
 //! every crate stack in layers (no import cycle between files, no circle between the modules
-//! of a folder), and the kind of a workload told apart in one place only.
+//! of a folder), the kind of a workload told apart in one place only, and the binding built on
+//! the workspace's compiled dependencies.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use schedlab_tests::import_graph::{ImportGraph, closing_brace, referenced_paths, rust_files};
 
@@ -265,4 +268,60 @@ fn no_comment_cites_the_design_notes_outside_the_repository() {
             );
         }
     }
+}
+
+/// The feature sets `cargo tree` resolves for each package, keyed by name and version: a
+/// package built both for the target and for build scripts can have two, the target's the
+/// widest.
+fn resolved_features(selection: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    let output = Command::new(option_env!("CARGO").unwrap_or("cargo"))
+        .current_dir(repo())
+        .args(["tree", "--locked", "--offline", "--prefix", "none"])
+        .args(["--format", "{p}|{f}"])
+        .args(selection)
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut features: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8(output.stdout).unwrap().lines() {
+        if let Some((package, set)) = line.trim_end_matches(" (*)").split_once('|') {
+            let package = package.split(" (").next().unwrap().to_string();
+            features.entry(package).or_default().insert(set.to_string());
+        }
+    }
+    features
+}
+
+/// The README's test command builds the workspace's tests, then the binding alone
+/// (`pip install .`). Every dependency the two share must resolve to the same features, or
+/// the second build compiles burn's stack again (minutes of CI); python/Cargo.toml lists the
+/// features the rest of the workspace turns on.
+#[test]
+fn the_python_binding_reuses_the_workspaces_compiled_dependencies() {
+    let workspace = resolved_features(&["--workspace", "--edges", "normal,build,dev"]);
+    let binding = resolved_features(&["--package", "schedlab-py", "--edges", "normal,build"]);
+    let differing: Vec<String> = binding
+        .iter()
+        .filter_map(|(package, sets)| {
+            let theirs = workspace.get(package)?;
+            let widest = |sets: &BTreeSet<String>| -> BTreeSet<String> {
+                sets.iter().flat_map(|set| set.split(',')).map(str::to_string).collect()
+            };
+            (!sets.is_subset(theirs) || widest(sets) != widest(theirs))
+                .then(|| format!("{package}: binding {sets:?}, workspace {theirs:?}"))
+        })
+        .collect();
+    assert!(
+        binding.keys().any(|package| package.starts_with("burn ")),
+        "the binding's tree names burn"
+    );
+    assert!(
+        differing.is_empty(),
+        "add these features to python/Cargo.toml's feature list:\n{}",
+        differing.join("\n")
+    );
 }
