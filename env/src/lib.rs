@@ -23,6 +23,7 @@ pub mod error;
 pub mod gym;
 pub mod jobs;
 pub mod kinds;
+pub mod limits;
 pub mod model;
 pub mod network;
 pub mod real;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::error::{EnvError, Result};
+use crate::limits;
 
 /// The kinds of env a workload file can be for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +90,7 @@ pub(crate) fn read_with_overrides(
 
 /// The file's text and its table with `overrides` set.
 fn read(path: &Path, overrides: &[(String, String)]) -> Result<(String, toml::Table)> {
+    limits::check_file_size(path, limits::WORKLOAD_FILE_BYTES, "workload file")?;
     let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
     let mut table: toml::Table = toml::from_str(&text).map_err(|e| {
         let (key, message) = describe_error(&text, &e);
@@ -97,6 +99,7 @@ fn read(path: &Path, overrides: &[(String, String)]) -> Result<(String, toml::Ta
     for (key, value) in overrides {
         set_key(&mut table, key, value).map_err(|m| EnvError::config(path, key, m))?;
     }
+    limits::check_workload_table(path, &table)?;
     Ok((text, table))
 }
 

@@ -33,6 +33,10 @@ struct Cli {
     /// the `tch` cargo feature libtorch and libtorch-cuda[:N].
     #[arg(long, global = true, default_value = "flex")]
     device: String,
+    /// The memory a run may be estimated to need before it is refused, in GB (default: half
+    /// of the machine's, or of its memory cgroup's limit; docs/workload-files.md, "Limits").
+    #[arg(long, global = true, value_parser = positive_gb)]
+    memory_limit_gb: Option<f64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -131,8 +135,18 @@ fn main() -> anyhow::Result<()> {
 /// A worker's stack: the 8 MiB a main thread gets on Linux, rather than rayon's default 2.
 const MAIN_STACK_BYTES: usize = 8 << 20;
 
+fn positive_gb(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(gb) if gb > 0.0 && gb.is_finite() => Ok(gb),
+        _ => Err(format!("{text:?} is not a positive number of GB")),
+    }
+}
+
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
     device::choose(device::parse(&cli.device)?);
+    if let Some(gb) = cli.memory_limit_gb {
+        schedlab_env::limits::set_memory_limit((gb * 1e9) as u64);
+    }
     match cli.command {
         Command::Workload(WorkloadCommand::Validate { path }) => commands::validate::run(&path),
         Command::Workload(WorkloadCommand::Import(args)) => commands::import::run(args),

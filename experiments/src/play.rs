@@ -17,7 +17,10 @@ use schedlab_trainer::algorithms::load_agent;
 
 use crate::workloads::{InfoOf, Kind, MetricsOf};
 
-/// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`.
+/// The most seeds one command plays (docs/workload-files.md, "Limits").
+pub const MAX_SEEDS: u64 = 1_000_000;
+
+/// Parses `0..4` (inclusive: 0,1,2,3,4), `3` or `1,5,9`; at most [`MAX_SEEDS`] seeds.
 pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
     let number = |s: &str| {
         s.trim()
@@ -27,6 +30,11 @@ pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
     if let Some((a, b)) = text.split_once("..") {
         let (a, b) = (number(a)?, number(b)?);
         anyhow::ensure!(a <= b, "seeds `{text}`: the range is empty");
+        anyhow::ensure!(
+            b - a < MAX_SEEDS,
+            "seeds `{text}`: {} seeds, above the limit of {MAX_SEEDS}",
+            u128::from(b - a) + 1
+        );
         return Ok((a..=b).collect());
     }
     text.split(',').map(number).collect()
@@ -34,11 +42,16 @@ pub fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
 
 /// A progress bar over episodes.
 pub fn episode_bar(total: u64, message: String) -> anyhow::Result<ProgressBar> {
-    let bar = ProgressBar::new(total).with_style(ProgressStyle::with_template(
-        "{msg} [{bar:30}] {pos}/{len} episodes, {elapsed} elapsed, ~{eta} left",
-    )?);
+    count_bar(total, message, "episodes")
+}
+
+/// A progress bar over `total` pieces of work named `unit` (`windows`, `episodes`).
+pub fn count_bar(total: u64, message: String, unit: &'static str) -> anyhow::Result<ProgressBar> {
+    let template =
+        format!("{{msg}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{elapsed}} elapsed, ~{{eta}} left");
+    let bar = ProgressBar::new(total).with_style(ProgressStyle::with_template(&template)?);
     bar.set_message(message);
-    with_log_lines(bar, "episodes")
+    with_log_lines(bar, unit)
 }
 
 /// A progress bar over env rounds, with a message for rates and returns.
@@ -103,12 +116,6 @@ fn with_log_lines(bar: ProgressBar, unit: &'static str) -> anyhow::Result<Progre
     Ok(bar)
 }
 
-/// Where `raes` finds fitted predictors unless told: the ones shipped in the repository.
-const SHIPPED_PREDICTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/predictors");
-
-/// Trained schedulers shipped with the repository, by folder name (data/policies/README.md).
-pub const SHIPPED_POLICIES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/policies");
-
 /// The run folder `spec` names: a path to one, or the name of a shipped policy, either
 /// followed by inline play options (`dag-gnn:episodes=64`).
 pub fn trained_run(spec: &str) -> Option<PathBuf> {
@@ -122,7 +129,7 @@ fn trained_spec(spec: &str) -> Option<(PathBuf, &str)> {
         if path.join("manifest.json").is_file() {
             return Some(path.to_owned());
         }
-        let shipped = Path::new(SHIPPED_POLICIES).join(name);
+        let shipped = crate::paths::shipped_policies().join(name);
         let plain_name = !name.is_empty() && !name.contains(['/', ':', '.']);
         (plain_name && shipped.join("manifest.json").is_file()).then_some(shipped)
     };
@@ -147,7 +154,9 @@ pub fn make_policy<E: SchedulingEnv>(
     if let Some(loaded) = load_trained(spec, &context) {
         return Ok(loaded?);
     }
-    let defaults = [("predictor_dir".to_owned(), SHIPPED_PREDICTORS.to_owned())];
+    // `raes` finds the shipped fitted predictors unless told
+    let predictors = crate::paths::shipped_predictors();
+    let defaults = [("predictor_dir".to_owned(), predictors.display().to_string())];
     let options: Vec<(String, String)> = defaults.into_iter().chain(options.to_vec()).collect();
     Ok(registry::build(spec, &context, &options)?)
 }
@@ -244,7 +253,7 @@ mod tests {
             paths.sort();
             paths
         };
-        let policies: Vec<String> = in_folder(Path::new(SHIPPED_POLICIES))
+        let policies: Vec<String> = in_folder(&crate::paths::shipped_policies())
             .into_iter()
             .filter(|dir| Manifest::read(dir).is_ok_and(|m| m.env_kind.as_deref() == Some("jobs")))
             .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
@@ -259,7 +268,7 @@ mod tests {
             .collect();
         assert!(windows.len() > 100, "{}", windows.len());
         let cloned = |policy: &str| {
-            Path::new(SHIPPED_POLICIES)
+            crate::paths::shipped_policies()
                 .join(policy)
                 .join("warm_start.json")
                 .is_file()

@@ -101,3 +101,20 @@ fn the_scan_finds_paths_and_leaves_patterns_out() {
     );
     assert!(is_pattern("agents/src/jobs/NAME.rs") && !is_pattern("data/policies/README.md"));
 }
+
+/// Every bounded key of a workload file is in docs/workload-files.md's table of limits.
+#[test]
+fn the_limits_table_lists_every_bounded_key() {
+    let text = std::fs::read_to_string(repo().join("docs/workload-files.md")).unwrap();
+    let table = &text[text.find("## Limits").expect("a Limits section")..];
+    for limit in schedlab_env::limits::WORKLOAD_LIMITS {
+        let listed = format!("`{}`", limit.key);
+        let under_mix = limit.key.strip_prefix("mix.").is_some();
+        assert!(
+            table.contains(&listed) || under_mix,
+            "docs/workload-files.md's Limits leave out `{}` (at most {})",
+            limit.key,
+            limit.max
+        );
+    }
+}

@@ -22,7 +22,7 @@ use schedlab_env::{Observation, VecEnv};
 
 use crate::errors::{CheckpointError, Unmet};
 use crate::grad_norm::global_norm;
-use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
+use crate::learner::{EpisodeTally, Learner, MAX_STEPS_HELD, UpdateStats, check_common, require};
 use crate::replay::{ReplayBuffer, Replayed};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 
@@ -85,7 +85,10 @@ impl DqnConfig {
         require(&[
             ("steps_per_update >= 1", c.steps_per_update >= 1),
             ("batch_size >= 1", c.batch_size >= 1),
-            ("buffer_size >= batch_size", c.buffer_size >= c.batch_size),
+            (
+                "batch_size <= buffer_size <= 10000000",
+                c.buffer_size >= c.batch_size && c.buffer_size <= MAX_STEPS_HELD,
+            ),
             ("0 < tau <= 1", c.tau > 0.0 && c.tau <= 1.0),
             (
                 "0 <= epsilon_start <= 1",
@@ -131,9 +134,18 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
         device: Device,
     ) -> schedlab_env::Result<Self> {
         device.seed(seed);
+        let ctx = prototype.policy_context();
+        // a transition keeps two observations, the next mask and a few scalars, in `f32`
+        let per_step =
+            (2 * ctx.observation_space.len() + ctx.action_space.mask_len() + 8) as u64 * 4;
+        schedlab_env::limits::check_memory(
+            std::path::Path::new("--set"),
+            "buffer_size",
+            format!("{} transitions of {per_step} bytes", config.buffer_size),
+            config.buffer_size as u64 * per_step,
+        )?;
         let mut envs = VecEnv::new(prototype, config.envs, seed);
         let observations = envs.reset()?;
-        let ctx = prototype.policy_context();
         let space = &ctx.action_space;
         let net = BranchingQConfig::new(ctx.observation_space.len(), space.mask_len())
             .with_hidden(config.hidden)

@@ -38,7 +38,7 @@ use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{StepInfo, episode_seed};
 
 use crate::errors::{CheckpointError, Unmet};
-use crate::learner::{Learner, LearnerError, UpdateStats, require};
+use crate::learner::{Learner, LearnerError, MAX_ENVS, MAX_HIDDEN, UpdateStats, require};
 use crate::run::{Manifest, RunDir, load_record};
 
 #[derive(Config, Debug)]
@@ -75,11 +75,17 @@ pub struct EsConfig {
 impl EsConfig {
     pub fn check(&self) -> Result<(), Unmet> {
         require(&[
-            ("pairs >= 1", self.pairs >= 1),
-            ("windows >= 1", self.windows >= 1),
+            ("1 <= pairs <= 4096", (1..=MAX_ENVS).contains(&self.pairs)),
+            (
+                "1 <= windows <= 4096",
+                (1..=MAX_ENVS).contains(&self.windows),
+            ),
             ("sigma > 0", self.sigma > 0.0 && self.sigma.is_finite()),
             ("lr > 0", self.lr > 0.0 && self.lr.is_finite()),
-            ("hidden >= 1", self.hidden >= 1),
+            (
+                "1 <= hidden <= 65536",
+                (1..=MAX_HIDDEN).contains(&self.hidden),
+            ),
             ("max_episode_steps >= 1", self.max_episode_steps >= 1),
         ])
     }

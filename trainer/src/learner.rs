@@ -89,7 +89,7 @@ pub(crate) fn check_common(
     hidden: usize,
 ) -> Result<(), Unmet> {
     require(&[
-        ("envs >= 1", envs >= 1),
+        ("1 <= envs <= 4096", (1..=MAX_ENVS).contains(&envs)),
         ("lr > 0", lr > 0.0),
         ("0 <= gamma <= 1", (0.0..=1.0).contains(&gamma)),
         (
@@ -97,9 +97,16 @@ pub(crate) fn check_common(
             discount_time_s >= 0.0 && discount_time_s.is_finite(),
         ),
         ("max_grad_norm > 0", max_grad_norm > 0.0),
-        ("hidden >= 1", hidden >= 1),
+        ("1 <= hidden <= 65536", (1..=MAX_HIDDEN).contains(&hidden)),
     ])
 }
+
+/// Env copies one learner steps: far above what the cores of one machine step usefully.
+pub(crate) const MAX_ENVS: usize = 4_096;
+/// Units of a hidden layer.
+pub(crate) const MAX_HIDDEN: usize = 65_536;
+/// Steps one rollout or replay buffer holds per copy.
+pub(crate) const MAX_STEPS_HELD: usize = 10_000_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LearnerError {

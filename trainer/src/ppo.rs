@@ -26,7 +26,7 @@ use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 use crate::errors::{CheckpointError, PlayError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
-use crate::learner::{EpisodeTally, Learner, UpdateStats, check_common, require};
+use crate::learner::{EpisodeTally, Learner, MAX_STEPS_HELD, UpdateStats, check_common, require};
 use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
@@ -200,11 +200,14 @@ impl PpoConfig {
     pub fn check(&self) -> Result<(), Unmet> {
         let c = self;
         require(&[
-            ("rollout_steps >= 1", c.rollout_steps >= 1),
+            (
+                "1 <= rollout_steps <= 10000000",
+                (1..=MAX_STEPS_HELD).contains(&c.rollout_steps),
+            ),
             ("epochs >= 1", c.epochs >= 1),
             (
                 "1 <= minibatches <= envs * rollout_steps",
-                c.minibatches >= 1 && c.minibatches <= c.envs * c.rollout_steps,
+                c.minibatches >= 1 && c.minibatches <= c.envs.saturating_mul(c.rollout_steps),
             ),
             ("0 <= gae_lambda <= 1", (0.0..=1.0).contains(&c.gae_lambda)),
             ("clip > 0", c.clip > 0.0),
@@ -529,6 +532,23 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     }
 }
 
+/// Refuses settings whose rollout would outgrow the memory budget: every copy's every step
+/// keeps its observation, mask and a few scalars, in `f32`, and the update copies them once
+/// into tensors.
+fn check_rollout_memory(config: &PpoConfig, ctx: &PolicyContext) -> schedlab_env::Result<()> {
+    let per_step = (ctx.observation_space.len() + ctx.action_space.mask_len() + 8) as u64 * 4;
+    let steps = config.envs as u64 * config.rollout_steps as u64;
+    schedlab_env::limits::check_memory(
+        std::path::Path::new("--set"),
+        "rollout_steps",
+        format!(
+            "{} copies x {} steps of {per_step} bytes",
+            config.envs, config.rollout_steps
+        ),
+        steps * per_step * 2,
+    )
+}
+
 impl<E: SchedulingEnv> PpoTrainer<E> {
     pub fn new(
         prototype: &E,
@@ -537,6 +557,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         device: Device,
     ) -> schedlab_env::Result<Self> {
         device.seed(seed);
+        check_rollout_memory(&config, &prototype.policy_context())?;
         let kept_windows = if config.filter_heuristic.is_empty() {
             None
         } else {

@@ -10,6 +10,7 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{EnvError, Result};
+use crate::limits;
 
 /// A kind of GPU: speed relative to a speed-1 reference, per task kind where it differs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -184,6 +185,23 @@ impl PlatformSpec {
                     )
                 })
         };
+        let listed = |per: fn(&MachineGroup) -> f64| self.machines.iter().map(per).sum::<f64>();
+        let machines = listed(|m| m.count as f64);
+        limits::check_total(
+            workload,
+            "platform.machines",
+            "machines",
+            machines,
+            limits::TOTAL_MACHINES,
+        )?;
+        let gpus = listed(|m| (m.count * m.gpus) as f64);
+        limits::check_total(
+            workload,
+            "platform.machines",
+            "GPUs",
+            gpus,
+            limits::TOTAL_GPUS,
+        )?;
         let mut groups: Vec<(String, usize, usize)> = Vec::new();
         for (i, m) in self.machines.iter().enumerate() {
             let key = format!("platform.machines[{i}]");

@@ -13,6 +13,7 @@ use super::platform::{Platform, PlatformSpec};
 use super::problem::{Dag, Edge, Problem, Task};
 use crate::cluster::{load_v2018_tasks, parse_task_name};
 use crate::error::{EnvError, Result};
+use crate::limits;
 
 /// A DAG workload file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -160,6 +161,7 @@ impl DagWorkload {
         }
         let platform = spec.platform.compile(path)?;
         check_source(path, "dags", &spec.dags)?;
+        check_memory(path, &spec, platform.gpus())?;
         if let Some(mix) = &spec.mix {
             if !(0.0..=1.0).contains(&mix.share) {
                 return bad("mix.share", format!("{} is not a probability", mix.share));
@@ -376,6 +378,29 @@ fn append(dag: &mut Dag, part: Dag) {
 }
 
 /// Checks one source's values; `key` is where it sits (`dags` or `mix.dags`).
+/// Refuses a workload whose episode would outgrow the memory budget: each task keeps its
+/// run time on every GPU (`Problem`'s table), and its own record, edges and schedule entry
+/// (about a kilobyte with its name, measured with `workload validate`).
+fn check_memory(path: &Path, spec: &DagWorkloadSpec, gpus: usize) -> Result<()> {
+    let sources = std::iter::once(("dags", &spec.dags))
+        .chain(spec.mix.iter().map(|mix| ("mix.dags", &mix.dags)));
+    for (key, source) in sources {
+        let tasks = match source {
+            DagSource::Layered { tasks, .. }
+            | DagSource::ForkJoin { tasks, .. }
+            | DagSource::Alibaba { tasks, .. } => *tasks as u64,
+        };
+        let estimate = tasks * gpus as u64 * 16 + tasks * 1024;
+        limits::check_memory(
+            path,
+            &format!("{key}.{}.tasks", source.section()),
+            format!("{tasks} tasks on {gpus} GPUs"),
+            estimate,
+        )?;
+    }
+    Ok(())
+}
+
 fn check_source(path: &Path, key: &str, source: &DagSource) -> Result<()> {
     let bad = |field: &str, message: String| {
         Err(EnvError::config(

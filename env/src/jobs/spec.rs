@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cluster::one;
 use crate::error::{EnvError, Result};
+use crate::limits;
 use crate::real::{Execution, RealSpec};
 use crate::schema::Prices;
 
@@ -407,9 +408,27 @@ impl JobsWorkload {
                 ));
             }
             let table_path = table_path(path, table);
+            // a Parquet table unpacks to some ten times its size as job records
+            limits::check_file_size(&table_path, limits::memory_limit() / 16, "job table")?;
             workload.jobs =
                 read_table(&table_path).map_err(|m| EnvError::config(&table_path, "(table)", m))?;
         }
+        let machines = workload.machine_count() as f64;
+        limits::check_total(
+            path,
+            "machines",
+            "machines",
+            machines,
+            limits::TOTAL_MACHINES,
+        )?;
+        // a job's record and its episode state, measured at about half a kilobyte
+        let jobs = workload.jobs.len() as u64;
+        let key = if workload.jobs_table.is_some() {
+            "jobs_table"
+        } else {
+            "jobs"
+        };
+        limits::check_memory(path, key, format!("{jobs} jobs"), jobs * 512)?;
         workload.validate(path)?;
         Ok(workload)
     }

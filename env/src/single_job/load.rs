@@ -7,6 +7,7 @@ use super::compression::Compression;
 use super::workload::{OptimizerKind, SingleJobWorkload, Topology};
 use crate::cluster::{BackgroundSpec, Resource};
 use crate::error::{EnvError, Result};
+use crate::limits;
 use crate::schema::{DataFormat, ModelKind};
 use crate::workload_file::resolve;
 
@@ -25,6 +26,7 @@ impl SingleJobWorkload {
         let workload: SingleJobWorkload = crate::workload_file::load_as(path, overrides)?;
         check_episode(&workload, path)?;
         check_nodes(&workload, path)?;
+        check_model_memory(&workload, path)?;
         check_containers(&workload, path)?;
         check_job_numbers(&workload, path)?;
         check_optimiser(&workload, path)?;
@@ -35,6 +37,23 @@ impl SingleJobWorkload {
         }
         Ok(workload)
     }
+}
+
+/// Refuses a cluster above the machine limit in all, and a model whose hidden layers alone
+/// would outgrow the memory budget: every worker holds the weights, its gradient and its
+/// optimiser's state, in `f32`.
+fn check_model_memory(w: &SingleJobWorkload, path: &Path) -> Result<()> {
+    let nodes: usize = w.nodes.iter().map(|n| n.count).sum();
+    limits::check_total(path, "nodes", "nodes", nodes as f64, limits::TOTAL_MACHINES)?;
+    let hidden = &w.job.hidden;
+    let weights: u64 = hidden
+        .windows(2)
+        .map(|p| p[0] as u64 * p[1] as u64)
+        .sum::<u64>()
+        + hidden.iter().map(|&h| h as u64).sum::<u64>();
+    let copies = nodes as u64 + 2;
+    let shown = format!("{hidden:?} on {nodes} nodes");
+    limits::check_memory(path, "job.hidden", shown, weights * 4 * 3 * copies)
 }
 
 /// The episode's clock (positive round interval and time limit, at least one round) and the

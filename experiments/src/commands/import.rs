@@ -53,8 +53,8 @@ pub struct ImportArgs {
     /// Cut `[--from, --to)` into this many consecutive windows of equal length, each its own
     /// workload `OUT-00.toml`, `OUT-01.toml`, ... (`OUT-000.toml` from 101 windows on;
     /// held-out evaluation windows).
-    #[arg(long)]
-    windows: Option<usize>,
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    windows: Option<u32>,
     /// The workload file to write (TOML).
     #[arg(short, long)]
     out: PathBuf,
@@ -127,7 +127,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         lenient: args.lenient,
         seed: args.seed,
         templates: args.templates,
-        windows: args.windows,
+        windows: args.windows.map(|n| n as usize),
         out: args.out,
     })
 }

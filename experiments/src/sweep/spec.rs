@@ -55,6 +55,10 @@ impl Default for TrainSettings {
 /// The prefix of policies trained inside the sweep.
 pub const TRAIN_PREFIX: &str = "train:";
 
+/// The most cells one sweep holds (docs/workload-files.md, "Limits"): its result table and
+/// shard plan are built whole.
+const MAX_CELLS: u128 = 1_000_000;
+
 /// One episode of the grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Cell {
@@ -108,6 +112,7 @@ pub fn pairs(table: &BTreeMap<String, toml::Value>) -> Vec<String> {
 
 impl SweepSpec {
     pub fn load(path: &Path) -> anyhow::Result<SweepSpec> {
+        schedlab_env::limits::check_file_size(path, 16 << 20, "sweep spec")?;
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let spec: SweepSpec = toml::from_str(&text).map_err(|e| {
@@ -129,6 +134,18 @@ impl SweepSpec {
         ] {
             anyhow::ensure!(list > 0, "`{key}` is empty");
         }
+        let cells = [
+            self.workloads.len(),
+            self.overrides.len().max(1),
+            self.policies.len(),
+        ]
+        .iter()
+        .fold(self.seeds.len() as u128, |n, &k| n * k as u128);
+        anyhow::ensure!(
+            cells <= MAX_CELLS,
+            "{cells} cells (workloads x override sets x policies x seeds), above the limit of \
+             {MAX_CELLS}: split the sweep"
+        );
         let mut seen = std::collections::HashSet::new();
         for p in &self.policies {
             anyhow::ensure!(seen.insert(p), "policy `{p}` is listed twice");

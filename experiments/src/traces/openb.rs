@@ -65,7 +65,9 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                         format!("{share} not in 1..=1000"),
                     ));
                 }
-                n => n * GPU_MILLI,
+                n => n.checked_mul(GPU_MILLI).ok_or_else(|| {
+                    table.invalid(row, "num_gpu", "too many GPUs", format!("{n}"))
+                })?,
             };
             let request = [cpu, mem, gpu];
             check_fits(

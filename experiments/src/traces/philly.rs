@@ -13,6 +13,9 @@ pub const COLUMNS: [&str; 3] = ["timestamp", "duration", "num_gpus"];
 /// 1 s (0 included) is real and runs 1 s, as the openb and v2018 importers treat theirs.
 /// Philly has no CPU or memory figures: a container gets, per GPU, the CPU and memory per GPU
 /// of the cluster's leanest GPU machine (so a GPU-proportional share always fits).
+/// The most GPUs one job asks for: its containers are searched for by trying divisors.
+const MAX_JOB_GPUS: f64 = schedlab_env::limits::TOTAL_GPUS;
+
 pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
     table.require(&COLUMNS)?;
     let mut out = ReadJobs {
@@ -70,6 +73,14 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                     "num_gpus",
                     "zero request",
                     "a Philly job needs GPUs",
+                ));
+            }
+            if f64::from(gpus) > MAX_JOB_GPUS {
+                return Err(table.invalid(
+                    row,
+                    "num_gpus",
+                    "too many GPUs",
+                    format!("{gpus} > {MAX_JOB_GPUS}"),
                 ));
             }
             let workers = (gpus.div_ceil(max_gpus.max(1))..=gpus)

@@ -49,12 +49,25 @@ impl TextTable {
         let mut bytes = Vec::new();
         let file =
             std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        // the text and its table of strings take some four times its size
+        let limit = schedlab_env::limits::memory_limit() / 4;
         if path.extension().is_some_and(|e| e == "gz") {
-            flate2::read::GzDecoder::new(file).read_to_end(&mut bytes)
+            flate2::read::GzDecoder::new(file)
+                .take(limit + 1)
+                .read_to_end(&mut bytes)
         } else {
-            std::io::BufReader::new(file).read_to_end(&mut bytes)
+            std::io::BufReader::new(file)
+                .take(limit + 1)
+                .read_to_end(&mut bytes)
         }
         .with_context(|| format!("reading {}", path.display()))?;
+        anyhow::ensure!(
+            bytes.len() as u64 <= limit,
+            "{}: the trace's text is longer than {}, a quarter of the memory limit (raise it with \
+             --memory-limit-gb or SCHEDLAB_MEMORY_LIMIT_GB, or import a shorter slice)",
+            path.display(),
+            schedlab_env::limits::show_bytes(limit)
+        );
         let mut frame = CsvReadOptions::default()
             .with_has_header(true)
             .with_infer_schema_length(Some(0))
