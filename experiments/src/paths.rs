@@ -9,8 +9,30 @@ pub fn data_root(relative: &str) -> PathBuf {
     if local.join(relative).exists() {
         local
     } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data")
+        built_from_data()
     }
+}
+
+/// The `data/` of the checkout this binary was built from, as a path without `..` so that
+/// messages show it plainly.
+fn built_from_data() -> PathBuf {
+    let experiments = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    experiments.parent().unwrap_or(experiments).join("data")
+}
+
+/// Trained schedulers shipped with the repository (data/policies/README.md).
+pub fn shipped_policies() -> PathBuf {
+    data_root("policies").join("policies")
+}
+
+/// The fitted predictors shipped with the repository.
+pub fn shipped_predictors() -> PathBuf {
+    data_root("predictors").join("predictors")
+}
+
+/// The fitted job templates shipped with the repository.
+pub fn shipped_templates() -> PathBuf {
+    data_root("templates").join("templates")
 }
 
 /// A shipped workload file by name ([`data_root`]).

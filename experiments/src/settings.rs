@@ -12,7 +12,7 @@ pub fn parse_overrides(raw: &[String]) -> anyhow::Result<Vec<(String, String)>> 
 }
 
 /// Workload keys outside any section, set without a dot (`--set execution=real`).
-const WORKLOAD_TOP_KEYS: [&str; 1] = ["execution"];
+const WORKLOAD_TOP_KEYS: [&str; 3] = ["execution", "ready_tasks", "jobs_table"];
 
 /// Ctrl-C during a real run (`execution = "real"`): its processes are killed and its groups
 /// removed before the program exits with 130. Where a handler is set already, it stays; the

@@ -309,7 +309,10 @@ fn the_python_binding_reuses_the_workspaces_compiled_dependencies() {
         .filter_map(|(package, sets)| {
             let theirs = workspace.get(package)?;
             let widest = |sets: &BTreeSet<String>| -> BTreeSet<String> {
-                sets.iter().flat_map(|set| set.split(',')).map(str::to_string).collect()
+                sets.iter()
+                    .flat_map(|set| set.split(','))
+                    .map(str::to_string)
+                    .collect()
             };
             (!sets.is_subset(theirs) || widest(sets) != widest(theirs))
                 .then(|| format!("{package}: binding {sets:?}, workspace {theirs:?}"))

@@ -661,7 +661,8 @@ fn every_shipped_jobs_clone_plays_a_held_out_window_by_name() {
         "window.interface=per-slot",
     ]);
     assert!(
-        err.contains("trained for observations of") && err.contains("window.interface=one-choice"),
+        err.contains("trained for observations of")
+            && err.contains("window.interface is one-choice in training and per-slot here"),
         "{err}"
     );
 }
@@ -2378,4 +2379,227 @@ fn a_policy_of_another_kind_of_workload_is_refused_by_kind() {
         "{err}"
     );
     assert!(!err.contains("shape mismatch"), "{err}");
+}
+
+/// Each way a trained policy can miss a workload is refused before its weights load, naming
+/// the policy, what it trained on and what differs: another kind (jobs and DAG, DAG and
+/// network, jobs and single job), another window, another GPU count for a flat DAG network
+/// and another action layout.
+#[test]
+fn every_mismatch_of_policy_and_workload_is_named_before_weights_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, flat_jobs) = train_tiny_on(
+        &workload("philly-tiny-one-choice.toml"),
+        "ppo",
+        dir.path(),
+        "32",
+        &[],
+    );
+    let eval_err = |policy: &str, file: &str, set: &[&str]| {
+        let mut args = vec!["eval", "--policy", policy, "--workload"];
+        let file = workload(file);
+        args.push(arg(&file));
+        args.extend(["--seeds", "0"]);
+        for kv in set {
+            args.extend(["--set", kv]);
+        }
+        let err = run_err(&args);
+        assert!(
+            !err.contains("shape mismatch") && !err.contains("panicked"),
+            "{err}"
+        );
+        err
+    };
+    let kinds = [
+        (
+            "philly-es",
+            "dag-layered.toml",
+            "trained on a jobs workload",
+            "this is a dag workload",
+        ),
+        (
+            "dag-ppo",
+            "philly-mini.toml",
+            "trained on a dag workload",
+            "this is a jobs workload",
+        ),
+        (
+            "dag-ppo",
+            "network-diabetes-ridge.toml",
+            "trained on a dag workload",
+            "this is a network workload",
+        ),
+        (
+            "philly-es",
+            "small-4node.toml",
+            "trained on a jobs workload",
+            "this is a single-job workload",
+        ),
+    ];
+    for (policy, file, trained, here) in kinds {
+        let err = eval_err(policy, file, &[]);
+        assert!(
+            err.contains(policy) && err.contains(trained) && err.contains(here),
+            "{err}"
+        );
+    }
+    let window = eval_err(
+        arg(&flat_jobs),
+        "philly-tiny-one-choice.toml",
+        &["window.queued=3"],
+    );
+    assert!(
+        window.contains("window.queued is 12 in training and 3 here"),
+        "{window}"
+    );
+    let gpus = eval_err("dag-ddqn", "dag-alibaba.toml", &[]);
+    assert!(
+        gpus.contains("dag-ddqn")
+            && gpus.contains("actions of 16 levels")
+            && gpus.contains("GPUs = 18"),
+        "{gpus}"
+    );
+    let layout = eval_err("dag-ddqn", "dag-layered.toml", &["ready_tasks=2"]);
+    assert!(layout.contains("ready_tasks = 2"), "{layout}");
+    let interface = eval_err(
+        "philly-es",
+        "philly-mini.toml",
+        &["window.interface=per-slot"],
+    );
+    assert!(
+        interface.contains("window.interface is one-choice in training and per-slot here"),
+        "{interface}"
+    );
+}
+
+/// Runs `schedlab args` to its end and returns its stderr and its peak resident memory in
+/// KB, as the kernel accounted it (what `/usr/bin/time -v` reports).
+fn run_err_with_peak_kb(args: &[&str]) -> (String, i64) {
+    use std::io::Read;
+    #[allow(
+        clippy::zombie_processes,
+        reason = "reaped by wait4, which also gives its usage"
+    )]
+    let mut child = schedlab()
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: rusage is plain data the call fills; the pid is this test's own child
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as i32, "waiting for schedlab {args:?}");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 1,
+        "schedlab {args:?} should have failed with an error, not status {status}: {stderr}"
+    );
+    (stderr, usage.ru_maxrss)
+}
+
+/// A typo in a count (a billion GPUs, a hundred million tasks, a trillion machines, a job of
+/// billions of GPUs in a trace) is refused naming the key and the value before anything of
+/// that size is built: the command stays far under 200 MB.
+#[test]
+fn extreme_counts_are_refused_by_key_and_value_before_memory_is_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let edited = |name: &str, from: &str, to: &str, shipped: &str| {
+        let text = std::fs::read_to_string(workload(shipped)).unwrap();
+        assert!(text.contains(from), "{shipped} has `{from}`");
+        let path = dir.path().join(name);
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        path
+    };
+    let gpus = edited(
+        "gpus.toml",
+        "gpus = 4\n",
+        "gpus = 4000000000\n",
+        "dag-layered.toml",
+    );
+    let tasks = edited(
+        "tasks.toml",
+        "tasks = 100\n",
+        "tasks = 100000000\n",
+        "dag-layered.toml",
+    );
+    let machines = edited(
+        "machines.toml",
+        "count = 8\n",
+        "count = 1000000000000\n",
+        "philly-tiny-one-choice.toml",
+    );
+    let cases = [
+        (&gpus, "`platform.machines[0].gpus`: 4000000000"),
+        (&tasks, "`dags.layered.tasks`: 100000000"),
+        (&machines, "`machines[0].count`: 1000000000000"),
+    ];
+    for (path, named) in cases {
+        for command in [
+            vec!["workload", "validate", arg(path)],
+            vec!["run", "--workload", arg(path)],
+        ] {
+            let (stderr, peak_kb) = run_err_with_peak_kb(&command);
+            assert!(
+                stderr.contains(named) && stderr.contains("limit"),
+                "{stderr}"
+            );
+            assert!(peak_kb < 200_000, "{command:?} peaked at {peak_kb} KB");
+        }
+    }
+    let pods = dir.path().join("pods.csv");
+    let shipped =
+        std::fs::read_to_string(trace("alibaba_gpu_v2023/openb_pods_before_t12200000.csv"))
+            .unwrap();
+    let header = shipped.lines().next().unwrap();
+    std::fs::write(
+        &pods,
+        format!("{header}\nopenb-pod-huge,12000,16384,4000000000,1000,,LS,Running,0,12537496,0\n"),
+    )
+    .unwrap();
+    let (stderr, peak_kb) = run_err_with_peak_kb(&[
+        "workload",
+        "import",
+        "--format",
+        "alibaba-openb",
+        "--jobs",
+        arg(&pods),
+        "--nodes",
+        arg(&trace("alibaba_gpu_v2023/openb_node_list_all_node.csv")),
+        "-o",
+        arg(&dir.path().join("openb.toml")),
+    ]);
+    assert!(
+        stderr.contains("line 2: column `num_gpu`") && stderr.contains("4000000000"),
+        "{stderr}"
+    );
+    assert!(peak_kb < 200_000, "import peaked at {peak_kb} KB");
+}
+
+/// The memory a run is estimated to need is checked against `--memory-limit-gb`.
+#[test]
+fn a_run_estimated_above_the_memory_limit_is_refused_with_its_estimate() {
+    let args = ["--memory-limit-gb", "0.0001", "workload", "validate"];
+    let (stderr, _) =
+        run_err_with_peak_kb(&[&args[..], &[arg(&workload("dag-layered.toml"))]].concat());
+    assert!(
+        stderr.contains("`dags.layered.tasks`: 100 tasks on 16 GPUs needs about")
+            && stderr.contains("--memory-limit-gb"),
+        "{stderr}"
+    );
+    run_ok(&[
+        "--memory-limit-gb",
+        "1",
+        "workload",
+        "validate",
+        arg(&workload("dag-layered.toml")),
+    ]);
 }

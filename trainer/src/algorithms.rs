@@ -238,24 +238,23 @@ pub fn load_agent(
     }
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
     let other_shapes = || {
-        let trained_with = if manifest.play_settings.is_empty() {
-            String::new()
+        let here = env.shape_settings();
+        let differing: Vec<String> = here
+            .iter()
+            .filter_map(|(key, value)| {
+                let trained = manifest.play_settings.get(key).filter(|t| *t != value)?;
+                Some(format!("{key} is {trained} in training and {value} here"))
+            })
+            .collect();
+        let detail = if differing.is_empty() {
+            let settings: Vec<String> = here.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!("with {}", settings.join(", "))
         } else {
-            let pairs: Vec<String> = manifest
-                .play_settings
-                .iter()
-                .map(|(key, value)| format!("{key}={value}"))
-                .collect();
-            let on = manifest
-                .env_kind
-                .as_deref()
-                .map(|kind| format!(" on a {kind} workload"))
-                .unwrap_or_default();
-            format!(" (trained{on} with {})", pairs.join(", "))
+            format!("where {}", differing.join("; "))
         };
         invalid(format!(
-            "trained for observations of {} and actions of {} levels; this workload has {obs} and {mask}{trained_with}",
-            manifest.observation_len, manifest.mask_len
+            "trained for observations of {} and actions of {} levels (on {}); this workload has {obs} and {mask}, {detail}",
+            manifest.observation_len, manifest.mask_len, manifest.workload
         ))
     };
     // a per-unit network's weights do not depend on the number of units: it plays other

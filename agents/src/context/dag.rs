@@ -48,6 +48,17 @@ impl DagContext {
         EnvKind::Dag
     }
 
+    /// What sets the shapes of this env's spaces, as `(setting, value)`.
+    pub fn shape_settings(&self) -> Vec<(String, String)> {
+        vec![
+            ("GPUs".into(), self.workload.platform.gpus().to_string()),
+            (
+                "ready_tasks".into(),
+                self.workload.spec.ready_tasks.to_string(),
+            ),
+        ]
+    }
+
     pub fn of(env: &DagEnv) -> Self {
         use schedlab_env::Environment;
         DagContext {

@@ -48,6 +48,12 @@ impl EnvContext {
     pub fn common(&self) -> &PolicyContext {
         schedlab_env::each_kind!(EnvContext, self, ctx => &ctx.common)
     }
+
+    /// What sets the shapes of this env's spaces, as `(setting, value)`: named where a trained
+    /// policy's spaces differ.
+    pub fn shape_settings(&self) -> Vec<(String, String)> {
+        schedlab_env::each_kind!(EnvContext, self, ctx => ctx.shape_settings())
+    }
 }
 
 /// The single-job part of `ctx`; a registry row of this kind is only built with one.

@@ -22,6 +22,8 @@ pub struct JobsContext {
     /// The per-slot grid `slot x [workers, size, placement]` the heuristics plan in (the
     /// env's action space unless it takes one choice per step).
     pub slot_space: ActionSpace,
+    /// The window and scaling settings that shape the spaces.
+    pub interface_settings: Vec<(String, String)>,
     /// The one-choice layout, when the env takes one choice per step: the heuristics' plans
     /// then reach it through [`super::one_choice::OneChoice`].
     pub one_choice: Option<ChoiceLayout>,
@@ -53,6 +55,12 @@ impl JobsContext {
         EnvKind::Jobs
     }
 
+    /// What sets the shapes of this env's spaces: the settings a trained policy records
+    /// (`JobsWorkload::interface_settings`).
+    pub fn shape_settings(&self) -> Vec<(String, String)> {
+        self.interface_settings.clone()
+    }
+
     pub fn of(env: &JobsEnv) -> Self {
         let w = env.workload();
         let mut cluster_capacity = [0.0; 3];
@@ -72,6 +80,7 @@ impl JobsContext {
         JobsContext {
             common: PolicyContext::new(env.action_space().clone(), env.observation_space().clone()),
             slot_space: env.slot_space().clone(),
+            interface_settings: w.interface_settings(),
             one_choice: env.choice_layout().cloned(),
             cluster_capacity,
             largest_machine,

@@ -30,6 +30,15 @@ impl NetworkContext {
         EnvKind::Network
     }
 
+    /// What sets the shapes of this env's spaces, as `(setting, value)`.
+    pub fn shape_settings(&self) -> Vec<(String, String)> {
+        let s = &self.workload.spec;
+        vec![
+            ("centres.count".into(), s.centres.count.to_string()),
+            ("edges".into(), self.workload.base.edges().len().to_string()),
+        ]
+    }
+
     pub fn of(env: &NetworkEnv) -> Self {
         NetworkContext {
             common: PolicyContext::new(env.action_space().clone(), env.observation_space().clone()),

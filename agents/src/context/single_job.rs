@@ -38,6 +38,18 @@ impl SingleJobContext {
         EnvKind::SingleJob
     }
 
+    /// What sets the shapes of this env's spaces, as `(setting, value)`.
+    pub fn shape_settings(&self) -> Vec<(String, String)> {
+        let levels = self.level_sizes.iter().map(|l| l.len().to_string());
+        vec![
+            ("nodes".into(), self.node_capacity.len().to_string()),
+            (
+                "container levels".into(),
+                levels.collect::<Vec<_>>().join("/"),
+            ),
+        ]
+    }
+
     pub fn of(env: &SingleJobEnv) -> Self {
         let workload = &env.scenario().workload;
         let ladder = &workload.containers;

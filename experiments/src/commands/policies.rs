@@ -41,13 +41,14 @@ pub fn listing() -> String {
         text.push('\n');
     }
     text += "A run folder of `schedlab train` plays its trained agent on workloads of its kind.\n";
-    let mut shipped: Vec<String> = std::fs::read_dir(schedlab_experiments::play::SHIPPED_POLICIES)
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.path().join("manifest.json").is_file())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut shipped: Vec<String> =
+        std::fs::read_dir(schedlab_experiments::paths::shipped_policies())
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| entry.path().join("manifest.json").is_file())
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
     shipped.sort();
     if !shipped.is_empty() {
         text += &format!(

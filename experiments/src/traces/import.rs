@@ -62,13 +62,16 @@ pub fn import(request: &ImportRequest) -> anyhow::Result<()> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "window".into());
+    let bar = crate::play::count_bar(count as u64, "import".into(), "windows")?;
     for k in 0..count {
         let out = request
             .out
             .with_file_name(window_file_name(&stem, k, count));
         let bounds = [k, k + 1].map(|i| from.map(|b| b.plus_s(step * i as f64)));
-        import_one(request, bounds[0], bounds[1], &out, None)?;
+        bar.suspend(|| import_one(request, bounds[0], bounds[1], &out, None))?;
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     Ok(())
 }
 
@@ -122,13 +125,9 @@ fn import_one(
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", request.format.name()))?;
     let out_dir = templates::output_dir(out)?;
-    let template_list = templates::load(
-        request
-            .templates
-            .as_deref()
-            .unwrap_or(templates::default_dir()),
-        &out_dir,
-    )?;
+    let shipped = templates::default_dir();
+    let template_list =
+        templates::load(request.templates.as_deref().unwrap_or(&shipped), &out_dir)?;
     let options = ReadOptions {
         machines: &machines,
         from,
