@@ -51,6 +51,21 @@ def test_unknown_override_names_the_key():
         schedlab.SchedlabEnv(REPO / "data/workloads/small-4node.toml", overrides={"job.nope": "1"})
 
 
+def test_extreme_counts_are_refused_naming_key_and_value():
+    with pytest.raises(ValueError, match=r"`dags.layered.tasks`: 100000000 is above the limit"):
+        schedlab.SchedlabEnv(REPO / "data/workloads/dag-layered.toml", overrides={"dags.layered.tasks": "100000000"})
+    with pytest.raises(ValueError, match=r"`window.queued`: 1000000000 is above the limit"):
+        schedlab.SchedlabEnv(REPO / "data/workloads/philly-mini.toml", overrides={"window.queued": "1000000000"})
+
+
+def test_the_memory_limit_is_read_from_the_environment(monkeypatch):
+    monkeypatch.setenv("SCHEDLAB_MEMORY_LIMIT_GB", "0.0001")
+    with pytest.raises(ValueError, match=r"100 tasks on 16 GPUs needs about .* SCHEDLAB_MEMORY_LIMIT_GB"):
+        schedlab.SchedlabEnv(REPO / "data/workloads/dag-layered.toml")
+    monkeypatch.delenv("SCHEDLAB_MEMORY_LIMIT_GB")
+    schedlab.SchedlabEnv(REPO / "data/workloads/dag-layered.toml")
+
+
 def test_observations_infos_and_masks_are_fresh_objects():
     env = schedlab.SchedlabEnv(REPO / "data/workloads/philly-mini.toml")
     obs, info = env.reset(seed=1)

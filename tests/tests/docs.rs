@@ -118,3 +118,26 @@ fn the_limits_table_lists_every_bounded_key() {
         );
     }
 }
+
+/// README's and ARCHITECTURE.md's lines on the trainer name every learner of its table.
+#[test]
+fn the_trainer_is_described_with_every_learner_it_has() {
+    let lines = [
+        ("README.md", "trainer/      schedlab-trainer:"),
+        ("ARCHITECTURE.md", "| `trainer/` |"),
+        ("ARCHITECTURE.md", "trainer/src/ "),
+    ];
+    for (document, start) in lines {
+        let text = std::fs::read_to_string(repo().join(document)).unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(start.trim_start()) || l.contains(start))
+            .unwrap_or_else(|| panic!("{document} has no line on the trainer ({start})"));
+        for name in schedlab_trainer::algorithms::AgentKind::NAMES {
+            assert!(
+                line.contains(&name.to_uppercase()),
+                "{document}'s line on the trainer leaves out {name}: {line}"
+            );
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! The gym contract every schedlab environment keeps, so that one rollout loop, one vectorised
-//! env, one trainer and one evaluator serve the single-job cluster and the jobs cluster alike.
+//! env, one trainer and one evaluator serve every kind alike: the single job, the jobs cluster,
+//! DAGs on GPUs and the network of centres.
 
 use super::spaces::{ActionSpace, Observation, ObservationSpace};
 use crate::error::Result;
