@@ -26,9 +26,10 @@ use clap::{Parser, Subcommand};
 )]
 struct Cli {
     /// Worker threads for gradient computation and parallel envs (default: all cores).
-    /// Results are identical whatever the count.
-    #[arg(long, global = true)]
-    threads: Option<usize>,
+    /// Results are identical whatever the count. `bench train` takes a list (`1,2,4`) and
+    /// times each.
+    #[arg(long, global = true, value_delimiter = ',')]
+    threads: Vec<usize>,
     /// Where learned agents' networks train and act: flex (pure Rust CPU), ndarray, or with
     /// the `tch` cargo feature libtorch and libtorch-cuda[:N].
     #[arg(long, global = true, default_value = "flex")]
@@ -125,8 +126,15 @@ fn main() -> anyhow::Result<()> {
     // splits over the pool then takes the command's own thread as one of its workers, and no
     // more threads than `--threads` compete for the cores between products (beside the pool,
     // its spinning workers slowed PPO at hidden 64 by an eighth on 2 cores).
+    let threads = match (&cli.command, cli.threads.as_slice()) {
+        (Command::Bench(BenchCommand::Train(_)), counts) => counts.iter().copied().max(),
+        (_, [] | [_]) => cli.threads.first().copied(),
+        (_, counts) => {
+            anyhow::bail!("--threads {counts:?}: one count here; only `bench train` times a list")
+        }
+    };
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cli.threads.unwrap_or(0))
+        .num_threads(threads.unwrap_or(0))
         .stack_size(MAIN_STACK_BYTES)
         .build()?;
     pool.install(|| dispatch(cli))
@@ -165,7 +173,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Env(args)) => commands::bench::env::run(args),
         Command::Bench(BenchCommand::Solvers(args)) => commands::bench::solvers::run(args),
         Command::Bench(BenchCommand::Cluster(args)) => commands::bench::cluster::run(args),
-        Command::Bench(BenchCommand::Train(args)) => commands::bench::train::run(args),
+        Command::Bench(BenchCommand::Train(args)) => {
+            commands::bench::train::run(args, &cli.threads)
+        }
         Command::Bench(BenchCommand::Dag(args)) => commands::bench::dag::run(args),
         Command::Bench(BenchCommand::Network(args)) => commands::bench::network::run(args),
         Command::Bench(BenchCommand::Steps(args)) => commands::bench::steps::run(args),

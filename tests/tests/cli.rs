@@ -339,30 +339,50 @@ fn bench_steps_steps_every_kind_with_allowed_actions_only() {
 }
 
 #[test]
-fn bench_train_times_each_agent_on_the_training_family() {
+fn bench_train_times_each_agent_at_each_env_and_thread_count() {
     let out = run_ok(&[
+        "--threads",
+        "1,2",
         "bench",
         "train",
         "--seconds",
         "0.5",
-        "--set",
-        "envs=2",
+        "--envs",
+        "2,3",
         "--set",
         "learning_starts=8",
     ]);
+    assert!(
+        out.starts_with("philly-train ") && out.contains("device "),
+        "{out}"
+    );
     for agent in ["ppo", "dqn"] {
-        let line = out
+        let rows: Vec<Vec<&str>> = out
             .lines()
-            .find(|l| l.starts_with(&format!("{agent}: ")))
-            .unwrap_or_else(|| panic!("no {agent} line in {out}"));
-        let rate: f64 = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{line}"));
-        assert!(rate > 0.0 && line.contains("gradient steps/s"), "{line}");
+            .filter(|l| l.starts_with(&format!("{agent} ")))
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        // agent, envs, threads, env steps/s, gradient steps/s, speed-up
+        let cells: Vec<(&str, &str)> = rows.iter().map(|r| (r[1], r[2])).collect();
+        assert_eq!(
+            cells,
+            [("2", "1"), ("2", "2"), ("3", "1"), ("3", "2")],
+            "{out}"
+        );
+        for row in &rows {
+            let rate: f64 = row[3].parse().unwrap();
+            assert!(rate > 0.0, "{out}");
+        }
+        assert_eq!(rows[0][5], "1.00x", "{out}");
     }
-    assert!(out.starts_with("philly-train "), "{out}");
+    let err = run_err(&[
+        "--threads",
+        "1,2",
+        "workload",
+        "validate",
+        arg(&workload("philly-mini.toml")),
+    ]);
+    assert!(err.contains("only `bench train` times a list"), "{err}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use burn::config::Config;
 use burn::optim::grad_clipping::GradientClippingConfig;
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::{AdamConfig, ModuleOptimizer};
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -15,7 +15,7 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
 use schedlab_agents::learned::actor_critic::{
-    ActorCriticConfig, PpoBatch, PpoLossConfig, ShapeMismatch, ppo_loss,
+    ActorCriticConfig, PpoBatch, PpoLossConfig, ShapeMismatch,
 };
 use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
@@ -31,10 +31,12 @@ use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
 use record::Record;
+use shards::sharded_loss;
 
 pub(crate) mod record;
 mod resume;
 mod same_window;
+mod shards;
 
 /// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
 /// rounds): small rollouts, many updates.
@@ -839,20 +841,18 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             let (epoch_kl, epoch_batches) = (sums[3], count);
             for chunk in order.chunks(per_batch) {
                 let batch = minibatch(rows, chunk, self.config.normalize_advantages);
-                let loss = ppo_loss(
+                let loss = sharded_loss(
                     &self.agent.net,
                     &self.context.action_space,
                     &batch,
                     &loss_config,
                     &self.device,
                 );
-                sums[0] += loss.policy.clone().into_scalar::<f32>();
-                sums[1] += loss.value.clone().into_scalar::<f32>();
-                sums[2] += loss.entropy.clone().into_scalar::<f32>();
-                sums[3] += loss.approx_kl;
-                sums[4] += loss.clip_fraction;
+                for (sum, term) in sums.iter_mut().zip(loss.terms) {
+                    *sum += term;
+                }
                 count += 1.0;
-                let grads = GradientsParams::from_grads(loss.total.backward(), &self.agent.net);
+                let grads = loss.grads;
                 sums[5] += global_norm(&self.agent.net, &grads);
                 let net = self.agent.net.clone();
                 self.agent.net = self.optim.step(lr, net, grads);
@@ -1111,6 +1111,56 @@ mod tests {
         // 48 rounds of a workload whose episodes last 7-12 rounds: some episodes ended
         assert!(first.iter().map(|s| s.4).sum::<usize>() > 0);
         assert_eq!(first, run(4), "the same seed trains identically");
+    }
+
+    /// Rollouts of 80 copies (inference in pieces) and minibatches of 640 rows (update in
+    /// shards), per job and flat, train the same weights on 1, 2 and 4 threads.
+    #[test]
+    fn training_is_identical_at_any_thread_count() {
+        use schedlab_env::jobs::{JobsEnv, JobsWorkload};
+        let path =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
+        let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
+        let no_table = |p: &std::path::Path| Err(format!("{} is not expected", p.display()));
+        let env = JobsEnv::new(Arc::new(
+            JobsWorkload::load(&path, &one_choice, &no_table).unwrap(),
+        ));
+        let train = |threads: usize, per_unit: bool| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let config = PpoConfig::new()
+                    .with_envs(80)
+                    .with_rollout_steps(8)
+                    .with_minibatches(1)
+                    .with_epochs(2)
+                    .with_per_unit(per_unit)
+                    .with_hidden(16);
+                let mut t = PpoTrainer::new(&env, config, 3, Device::flex().autodiff()).unwrap();
+                let losses: Vec<Vec<f32>> = (0..3)
+                    .map(|_| t.update().unwrap().scalars.iter().map(|s| s.1).collect())
+                    .collect();
+                // the trained critic on the prototype's first observation
+                let mut probe = env.fresh_copy();
+                let (first, _) = probe.reset(9).unwrap();
+                (losses, t.agent.values(&[&first]))
+            })
+        };
+        for per_unit in [true, false] {
+            let one = train(1, per_unit);
+            assert_eq!(
+                one,
+                train(2, per_unit),
+                "per_unit {per_unit}: 1 and 2 threads"
+            );
+            assert_eq!(
+                one,
+                train(4, per_unit),
+                "per_unit {per_unit}: 1 and 4 threads"
+            );
+        }
     }
 
     /// Two groups of two copies.
