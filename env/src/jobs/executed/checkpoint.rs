@@ -69,9 +69,55 @@ impl Checkpoint {
     }
 }
 
+/// Prefix of a run's checkpoint folder in the temporary folder, `PREFIX{pid}-{run}`.
+pub(super) const FOLDER_PREFIX: &str = "schedlab-checkpoints-";
+
+/// Removes the checkpoint folders under `temp` of runs whose process is gone (killed before
+/// it could clean up), as the next run removes their control groups.
+pub(super) fn remove_stale_folders(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(FOLDER_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        let gone = pid.is_some_and(|pid| {
+            pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+        });
+        if gone {
+            // best effort: a folder that cannot go now is tried again by the next run
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folders_of_dead_runs_go_and_live_ones_stay() {
+        let temp = tempfile_dir();
+        let dead = temp.join(format!("{FOLDER_PREFIX}4294967295-0"));
+        let mine = temp.join(format!("{FOLDER_PREFIX}{}-7", std::process::id()));
+        let other = temp.join("schedlab-something-else");
+        for dir in [&dead, &mine, &other] {
+            std::fs::create_dir_all(dir.join("inner")).unwrap();
+        }
+        remove_stale_folders(&temp);
+        assert!(!dead.exists() && mine.exists() && other.exists());
+        std::fs::remove_dir_all(&temp).unwrap();
+    }
+
+    fn tempfile_dir() -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("schedlab-stale-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
 
     #[test]
     fn a_checkpoint_round_trips_exactly_and_names_its_job() {

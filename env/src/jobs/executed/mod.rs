@@ -101,8 +101,12 @@ impl RealCluster {
         let tag = crate::real::next_run_tag();
         let run = hierarchy.create_run(tag)?;
         crate::real::register(tag, run.clone());
-        let checkpoints =
-            std::env::temp_dir().join(format!("schedlab-checkpoints-{}-{tag}", std::process::id()));
+        checkpoint::remove_stale_folders(&std::env::temp_dir());
+        let checkpoints = std::env::temp_dir().join(format!(
+            "{}{}-{tag}",
+            checkpoint::FOLDER_PREFIX,
+            std::process::id()
+        ));
         let made = std::fs::create_dir_all(&checkpoints)
             .map_err(|e| EnvError::io(&checkpoints, e))
             .and_then(|()| machine_groups(&run, workload, &spec));
