@@ -1117,14 +1117,7 @@ mod tests {
     /// shards), per job and flat, train the same weights on 1, 2 and 4 threads.
     #[test]
     fn training_is_identical_at_any_thread_count() {
-        use schedlab_env::jobs::{JobsEnv, JobsWorkload};
-        let path =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
-        let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
-        let no_table = |p: &std::path::Path| Err(format!("{} is not expected", p.display()));
-        let env = JobsEnv::new(Arc::new(
-            JobsWorkload::load(&path, &one_choice, &no_table).unwrap(),
-        ));
+        let env = one_choice_philly_mini();
         let train = |threads: usize, per_unit: bool| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -1214,17 +1207,22 @@ mod tests {
         assert_eq!(update(5), update(5), "the same seed trains identically");
     }
 
-    /// philly-mini through the one-choice interface, trained per job under a curriculum, a
-    /// trajectory filter, a KL bound and an entropy schedule.
-    fn shaped_jobs_trainer(seed: u64) -> PpoTrainer<schedlab_env::jobs::JobsEnv> {
+    /// philly-mini's env through the one-choice interface.
+    fn one_choice_philly_mini() -> schedlab_env::jobs::JobsEnv {
         use schedlab_env::jobs::{JobsEnv, JobsWorkload};
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
         let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
         let no_table = |p: &std::path::Path| Err(format!("{} is not expected", p.display()));
-        let env = JobsEnv::new(Arc::new(
+        JobsEnv::new(Arc::new(
             JobsWorkload::load(&path, &one_choice, &no_table).unwrap(),
-        ));
+        ))
+    }
+
+    /// philly-mini through the one-choice interface, trained per job under a curriculum, a
+    /// trajectory filter, a KL bound and an entropy schedule.
+    fn shaped_jobs_trainer(seed: u64) -> PpoTrainer<schedlab_env::jobs::JobsEnv> {
+        let env = one_choice_philly_mini();
         let config = PpoConfig::new()
             .with_envs(2)
             .with_rollout_steps(32)
