@@ -1,6 +1,7 @@
 //! Sampled decoding of the learned DAG scheduler: at `reset` it plays the episode's instance
 //! greedily and `samples` times more drawing each choice from its softmax, on copies of the
-//! env stepped side by side (one forward pass per step for all of them), and keeps the choices
+//! env stepped side by side in batches of 64 (one forward pass per step for a batch; the
+//! batches on all threads), and keeps the choices
 //! of the shortest episode. This is how neural solvers of combinatorial problems are commonly
 //! decoded (Kool, van Hoof and Welling, "Attention, Learn to Solve Routing Problems!", 2019;
 //! Kwon et al., "POMO", 2020). The env is deterministic once its instance is drawn, so the
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rayon::prelude::*;
 use schedlab_env::dag::{DagEnv, DagWorkload};
 use schedlab_env::{ActionSpace, StepInfo};
 
@@ -22,7 +24,10 @@ use crate::learned::masked::argmax;
 /// Mixed into the episode seed so the draws differ from the env's own use of it.
 const SAMPLING_SALT: u64 = 0x5a3d_1e9c_b7f0_2468;
 
-/// Episodes stepped side by side at most: bounds the env copies held at once.
+/// Mixed into a batch's generator seed by its index (the first batch's is the episode's).
+const BATCH_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Episodes stepped side by side at most per batch: bounds the env copies one thread holds.
 const BATCH: usize = 64;
 
 /// The choices of the shortest of one greedy and `samples` sampled episodes of `net` on
@@ -45,20 +50,26 @@ pub fn shortest_sampled_episode(
         instance,
         seed,
     };
-    let mut rng = StdRng::seed_from_u64(seed ^ SAMPLING_SALT);
+    // batches play on the rayon pool, each drawing from its own seeded generator, and are
+    // compared in order: any thread count keeps the same episode
+    let batches = (samples + 1).div_ceil(BATCH);
+    let played: Vec<Vec<(f64, Vec<usize>)>> = (0..batches)
+        .into_par_iter()
+        .map(|b| {
+            let copies = BATCH.min(samples + 1 - b * BATCH);
+            let mut rng =
+                StdRng::seed_from_u64(seed ^ SAMPLING_SALT ^ (b as u64).wrapping_mul(BATCH_SALT));
+            episodes.play(copies, b == 0, &mut rng)
+        })
+        .collect();
     let mut best: Option<(f64, Vec<usize>)> = None;
-    let mut first = 0;
-    while first <= samples {
-        let copies = BATCH.min(samples + 1 - first);
-        for (makespan, choices) in episodes.play(copies, first == 0, &mut rng) {
-            if best
-                .as_ref()
-                .is_none_or(|(shortest, _)| makespan < *shortest)
-            {
-                best = Some((makespan, choices));
-            }
+    for (makespan, choices) in played.into_iter().flatten() {
+        if best
+            .as_ref()
+            .is_none_or(|(shortest, _)| makespan < *shortest)
+        {
+            best = Some((makespan, choices));
         }
-        first += copies;
     }
     best.map(|(_, choices)| choices).unwrap_or_default()
 }

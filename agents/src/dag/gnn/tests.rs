@@ -156,5 +156,14 @@ fn sampled_decoding_is_never_longer_than_greedy_and_repeats() {
             "window {ready_tasks}: sampling found nothing shorter: {best:?}"
         );
         assert_eq!(best, sampled(15), "window {ready_tasks}: not repeatable");
+        // three batches, on one thread and on two
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| sampled(140))
+        };
+        assert_eq!(on(1), on(2), "window {ready_tasks}: thread counts differ");
     }
 }
