@@ -306,6 +306,67 @@ mod tests {
         assert!(stranded.is_empty(), "{stranded:#?}");
     }
 
+    /// Every shipped policy folder stands alone: its training workload named relative to the
+    /// repository and there, every file its manifest names present (and nothing it does not
+    /// need: no optimiser state), `config.json` its manifest's settings, and it loads and acts
+    /// on its training workload.
+    #[test]
+    fn every_shipped_policy_is_whole_and_acts_on_its_workload() {
+        use schedlab_env::Environment;
+        use schedlab_trainer::run::Manifest;
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let mut folders: Vec<PathBuf> = std::fs::read_dir(crate::paths::shipped_policies())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("manifest.json").is_file())
+            .collect();
+        folders.sort();
+        assert!(folders.len() >= 7, "{folders:?}");
+        for folder in folders {
+            let manifest = Manifest::read(&folder).unwrap();
+            let workload = Path::new(&manifest.workload);
+            assert!(
+                workload.is_relative() && repo.join(workload).is_file(),
+                "{folder:?}"
+            );
+            for file in manifest.files() {
+                assert!(
+                    folder.join(file).is_file(),
+                    "{folder:?} names {file}, not there"
+                );
+            }
+            assert!(
+                manifest.optimizer.is_empty(),
+                "{folder:?} ships optimiser state"
+            );
+            let config: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(folder.join("config.json")).unwrap())
+                    .unwrap();
+            for (key, value) in [
+                ("config", &manifest.config),
+                ("agent", &serde_json::json!(manifest.agent)),
+                ("workload", &serde_json::json!(manifest.workload)),
+            ] {
+                assert_eq!(&config[key], value, "{folder:?}: config.json's {key}");
+            }
+            let spec = folder.display().to_string();
+            let (settings, loaded) = crate::settings::Settings::load(
+                &[],
+                &repo.join(workload),
+                std::slice::from_ref(&spec),
+            )
+            .unwrap();
+            crate::workloads::with_kind!(&loaded, |k| {
+                let mut env = k.env();
+                let mut policy = make_policy(&spec, &env, &settings.policy).unwrap();
+                let (observation, _) = env.reset(0).unwrap();
+                policy.reset(0);
+                let action = policy.act(&observation);
+                env.step(&action).unwrap();
+            });
+        }
+    }
+
     #[test]
     fn seeds_parse_as_inclusive_ranges_lists_or_single_values() {
         assert_eq!(parse_seeds("0..4").unwrap(), vec![0, 1, 2, 3, 4]);

@@ -391,6 +391,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for EsTrainer<E> {
         self.theta = self.net.actor_parameters();
         let zeros = vec![0.0; self.theta.len()];
         let moments = Moments::new(&zeros, &zeros, &self.device);
+        crate::run::check_optimizer_kept(&manifest.optimizer)?;
         (self.first, self.second) = load_record(moments, run, &manifest.optimizer)?.host();
         self.env_steps = manifest.step;
         Ok(())

@@ -25,8 +25,10 @@ pub struct Manifest {
     pub step: u64,
     pub seed: u64,
     pub schedlab_version: String,
-    /// The burn record files of the network and of the optimiser state, in the run folder.
+    /// The burn record files of the network and of the optimiser state, in the run folder. A
+    /// shipped policy (data/policies/) keeps no optimiser state: it plays, it does not resume.
     pub model: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub optimizer: String,
     /// The target network's record file, for agents that have one (DQN).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -156,19 +158,13 @@ impl RunDir {
     /// complete files.
     pub fn commit_checkpoint(&self, manifest: &Manifest) -> std::io::Result<()> {
         self.write_json("manifest.json", manifest)?;
-        let current = [
-            Some(&manifest.model),
-            Some(&manifest.optimizer),
-            manifest.target.as_ref(),
-            manifest.resume_state.as_ref(),
-            manifest.best.as_ref().map(|b| &b.model),
-        ];
+        let current = manifest.files();
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
             let record = (CHECKPOINT_PREFIXES.iter().any(|p| name.starts_with(p))
                 && name.ends_with(".bpk"))
                 || (name.starts_with(RESUME_PREFIX) && name.ends_with(".json"));
-            if record && !current.contains(&Some(&name)) {
+            if record && !current.contains(&name.as_str()) {
                 std::fs::remove_file(self.path.join(name))?;
             }
         }
@@ -190,9 +186,21 @@ pub fn load_optimizer(
     run: &Path,
     name: &str,
 ) -> Result<burn::optim::ModuleOptimizer, CheckpointError> {
+    check_optimizer_kept(name)?;
     without_panic(|| optimizer.clone().load(run.join(name)))
         .map_err(|panic| damaged(name, &panic))?
         .map_err(|e| unreadable(name, e))
+}
+
+/// Refuses to resume from a folder that keeps no optimiser state (a shipped policy).
+pub fn check_optimizer_kept(name: &str) -> Result<(), CheckpointError> {
+    if name.is_empty() {
+        return Err(CheckpointError::State(
+            "the run folder keeps no optimiser state: a shipped policy plays, it does not resume"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 fn unreadable(name: &str, error: impl std::fmt::Display) -> CheckpointError {
@@ -214,6 +222,22 @@ const CHECKPOINT_PREFIXES: [&str; 4] = ["model-", "optim-", "target-", "best-"];
 const RESUME_PREFIX: &str = "resume-";
 
 impl Manifest {
+    /// Every file of the run folder the manifest names: the network, the optimiser state
+    /// (none in a shipped policy), DQN's target, the resume state and the best network.
+    pub fn files(&self) -> Vec<&str> {
+        [
+            Some(&self.model),
+            Some(&self.optimizer).filter(|o| !o.is_empty()),
+            self.target.as_ref(),
+            self.resume_state.as_ref(),
+            self.best.as_ref().map(|b| &b.model),
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect()
+    }
+
     /// The record file names of the checkpoint at `step`.
     pub fn record_names(step: u64, with_target: bool) -> (String, String, Option<String>) {
         (
