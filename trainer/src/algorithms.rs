@@ -194,6 +194,45 @@ pub const GNN_PLAY_OPTIONS: &[OptionSpec] = &[OptionSpec {
 /// play `options` its kind takes ([`GNN_PLAY_OPTIONS`]). A run whose network was built for
 /// other observation or action shapes is refused, but for a per-unit network whose weights fit
 /// this environment's units (another GPU count).
+/// Why a policy trained on another kind of workload than `env`'s cannot play there; `None`
+/// where the kinds agree (or the manifest predates recording its kind).
+fn other_kind(manifest: &Manifest, env: &EnvContext) -> Option<String> {
+    let here = env.kind().name();
+    let trained = manifest.env_kind.as_deref().filter(|&k| k != here)?;
+    Some(format!(
+        "trained on a {trained} workload ({}); this is a {here} workload: play it on a {trained} workload, or train one here",
+        manifest.workload
+    ))
+}
+
+/// Why a network built for the manifest's spaces does not fit `env`'s: the play settings that
+/// differ, or else the settings that shape this workload's spaces.
+fn other_shapes(manifest: &Manifest, env: &EnvContext) -> String {
+    let ctx = env.common();
+    let here = env.shape_settings();
+    let differing: Vec<String> = here
+        .iter()
+        .filter_map(|(key, value)| {
+            let trained = manifest.play_settings.get(key).filter(|t| *t != value)?;
+            Some(format!("{key} is {trained} in training and {value} here"))
+        })
+        .collect();
+    let detail = if differing.is_empty() {
+        let settings: Vec<String> = here.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        format!("with {}", settings.join(", "))
+    } else {
+        format!("where {}", differing.join("; "))
+    };
+    format!(
+        "trained for observations of {} and actions of {} levels (on {}); this workload has {} and {}, {detail}",
+        manifest.observation_len,
+        manifest.mask_len,
+        manifest.workload,
+        ctx.observation_space.len(),
+        ctx.action_space.mask_len()
+    )
+}
+
 pub fn load_agent(
     run: &Path,
     env: &EnvContext,
@@ -210,12 +249,8 @@ pub fn load_agent(
     };
     // a network of another kind of workload can still have weights of fitting shapes (a
     // per-unit one): the kind it trained on is checked first, in the project's words
-    let here = env.kind().name();
-    if let Some(trained) = manifest.env_kind.as_deref().filter(|&k| k != here) {
-        let on = manifest.workload.as_str();
-        return Err(invalid(format!(
-            "trained on a {trained} workload ({on}); this is a {here} workload: play it on a {trained} workload, or train one here"
-        )));
+    if let Some(refusal) = other_kind(&manifest, env) {
+        return Err(invalid(refusal));
     }
     let kind = AgentKind::from_name(&manifest.agent).ok_or_else(|| {
         invalid(format!(
@@ -237,26 +272,7 @@ pub fn load_agent(
             .map(|policy| Box::new(policy.with_samples(episodes - 1)) as Box<_>);
     }
     let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
-    let other_shapes = || {
-        let here = env.shape_settings();
-        let differing: Vec<String> = here
-            .iter()
-            .filter_map(|(key, value)| {
-                let trained = manifest.play_settings.get(key).filter(|t| *t != value)?;
-                Some(format!("{key} is {trained} in training and {value} here"))
-            })
-            .collect();
-        let detail = if differing.is_empty() {
-            let settings: Vec<String> = here.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-            format!("with {}", settings.join(", "))
-        } else {
-            format!("where {}", differing.join("; "))
-        };
-        invalid(format!(
-            "trained for observations of {} and actions of {} levels (on {}); this workload has {obs} and {mask}, {detail}",
-            manifest.observation_len, manifest.mask_len, manifest.workload
-        ))
-    };
+    let other_shapes = || invalid(other_shapes(&manifest, env));
     // a per-unit network's weights do not depend on the number of units: it plays other
     // counts (GPUs of a DAG platform) when its weights fit the network built for this one
     let per_unit = kind == AgentKind::Es
