@@ -2575,6 +2575,21 @@ fn extreme_counts_are_refused_by_key_and_value_before_memory_is_taken() {
             assert!(peak_kb < 200_000, "{command:?} peaked at {peak_kb} KB");
         }
     }
+    // found by fuzz/fuzz_targets/workload_sizes.rs: a stochastic background's series ran the
+    // length of the episode
+    let small = workload("small-4node.toml");
+    let (stderr, peak_kb) = run_err_with_peak_kb(&[
+        "run",
+        "--workload",
+        arg(&small),
+        "--set",
+        "episode.max_time_s=1e15",
+    ]);
+    assert!(
+        stderr.contains("`episode.max_time_s`: 1000000000000000 s of 15 s periods"),
+        "{stderr}"
+    );
+    assert!(peak_kb < 200_000, "peaked at {peak_kb} KB");
     let pods = dir.path().join("pods.csv");
     let shipped =
         std::fs::read_to_string(trace("alibaba_gpu_v2023/openb_pods_before_t12200000.csv"))

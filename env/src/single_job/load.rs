@@ -26,12 +26,12 @@ impl SingleJobWorkload {
         let workload: SingleJobWorkload = crate::workload_file::load_as(path, overrides)?;
         check_episode(&workload, path)?;
         check_nodes(&workload, path)?;
-        check_model_memory(&workload, path)?;
         check_containers(&workload, path)?;
         check_job_numbers(&workload, path)?;
         check_optimiser(&workload, path)?;
         check_model_and_data(&workload, path)?;
         check_background(&workload, path)?;
+        check_memory(&workload, path)?;
         if let Some((key, message)) = workload.real.check() {
             return Err(EnvError::config(path, key, message));
         }
@@ -40,9 +40,9 @@ impl SingleJobWorkload {
 }
 
 /// Refuses a cluster above the machine limit in all, and a model whose hidden layers alone
-/// would outgrow the memory budget: every worker holds the weights, its gradient and its
-/// optimiser's state, in `f32`.
-fn check_model_memory(w: &SingleJobWorkload, path: &Path) -> Result<()> {
+/// would outgrow the memory budget (every worker holds the weights, its gradient and its
+/// optimiser's state, in `f32`), or an episode whose background series would.
+fn check_memory(w: &SingleJobWorkload, path: &Path) -> Result<()> {
     let nodes: usize = w.nodes.iter().map(|n| n.count).sum();
     limits::check_total(path, "nodes", "nodes", nodes as f64, limits::TOTAL_MACHINES)?;
     let hidden = &w.job.hidden;
@@ -53,7 +53,25 @@ fn check_model_memory(w: &SingleJobWorkload, path: &Path) -> Result<()> {
         + hidden.iter().map(|&h| h as u64).sum::<u64>();
     let copies = nodes as u64 + 2;
     let shown = format!("{hidden:?} on {nodes} nodes");
-    limits::check_memory(path, "job.hidden", shown, weights * 4 * 3 * copies)
+    limits::check_memory(path, "job.hidden", shown, weights * 4 * 3 * copies)?;
+    // a stochastic background keeps three numbers per node and period over the episode,
+    // in vectors that may hold twice what they were grown to
+    if let BackgroundSpec::Stochastic { period_s, .. } = w.background {
+        let horizon_s = w.episode.max_time_s + w.episode.round_interval_s;
+        let periods = (horizon_s / period_s).ceil() + 1.0;
+        let estimate = periods * nodes as f64 * 3.0 * 8.0 * 2.0;
+        let shown = format!(
+            "{} s of {period_s} s periods on {nodes} nodes",
+            w.episode.max_time_s
+        );
+        limits::check_memory(
+            path,
+            "episode.max_time_s",
+            shown,
+            estimate.min(u64::MAX as f64) as u64,
+        )?;
+    }
+    Ok(())
 }
 
 /// The episode's clock (positive round interval and time limit, at least one round) and the
