@@ -2590,6 +2590,17 @@ fn extreme_counts_are_refused_by_key_and_value_before_memory_is_taken() {
         "{stderr}"
     );
     assert!(peak_kb < 200_000, "peaked at {peak_kb} KB");
+    // also found by the fuzz target: every pair of GPUs keeps a transfer time
+    let wide = edited(
+        "wide.toml",
+        "gpus = 4\n",
+        "gpus = 4\ncount = 12000\n",
+        "dag-layered.toml",
+    );
+    let (stderr, peak_kb) =
+        run_err_with_peak_kb(&["--memory-limit-gb", "8", "workload", "validate", arg(&wide)]);
+    assert!(stderr.contains("on 48012 GPUs needs about"), "{stderr}");
+    assert!(peak_kb < 200_000, "peaked at {peak_kb} KB");
     let pods = dir.path().join("pods.csv");
     let shipped =
         std::fs::read_to_string(trace("alibaba_gpu_v2023/openb_pods_before_t12200000.csv"))

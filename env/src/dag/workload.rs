@@ -380,7 +380,8 @@ fn append(dag: &mut Dag, part: Dag) {
 /// Checks one source's values; `key` is where it sits (`dags` or `mix.dags`).
 /// Refuses a workload whose episode would outgrow the memory budget: each task keeps its
 /// run time on every GPU (`Problem`'s table), and its own record, edges and schedule entry
-/// (about a kilobyte with its name, measured with `workload validate`).
+/// (about a kilobyte with its name, measured with `workload validate`); every pair of GPUs
+/// keeps its transfer time per megabyte (found by fuzz/fuzz_targets/workload_sizes.rs).
 fn check_memory(path: &Path, spec: &DagWorkloadSpec, gpus: usize) -> Result<()> {
     let sources = std::iter::once(("dags", &spec.dags))
         .chain(spec.mix.iter().map(|mix| ("mix.dags", &mix.dags)));
@@ -390,7 +391,8 @@ fn check_memory(path: &Path, spec: &DagWorkloadSpec, gpus: usize) -> Result<()> 
             | DagSource::ForkJoin { tasks, .. }
             | DagSource::Alibaba { tasks, .. } => *tasks as u64,
         };
-        let estimate = tasks * gpus as u64 * 16 + tasks * 1024;
+        let gpus_u = gpus as u64;
+        let estimate = tasks * gpus_u * 16 + tasks * 1024 + gpus_u * gpus_u * 16;
         limits::check_memory(
             path,
             &format!("{key}.{}.tasks", source.section()),
