@@ -58,18 +58,19 @@ label = "target"
     )
 }
 
-/// Writes `text` to a fresh temporary workload file.
+/// Writes `text` to a temporary workload file named by its content: one folder for every
+/// test run, one file per distinct text (a folder per call left thousands behind), written
+/// whole and renamed so that test processes writing the same text at once agree.
 pub fn write_workload(text: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "schedlab-env-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    let dir = std::env::temp_dir().join("schedlab-env-tests");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("workload.toml");
-    std::fs::write(&path, text).unwrap();
+    let path = dir.join(format!("{:016x}.toml", hasher.finish()));
+    let temporary = dir.join(format!("{:016x}.{}.tmp", hasher.finish(), std::process::id()));
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, &path).unwrap();
     path
 }
 
