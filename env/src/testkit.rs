@@ -68,7 +68,11 @@ pub fn write_workload(text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join("schedlab-env-tests");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{:016x}.toml", hasher.finish()));
-    let temporary = dir.join(format!("{:016x}.{}.tmp", hasher.finish(), std::process::id()));
+    let temporary = dir.join(format!(
+        "{:016x}.{}.tmp",
+        hasher.finish(),
+        std::process::id()
+    ));
     std::fs::write(&temporary, text).unwrap();
     std::fs::rename(&temporary, &path).unwrap();
     path

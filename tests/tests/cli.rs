@@ -2601,6 +2601,28 @@ fn extreme_counts_are_refused_by_key_and_value_before_memory_is_taken() {
         run_err_with_peak_kb(&["--memory-limit-gb", "8", "workload", "validate", arg(&wide)]);
     assert!(stderr.contains("on 48012 GPUs needs about"), "{stderr}");
     assert!(peak_kb < 200_000, "peaked at {peak_kb} KB");
+    // counts given as flags
+    let err = run_err(&[
+        "run",
+        "--workload",
+        arg(&small),
+        "--episodes",
+        "1000000000000",
+    ]);
+    assert!(
+        err.contains("--episodes") && err.contains("1..=1000000"),
+        "{err}"
+    );
+    let err = run_err(&[
+        "eval",
+        "--policy",
+        "static",
+        "--workload",
+        arg(&small),
+        "--seeds",
+        "0..1000000000000",
+    ]);
+    assert!(err.contains("above the limit of 1000000"), "{err}");
     let pods = dir.path().join("pods.csv");
     let shipped =
         std::fs::read_to_string(trace("alibaba_gpu_v2023/openb_pods_before_t12200000.csv"))

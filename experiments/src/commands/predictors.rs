@@ -33,7 +33,7 @@ pub struct SourceArgs {
     #[arg(long, default_value_t = 0.2)]
     tail: f64,
     /// env: episodes to roll out (seeds 0..N).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     episodes: u64,
     /// env: the policy whose allocations the workers run under.
     #[arg(long, default_value = "random")]

@@ -22,7 +22,7 @@ pub struct RunArgs {
     /// Seed of the first episode; episode k uses seed + k.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     episodes: u64,
     /// Write `{"episodes": [metrics, ...]}` to this file (atomically).
     #[arg(long)]

@@ -36,7 +36,7 @@ pub struct TrainArgs {
     #[arg(long)]
     eval_every: Option<u64>,
     /// Greedy episodes per evaluation, on seeds 0..K (curves `eval/*`); 0 turns them off.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = parse_eval_episodes)]
     eval_episodes: usize,
     /// Continue this run folder from its last checkpoint (same workload file; its own
     /// hyperparameters) up to `--steps`.
@@ -235,5 +235,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("0 < tau <= 1"), "{err}");
+    }
+}
+
+/// At most a million greedy episodes per evaluation (docs/workload-files.md, "Limits").
+fn parse_eval_episodes(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n <= 1_000_000 => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a count of episodes from 0 to 1000000"
+        )),
     }
 }
