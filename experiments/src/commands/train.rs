@@ -188,6 +188,16 @@ fn print_warm_start(run: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// At most a million greedy episodes per evaluation (docs/workload-files.md, "Limits").
+fn parse_eval_episodes(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n <= 1_000_000 => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a count of episodes from 0 to 1000000"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,15 +245,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("0 < tau <= 1"), "{err}");
-    }
-}
-
-/// At most a million greedy episodes per evaluation (docs/workload-files.md, "Limits").
-fn parse_eval_episodes(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(n) if n <= 1_000_000 => Ok(n),
-        _ => Err(format!(
-            "{text:?} is not a count of episodes from 0 to 1000000"
-        )),
     }
 }
