@@ -252,7 +252,7 @@ fn sample_pai(workload: &Path, pai: &PaiSample) -> Result<Vec<(String, String, u
     let path = crate::workload_file::resolve(workload, &pai.file);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
-        .from_reader(crate::data::open_text_file(&path)?);
+        .from_reader(crate::data::open_text(&path)?);
     let header = reader
         .headers()
         .map_err(|e| EnvError::parse(&path, 1, "header", e.to_string()))?

@@ -5,7 +5,7 @@ mod csv;
 mod labels;
 mod libsvm;
 mod open;
-pub(crate) use open::open_text as open_text_file;
+pub use open::open_text;
 mod prepare;
 
 pub use self::csv::{NaPolicy, load_csv};

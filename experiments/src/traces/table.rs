@@ -46,28 +46,12 @@ pub struct TextTable {
 impl TextTable {
     /// Reads a CSV file (gzip-compressed when the name ends in `.gz`) with a header line.
     pub fn read(path: &Path) -> anyhow::Result<TextTable> {
+        // the env's reader of text files: gzip by name, and capped at a quarter of the
+        // memory limit (the text and its table of strings take some four times its size)
         let mut bytes = Vec::new();
-        let file =
-            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        // the text and its table of strings take some four times its size
-        let limit = schedlab_env::limits::memory_limit() / 4;
-        if path.extension().is_some_and(|e| e == "gz") {
-            flate2::read::GzDecoder::new(file)
-                .take(limit + 1)
-                .read_to_end(&mut bytes)
-        } else {
-            std::io::BufReader::new(file)
-                .take(limit + 1)
-                .read_to_end(&mut bytes)
-        }
-        .with_context(|| format!("reading {}", path.display()))?;
-        anyhow::ensure!(
-            bytes.len() as u64 <= limit,
-            "{}: the trace's text is longer than {}, a quarter of the memory limit (raise it with \
-             --memory-limit-gb or SCHEDLAB_MEMORY_LIMIT_GB, or import a shorter slice)",
-            path.display(),
-            schedlab_env::limits::show_bytes(limit)
-        );
+        schedlab_env::data::open_text(path)?
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("reading {} (or import a shorter slice)", path.display()))?;
         let mut frame = CsvReadOptions::default()
             .with_has_header(true)
             .with_infer_schema_length(Some(0))
