@@ -385,13 +385,13 @@ fn append(dag: &mut Dag, part: Dag) {
 fn check_memory(path: &Path, spec: &DagWorkloadSpec, gpus: usize) -> Result<()> {
     let sources = std::iter::once(("dags", &spec.dags))
         .chain(spec.mix.iter().map(|mix| ("mix.dags", &mix.dags)));
+    let gpus_u = gpus as u64;
     for (key, source) in sources {
         let tasks = match source {
             DagSource::Layered { tasks, .. }
             | DagSource::ForkJoin { tasks, .. }
             | DagSource::Alibaba { tasks, .. } => *tasks as u64,
         };
-        let gpus_u = gpus as u64;
         let estimate = tasks * gpus_u * 16 + tasks * 1024 + gpus_u * gpus_u * 16;
         limits::check_memory(
             path,

@@ -53,7 +53,8 @@ fn check_memory(w: &SingleJobWorkload, path: &Path) -> Result<()> {
         + hidden.iter().map(|&h| h as u64).sum::<u64>();
     let copies = nodes as u64 + 2;
     let shown = format!("{hidden:?} on {nodes} nodes");
-    limits::check_memory(path, "job.hidden", shown, weights * 4 * 3 * copies)?;
+    let estimate = weights.saturating_mul(4 * 3).saturating_mul(copies);
+    limits::check_memory(path, "job.hidden", shown, estimate)?;
     // a stochastic background keeps three numbers per node and period over the episode,
     // in vectors that may hold twice what they were grown to
     if let BackgroundSpec::Stochastic { period_s, .. } = w.background {
@@ -64,12 +65,8 @@ fn check_memory(w: &SingleJobWorkload, path: &Path) -> Result<()> {
             "{} s of {period_s} s periods on {nodes} nodes",
             w.episode.max_time_s
         );
-        limits::check_memory(
-            path,
-            "episode.max_time_s",
-            shown,
-            estimate.min(u64::MAX as f64) as u64,
-        )?;
+        // a float beyond u64 converts to u64::MAX
+        limits::check_memory(path, "episode.max_time_s", shown, estimate as u64)?;
     }
     Ok(())
 }
