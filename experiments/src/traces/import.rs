@@ -125,7 +125,7 @@ fn import_one(
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", request.format.name()))?;
     let out_dir = templates::output_dir(out)?;
-    let shipped = templates::default_dir();
+    let shipped = crate::paths::shipped_templates();
     let template_list =
         templates::load(request.templates.as_deref().unwrap_or(&shipped), &out_dir)?;
     let options = ReadOptions {

@@ -14,11 +14,6 @@ use schedlab_env::jobs::Template;
 pub const RULE_TEMPLATES: [&str; 3] = ["mnist-mlp", "a9a-svm", "digits-softmax"];
 const LONG_S: f64 = 3600.0;
 
-/// The shipped fitted templates.
-pub fn default_dir() -> PathBuf {
-    crate::paths::shipped_templates()
-}
-
 /// The folder an output file goes in (made if missing), for paths written relative to it.
 pub fn output_dir(out: &Path) -> anyhow::Result<PathBuf> {
     let dir = match out.parent() {
