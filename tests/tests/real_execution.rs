@@ -3,11 +3,13 @@
 //! the command, and `schedlab fidelity`'s JSON. Each test runs only where this machine's
 //! cgroups can be written (root on the project's machines and CI) and says so where not.
 
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use schedlab_env::real::cgroup::representable_cores;
-use schedlab_env::single_job::real::{cores_per_rate, nominal_rate};
+use schedlab_env::real::cgroup::{LiveCpuGroup, representable_cores};
+use schedlab_env::single_job::real::cores_per_rate;
+use schedlab_env::single_job::sim::rules::nominal_rate;
 use schedlab_env::{Scenario, SingleJobEnv};
 use schedlab_tests::workload;
 
@@ -62,23 +64,24 @@ fn quotas_written_are_the_allocation_chosen_and_nothing_is_left_after_the_episod
     let mut processes = Vec::new();
     for (n, node) in scenario.nodes.iter().enumerate() {
         let job = runs[0].join(format!("node-{n}/job"));
-        let expected = if alloc[n][0] > 0.0 {
-            representable_cores(k * nominal_rate(node, &alloc[n]))
-        } else {
-            representable_cores(0.001)
-        };
-        let written = cores_in(&hierarchy, &job);
+        // a node without a container keeps the limit it had: none before its first
+        let expected = (alloc[n][0] > 0.0)
+            .then(|| representable_cores(k * nominal_rate(node, &alloc[n])));
+        let written = cpu_limit_in(&hierarchy, &live_leaf(&job));
         assert!(
-            (written - expected).abs() <= 1e-9 + 1e-6 * expected,
-            "node {n}: quota {written} cores for {:?}, expected {expected}",
+            match (written, expected) {
+                (Some(w), Some(e)) => (w - e).abs() <= 1e-9 + 1e-6 * e,
+                (w, e) => w == e,
+            },
+            "node {n}: quota {written:?} cores for {:?}, expected {expected:?}",
             alloc[n]
         );
         if alloc[n][0] > 0.0 {
             let mib = (alloc[n][1] * scenario.workload.real.mem_mb_per_gb * 1024.0 * 1024.0) as u64;
             assert_eq!(memory_in(&hierarchy, &job), mib, "node {n}: memory limit");
         }
-        let workers = pids_in(&job);
-        let tenants = pids_in(&runs[0].join(format!("node-{n}/background")));
+        let workers = pids_under(&job);
+        let tenants = pids_under(&runs[0].join(format!("node-{n}/background")));
         assert_eq!(
             (workers.len(), tenants.len()),
             (1, 1),
@@ -106,6 +109,48 @@ fn quotas_written_are_the_allocation_chosen_and_nothing_is_left_after_the_episod
     assert!(left.is_empty(), "processes left after the end: {left:?}");
 }
 
+/// CPU time (seconds) process `pid` has run, from /proc/PID/schedstat.
+fn cpu_seconds(pid: u32) -> f64 {
+    let text = read(Path::new(&format!("/proc/{pid}/schedstat")));
+    let nanoseconds: f64 = text.split_whitespace().next().unwrap().parse().unwrap();
+    nanoseconds / 1e9
+}
+
+/// A group moved from a 1 s CFS period to 10 ms runs at its new quota at once. Rewriting the
+/// period in place left the old 1 s timer armed, and the process ran one 10 ms quota and then
+/// nothing until that timer fired: a worker stalled up to a second after its first allocation.
+/// The process waits through the change, as a worker waits at the server for its container.
+#[test]
+fn a_cpu_limit_that_changes_period_takes_effect_at_once() {
+    let Some(hierarchy) = cgroups_or_skip() else {
+        return;
+    };
+    let run = hierarchy.create_run(7).unwrap();
+    let mut group = LiveCpuGroup::new(run.child("burner").unwrap()).unwrap();
+    let mut burner = Command::new("sh")
+        .args(["-c", "sleep 0.3; while :; do :; done"])
+        .spawn()
+        .unwrap();
+    group.add(burner.id()).unwrap();
+    // the least quota: 1 ms per 1 s period
+    group.set_cpu(Some(0.001)).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    group.set_cpu(Some(0.5)).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let before = cpu_seconds(burner.id());
+    std::thread::sleep(Duration::from_millis(500));
+    let ran = cpu_seconds(burner.id()) - before;
+    let _ = burner.kill();
+    let _ = burner.wait();
+    run.remove().unwrap();
+    // half a core for 0.5 s is 0.25 s; the stall gives next to nothing. The margin is for a
+    // busy machine, where the burner gets less than its quota.
+    assert!(
+        ran > 0.1,
+        "{ran:.3} s of CPU in 0.5 s at half a core: the new period did not take effect"
+    );
+}
+
 #[test]
 fn a_worker_that_dies_fails_the_step_by_name_and_the_run_is_removed() {
     let Some(hierarchy) = cgroups_or_skip() else {
@@ -117,7 +162,7 @@ fn a_worker_that_dies_fails_the_step_by_name_and_the_run_is_removed() {
     let action = mixed_action(&env);
     let runs = run_folders(&hierarchy, std::process::id());
     assert_eq!(runs.len(), 1);
-    let worker = pids_in(&runs[0].join("node-0/job"))[0];
+    let worker = pids_under(&runs[0].join("node-0/job"))[0];
     kill_hard(worker);
     let err = env.step(&action).unwrap_err().to_string();
     assert!(err.contains("worker of node 0 (gpu-fast)"), "{err}");
@@ -169,7 +214,7 @@ fn a_sigkilled_command_leaves_no_worker_and_the_next_run_removes_its_groups() {
                 })
             })
             .filter(|g| g.exists())
-            .flat_map(|g| pids_in(&g))
+            .flat_map(|g| pids_under(&g))
             .collect();
         if runs.len() == 1 && pids.len() == 8 {
             break (runs[0].clone(), pids);

@@ -169,14 +169,11 @@ impl Group {
 
     /// Limits the group to `cores` CPUs (quota over period); `None` lifts the limit.
     pub fn set_cpu(&self, cores: Option<f64>) -> Result<()> {
+        self.write_cpu(cpu_limit(cores))
+    }
+
+    fn write_cpu(&self, (quota, period): (Option<u64>, u64)) -> Result<()> {
         let path = self.cpu_path();
-        let (quota, period) = match cores {
-            None => (None, DEFAULT_PERIOD_US),
-            Some(c) => {
-                let (q, p) = quota_for(c);
-                (Some(q), p)
-            }
-        };
         match self.hierarchy {
             Hierarchy::V2 { .. } => {
                 let quota = quota.map_or("max".to_owned(), |q| q.to_string());
@@ -236,6 +233,83 @@ impl Group {
             }
         }
         first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// A group whose CPU limit changes while its processes run, period included.
+///
+/// The kernel keeps a group's period timer when the period is rewritten (`start_cfs_bandwidth`
+/// returns early while the timer is active), so a group moved from a 1 s period to 10 ms gets
+/// its new quota once and then no runtime until the old timer fires: workers stalled up to a
+/// second after each such change. The limit therefore lives in a leaf group, and a new period
+/// goes to a new leaf, whose timer starts with it: the processes move there and the old leaf is
+/// removed. Memory limits stay on the outer group, which holds the leaf.
+#[derive(Debug)]
+pub struct LiveCpuGroup {
+    outer: Group,
+    leaf: Group,
+    leaves_made: usize,
+    period_us: u64,
+    pids: Vec<u32>,
+}
+
+impl LiveCpuGroup {
+    /// Makes the first leaf of `outer`, which must hold no process itself.
+    pub fn new(outer: Group) -> Result<LiveCpuGroup> {
+        outer.delegate()?;
+        let leaf = outer.child("cpu-0")?;
+        Ok(LiveCpuGroup {
+            outer,
+            leaf,
+            leaves_made: 1,
+            period_us: DEFAULT_PERIOD_US,
+            pids: Vec::new(),
+        })
+    }
+
+    /// The outer group: its memory limit and use cover the leaf.
+    pub fn outer(&self) -> &Group {
+        &self.outer
+    }
+
+    /// Moves process `pid` into the group.
+    pub fn add(&mut self, pid: u32) -> Result<()> {
+        self.leaf.add(pid)?;
+        self.pids.push(pid);
+        Ok(())
+    }
+
+    /// Limits the processes to `cores` CPUs; `None` lifts the limit. A new period moves them to
+    /// a new leaf, limited before they arrive.
+    pub fn set_cpu(&mut self, cores: Option<f64>) -> Result<()> {
+        let limit = cpu_limit(cores);
+        if limit.1 == self.period_us {
+            return self.leaf.write_cpu(limit);
+        }
+        let leaf = self.outer.child(&format!("cpu-{}", self.leaves_made))?;
+        self.leaves_made += 1;
+        leaf.write_cpu(limit)?;
+        for &pid in &self.pids {
+            leaf.add(pid)?;
+        }
+        let old = std::mem::replace(&mut self.leaf, leaf);
+        self.period_us = limit.1;
+        for path in &old.paths {
+            // empty now; one that cannot go yet (a process still leaving) goes with the run
+            let _ = std::fs::remove_dir(path);
+        }
+        Ok(())
+    }
+}
+
+/// Quota (none for no limit) and period (µs) for `cores`.
+fn cpu_limit(cores: Option<f64>) -> (Option<u64>, u64) {
+    match cores {
+        None => (None, DEFAULT_PERIOD_US),
+        Some(c) => {
+            let (quota, period) = quota_for(c);
+            (Some(quota), period)
+        }
     }
 }
 

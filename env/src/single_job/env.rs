@@ -16,6 +16,7 @@ use crate::gym::{
 };
 use crate::real::Execution;
 use crate::single_job::real::RealTraining;
+use crate::single_job::sim::rules;
 use crate::single_job::scenario::Scenario;
 use crate::single_job::sim::{CostModel, TrainingSim, WorkerRound};
 use crate::single_job::training::{PushRecord, Training};
@@ -84,7 +85,7 @@ impl SingleJobEnv {
             (JOB_GROUP, 1, JOB_FEATURES),
         ]);
         let cost = CostModel::new(&scenario.workload.sim, &scenario.workload.job);
-        let reference_rate = reference_rate(&scenario, &cost);
+        let reference_rate = reference_rate(&scenario);
         SingleJobEnv {
             cost,
             scenario,
@@ -529,9 +530,9 @@ fn action_space(nodes: usize, ladder: &Ladder) -> ActionSpace {
     ActionSpace::grid("node", nodes, fields)
 }
 
-/// The cluster's compute rate when every node holds the ladder's middle container (the
-/// largest level at or below it that fits), at the base batch and without background load.
-fn reference_rate(scenario: &Scenario, cost: &CostModel) -> f64 {
+/// The cluster's nominal rate ([`rules::nominal_rate`]) when every node holds the ladder's
+/// middle container (the largest level at or below it that fits).
+fn reference_rate(scenario: &Scenario) -> f64 {
     let ladder = &scenario.workload.containers;
     scenario
         .nodes
@@ -545,7 +546,7 @@ fn reference_rate(scenario: &Scenario, cost: &CostModel) -> f64 {
                     .find(|&a| a <= cap[r as usize])
                     .unwrap_or(0.0)
             });
-            cost.rate(node, &alloc, scenario.workload.job.base_batch, 1.0)
+            rules::nominal_rate(node, &alloc)
         })
         .sum()
 }

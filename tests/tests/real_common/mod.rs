@@ -56,21 +56,26 @@ pub fn read(path: &Path) -> String {
 
 /// The CPU limit in a group's files, cores.
 pub fn cores_in(h: &Hierarchy, group: &Path) -> f64 {
-    match h {
+    cpu_limit_in(h, group).unwrap_or_else(|| panic!("{}: no CPU limit", group.display()))
+}
+
+/// The CPU limit in a group's files, cores, or `None` where it has none.
+pub fn cpu_limit_in(h: &Hierarchy, group: &Path) -> Option<f64> {
+    let (quota, period) = match h {
         Hierarchy::V2 { .. } => {
             let text = read(&group.join("cpu.max"));
             let (quota, period) = text.split_once(' ').unwrap();
-            quota.parse::<f64>().unwrap() / period.parse::<f64>().unwrap()
+            (quota.to_owned(), period.to_owned())
         }
-        Hierarchy::V1 { .. } => {
-            read(&group.join("cpu.cfs_quota_us"))
-                .parse::<f64>()
-                .unwrap()
-                / read(&group.join("cpu.cfs_period_us"))
-                    .parse::<f64>()
-                    .unwrap()
-        }
+        Hierarchy::V1 { .. } => (
+            read(&group.join("cpu.cfs_quota_us")),
+            read(&group.join("cpu.cfs_period_us")),
+        ),
+    };
+    if quota == "max" || quota == "-1" {
+        return None;
     }
+    Some(quota.parse::<f64>().unwrap() / period.parse::<f64>().unwrap())
 }
 
 pub fn memory_in(h: &Hierarchy, group_name: &Path) -> u64 {
@@ -80,6 +85,32 @@ pub fn memory_in(h: &Hierarchy, group_name: &Path) -> u64 {
     };
     let relative = group_name.strip_prefix(cpu_base(h)).unwrap();
     read(&base.join(relative).join(file)).parse().unwrap()
+}
+
+/// The leaf of a group whose CPU limit changes live (`LiveCpuGroup`): its newest `cpu-N`.
+pub fn live_leaf(group: &Path) -> PathBuf {
+    std::fs::read_dir(group)
+        .unwrap_or_else(|e| panic!("{}: {e}", group.display()))
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let n: u64 = name.strip_prefix("cpu-")?.parse().ok()?;
+            Some((n, e.path()))
+        })
+        .max()
+        .unwrap_or_else(|| panic!("{}: no cpu-N leaf", group.display()))
+        .1
+}
+
+/// The processes in `group` and the groups below it.
+pub fn pids_under(group: &Path) -> Vec<u32> {
+    let mut pids = pids_in(group);
+    for entry in std::fs::read_dir(group).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            pids.extend(pids_under(&entry.path()));
+        }
+    }
+    pids
 }
 
 pub fn pids_in(group: &Path) -> Vec<u32> {

@@ -36,18 +36,19 @@ use super::training::{PushRecord, Training};
 use super::workload::{OptimizerKind, Topology};
 use crate::cluster::{Amounts, NodeSpec};
 use crate::error::{EnvError, Result};
-use crate::real::cgroup::{Group, Hierarchy, representable_cores};
+use crate::real::cgroup::{Group, Hierarchy, LiveCpuGroup};
 use crate::real::wire::{receive, send};
 use crate::real::{RealSpec, process};
 
-/// The quota of a node whose container is off: the least the kernel takes.
-const IDLE_CORES: f64 = 0.001;
+/// The least CPU quota the kernel takes (1 ms per 1 s period): a background tenant's with no
+/// load.
+const LEAST_CORES: f64 = 0.001;
 
 /// The groups of a node.
 struct NodeGroups {
     node: Group,
-    job: Group,
-    background: Group,
+    job: LiveCpuGroup,
+    background: LiveCpuGroup,
 }
 
 struct RealWorker {
@@ -58,8 +59,6 @@ struct RealWorker {
     /// Bumped when the container goes or shrinks below the batch in flight: that push is void.
     epoch: u64,
     last_base_time: Option<f64>,
-    /// The quota the job group holds now, real cores.
-    quota_cores: f64,
     /// When the iteration in flight began, virtual seconds: the arrival of the worker's
     /// previous push when it went on without waiting for a container (throttled waits
     /// between iterations count, as they slow it down), else the reply to its pull.
@@ -228,12 +227,11 @@ impl RealTraining {
             process::await_tenant(tenant)?;
         }
         let k = self.context.k;
-        for (groups, node) in self.nodes.iter().zip(&self.context.scenario.nodes) {
+        for (groups, node) in self.nodes.iter_mut().zip(&self.context.scenario.nodes) {
             groups
                 .node
-                .set_cpu(Some(k * nominal_rate(node, &node.capacity())))?;
-            groups.job.set_cpu(Some(IDLE_CORES))?;
-            groups.background.set_cpu(Some(IDLE_CORES))?;
+                .set_cpu(Some(k * rules::nominal_rate(node, &node.capacity())))?;
+            groups.background.set_cpu(Some(LEAST_CORES))?;
         }
         for tenant in &mut self.tenants {
             process::start_tenant(tenant)?;
@@ -258,17 +256,23 @@ impl RealTraining {
         Ok(())
     }
 
-    fn write_quotas(&self, n: usize, worker: &RealWorker, background_cpu: f64) -> Result<()> {
-        let groups = &self.nodes[n];
-        groups.job.set_cpu(Some(worker.quota_cores))?;
+    /// Writes node `n`'s limits: the container's, where it runs (a worker without one waits
+    /// at the server, and its group keeps the last limit, under which an iteration in flight
+    /// ends and is discarded), and the tenant's.
+    fn write_quotas(&mut self, n: usize, worker: &RealWorker, background_cpu: f64) -> Result<()> {
+        let node = &self.context.scenario.nodes[n];
+        let groups = &mut self.nodes[n];
         if worker.running {
             groups
                 .job
+                .set_cpu(Some(self.context.k * rules::nominal_rate(node, &worker.alloc)))?;
+            groups
+                .job
+                .outer()
                 .set_memory(mebibytes(worker.alloc[1], self.spec.mem_mb_per_gb))?;
         }
-        let node = &self.context.scenario.nodes[n];
-        let tenant = self.context.k * nominal_rate(node, &[background_cpu, 0.0, 0.0]);
-        groups.background.set_cpu(Some(tenant.max(IDLE_CORES)))
+        let tenant = self.context.k * rules::nominal_rate(node, &[background_cpu, 0.0, 0.0]);
+        groups.background.set_cpu(Some(tenant.max(LEAST_CORES)))
     }
 }
 
@@ -299,7 +303,8 @@ impl Training for RealTraining {
         &mut self,
         alloc: &[Amounts],
         background_cpu: &[f64],
-        interference: &[f64],
+        // the tenants' real load is what interferes here, not the model's factor
+        _interference: &[f64],
         reference_rate: f64,
     ) -> Result<()> {
         let context = Arc::clone(&self.context);
@@ -322,14 +327,9 @@ impl Training for RealTraining {
             worker.running = runs;
             worker.max_batch = max_batch;
             if runs {
-                rates.push(cost.rate(node, amounts, job.base_batch, interference[n]));
+                rates.push(rules::nominal_rate(node, amounts));
             }
             worker.background_share = background_cpu[n] / node.cpu_cores;
-            worker.quota_cores = if runs {
-                representable_cores(context.k * nominal_rate(node, amounts))
-            } else {
-                IDLE_CORES
-            };
             let written = self.write_quotas(n, &state.workers[n], background_cpu[n]);
             if let Err(e) = written {
                 state.failure = Some(e.to_string());
@@ -375,7 +375,7 @@ impl Training for RealTraining {
         let memory: Vec<u64> = self
             .nodes
             .iter()
-            .map(|n| n.job.memory_used())
+            .map(|n| n.job.outer().memory_used())
             .collect::<Result<_>>()?;
         let gb_per_byte = 1.0 / (self.spec.mem_mb_per_gb * 1024.0 * 1024.0);
         let mut state = self.context.lock();
@@ -642,15 +642,9 @@ fn evaluate(context: &Context, state: &mut Shared, now: f64) -> Result<()> {
     Ok(())
 }
 
-/// A node's compute rate at `alloc` without Amdahl's law, saturation or interference:
-/// `speed (cpu cpu_gflops_per_core + gpus gpu_gflops)`.
-pub fn nominal_rate(node: &NodeSpec, alloc: &Amounts) -> f64 {
-    node.speed * (alloc[0] * node.cpu_gflops_per_core + alloc[2] * node.gpu_gflops)
-}
-
 /// `k`: real cores per virtual GFLOP/s, so that every node's full capacity takes `cores`.
 pub fn cores_per_rate(nodes: &[NodeSpec], cores: f64) -> f64 {
-    let total: f64 = nodes.iter().map(|n| nominal_rate(n, &n.capacity())).sum();
+    let total: f64 = nodes.iter().map(|n| rules::nominal_rate(n, &n.capacity())).sum();
     cores / total.max(f64::MIN_POSITIVE)
 }
 
@@ -665,9 +659,10 @@ fn make_node_groups(run: &Group, nodes: &[NodeSpec], mb_per_gb: f64) -> Result<V
             let group = run.child(&format!("node-{n}"))?;
             group.delegate()?;
             group.set_memory(mebibytes(node.mem_gb, mb_per_gb))?;
-            let job = group.child("job")?;
-            job.set_memory(mebibytes(node.mem_gb, mb_per_gb))?;
-            let background = group.child("background")?;
+            let job = LiveCpuGroup::new(group.child("job")?)?;
+            job.outer()
+                .set_memory(mebibytes(node.mem_gb, mb_per_gb))?;
+            let background = LiveCpuGroup::new(group.child("background")?)?;
             Ok(NodeGroups {
                 node: group,
                 job,
@@ -689,7 +684,6 @@ fn idle_worker() -> RealWorker {
         background_share: 0.0,
         epoch: 0,
         last_base_time: None,
-        quota_cores: IDLE_CORES,
         pulled: None,
         last_arrival: None,
         round: WorkerRound::default(),

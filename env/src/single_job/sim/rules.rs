@@ -1,6 +1,7 @@
 //! HB-ASGD's two resource rules, shared by the simulated server (`engine.rs`) and the real
 //! one (`single_job/real/`): the hierarchical batch and the resource-adequate learning rate.
 
+use crate::cluster::{Amounts, NodeSpec};
 use crate::single_job::workload::{JobSpec, OptimizerKind};
 
 /// `m_i(t) = floor(m_base * T_avg / T_i(t-1))` for HB-ASGD (Ji et al. 2025, eq. 17), `m_base`
@@ -24,9 +25,15 @@ pub fn next_batch(
 }
 
 /// HB-ASGD's learning-rate factor: `sqrt(rho)` clipped to `lr_factor_bounds`, with `rho` the
-/// running workers' compute rate at the base batch (`rates`) over the reference allocation's.
-/// Ample allocations raise the step, tight ones lower it (square-root scaling, as for a
-/// larger aggregate batch). The other optimisers keep factor 1.
+/// running containers' nominal rate ([`nominal_rate`], `rates`) over the reference
+/// allocation's. Ample allocations raise the step, tight ones lower it (square-root scaling,
+/// as for a larger aggregate batch). The other optimisers keep factor 1.
+///
+/// The paper says only that the rate rises when resources are sufficient and falls when they
+/// are tight (Ji et al. 2025, section 3.3). The rule reads the resources allocated, not the
+/// speed the cluster model gives them (Amdahl's law, GPU saturation, interference): it is the
+/// training algorithm's, which knows what it was given, so the simulator, a calibrated
+/// simulator and real execution set the same step for the same allocation.
 pub fn adequacy_factor(
     job: &JobSpec,
     rates: impl Iterator<Item = f64>,
@@ -38,4 +45,10 @@ pub fn adequacy_factor(
     let rate: f64 = rates.sum();
     let (lo, hi) = job.lr_factor_bounds;
     (rate / reference_rate.max(1e-12)).sqrt().clamp(lo, hi)
+}
+
+/// A container's compute rate as allocated, GFLOP/s: `speed (cpu cpu_gflops_per_core + gpus
+/// gpu_gflops)`, without Amdahl's law, GPU saturation or interference.
+pub fn nominal_rate(node: &NodeSpec, alloc: &Amounts) -> f64 {
+    node.speed * (alloc[0] * node.cpu_gflops_per_core + alloc[2] * node.gpu_gflops)
 }
