@@ -54,6 +54,17 @@ impl Scenario {
     pub fn from_workload(path: &Path, workload: SingleJobWorkload) -> Result<Arc<Scenario>> {
         let (data, dropped_rows) = load_dataset(path, &workload.job.dataset)?;
         let model = build_model(path, &workload, &data)?;
+        let workers = workload.expanded_nodes().len();
+        if data.train.len() < workers {
+            return Err(EnvError::config(
+                path,
+                "job.dataset",
+                format!(
+                    "the training set's {} rows leave no shard for each of the {workers} nodes' workers",
+                    data.train.len()
+                ),
+            ));
+        }
         let (trace, trace_stats) = match &workload.background {
             BackgroundSpec::Trace { path: file, .. } => {
                 let (tasks, stats) = load_v2018_tasks(&resolve(path, file))?;

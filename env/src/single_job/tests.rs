@@ -442,3 +442,17 @@ fn the_remembered_initial_loss_is_only_reused_for_the_same_parameters() {
         scenario.initial_loss(&shifted)
     );
 }
+
+#[test]
+fn fewer_training_rows_than_workers_are_refused_by_name() {
+    let text = two_node_workload("hb_asgd", "").replace(
+        "name = \"slow\"",
+        "name = \"slow\"\ncount = 5000",
+    );
+    let path = crate::testkit::write_workload(&text);
+    let err = crate::Scenario::load(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("job.dataset") && err.contains("no shard for each of the 5001 nodes"),
+        "{err}"
+    );
+}

@@ -65,15 +65,8 @@ fn work(stream: &mut TcpStream, index: usize) -> std::result::Result<(), Ending>
     let workload_batch = workload.job.base_batch;
     let scenario = Scenario::from_workload(&path, *workload)?;
     let train = &scenario.data.train;
+    // the scenario refuses fewer training rows than workers: no shard is empty
     let shard: Vec<usize> = (index..train.len()).step_by(shards.max(1)).collect();
-    if shard.is_empty() {
-        return Err(Ending::Failed(EnvError::RealExecution {
-            message: format!(
-                "worker {index}: the training set's {} rows leave no shard for {shards} workers",
-                train.len()
-            ),
-        }));
-    }
     let worker_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     // one untimed gradient before the clock starts: a cold process's first pass faults in its
     // code and data, which under a slice of a core would cost seconds of the first round

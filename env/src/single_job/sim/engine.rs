@@ -218,16 +218,12 @@ impl TrainingSim {
     }
 
     fn adequacy_factor(&self, reference_rate: f64) -> f64 {
-        let job = &self.scenario.workload.job;
-        let rates = self.workers.iter().filter(|w| w.running).map(|w| {
-            self.cost.rate(
-                &self.scenario.nodes[w.node],
-                &w.alloc,
-                job.base_batch,
-                w.interference,
-            )
-        });
-        super::rules::adequacy_factor(job, rates, reference_rate)
+        let rates = self
+            .workers
+            .iter()
+            .filter(|w| w.running)
+            .map(|w| super::rules::nominal_rate(&self.scenario.nodes[w.node], &w.alloc));
+        super::rules::adequacy_factor(&self.scenario.workload.job, rates, reference_rate)
     }
 
     fn drop_iteration(&mut self, w: usize) {
@@ -351,13 +347,16 @@ impl TrainingSim {
     }
 
     /// Worker `w`'s next minibatch: its rows and the GFLOP it costs, with the iteration's
-    /// jitter and straggling drawn from the worker's stream.
+    /// jitter and straggling drawn from the worker's stream. A worker samples its own shard,
+    /// every `nodes`-th training row from `w`, as a real worker does (`real/worker.rs`): the
+    /// data of a node without a container is not trained on.
     fn draw_minibatch(&mut self, w: usize, batch: usize) -> (Vec<usize>, f64) {
-        let train_rows = self.scenario.data.train.len();
+        let shards = self.workers.len();
+        let shard_rows = shard_len(self.scenario.data.train.len(), w, shards);
         let sim = &self.cost.sim;
         let worker = &mut self.workers[w];
         let rows = (0..batch)
-            .map(|_| worker.rng.random_range(0..train_rows))
+            .map(|_| w + shards * worker.rng.random_range(0..shard_rows))
             .collect();
         let jitter: f64 = StandardNormal.sample(&mut worker.rng);
         let straggles = worker.rng.random_bool(sim.straggler_prob);
@@ -762,5 +761,34 @@ impl TrainingSim {
                 done
             })
             .collect()
+    }
+}
+
+/// Rows in shard `index` of `shards` over `rows` training rows: every `shards`-th row from
+/// `index` (the scenario refuses fewer rows than shards).
+fn shard_len(rows: usize, index: usize, shards: usize) -> usize {
+    (rows - index).div_ceil(shards)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::{scenario, two_node_workload};
+
+    /// Each worker draws only rows of its own shard, and from all of it over many draws.
+    #[test]
+    fn a_worker_samples_its_own_shard() {
+        let scenario = scenario(&two_node_workload("hb_asgd", ""));
+        let train_rows = scenario.data.train.len();
+        let mut sim = TrainingSim::new(scenario, 5).unwrap();
+        for w in 0..2 {
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..200 {
+                let (rows, _) = sim.draw_minibatch(w, 64);
+                assert!(rows.iter().all(|&r| r % 2 == w && r < train_rows), "{rows:?}");
+                seen.extend(rows);
+            }
+            assert_eq!(seen.len(), shard_len(train_rows, w, 2), "worker {w}");
+        }
     }
 }
