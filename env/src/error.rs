@@ -46,6 +46,9 @@ pub enum EnvError {
     /// [`check_env`](crate::check_env) found it.
     #[error("env contract violated: {0}")]
     Contract(String),
+    /// A DAG schedule that breaks one of its problem's rules (`dag/schedule.rs`).
+    #[error("schedule breaks a rule: {0}")]
+    BrokenSchedule(String),
     /// Real execution where the control groups it needs are missing or cannot be written.
     #[error("real execution needs the cgroup `{controller}` controller: {path}: {reason}")]
     CgroupUnavailable {

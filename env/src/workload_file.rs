@@ -97,7 +97,7 @@ fn read(path: &Path, overrides: &[(String, String)]) -> Result<(String, toml::Ta
         EnvError::config(path, key, message)
     })?;
     for (key, value) in overrides {
-        set_key(&mut table, key, value).map_err(|m| EnvError::config(path, key, m))?;
+        set_key(&mut table, key, value).map_err(|e| EnvError::config(path, key, e.to_string()))?;
     }
     limits::check_workload_table(path, &table)?;
     Ok((text, table))
@@ -165,22 +165,31 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     )
 }
 
+/// A dotted key that cannot be set in a TOML table.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadKey {
+    #[error("empty key")]
+    Empty,
+    #[error("`{0}` is a value, not a table")]
+    NotATable(String),
+}
+
 /// Sets `a.b.c = value` in a TOML table, creating missing tables (a section left to its
 /// defaults); a misspelt name then fails validation as an unknown field.
-pub fn set_key(table: &mut toml::Table, key: &str, value: &str) -> std::result::Result<(), String> {
+pub fn set_key(table: &mut toml::Table, key: &str, value: &str) -> std::result::Result<(), BadKey> {
     let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(value.to_owned()));
     let mut parts: Vec<&str> = key.split('.').collect();
-    let last = parts.pop().filter(|p| !p.is_empty()).ok_or("empty key")?;
+    let last = parts.pop().filter(|p| !p.is_empty()).ok_or(BadKey::Empty)?;
     let mut cursor = table;
     for part in parts {
         cursor = cursor
             .entry(part)
             .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             .as_table_mut()
-            .ok_or_else(|| format!("`{part}` is a value, not a table"))?;
+            .ok_or_else(|| BadKey::NotATable(part.to_owned()))?;
     }
     cursor.insert(last.to_owned(), parsed);
     Ok(())

@@ -303,8 +303,8 @@ pub fn load_agent(
         }
         let mut agent = PpoAgent::new(net, ctx, manifest.seed);
         agent.deterministic = true;
-        let restriction =
-            ChoiceRestriction::of_options(env, restricted.0, restricted.1).map_err(invalid)?;
+        let restriction = ChoiceRestriction::of_options(env, restricted.0, restricted.1)
+            .map_err(|e| invalid(e.to_string()))?;
         Ok(Restricted::wrap(Box::new(agent), restriction))
     };
     Ok(match kind {

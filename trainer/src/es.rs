@@ -183,7 +183,7 @@ impl<E: SchedulingEnv> EsTrainer<E> {
             config.starts_only,
             config.grow_only,
         )
-        .map_err(LearnerError::Config)?;
+        .map_err(|e| LearnerError::Config(e.to_string()))?;
         Ok(EsTrainer {
             restriction,
             envs: (0..2 * config.pairs)

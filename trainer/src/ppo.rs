@@ -587,7 +587,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             config.starts_only,
             config.grow_only,
         )
-        .map_err(schedlab_env::EnvError::BadAction)?;
+        .map_err(|e| schedlab_env::EnvError::BadAction(e.to_string()))?;
         training = training.restricted_to(restriction.clone());
         let collector = if config.same_window >= 2 || !config.baseline_heuristic.is_empty() {
             Collector::Windows {

@@ -17,6 +17,20 @@ pub struct ChoiceRestriction {
     restriction: Restriction,
 }
 
+/// Why a learner's restriction options cannot be had on an env.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestrictionError {
+    #[error("starts_only and grow_only exclude each other")]
+    Both,
+    #[error("{option} needs a jobs workload; this is a {kind} workload")]
+    NotJobs {
+        option: &'static str,
+        kind: &'static str,
+    },
+    #[error("{option} needs the one-choice interface (`window.interface = \"one-choice\"`)")]
+    NotOneChoice { option: &'static str },
+}
+
 impl ChoiceRestriction {
     /// The restriction a learner's `starts_only` and `grow_only` options ask for on `env`:
     /// `None` where neither is set; `Err` names why it cannot be had.
@@ -24,22 +38,23 @@ impl ChoiceRestriction {
         env: &EnvContext,
         starts_only: bool,
         grow_only: bool,
-    ) -> Result<Option<Self>, String> {
+    ) -> Result<Option<Self>, RestrictionError> {
         let (restriction, option) = match (starts_only, grow_only) {
             (false, false) => return Ok(None),
-            (true, true) => return Err("starts_only and grow_only exclude each other".into()),
+            (true, true) => return Err(RestrictionError::Both),
             (true, false) => (Restriction::StartsOnly, "starts_only"),
             (false, true) => (Restriction::GrowOnly, "grow_only"),
         };
         let EnvContext::Jobs(ctx) = env else {
-            return Err(format!(
-                "{option} needs a jobs workload; this is a {} workload",
-                env.kind().name()
-            ));
+            return Err(RestrictionError::NotJobs {
+                option,
+                kind: env.kind().name(),
+            });
         };
-        let layout = ctx.one_choice.clone().ok_or_else(|| {
-            format!("{option} needs the one-choice interface (`window.interface = \"one-choice\"`)")
-        })?;
+        let layout = ctx
+            .one_choice
+            .clone()
+            .ok_or(RestrictionError::NotOneChoice { option })?;
         Ok(Some(ChoiceRestriction {
             layout,
             restriction,

@@ -213,118 +213,141 @@ impl RaesPolicy {
 
     fn problem(&self, observation: &Observation) -> AllocationProblem {
         let nodes = self.ctx.nodes();
-        let sizes = &self.ctx.level_sizes;
-        let priorities = self.priorities(observation);
         let capacity_cost: f64 = (0..RESOURCES)
             .map(|r| {
                 let total: f64 = self.ctx.node_capacity.iter().map(|c| c[r]).sum();
                 self.ctx.prices_per_s[r] * total
             })
             .sum();
-        let mut allocated = Vec::with_capacity(nodes);
-        let mut predicted = Vec::with_capacity(nodes);
+        let mut estimates = Estimates {
+            priorities: self.priorities(observation),
+            allocated: Vec::with_capacity(nodes),
+            predicted: Vec::with_capacity(nodes),
+            capacity_cost,
+        };
         for n in 0..nodes {
             let last = self.ctx.last_round(observation, n);
-            allocated.push([last[3], last[4], last[5]]);
-            predicted.push(self.predicted_use(observation, n));
+            estimates.allocated.push([last[3], last[4], last[5]]);
+            estimates.predicted.push(self.predicted_use(observation, n));
         }
-        let utilisation = |n: usize, r: usize| -> f64 {
-            if allocated[n][r] > 0.0 {
-                (predicted[n][r] / allocated[n][r]).clamp(0.0, 1.0)
+        AllocationProblem {
+            capacity: self.ctx.node_capacity.clone(),
+            workers: (0..nodes)
+                .map(|n| self.worker(observation, &estimates, n))
+                .collect(),
+            budget: self.budget(observation),
+        }
+    }
+
+    /// Node `n`'s container options: each allowed level of its primary resource (the GPU
+    /// where it may have one, else CPU) with the others covering the predicted use, and the
+    /// static container; each costed by eq. 21's time and idle terms.
+    fn worker(&self, observation: &Observation, estimates: &Estimates, n: usize) -> Worker {
+        let nodes = self.ctx.nodes();
+        let sizes = &self.ctx.level_sizes;
+        let reward = &self.ctx.reward;
+        let predicted = &estimates.predicted;
+        let gpu_levels: Vec<usize> = (1..sizes[2].len())
+            .filter(|&l| observation.mask_of(&self.ctx.action_space, self.ctx.dim(n, 2))[l])
+            .collect();
+        let primary = if gpu_levels.is_empty() { 0 } else { 2 };
+        let rho = estimates.utilisation(n, primary);
+        let demand = rho * estimates.allocated[n][primary];
+        let cost = |request: &[f64; RESOURCES]| -> f64 {
+            let time = if request[primary] > 0.0 {
+                demand / request[primary]
             } else {
-                let others: Vec<f64> = (0..nodes)
-                    .filter(|&m| allocated[m][r] > 0.0)
-                    .map(|m| (predicted[m][r] / allocated[m][r]).clamp(0.0, 1.0))
-                    .collect();
-                if others.is_empty() {
-                    PRIOR_UTILISATION
-                } else {
-                    others.iter().sum::<f64>() / others.len() as f64
-                }
+                f64::INFINITY
+            };
+            let idle: f64 = (0..RESOURCES)
+                .map(|r| {
+                    let idle = if r == primary {
+                        (1.0 - rho) * request[r]
+                    } else {
+                        (request[r] - predicted[n][r]).max(0.0)
+                    };
+                    self.ctx.prices_per_s[r] * idle
+                })
+                .sum();
+            reward.lambda_time * estimates.priorities[n] * time / nodes as f64
+                + reward.lambda_idle * idle / estimates.capacity_cost
+        };
+        let option = |levels: [usize; RESOURCES]| {
+            let request = std::array::from_fn(|r| sizes[r][levels[r]]);
+            ContainerOption {
+                levels,
+                cost: cost(&request),
+                request,
             }
         };
-        let reward = &self.ctx.reward;
-        let workers = (0..nodes)
-            .map(|n| {
-                let gpu_levels: Vec<usize> = (1..sizes[2].len())
-                    .filter(|&l| observation.mask_of(&self.ctx.action_space, self.ctx.dim(n, 2))[l])
-                    .collect();
-                let primary = if gpu_levels.is_empty() { 0 } else { 2 };
-                let rho = utilisation(n, primary);
-                let demand = rho * allocated[n][primary];
-                let cost = |request: &[f64; RESOURCES]| -> f64 {
-                    let time = if request[primary] > 0.0 {
-                        demand / request[primary]
-                    } else {
-                        f64::INFINITY
-                    };
-                    let idle: f64 = (0..RESOURCES)
-                        .map(|r| {
-                            let idle = if r == primary {
-                                (1.0 - rho) * request[r]
-                            } else {
-                                (request[r] - predicted[n][r]).max(0.0)
-                            };
-                            self.ctx.prices_per_s[r] * idle
-                        })
-                        .sum();
-                    reward.lambda_time * priorities[n] * time / nodes as f64
-                        + reward.lambda_idle * idle / capacity_cost
-                };
-                let option = |levels: [usize; RESOURCES]| {
-                    let request = std::array::from_fn(|r| sizes[r][levels[r]]);
-                    ContainerOption {
-                        levels,
-                        cost: cost(&request),
-                        request,
-                    }
-                };
-                let mut secondary: [usize; RESOURCES] = std::array::from_fn(|r| {
-                    self.ctx.covering_level(
-                        observation,
-                        self.ctx.dim(n, r),
-                        predicted[n][r] * HEADROOM,
-                    )
-                });
-                if primary == 0 {
-                    secondary[2] = 0;
-                }
-                let primary_levels: Vec<usize> = if primary == 2 {
-                    gpu_levels
-                } else {
-                    (1..sizes[0].len())
-                        .filter(|&l| {
-                            observation.mask_of(&self.ctx.action_space, self.ctx.dim(n, 0))[l]
-                        })
-                        .collect()
-                };
-                let mut options: Vec<ContainerOption> = primary_levels
-                    .into_iter()
-                    .map(|l| {
-                        let mut levels = secondary;
-                        levels[primary] = l;
-                        option(levels)
-                    })
-                    .collect();
-                options.push(option(self.static_levels(observation, n)));
-                Worker { node: n, options }
+        let mut secondary: [usize; RESOURCES] = std::array::from_fn(|r| {
+            self.ctx
+                .covering_level(observation, self.ctx.dim(n, r), predicted[n][r] * HEADROOM)
+        });
+        if primary == 0 {
+            secondary[2] = 0;
+        }
+        let primary_levels: Vec<usize> = if primary == 2 {
+            gpu_levels
+        } else {
+            (1..sizes[0].len())
+                .filter(|&l| observation.mask_of(&self.ctx.action_space, self.ctx.dim(n, 0))[l])
+                .collect()
+        };
+        let mut options: Vec<ContainerOption> = primary_levels
+            .into_iter()
+            .map(|l| {
+                let mut levels = secondary;
+                levels[primary] = l;
+                option(levels)
             })
             .collect();
-        let budget = match self.options.budget {
+        options.push(option(self.static_levels(observation, n)));
+        Worker { node: n, options }
+    }
+
+    /// The total the allocation may hold: none, or the static containers' sum.
+    fn budget(&self, observation: &Observation) -> Option<[f64; RESOURCES]> {
+        match self.options.budget {
             Budget::None => None,
             Budget::Static => {
+                let sizes = &self.ctx.level_sizes;
                 let mut total = [0.0; RESOURCES];
-                for n in 0..nodes {
+                for n in 0..self.ctx.nodes() {
                     let levels = self.static_levels(observation, n);
                     (0..RESOURCES).for_each(|r| total[r] += sizes[r][levels[r]]);
                 }
                 Some(total)
             }
-        };
-        AllocationProblem {
-            capacity: self.ctx.node_capacity.clone(),
-            workers,
-            budget,
+        }
+    }
+}
+
+/// What RAES estimates of each node before costing its options: its priority, what it held
+/// last round and what it is predicted to use, and the cluster's full price per second.
+struct Estimates {
+    priorities: Vec<f64>,
+    allocated: Vec<[f64; RESOURCES]>,
+    predicted: Vec<[f64; RESOURCES]>,
+    capacity_cost: f64,
+}
+
+impl Estimates {
+    /// Node `n`'s predicted utilisation of resource `r`; for a node that held none, the mean
+    /// of the nodes that did (a prior where none did).
+    fn utilisation(&self, n: usize, r: usize) -> f64 {
+        let of = |m: usize| (self.predicted[m][r] / self.allocated[m][r]).clamp(0.0, 1.0);
+        if self.allocated[n][r] > 0.0 {
+            return of(n);
+        }
+        let others: Vec<f64> = (0..self.allocated.len())
+            .filter(|&m| self.allocated[m][r] > 0.0)
+            .map(of)
+            .collect();
+        if others.is_empty() {
+            PRIOR_UTILISATION
+        } else {
+            others.iter().sum::<f64>() / others.len() as f64
         }
     }
 }

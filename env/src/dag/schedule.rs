@@ -3,6 +3,7 @@
 //! and checking any schedule against the problem.
 
 use super::problem::Problem;
+use crate::error::{EnvError, Result};
 
 /// Where and when every task runs (NaN start and finish while a task is not placed).
 #[derive(Debug, Clone, PartialEq)]
@@ -35,37 +36,46 @@ impl Schedule {
     /// Every rule a schedule must keep: each task once, on a GPU it fits, for its execution
     /// time, not before its release nor before its parents' data has arrived, and no two
     /// tasks at once on a GPU. The first broken rule is the error.
-    pub fn validate(&self, problem: &Problem) -> Result<(), String> {
+    pub fn validate(&self, problem: &Problem) -> Result<()> {
         const SLACK: f64 = 1e-9;
         let n = problem.len();
         if self.gpu.len() != n || self.start.len() != n || self.finish.len() != n {
-            return Err(format!("{} entries for {n} tasks", self.gpu.len()));
+            return Err(EnvError::BrokenSchedule(format!(
+                "{} entries for {n} tasks",
+                self.gpu.len()
+            )));
         }
         let name = |t: usize| &problem.tasks[t].name;
         for t in 0..n {
             let (g, s, f) = (self.gpu[t], self.start[t], self.finish[t]);
             if g >= problem.gpus() || !problem.fits(t, g) {
-                return Err(format!("{} is on GPU {g}, which cannot hold it", name(t)));
+                return Err(EnvError::BrokenSchedule(format!(
+                    "{} is on GPU {g}, which cannot hold it",
+                    name(t)
+                )));
             }
             let tolerance = SLACK * f.abs().max(1.0);
             if !s.is_finite() || (f - s - problem.exec_s(t, g)).abs() > tolerance {
-                return Err(format!(
+                return Err(EnvError::BrokenSchedule(format!(
                     "{} runs {s}..{f} for {} s",
                     name(t),
                     problem.exec_s(t, g)
-                ));
+                )));
             }
             if s + tolerance < problem.release_s(t) {
-                return Err(format!("{} starts at {s} before its release", name(t)));
+                return Err(EnvError::BrokenSchedule(format!(
+                    "{} starts at {s} before its release",
+                    name(t)
+                )));
             }
             for &(p, data) in problem.preds(t) {
                 let arrives = self.finish[p] + problem.transfer_s(data, self.gpu[p], g);
                 if s + tolerance < arrives {
-                    return Err(format!(
+                    return Err(EnvError::BrokenSchedule(format!(
                         "{} starts at {s} before {}'s data arrives at {arrives}",
                         name(t),
                         name(p)
-                    ));
+                    )));
                 }
             }
         }
@@ -78,7 +88,11 @@ impl Schedule {
             for pair in tasks.windows(2) {
                 let (a, b) = (pair[0], pair[1]);
                 if self.start[b] + SLACK * self.finish[a].abs().max(1.0) < self.finish[a] {
-                    return Err(format!("{} and {} overlap on GPU {g}", name(a), name(b)));
+                    return Err(EnvError::BrokenSchedule(format!(
+                        "{} and {} overlap on GPU {g}",
+                        name(a),
+                        name(b)
+                    )));
                 }
             }
         }

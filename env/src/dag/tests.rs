@@ -174,6 +174,7 @@ fn validation_catches_an_early_start_and_an_overlap() {
         early
             .validate(&problem)
             .unwrap_err()
+            .to_string()
             .contains("before n1's data")
     );
     let mut overlap = good.clone();

@@ -27,6 +27,59 @@ fn is_na(field: &str) -> bool {
     matches!(field.trim(), "" | "NA" | "NaN" | "nan" | "N/A" | "null")
 }
 
+/// The label's column and the feature columns (every other one not dropped); a missing label
+/// or dropped column is refused by name.
+fn columns(
+    path: &Path,
+    header: &csv::StringRecord,
+    label: &str,
+    drop_columns: &[String],
+) -> Result<(usize, Vec<usize>)> {
+    let label_col = header.iter().position(|h| h == label).ok_or_else(|| {
+        EnvError::parse(
+            path,
+            1,
+            label,
+            format!(
+                "no label column `{label}`; columns are {:?}",
+                header.iter().collect::<Vec<_>>()
+            ),
+        )
+    })?;
+    if let Some(d) = drop_columns
+        .iter()
+        .find(|d| !header.iter().any(|h| h == *d))
+    {
+        return Err(EnvError::parse(
+            path,
+            1,
+            d,
+            "drop_columns names a column that does not exist",
+        ));
+    }
+    let feature_cols = (0..header.len())
+        .filter(|&c| c != label_col && !drop_columns.iter().any(|d| d == &header[c]))
+        .collect();
+    Ok((label_col, feature_cols))
+}
+
+/// A finite number in `column` of `line`, or an error naming both.
+fn number(path: &Path, line: usize, column: &str, field: &str) -> Result<f32> {
+    let v: f32 = field
+        .trim()
+        .parse()
+        .map_err(|_| EnvError::parse(path, line, column, format!("`{field}` is not a number")))?;
+    if !v.is_finite() {
+        return Err(EnvError::parse(
+            path,
+            line,
+            column,
+            format!("`{field}` is not finite"),
+        ));
+    }
+    Ok(v)
+}
+
 /// Loaded features (missing values as NaN under `ImputeMean`), raw labels, and how many
 /// rows were dropped for missing values.
 pub fn load_csv(
@@ -42,30 +95,7 @@ pub fn load_csv(
         .headers()
         .map_err(|e| EnvError::parse(path, 1, "header", e.to_string()))?
         .clone();
-    let label_col = header.iter().position(|h| h == label).ok_or_else(|| {
-        EnvError::parse(
-            path,
-            1,
-            label,
-            format!(
-                "no label column `{label}`; columns are {:?}",
-                header.iter().collect::<Vec<_>>()
-            ),
-        )
-    })?;
-    for d in drop_columns {
-        if !header.iter().any(|h| h == d) {
-            return Err(EnvError::parse(
-                path,
-                1,
-                d,
-                "drop_columns names a column that does not exist",
-            ));
-        }
-    }
-    let feature_cols: Vec<usize> = (0..header.len())
-        .filter(|&c| c != label_col && !drop_columns.iter().any(|d| d == &header[c]))
-        .collect();
+    let (label_col, feature_cols) = columns(path, &header, label, drop_columns)?;
     let cols = feature_cols.len();
     let mut values = Vec::new();
     let mut labels = RawLabels {
@@ -96,18 +126,7 @@ pub fn load_csv(
                 row_buf.push(f32::NAN);
                 continue;
             }
-            let v: f32 = field.trim().parse().map_err(|_| {
-                EnvError::parse(path, line, &header[c], format!("`{field}` is not a number"))
-            })?;
-            if !v.is_finite() {
-                return Err(EnvError::parse(
-                    path,
-                    line,
-                    &header[c],
-                    format!("`{field}` is not finite"),
-                ));
-            }
-            row_buf.push(v);
+            row_buf.push(number(path, line, &header[c], field)?);
         }
         if missing {
             if na == NaPolicy::Error {

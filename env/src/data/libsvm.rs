@@ -7,6 +7,40 @@ use super::open::open_text;
 use super::{Features, RawLabels};
 use crate::error::{EnvError, Result};
 
+/// The 1-based index and value of pair `k` of line `line_no`, after the index `previous`.
+fn entry(
+    path: &Path,
+    line_no: usize,
+    (k, pair): (usize, &str),
+    previous: usize,
+    cols: Option<usize>,
+) -> Result<(usize, f32)> {
+    let field = format!("pair {} (`{pair}`)", k + 1);
+    let refuse = |message: String| Err(EnvError::parse(path, line_no, &field, message));
+    let Some((idx, val)) = pair.split_once(':') else {
+        return refuse("expected `index:value`".into());
+    };
+    let Ok(idx) = idx.parse::<usize>() else {
+        return refuse("index is not a positive integer".into());
+    };
+    let Ok(val) = val.parse::<f32>() else {
+        return refuse("value is not a number".into());
+    };
+    if idx == 0 {
+        return refuse("indices are 1-based; 0 is not allowed".into());
+    }
+    if idx <= previous {
+        return refuse("indices must be strictly increasing".into());
+    }
+    if let Some(c) = cols.filter(|&c| idx > c) {
+        return refuse(format!("index {idx} exceeds the declared {c} features"));
+    }
+    if !val.is_finite() {
+        return refuse("value is not finite".into());
+    }
+    Ok((idx, val))
+}
+
 /// Reads a sparse file. `cols` fixes the width (a test file may not use the last feature);
 /// without it the width is the largest index seen. An index beyond `cols` is an error.
 pub fn load_libsvm(path: &Path, cols: Option<usize>) -> Result<(Features, RawLabels)> {
@@ -38,48 +72,7 @@ pub fn load_libsvm(path: &Path, cols: Option<usize>) -> Result<(Features, RawLab
         }
         let mut previous = 0usize;
         for (k, pair) in parts.enumerate() {
-            let field = format!("pair {} (`{pair}`)", k + 1);
-            let (idx, val) = pair
-                .split_once(':')
-                .ok_or_else(|| EnvError::parse(path, line_no, &field, "expected `index:value`"))?;
-            let idx: usize = idx.parse().map_err(|_| {
-                EnvError::parse(path, line_no, &field, "index is not a positive integer")
-            })?;
-            let val: f32 = val
-                .parse()
-                .map_err(|_| EnvError::parse(path, line_no, &field, "value is not a number"))?;
-            if idx == 0 {
-                return Err(EnvError::parse(
-                    path,
-                    line_no,
-                    &field,
-                    "indices are 1-based; 0 is not allowed",
-                ));
-            }
-            if idx <= previous {
-                return Err(EnvError::parse(
-                    path,
-                    line_no,
-                    &field,
-                    "indices must be strictly increasing",
-                ));
-            }
-            if let Some(c) = cols.filter(|&c| idx > c) {
-                return Err(EnvError::parse(
-                    path,
-                    line_no,
-                    &field,
-                    format!("index {idx} exceeds the declared {c} features"),
-                ));
-            }
-            if !val.is_finite() {
-                return Err(EnvError::parse(
-                    path,
-                    line_no,
-                    &field,
-                    "value is not finite",
-                ));
-            }
+            let (idx, val) = entry(path, line_no, (k, pair), previous, cols)?;
             previous = idx;
             widest = widest.max(idx);
             indices.push((idx - 1) as u32);

@@ -167,6 +167,67 @@ fn masked_variant(
     Some(bad)
 }
 
+/// A malformed action (one entry short, a level past the last) is refused before anything
+/// else.
+fn check_malformed_refused<E: Environment>(
+    env: &mut E,
+    observation: &Observation,
+    rng: &mut StdRng,
+) -> Result<()> {
+    let space = env.action_space().clone();
+    let too_short = vec![0; space.dims().saturating_sub(1)];
+    if env.step(&too_short).is_ok() {
+        return Err(violation(format!(
+            "an action of {} entries was accepted; the action space has {}",
+            too_short.len(),
+            space.dims()
+        )));
+    }
+    let mut too_high = random_action(&space, observation, rng);
+    too_high[0] = space.choices(0);
+    if env.step(&too_high).is_ok() {
+        return Err(violation(format!(
+            "level {} of {} was accepted; it has {} levels",
+            space.choices(0),
+            space.label(0),
+            space.choices(0)
+        )));
+    }
+    Ok(())
+}
+
+/// At the step `step` that ended the episode: its info carries finite metrics, and a further
+/// step is refused as `EpisodeOver`. Returns the metrics as text.
+fn check_episode_end<E: Environment>(
+    env: &mut E,
+    info: &E::Info,
+    action: &[usize],
+    step: usize,
+) -> Result<String> {
+    let Some(metrics) = info.metrics() else {
+        return Err(violation(format!(
+            "step {step} ended the episode without metrics in its info"
+        )));
+    };
+    if !metrics.episode_return().is_finite() {
+        return Err(violation(format!(
+            "the episode's return is {}",
+            metrics.episode_return()
+        )));
+    }
+    let metrics = format!("{metrics:?}");
+    match env.step(action) {
+        Err(EnvError::EpisodeOver) => Ok(metrics),
+        other => Err(violation(format!(
+            "step after the end of the episode: expected EpisodeOver, got {}",
+            match other {
+                Ok(_) => "a step".to_owned(),
+                Err(e) => e.to_string(),
+            }
+        ))),
+    }
+}
+
 fn walk<E: Environment>(
     prototype: &E,
     seed: u64,
@@ -184,25 +245,7 @@ fn walk<E: Environment>(
     let mut digests = vec![digest(&observation, 0.0, (false, false))];
     let mut masked_refused = 0;
     if masked_probes > 0 {
-        // malformed actions are refused before anything else
-        let too_short = vec![0; space.dims().saturating_sub(1)];
-        if env.step(&too_short).is_ok() {
-            return Err(violation(format!(
-                "an action of {} entries was accepted; the action space has {}",
-                too_short.len(),
-                space.dims()
-            )));
-        }
-        let mut too_high = random_action(&space, &observation, &mut probe_rng);
-        too_high[0] = space.choices(0);
-        if env.step(&too_high).is_ok() {
-            return Err(violation(format!(
-                "level {} of {} was accepted; it has {} levels",
-                space.choices(0),
-                space.label(0),
-                space.choices(0)
-            )));
-        }
+        check_malformed_refused(&mut env, &observation, &mut probe_rng)?;
     }
     for step in 1..=max_steps {
         let action = random_action(&space, &observation, &mut rng);
@@ -230,33 +273,10 @@ fn walk<E: Environment>(
             (out.terminated, out.truncated),
         ));
         if out.terminated || out.truncated {
-            let Some(metrics) = out.info.metrics() else {
-                return Err(violation(format!(
-                    "step {step} ended the episode without metrics in its info"
-                )));
-            };
-            let metrics_json = format!("{metrics:?}");
-            if !metrics.episode_return().is_finite() {
-                return Err(violation(format!(
-                    "the episode's return is {}",
-                    metrics.episode_return()
-                )));
-            }
-            match env.step(&action) {
-                Err(EnvError::EpisodeOver) => {}
-                other => {
-                    return Err(violation(format!(
-                        "step after the end of the episode: expected EpisodeOver, got {}",
-                        match other {
-                            Ok(_) => "a step".to_owned(),
-                            Err(e) => e.to_string(),
-                        }
-                    )));
-                }
-            }
+            let metrics = check_episode_end(&mut env, &out.info, &action, step)?;
             return Ok(Walk {
                 digests,
-                metrics: Some(metrics_json),
+                metrics: Some(metrics),
                 ended: true,
                 masked_refused,
             });

@@ -11,6 +11,17 @@ use super::state::{Episode, Job, Shared, Status, Time, status_index};
 use crate::error::Result;
 use crate::gym::ActionSpace;
 
+/// A start or rescale the mask allowed that earlier choices of the same step left no room for.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "job {job}: {count} containers of {request:?} (mCPU, MiB, mGPU) no longer fit after earlier choices in this step"
+)]
+pub(super) struct NoLongerFits {
+    job: String,
+    count: u32,
+    request: [u32; 3],
+}
+
 /// Running jobs' changes first (shrinking frees room), then starts, each in slot order.
 pub(super) fn apply(
     sh: &Shared,
@@ -40,7 +51,7 @@ pub(super) fn apply(
             } else if w > 0 && !unchanged {
                 match allocate(sh, episode, j, w, s, placement) {
                     Ok(()) => changed = true,
-                    Err(reason) => rejected.push(reason),
+                    Err(reason) => rejected.push(reason.to_string()),
                 }
             }
         }
@@ -56,7 +67,7 @@ pub(super) fn apply_one(
     episode: &mut Episode,
     j: u32,
     (workers_level, size_level, placement): (usize, usize, Placement),
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), NoLongerFits> {
     if workers_level == 0 {
         suspend(sh, episode, j);
         Ok(())
@@ -73,7 +84,7 @@ fn allocate(
     workers_level: usize,
     size_level: usize,
     placement: Placement,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), NoLongerFits> {
     let i = j as usize;
     let now = episode.now;
     let count = sh.worker_count(i, workers_level);
@@ -83,10 +94,11 @@ fn allocate(
     let Some(placed) = episode.cluster.place(request, count, placement) else {
         old.iter().for_each(|c| episode.cluster.reinstate(c));
         episode.jobs[i].containers = old;
-        return Err(format!(
-            "job {}: {count} containers of {request:?} (mCPU, MiB, mGPU) no longer fit after earlier choices in this step",
-            sh.workload.jobs[i].id
-        ));
+        return Err(NoLongerFits {
+            job: sh.workload.jobs[i].id.clone(),
+            count,
+            request,
+        });
     };
     let was_running = episode.jobs[i].status == Status::Running;
     // settle with the old allocation, then account for the new one
@@ -270,6 +282,20 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
         let Reverse((_, j, _)) = episode.completions.pop().expect("peeked");
         finish(sh, episode, j as usize);
     }
+    arrive_until(sh, episode, t);
+    while tick <= t && episode.next_tick <= t {
+        episode.next_tick += sh.workload.episode.decision_interval_s;
+    }
+    episode.decision_points += 1;
+    Ok((
+        episode.counts[status_index(Status::Done)] == jobs.len(),
+        false,
+    ))
+}
+
+/// Jobs arriving at or before `t` arrive; those without unfinished parents queue.
+fn arrive_until(sh: &Shared, episode: &mut Episode, t: f64) {
+    let (jobs, order) = (&sh.workload.jobs, &sh.arrival_order);
     while let Some(&j) = order.get(episode.next_arrival) {
         if jobs[j as usize].arrival_s > t {
             break;
@@ -283,14 +309,6 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
             enqueue(sh, episode, j as usize);
         }
     }
-    while tick <= t && episode.next_tick <= t {
-        episode.next_tick += sh.workload.episode.decision_interval_s;
-    }
-    episode.decision_points += 1;
-    Ok((
-        episode.counts[status_index(Status::Done)] == jobs.len(),
-        false,
-    ))
 }
 
 /// The next decision point of a real cluster: a job's completion before `event`, or

@@ -160,12 +160,28 @@ impl JobsEnv {
             let (window, _) = sample_window(family, spec, seed ^ WINDOW_SEED_SALT);
             self.shared = Arc::new(Shared::new(Arc::new(window)));
         }
+        let jobs = self.fresh_jobs(seed);
+        let real_jobs = self.real_jobs(seed)?;
+        // the last episode's real processes and groups go before this one's start
+        self.episode = None;
+        let executed = self.real_cluster(&jobs, seed)?;
+        let mut episode = self.new_episode(jobs, real_jobs, executed);
+        let (terminated, truncated) = advance(&self.shared, &mut episode)?;
+        episode.done = terminated || truncated;
+        episode.potential_mark = projected_remaining_s(&self.shared, &episode);
+        let observation = self.observe(&mut episode, true);
+        let info = self.info(&episode, Vec::new());
+        self.episode = Some(episode);
+        Ok((observation, info))
+    }
+
+    /// Every job waiting, its work at its workers and its speed factor drawn from `seed`.
+    fn fresh_jobs(&self, seed: u64) -> Vec<Job> {
         let w = &self.shared.workload;
         let mut rng = StdRng::seed_from_u64(seed);
         let sigma = w.episode.speed_sigma;
         let noise = LogNormal::new(0.0, sigma.max(1e-12)).expect("sigma validated >= 0");
-        let jobs = w
-            .jobs
+        w.jobs
             .iter()
             .enumerate()
             .map(|(i, j)| {
@@ -175,7 +191,6 @@ impl JobsEnv {
                 } else {
                     1.0
                 };
-                let speed = spread * w.episode.speed_factor;
                 let work = j.duration_s * template.speedup(j.workers as f64, 1.0);
                 Job {
                     status: Status::Waiting,
@@ -187,7 +202,7 @@ impl JobsEnv {
                     paused_until: 0.0,
                     rate: 0.0,
                     attained: 0.0,
-                    speed,
+                    speed: spread * w.episode.speed_factor,
                     workers_level: 0,
                     size_level: w.scaling.requested_size_level(),
                     containers: Vec::new(),
@@ -197,8 +212,13 @@ impl JobsEnv {
                     version: 0,
                 }
             })
-            .collect::<Vec<_>>();
-        let real_jobs = match (&self.real, w.fidelity) {
+            .collect()
+    }
+
+    /// At real fidelity, each job's real training; none otherwise.
+    fn real_jobs(&self, seed: u64) -> Result<Vec<RealJob>> {
+        let w = &self.shared.workload;
+        match (&self.real, w.fidelity) {
             (Some(templates), Fidelity::Real) => w
                 .jobs
                 .iter()
@@ -213,31 +233,40 @@ impl JobsEnv {
                         seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
                     )
                 })
-                .collect::<Result<Vec<_>>>()?,
-            (None, Fidelity::Real) => {
-                return Err(EnvError::BadAction(
-                    "a real-fidelity workload needs its templates' workloads: build the env with JobsEnv::new_real".into(),
-                ));
-            }
-            _ => Vec::new(),
-        };
-        // the last episode's real processes and groups go before this one's start
-        self.episode = None;
-        let executed = match (&self.real, w.execution) {
+                .collect(),
+            (None, Fidelity::Real) => Err(EnvError::BadAction(
+                "a real-fidelity workload needs its templates' workloads: build the env with JobsEnv::new_real".into(),
+            )),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Under real execution, the cluster of real processes; none in the simulator.
+    fn real_cluster(&self, jobs: &[Job], seed: u64) -> Result<Option<Box<RealCluster>>> {
+        let w = &self.shared.workload;
+        match (&self.real, w.execution) {
             (Some(templates), Execution::Real) => {
                 let speeds: Vec<f64> = jobs.iter().map(|j| j.speed).collect();
                 let cluster = RealCluster::new(w, &self.shared.template, templates, &speeds, seed)?;
-                Some(Box::new(cluster))
+                Ok(Some(Box::new(cluster)))
             }
-            (None, Execution::Real) => {
-                return Err(EnvError::BadAction(
-                    "a real execution needs its templates' workloads: build the env with JobsEnv::new_real (JobsSetup does)".into(),
-                ));
-            }
-            (_, Execution::Sim) => None,
-        };
+            (None, Execution::Real) => Err(EnvError::BadAction(
+                "a real execution needs its templates' workloads: build the env with JobsEnv::new_real (JobsSetup does)".into(),
+            )),
+            (_, Execution::Sim) => Ok(None),
+        }
+    }
+
+    /// An episode at time 0 over `jobs`, before any arrival.
+    fn new_episode(
+        &self,
+        jobs: Vec<Job>,
+        real_jobs: Vec<RealJob>,
+        executed: Option<Box<RealCluster>>,
+    ) -> Episode {
+        let w = &self.shared.workload;
         let count = jobs.len();
-        let mut episode = Episode {
+        Episode {
             now: 0.0,
             jobs,
             cluster: self.shared.empty_cluster.clone(),
@@ -266,14 +295,7 @@ impl JobsEnv {
             done: false,
             real_jobs,
             executed,
-        };
-        let (terminated, truncated) = advance(&self.shared, &mut episode)?;
-        episode.done = terminated || truncated;
-        episode.potential_mark = projected_remaining_s(&self.shared, &episode);
-        let observation = self.observe(&mut episode, true);
-        let info = self.info(&episode, Vec::new());
-        self.episode = Some(episode);
-        Ok((observation, info))
+        }
     }
 
     /// Applies one action: per window slot `[workers level, size level, placement]`, or with
@@ -385,7 +407,7 @@ impl JobsEnv {
         episode.changed[slot] = true;
         if let Err(reason) = apply_one(&self.shared, episode, j, levels) {
             episode.rejected_total += 1;
-            acted.rejected.push(reason);
+            acted.rejected.push(reason.to_string());
         }
         Ok(acted)
     }

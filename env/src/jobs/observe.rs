@@ -86,16 +86,16 @@ pub(super) fn observe(
     episode: &mut Episode,
 ) -> (Vec<f32>, Vec<bool>) {
     let w = &sh.workload;
-    let largest = episode.cluster.largest();
-    let now = episode.now;
     let slots = space.units();
     let mut features = vec![0f32; observation_len];
     let mut mask = vec![false; space.mask_len()];
-    let workers_levels = space.field_choices(FIELD_WORKERS);
-    let size_levels = space.field_choices(FIELD_SIZE);
-    let top = [workers_levels - 1, size_levels - 1];
-    let requested_size = w.scaling.requested_size_level();
-    let requested_workers = w.scaling.requested_workers_level();
+    let levels = Levels {
+        largest: episode.cluster.largest(),
+        workers: space.field_choices(FIELD_WORKERS),
+        sizes: space.field_choices(FIELD_SIZE),
+        requested_workers: w.scaling.requested_workers_level(),
+        requested_size: w.scaling.requested_size_level(),
+    };
     for slot in 0..slots {
         let f = &mut features[slot * SLOT_FEATURES..(slot + 1) * SLOT_FEATURES];
         let workers_at = space.mask_offset(space.dim(slot, FIELD_WORKERS));
@@ -103,62 +103,104 @@ pub(super) fn observe(
         mask[workers_at] = true;
         mask[space.mask_range(space.dim(slot, FIELD_PLACEMENT))].fill(true);
         let Some(j) = episode.window[slot] else {
-            mask[size_at + requested_size] = true;
+            mask[size_at + levels.requested_size] = true;
             continue;
         };
-        let i = j as usize;
-        let spec = &w.jobs[i];
-        let request = spec.request();
-        let template = &w.templates[sh.template_of(i)];
-        let job = &episode.jobs[i];
-        let running = job.status == Status::Running;
-        f[SLOT_PRESENT] = 1.0;
-        f[SLOT_RUNNING] = running as u8 as f32;
-        f[SLOT_WORKERS] = (spec.workers as f32).ln_1p();
-        for r in 0..3 {
-            f[SLOT_CPU + r] = request[r] as f32 / largest[r].max(1) as f32;
-        }
-        f[SLOT_WAIT] = hours(now - job.eligible_s);
-        f[SLOT_ATTAINED] = hours(job.attained_at(now));
-        let request_rate = template.speedup(spec.workers as f64, 1.0) * job.speed;
-        if w.window.oracle {
-            f[SLOT_REMAINING] = hours(job.remaining_at(now) / request_rate);
-        }
-        f[SLOT_WORKERS_LEVEL] = job.workers_level as f32 / top[0] as f32;
-        f[SLOT_SIZE_LEVEL] = job.size_level as f32 / top[1].max(1) as f32;
-        f[SLOT_PROGRESS] = (1.0 - job.remaining_at(now) / job.work) as f32;
-        f[SLOT_CONTENTION] = template.contention as f32;
-        f[SLOT_SIZE_EXPONENT] = template.size_exponent as f32;
-        // each dimension's levels are checked with the others at their current (queued:
-        // requested) value, with the job's own containers counted as free
-        let (base_w, base_s) = if running {
-            (job.workers_level, job.size_level)
-        } else {
-            (requested_workers, requested_size)
-        };
-        let own = std::mem::take(&mut episode.jobs[i].containers);
-        episode.cluster.begin_probe(&own);
-        f[SLOT_FITS_NOW] = (running
-            || episode.cluster.can_place(
-                sh.container(i, requested_size),
-                sh.worker_count(i, requested_workers),
-            )) as u8 as f32;
-        for level in 1..workers_levels {
-            mask[workers_at + level] = (running && level == base_w)
-                || episode
-                    .cluster
-                    .can_place(sh.container(i, base_s), sh.worker_count(i, level));
-        }
-        for level in 0..size_levels {
-            mask[size_at + level] = level == base_s
-                || episode
-                    .cluster
-                    .can_place(sh.container(i, level), sh.worker_count(i, base_w));
-        }
-        episode.cluster.end_probe(&own);
-        episode.jobs[i].containers = own;
+        job_features(sh, episode, j as usize, &levels, f);
+        let (workers_mask, size_mask) = mask[workers_at..].split_at_mut(size_at - workers_at);
+        f[SLOT_FITS_NOW] =
+            job_mask(sh, episode, j as usize, &levels, (workers_mask, size_mask)) as u8 as f32;
     }
-    let cluster = &mut features[slots * SLOT_FEATURES..];
+    cluster_features(sh, episode, &mut features[slots * SLOT_FEATURES..]);
+    (features, mask)
+}
+
+/// What every slot is measured against: the largest machine, the choices of a slot's two
+/// level fields, and the levels of a job's request.
+struct Levels {
+    largest: [u32; 3],
+    workers: usize,
+    sizes: usize,
+    requested_workers: usize,
+    requested_size: usize,
+}
+
+/// Job `i`'s features in its slot's block `f`, but whether it fits now.
+fn job_features(sh: &Shared, episode: &Episode, i: usize, levels: &Levels, f: &mut [f32]) {
+    let w = &sh.workload;
+    let largest = levels.largest;
+    let now = episode.now;
+    let spec = &w.jobs[i];
+    let request = spec.request();
+    let template = &w.templates[sh.template_of(i)];
+    let job = &episode.jobs[i];
+    f[SLOT_PRESENT] = 1.0;
+    f[SLOT_RUNNING] = (job.status == Status::Running) as u8 as f32;
+    f[SLOT_WORKERS] = (spec.workers as f32).ln_1p();
+    for r in 0..3 {
+        f[SLOT_CPU + r] = request[r] as f32 / largest[r].max(1) as f32;
+    }
+    f[SLOT_WAIT] = hours(now - job.eligible_s);
+    f[SLOT_ATTAINED] = hours(job.attained_at(now));
+    let request_rate = template.speedup(spec.workers as f64, 1.0) * job.speed;
+    if w.window.oracle {
+        f[SLOT_REMAINING] = hours(job.remaining_at(now) / request_rate);
+    }
+    f[SLOT_WORKERS_LEVEL] = job.workers_level as f32 / (levels.workers - 1) as f32;
+    f[SLOT_SIZE_LEVEL] = job.size_level as f32 / (levels.sizes - 1).max(1) as f32;
+    f[SLOT_PROGRESS] = (1.0 - job.remaining_at(now) / job.work) as f32;
+    f[SLOT_CONTENTION] = template.contention as f32;
+    f[SLOT_SIZE_EXPONENT] = template.size_exponent as f32;
+}
+
+/// Job `i`'s workers and size levels that fit, in `masks`; returns whether it fits now at its
+/// request. Each dimension's levels are checked with the other at its current (queued:
+/// requested) value, with the job's own containers counted as free.
+fn job_mask(
+    sh: &Shared,
+    episode: &mut Episode,
+    i: usize,
+    levels: &Levels,
+    (workers_mask, size_mask): (&mut [bool], &mut [bool]),
+) -> bool {
+    let running = episode.jobs[i].status == Status::Running;
+    let (base_w, base_s) = if running {
+        (episode.jobs[i].workers_level, episode.jobs[i].size_level)
+    } else {
+        (levels.requested_workers, levels.requested_size)
+    };
+    let own = std::mem::take(&mut episode.jobs[i].containers);
+    episode.cluster.begin_probe(&own);
+    let fits_now = running
+        || episode.cluster.can_place(
+            sh.container(i, levels.requested_size),
+            sh.worker_count(i, levels.requested_workers),
+        );
+    for (level, allowed) in workers_mask[..levels.workers]
+        .iter_mut()
+        .enumerate()
+        .skip(1)
+    {
+        *allowed = (running && level == base_w)
+            || episode
+                .cluster
+                .can_place(sh.container(i, base_s), sh.worker_count(i, level));
+    }
+    for (level, allowed) in size_mask[..levels.sizes].iter_mut().enumerate() {
+        *allowed = level == base_s
+            || episode
+                .cluster
+                .can_place(sh.container(i, level), sh.worker_count(i, base_w));
+    }
+    episode.cluster.end_probe(&own);
+    episode.jobs[i].containers = own;
+    fits_now
+}
+
+/// The cluster's block of features: free shares, stranded GPUs, counts, time, and the
+/// queued demand beyond the window.
+fn cluster_features(sh: &Shared, episode: &Episode, cluster: &mut [f32]) {
+    let w = &sh.workload;
     let free = episode.cluster.free_total();
     let cap = episode.cluster.capacity_total();
     for r in 0..3 {
@@ -175,7 +217,7 @@ pub(super) fn observe(
     };
     cluster[4] = (episode.counts[Status::Queued as usize] as f32).ln_1p();
     cluster[5] = (episode.counts[Status::Running as usize] as f32).ln_1p();
-    cluster[6] = (now / w.episode.max_time_s) as f32;
+    cluster[6] = (episode.now / w.episode.max_time_s) as f32;
     cluster[7] = ((w.jobs.len() - episode.arrived()) as f32).ln_1p();
     let mut beyond = episode.queued_demand;
     let mut shown = 0;
@@ -193,7 +235,6 @@ pub(super) fn observe(
     cluster[8] = (queued.saturating_sub(shown) as f32).ln_1p();
     let r = if cap[2] > 0 { 2 } else { 0 };
     cluster[9] = (beyond[r] as f64 / cap[r].max(1) as f64) as f32;
-    (features, mask)
 }
 
 /// The oldest queued jobs, then running jobs round-robin.

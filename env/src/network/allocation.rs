@@ -13,6 +13,18 @@ use super::cost::CentreCost;
 use super::graph::Graph;
 use super::quantize::Quantizer;
 
+/// A centre the consensus step pushed below half its lower bound, where the step size, fitted
+/// to the costs' curvature above it, no longer holds.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "centre {centre} fell to {cpus} CPUs, below half its minimum {minimum}: the step size does not hold there"
+)]
+pub struct BelowBound {
+    pub centre: usize,
+    pub cpus: f64,
+    pub minimum: f64,
+}
+
 pub struct Dynamics<'a> {
     pub costs: &'a [CentreCost],
     pub quantizer: Quantizer,
@@ -38,7 +50,7 @@ impl<'a> Dynamics<'a> {
 
     /// One iteration on `graph`; returns the bits sent (each centre's quantised marginal cost
     /// to each neighbour). An error names a centre pushed below half its lower bound.
-    pub fn step(&mut self, graph: &Graph, x: &mut [f64]) -> Result<u64, String> {
+    pub fn step(&mut self, graph: &Graph, x: &mut [f64]) -> Result<u64, BelowBound> {
         for (i, (cost, &xi)) in self.costs.iter().zip(x.iter()).enumerate() {
             self.sent[i] = self.quantizer.quantize(cost.marginal(xi));
         }
@@ -49,10 +61,11 @@ impl<'a> Dynamics<'a> {
             x[j] += flow;
         }
         if let Some(i) = (0..x.len()).find(|&i| x[i] < 0.5 * self.costs[i].min) {
-            return Err(format!(
-                "centre {i} fell to {} CPUs, below half its minimum {}: the step size does not hold there",
-                x[i], self.costs[i].min
-            ));
+            return Err(BelowBound {
+                centre: i,
+                cpus: x[i],
+                minimum: self.costs[i].min,
+            });
         }
         Ok(2 * graph.edges().len() as u64 * u64::from(self.quantizer.bits()))
     }

@@ -336,7 +336,7 @@ impl Environment for NetworkEnv {
         e.instance
             .graphs
             .advance()
-            .map_err(|m| EnvError::config(&w.path, "graph", m))?;
+            .map_err(|e| EnvError::config(&w.path, "graph", e.to_string()))?;
         self.prepare(&mut e);
         let done = e.iteration == iterations;
         if done {

@@ -19,7 +19,7 @@ pub mod training;
 mod workload;
 
 pub use allocation::{
-    Dynamics, capacity_proportional, lipschitz, proportional, step_size, uniform,
+    BelowBound, Dynamics, capacity_proportional, lipschitz, proportional, step_size, uniform,
 };
 pub use cost::{CentreCost, optimum, sampled_costs, total_cost};
 pub use env::{CENTRE_FEATURES, EDGE_FEATURES, NETWORK_FEATURES, NetworkEnv, NetworkInfo};
@@ -27,7 +27,7 @@ pub use graph::{Graph, Weights};
 pub use ladder::FlowLadder;
 pub use metrics::NetworkMetrics;
 pub use quantize::Quantizer;
-pub use switching::{GraphKind, GraphSequence, Switching};
+pub use switching::{Disconnected, GraphKind, GraphSequence, Switching};
 pub use training::{ConsensusTraining, centralised_descent, centralised_objective, shards};
 pub use workload::{
     CentresSpec, EpisodeSpec, GraphSpec, Instance, NetworkWorkload, NetworkWorkloadSpec,

@@ -37,6 +37,14 @@ pub enum Switching {
 /// Redraws a random graph kind until it is connected, at most this many times.
 const TRIES: usize = 1000;
 
+/// Draws of a random graph kind that kept coming out disconnected.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{kind:?} on {nodes} centres came out disconnected in {TRIES} draws; raise its density")]
+pub struct Disconnected {
+    pub kind: GraphKind,
+    pub nodes: usize,
+}
+
 /// A connected graph of `kind` on `n` nodes; an error names the kind when draws keep
 /// coming out disconnected.
 pub fn connected(
@@ -44,7 +52,7 @@ pub fn connected(
     n: usize,
     weights: Weights,
     rng: &mut StdRng,
-) -> Result<Graph, String> {
+) -> Result<Graph, Disconnected> {
     for _ in 0..TRIES {
         let graph = match kind {
             GraphKind::Ring => {
@@ -67,9 +75,7 @@ pub fn connected(
             return Ok(graph);
         }
     }
-    Err(format!(
-        "{kind:?} on {n} centres came out disconnected in {TRIES} draws; raise its density"
-    ))
+    Err(Disconnected { kind, nodes: n })
 }
 
 /// The graph of every iteration, drawn from one seed.
@@ -92,7 +98,7 @@ impl GraphSequence {
         weights: Weights,
         switching: Switching,
         seed: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Disconnected> {
         let mut rng = StdRng::seed_from_u64(seed ^ 0x6e7);
         let base = connected(kind, n, weights, &mut rng)?;
         Ok(Self::on(base, kind, weights, switching, rng))
@@ -145,7 +151,7 @@ impl GraphSequence {
     }
 
     /// Moves to the next iteration's graph.
-    pub fn advance(&mut self) -> Result<(), String> {
+    pub fn advance(&mut self) -> Result<(), Disconnected> {
         self.iteration += 1;
         match self.switching {
             Switching::Static => {}

@@ -75,7 +75,8 @@ fn spectra_tell_connected_graphs_and_bound_their_largest_eigenvalue() {
         "Metropolis weighted degrees stay below 1"
     );
     let err = switching::connected(GraphKind::ErdosRenyi { p: 0.0 }, 5, Weights::Unit, &mut rng)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("disconnected"), "{err}");
 }
 

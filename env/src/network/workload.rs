@@ -170,7 +170,7 @@ impl NetworkWorkload {
             g.weights,
             &mut StdRng::seed_from_u64(g.seed),
         )
-        .map_err(|message| EnvError::config(path, "graph.shape", message))?;
+        .map_err(|e| EnvError::config(path, "graph.shape", e.to_string()))?;
         Ok(NetworkWorkload {
             base,
             spec,

@@ -285,20 +285,18 @@ fn allocate(
     checkpoints: &[usize],
 ) -> anyhow::Result<Record> {
     let demand = p.demand_per_centre * p.centres as f64;
-    let mut graphs = GraphSequence::new(kind, p.centres, Weights::Metropolis, switching, case.seed)
-        .map_err(anyhow::Error::msg)?;
+    let mut graphs =
+        GraphSequence::new(kind, p.centres, Weights::Metropolis, switching, case.seed)?;
     let mut dynamics = Dynamics::new(&case.costs, quantizer);
     let mut x = uniform(p.centres, demand);
     let (mut gaps, mut residual, mut bits) = (Vec::new(), 0.0f64, 0u64);
     for k in 1..=*checkpoints.last().expect("checkpoints") {
-        bits += dynamics
-            .step(graphs.current(), &mut x)
-            .map_err(anyhow::Error::msg)?;
+        bits += dynamics.step(graphs.current(), &mut x)?;
         residual = residual.max((x.iter().sum::<f64>() - demand).abs() / demand);
         if checkpoints.contains(&k) {
             gaps.push(case.gap(&x));
         }
-        graphs.advance().map_err(anyhow::Error::msg)?;
+        graphs.advance()?;
     }
     Ok(Record {
         gaps,
@@ -362,8 +360,7 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
                     Weights::Metropolis,
                     switching,
                     seed,
-                )
-                .map_err(anyhow::Error::msg)?;
+                )?;
                 let mut training = ConsensusTraining::new(
                     model.clone(),
                     data.clone(),
@@ -375,7 +372,7 @@ fn training(cx: &Context, p: &NetworkProtocol, kind: GraphKind) -> anyhow::Resul
                 );
                 for k in 1..=p.training_iterations {
                     bits += training.step(graphs.current()) as f64 / cx.args.seeds as f64;
-                    graphs.advance().map_err(anyhow::Error::msg)?;
+                    graphs.advance()?;
                     if let Some(m) = marks.iter().position(|&m| m == k) {
                         let (loss, _) =
                             centralised_objective(&*model, &data, &training.mean_params(), l2);

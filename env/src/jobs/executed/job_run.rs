@@ -287,7 +287,9 @@ fn launch(context: &Context, children: &mut Vec<Child>) -> Result<Option<Vec<Tcp
         .iter_mut()
         .find_map(|c| c.try_wait().ok().flatten())
     {
-        Some(status) => Err(format!("a worker exited at the start: {status}")),
+        Some(status) => Err(StartFailure::Connecting(format!(
+            "a worker exited at the start: {status}"
+        ))),
         None => Ok(()),
     };
     let stopped = || context.stop.load(Ordering::SeqCst);

@@ -61,7 +61,7 @@ impl WorkerListener {
         &self,
         n: usize,
         (scenario, seed): (&Scenario, u64),
-        mut check: impl FnMut() -> std::result::Result<(), String>,
+        mut check: impl FnMut() -> std::result::Result<(), StartFailure>,
         stopped: impl Fn() -> bool,
     ) -> std::result::Result<Option<Vec<TcpStream>>, StartFailure> {
         let Some(mut streams) = self.accept(n, &mut check, &stopped)? else {
@@ -102,7 +102,7 @@ impl WorkerListener {
     fn accept(
         &self,
         n: usize,
-        check: &mut impl FnMut() -> std::result::Result<(), String>,
+        check: &mut impl FnMut() -> std::result::Result<(), StartFailure>,
         stopped: &impl Fn() -> bool,
     ) -> std::result::Result<Option<Vec<TcpStream>>, StartFailure> {
         let failed = StartFailure::Connecting;
@@ -134,7 +134,7 @@ impl WorkerListener {
                     connected += 1;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    check().map_err(failed)?;
+                    check()?;
                     if Instant::now() > deadline {
                         return Err(failed(format!(
                             "{connected} of {n} workers connected within {} s",

@@ -244,13 +244,13 @@ impl RealTraining {
         Ok(())
     }
 
-    fn check_children_alive(&mut self) -> std::result::Result<(), String> {
+    fn check_children_alive(&mut self) -> std::result::Result<(), StartFailure> {
         for child in self.children.iter_mut().chain(&mut self.tenants) {
             if let Ok(Some(status)) = child.try_wait() {
-                return Err(format!(
+                return Err(StartFailure::Connecting(format!(
                     "a real process ({}) exited at the start: {status}; run `schedlab real-process --help` to check the binary",
                     child.id()
-                ));
+                )));
             }
         }
         Ok(())
@@ -263,9 +263,9 @@ impl RealTraining {
         let node = &self.context.scenario.nodes[n];
         let groups = &mut self.nodes[n];
         if worker.running {
-            groups
-                .job
-                .set_cpu(Some(self.context.k * rules::nominal_rate(node, &worker.alloc)))?;
+            groups.job.set_cpu(Some(
+                self.context.k * rules::nominal_rate(node, &worker.alloc),
+            ))?;
             groups
                 .job
                 .outer()
@@ -562,25 +562,10 @@ fn apply_push(context: &Context, index: usize, push: &FromWorker, grad: &[f32]) 
             iteration: state.server.version,
         });
     }
-    let scenario = &context.scenario;
-    let job = &scenario.workload.job;
-    let node = &scenario.nodes[index];
-    let compute_s = wall_s / context.time_scale;
-    // the virtual GFLOP the burnt CPU stands for, split between the container's CPU and GPU
-    // in proportion to their nominal rates
-    let gflop = cpu_s / (context.k * context.time_scale);
+    let job = &context.scenario.workload.job;
+    let compute_s = book_compute(context, index, worker, wall_s, cpu_s);
     let alloc = worker.alloc;
-    let (cpu_rate, gpu_rate) = (
-        node.speed * alloc[0] * node.cpu_gflops_per_core,
-        node.speed * alloc[2] * node.gpu_gflops,
-    );
-    let total = (cpu_rate + gpu_rate).max(f64::MIN_POSITIVE);
     let round = &mut worker.round;
-    round.compute_s += compute_s;
-    round.cpu_used_s += gflop * cpu_rate / total / (node.speed * node.cpu_gflops_per_core);
-    if gpu_rate > 0.0 {
-        round.gpu_used_s += gflop * gpu_rate / total / (node.speed * node.gpu_gflops);
-    }
     round.gradients += 1;
     round.samples += batch as u64;
     round.loss_sum += loss;
@@ -602,22 +587,64 @@ fn apply_push(context: &Context, index: usize, push: &FromWorker, grad: &[f32]) 
     worker.round.bits_sent += pushed;
     state.bits_sent += pushed;
     state.pushes.push(record);
+    apply_gradient(context, &mut state, index, (grad, staleness, batch), now)?;
+    context.changed.notify_all();
+    Ok(())
+}
+
+/// Books a push's compute on its worker's round and returns it in virtual seconds: the wall
+/// time, and the virtual GFLOP the burnt CPU stands for, split between the container's CPU
+/// and GPU in proportion to their nominal rates.
+fn book_compute(
+    context: &Context,
+    index: usize,
+    worker: &mut RealWorker,
+    wall_s: f64,
+    cpu_s: f64,
+) -> f64 {
+    let node = &context.scenario.nodes[index];
+    let compute_s = wall_s / context.time_scale;
+    let gflop = cpu_s / (context.k * context.time_scale);
+    let alloc = worker.alloc;
+    let (cpu_rate, gpu_rate) = (
+        node.speed * alloc[0] * node.cpu_gflops_per_core,
+        node.speed * alloc[2] * node.gpu_gflops,
+    );
+    let total = (cpu_rate + gpu_rate).max(f64::MIN_POSITIVE);
+    let round = &mut worker.round;
+    round.compute_s += compute_s;
+    round.cpu_used_s += gflop * cpu_rate / total / (node.speed * node.cpu_gflops_per_core);
+    if gpu_rate > 0.0 {
+        round.gpu_used_s += gflop * gpu_rate / total / (node.speed * node.gpu_gflops);
+    }
+    compute_s
+}
+
+/// Applies worker `index`'s gradient with the job's optimiser (`staleness` versions old, of
+/// `batch` rows) and validates when due.
+fn apply_gradient(
+    context: &Context,
+    state: &mut Shared,
+    index: usize,
+    (grad, staleness, batch): (&[f32], u64, usize),
+    now: f64,
+) -> Result<()> {
     let lr_factor = state.lr_factor;
     match state.server.push(grad, staleness, batch, lr_factor) {
         Applied::Weighted(_) => {
+            let job = &context.scenario.workload.job;
             if job.eval_every.is_due(
                 state.server.version,
                 now,
                 state.evaluated_version,
                 state.evaluated_at,
             ) {
-                evaluate(context, &mut state, now)?;
+                evaluate(context, state, now)?;
             }
         }
         Applied::TooStale => state.workers[index].round.discarded += 1,
         Applied::Buffered => unreachable!("synchronous optimisers are refused at the start"),
     }
-    context.changed.notify_all();
     Ok(())
 }
 
@@ -644,7 +671,10 @@ fn evaluate(context: &Context, state: &mut Shared, now: f64) -> Result<()> {
 
 /// `k`: real cores per virtual GFLOP/s, so that every node's full capacity takes `cores`.
 pub fn cores_per_rate(nodes: &[NodeSpec], cores: f64) -> f64 {
-    let total: f64 = nodes.iter().map(|n| rules::nominal_rate(n, &n.capacity())).sum();
+    let total: f64 = nodes
+        .iter()
+        .map(|n| rules::nominal_rate(n, &n.capacity()))
+        .sum();
     cores / total.max(f64::MIN_POSITIVE)
 }
 
@@ -660,8 +690,7 @@ fn make_node_groups(run: &Group, nodes: &[NodeSpec], mb_per_gb: f64) -> Result<V
             group.delegate()?;
             group.set_memory(mebibytes(node.mem_gb, mb_per_gb))?;
             let job = LiveCpuGroup::new(group.child("job")?)?;
-            job.outer()
-                .set_memory(mebibytes(node.mem_gb, mb_per_gb))?;
+            job.outer().set_memory(mebibytes(node.mem_gb, mb_per_gb))?;
             let background = LiveCpuGroup::new(group.child("background")?)?;
             Ok(NodeGroups {
                 node: group,

@@ -32,11 +32,18 @@ impl From<EnvError> for Ending {
 
 /// Runs worker `index` against the server at `connect` until it says stop or goes away.
 pub fn run_worker(connect: &str, index: usize) -> Result<()> {
-    let mut stream = TcpStream::connect(connect)
-        .and_then(|s| s.set_nodelay(true).map(|()| s))
-        .map_err(|e| EnvError::RealExecution {
-            message: format!("worker {index}: cannot reach {connect}: {e}"),
-        })?;
+    let connected = TcpStream::connect(connect).and_then(|s| s.set_nodelay(true).map(|()| s));
+    let mut stream = match connected {
+        Ok(stream) => stream,
+        // the run closed its listener before this worker came up (a job preempted while its
+        // workers started): nobody is left to tell, and the run does not wait for it
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => return Ok(()),
+        Err(e) => {
+            return Err(EnvError::RealExecution {
+                message: format!("worker {index}: cannot reach {connect}: {e}"),
+            });
+        }
+    };
     match work(&mut stream, index) {
         Ok(()) | Err(Ending::Lost) => Ok(()),
         Err(Ending::Failed(e)) => Err(e),

@@ -41,8 +41,7 @@ pub fn run(args: BenchNetworkArgs) -> anyhow::Result<()> {
         n,
         Weights::Metropolis,
         &mut rng,
-    )
-    .map_err(anyhow::Error::msg)?;
+    )?;
     let costs = sampled_costs(n, (16.0, 48.0), &mut rng);
     let demand = 12.0 * n as f64;
     let (best, _) = optimum(&costs, demand);
@@ -73,7 +72,7 @@ pub fn run(args: BenchNetworkArgs) -> anyhow::Result<()> {
         for _ in 0..args.rounds.max(1) {
             let start = Instant::now();
             for _ in 0..args.iterations {
-                dynamics.step(&graph, &mut x).map_err(anyhow::Error::msg)?;
+                dynamics.step(&graph, &mut x)?;
             }
             rates.push(args.iterations as f64 / start.elapsed().as_secs_f64());
         }
