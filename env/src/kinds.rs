@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::dag::{DagEnv, DagWorkload};
 use crate::error::{EnvError, Result};
 use crate::gym::{Environment, Observation, VecEnv};
-use crate::jobs::{JobsEnv, JobsSetup, TableReader};
+use crate::jobs::{JobsEnv, JobsSetup};
 use crate::network::{NetworkEnv, NetworkWorkload};
 use crate::single_job::{Scenario, SingleJobEnv};
 use crate::workload_file::EnvKind;
@@ -41,18 +41,13 @@ macro_rules! each_kind {
 }
 
 impl AnyWorkload {
-    /// Loads the workload file at `path` with `overrides` (dotted `section.key=value`) set;
-    /// `read_table` reads a jobs workload's job table.
-    pub fn load(
-        path: &Path,
-        overrides: &[(String, String)],
-        read_table: TableReader,
-    ) -> Result<AnyWorkload> {
+    /// Loads the workload file at `path` with `overrides` (dotted `section.key=value`) set.
+    pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<AnyWorkload> {
         Ok(match EnvKind::of_file(path)? {
             EnvKind::SingleJob => {
                 AnyWorkload::SingleJob(Scenario::load_with_overrides(path, overrides)?)
             }
-            EnvKind::Jobs => AnyWorkload::Jobs(JobsSetup::load(path, overrides, read_table)?),
+            EnvKind::Jobs => AnyWorkload::Jobs(JobsSetup::load(path, overrides)?),
             EnvKind::Dag => AnyWorkload::Dag(Arc::new(DagWorkload::load(path, overrides)?)),
             EnvKind::Network => {
                 AnyWorkload::Network(Arc::new(NetworkWorkload::load(path, overrides)?))

@@ -11,7 +11,8 @@
 //! (a workload or env of any kind), which the command line and the Python binding share.
 //!
 //! It owns data loading, models, the cluster performance model, workload files, the
-//! simulation and [`real`] execution (control groups and the processes of a real run). It
+//! simulation and [`real`] execution (control groups and the processes of a real run); file
+//! formats shared with other crates (job tables, atomic writes) are `schedlab_artifacts`'. It
 //! must know nothing of schedulers, predictors, learning agents, logging or the command line
 //! (a real run starts its workers as the binary's hidden `real-process` subcommand, the one
 //! name it knows): those crates depend on it, never the reverse.

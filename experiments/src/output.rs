@@ -8,9 +8,9 @@ use schedlab_env::dag::DagMetrics;
 use schedlab_env::jobs::JobsMetrics;
 use schedlab_env::network::NetworkMetrics;
 
-/// [`schedlab_trainer::files::write_atomic`], with the path in the error.
+/// [`schedlab_artifacts::write_atomic`], with the path in the error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    schedlab_trainer::files::write_atomic(path, bytes)
+    schedlab_artifacts::write_atomic(path, bytes)
         .with_context(|| format!("writing {}", path.display()))
 }
 

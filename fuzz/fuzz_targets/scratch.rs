@@ -31,7 +31,7 @@ pub fn shipped(relative: &str) -> PathBuf {
 }
 
 /// For targets whose reader turns a dependency's panics into errors (polars, burn:
-/// `schedlab_trainer::files::without_panic`): libFuzzer's panic hook would abort on such a caught
+/// `schedlab_artifacts::without_panic`): libFuzzer's panic hook would abort on such a caught
 /// panic, so a silent hook replaces it. A panic that escapes the reader still fails the target:
 /// libfuzzer-sys aborts on it.
 #[allow(dead_code)] // only the targets of such readers call it

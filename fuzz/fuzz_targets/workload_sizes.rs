@@ -11,7 +11,6 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use schedlab_env::kinds::AnyWorkload;
 use schedlab_env::limits::{WORKLOAD_LIMITS, set_memory_limit};
-use schedlab_experiments::traces::table::read_jobs_parquet;
 
 #[path = "scratch.rs"]
 mod scratch;
@@ -109,8 +108,7 @@ fn case(u: &mut Unstructured) -> Result<()> {
         set(&mut table, key, value, u)?;
     }
     let file = write_beside(path, &table);
-    let read_table = |p: &Path| read_jobs_parquet(p);
-    if let Ok(workload) = AnyWorkload::load(&file, &[], &read_table) {
+    if let Ok(workload) = AnyWorkload::load(&file, &[]) {
         let mut env = workload.env();
         let _ = env.reset(0);
     }

@@ -44,6 +44,5 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let path = scratch();
     std::fs::write(path, data).expect("a scratch file");
-    let no_table = |_: &std::path::Path| Err("no job tables while fuzzing".to_owned());
-    let _ = AnyWorkload::load(path, &overrides, &no_table);
+    let _ = AnyWorkload::load(path, &overrides);
 });

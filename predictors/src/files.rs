@@ -1,46 +1,31 @@
-//! Writing a predictor's files atomically: parameters as `{name}.json`, networks as burn
-//! records.
+//! Writing a predictor's files atomically (`schedlab_artifacts::atomic`): parameters as
+//! `{name}.json`, networks as burn records.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use burn::module::Module;
+use schedlab_artifacts::{write_atomic, write_atomic_with};
 use serde::Serialize;
 
 use crate::{PredictorError, Result};
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PredictorError + '_ {
-    move |source| PredictorError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
-/// A sibling temporary file, renamed over the target once complete.
-fn temporary(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp{}", std::process::id()));
-    path.with_file_name(name)
-}
-
 pub(crate) fn write_params(dir: &Path, name: &str, params: &impl Serialize) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
     let path = dir.join(format!("{name}.json"));
     let text = serde_json::to_string_pretty(params).expect("parameters serialise");
-    let tmp = temporary(&path);
-    std::fs::write(&tmp, text).map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
+    write_atomic(&path, text.as_bytes()).map_err(|source| PredictorError::Io { path, source })
 }
 
 pub(crate) fn write_record(dir: &Path, file: &str, module: &impl Module) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
     let path = dir.join(file);
-    let tmp = temporary(&path);
-    module
-        .clone()
-        .save_file(&tmp)
-        .map_err(|e| PredictorError::Format {
-            path: tmp.clone(),
-            message: e.to_string(),
-        })?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
+    // burn's error or the file system's, shown the same way: the path and the message
+    write_atomic_with(&path, |tmp| {
+        module
+            .clone()
+            .save_file(tmp)
+            .map_err(|e| std::io::Error::other(e.to_string()))
+    })
+    .map_err(|e| PredictorError::Format {
+        path,
+        message: e.to_string(),
+    })
 }

@@ -6,8 +6,6 @@
 //! the GIL released. The Gymnasium classes, id registration and masked-action policies live
 //! in Python. It depends on the env crate only: no schedulers, no polars, no command line.
 
-mod jobs_table;
-
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -66,7 +64,7 @@ impl PyEnv {
     #[new]
     #[pyo3(signature = (workload, overrides = Vec::new()))]
     fn new(workload: PathBuf, overrides: Vec<(String, String)>) -> PyResult<Self> {
-        let env = AnyWorkload::load(&workload, &overrides, &jobs_table::read_jobs_parquet)
+        let env = AnyWorkload::load(&workload, &overrides)
             .map_err(py_error)?
             .env();
         Ok(PyEnv {

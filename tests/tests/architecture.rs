@@ -9,7 +9,8 @@ use std::process::Command;
 
 use schedlab_tests::import_graph::{ImportGraph, closing_brace, referenced_paths, rust_files};
 
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 8] = [
+    "artifacts",
     "env",
     "predictors",
     "agents",

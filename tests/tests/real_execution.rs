@@ -65,8 +65,8 @@ fn quotas_written_are_the_allocation_chosen_and_nothing_is_left_after_the_episod
     for (n, node) in scenario.nodes.iter().enumerate() {
         let job = runs[0].join(format!("node-{n}/job"));
         // a node without a container keeps the limit it had: none before its first
-        let expected = (alloc[n][0] > 0.0)
-            .then(|| representable_cores(k * nominal_rate(node, &alloc[n])));
+        let expected =
+            (alloc[n][0] > 0.0).then(|| representable_cores(k * nominal_rate(node, &alloc[n])));
         let written = cpu_limit_in(&hierarchy, &live_leaf(&job));
         assert!(
             match (written, expected) {

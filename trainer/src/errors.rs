@@ -1,6 +1,6 @@
 //! The trainer's errors below [`crate::train::TrainError`]: a hyperparameter condition a
-//! configuration does not meet, a checkpoint that cannot be read back, a third-party reader
-//! that panicked, and a teacher or heuristic that could not be played.
+//! configuration does not meet, a checkpoint that cannot be read back, and a teacher or
+//! heuristic that could not be played.
 
 use schedlab_agents::PolicyError;
 use schedlab_env::EnvError;
@@ -9,11 +9,6 @@ use schedlab_env::EnvError;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("need {0}")]
 pub struct Unmet(pub String);
-
-/// The message of a reader that panicked on damaged input.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct Panicked(pub String);
 
 /// A checkpoint that cannot be read back into this run.
 #[derive(Debug, thiserror::Error)]

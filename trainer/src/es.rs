@@ -468,8 +468,7 @@ mod tests {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
         let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
-        let no_table = |p: &Path| Err(format!("{} is not expected", p.display()));
-        let workload = JobsWorkload::load(&path, &one_choice, &no_table).unwrap();
+        let workload = JobsWorkload::load(&path, &one_choice).unwrap();
         (path, JobsEnv::new(Arc::new(workload)))
     }
 

@@ -552,10 +552,7 @@ mod tests {
             .chain(extra)
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let no_table = |p: &std::path::Path| Err(format!("{} is not expected", p.display()));
-        JobsEnv::new(Arc::new(
-            JobsWorkload::load(&path, &overrides, &no_table).unwrap(),
-        ))
+        JobsEnv::new(Arc::new(JobsWorkload::load(&path, &overrides).unwrap()))
     }
 
     /// A small per-job network on `env`'s spaces, seeded.

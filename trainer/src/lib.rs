@@ -11,8 +11,6 @@ pub mod dqn;
 pub mod errors;
 pub mod es;
 pub mod evaluation;
-pub mod files;
-pub mod folder_lock;
 pub mod gnn;
 pub mod grad_norm;
 pub mod imitation;

@@ -1213,10 +1213,7 @@ mod tests {
         let path =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
         let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
-        let no_table = |p: &std::path::Path| Err(format!("{} is not expected", p.display()));
-        JobsEnv::new(Arc::new(
-            JobsWorkload::load(&path, &one_choice, &no_table).unwrap(),
-        ))
+        JobsEnv::new(Arc::new(JobsWorkload::load(&path, &one_choice).unwrap()))
     }
 
     /// philly-mini through the one-choice interface, trained per job under a curriculum, a

@@ -9,9 +9,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use burn::module::Module;
 use serde::{Deserialize, Serialize};
 
-use crate::errors::{CheckpointError, Panicked};
-use crate::files::{without_panic, write_atomic};
+use crate::errors::CheckpointError;
 use crate::reward_scale::ReturnStats;
+use schedlab_artifacts::{Panicked, without_panic, write_atomic, write_atomic_with};
 
 /// What a checkpoint is, so a resume or an evaluation can check it belongs to its workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -132,13 +132,12 @@ impl RunDir {
 
     /// Writes a module's burn record atomically (a temporary file renamed into place).
     pub fn save_record<M: Module + Clone>(&self, name: &str, module: &M) -> std::io::Result<()> {
-        let file = self.path.join(name);
-        let tmp = crate::files::temporary_beside(&file);
-        module
-            .clone()
-            .save_file(&tmp)
-            .map_err(|e| record_error(&tmp, e))?;
-        std::fs::rename(&tmp, &file)
+        write_atomic_with(&self.path.join(name), |tmp| {
+            module
+                .clone()
+                .save_file(tmp)
+                .map_err(|e| record_error(tmp, e))
+        })
     }
 
     /// Writes an optimiser's state atomically.
@@ -147,10 +146,9 @@ impl RunDir {
         name: &str,
         optimizer: &burn::optim::ModuleOptimizer,
     ) -> std::io::Result<()> {
-        let file = self.path.join(name);
-        let tmp = crate::files::temporary_beside(&file);
-        optimizer.save(&tmp).map_err(|e| record_error(&tmp, e))?;
-        std::fs::rename(&tmp, &file)
+        write_atomic_with(&self.path.join(name), |tmp| {
+            optimizer.save(tmp).map_err(|e| record_error(tmp, e))
+        })
     }
 
     /// Makes a checkpoint current once its record files are written: points `manifest.json`

@@ -13,13 +13,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::algorithms::AgentKind;
 use crate::evaluation::{curve_means, eval_scalars, evaluate};
-use crate::files::sha256_file;
-use crate::folder_lock::{FolderLock, LockError};
 use crate::imitation::WarmStartReport;
 use crate::learner::{Learner, LearnerError, UpdateStats};
 use crate::reward_scale::ReturnStats;
 use crate::run::{BestPolicy, Manifest, RunDir};
 use crate::tensorboard::TensorBoard;
+use schedlab_artifacts::{FolderLock, LockError, sha256_file};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
@@ -943,9 +942,8 @@ mod tests {
         let workload =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
         let settings = [("window.interface".to_string(), interface.to_string())];
-        let no_table = |p: &Path| Err(format!("{} is not expected", p.display()));
         let env = JobsEnv::new(std::sync::Arc::new(
-            JobsWorkload::load(&workload, &settings, &no_table).unwrap(),
+            JobsWorkload::load(&workload, &settings).unwrap(),
         ));
         (workload, env)
     }

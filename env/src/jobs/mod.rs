@@ -30,6 +30,6 @@ pub use metrics::{JobsMetrics, quantile};
 pub use setup::JobsSetup;
 pub use spec::{
     FamilySpec, Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
-    MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, TableReader, Template,
-    TraceSource, Window, fits_empty, scaled_request, speedup,
+    MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, Template, TraceSource, Window,
+    fits_empty, scaled_request, speedup,
 };

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::env::JobsEnv;
 use super::real::load_templates;
-use super::spec::{Fidelity, JobsWorkload, TableReader};
+use super::spec::{Fidelity, JobsWorkload};
 use crate::Scenario;
 use crate::error::Result;
 use crate::real::Execution;
@@ -21,13 +21,9 @@ pub struct JobsSetup {
 }
 
 impl JobsSetup {
-    /// Loads the jobs workload at `path` with `overrides`; `read_table` reads its job table.
-    pub fn load(
-        path: &Path,
-        overrides: &[(String, String)],
-        read_table: TableReader,
-    ) -> Result<Self> {
-        let workload = JobsWorkload::load(path, overrides, read_table)?;
+    /// Loads the jobs workload at `path` with `overrides`.
+    pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Self> {
+        let workload = JobsWorkload::load(path, overrides)?;
         let templates = match (workload.fidelity, workload.execution) {
             (Fidelity::Real, _) | (_, Execution::Real) => Some(load_templates(path, &workload)?),
             (Fidelity::Surrogate, Execution::Sim) => None,

@@ -343,33 +343,7 @@ pub fn speedup(contention: f64, size_exponent: f64, workers: f64, size: f64) -> 
     x / (1.0 + contention * (x - 1.0))
 }
 
-/// One job of the trace. A container holds `cpu_milli`, `mem_mib` and `gpu_milli` (below
-/// 1000: a share of one GPU; otherwise whole GPUs, a multiple of 1000). A zero request is
-/// allowed: Kubernetes pods without a request (BestEffort) have them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JobRecord {
-    pub id: String,
-    pub arrival_s: f64,
-    /// Run time at the requested allocation.
-    pub duration_s: f64,
-    pub workers: u32,
-    pub cpu_milli: u32,
-    pub mem_mib: u32,
-    #[serde(default)]
-    pub gpu_milli: u32,
-    pub template: String,
-    /// Jobs (ids) that must finish before this one may start: a DAG.
-    #[serde(default)]
-    pub after: Vec<String>,
-}
-
-impl JobRecord {
-    /// The per-container request `[cpu milli, mem MiB, gpu milli]`.
-    pub fn request(&self) -> [u32; 3] {
-        [self.cpu_milli, self.mem_mib, self.gpu_milli]
-    }
-}
+pub use schedlab_artifacts::JobRecord;
 
 /// A container request scaled by a size factor; GPU amounts of a whole GPU or more stay
 /// whole GPUs, smaller ones stay shares.
@@ -386,18 +360,10 @@ pub fn scaled_request(request: [u32; 3], factor: f64) -> [u32; 3] {
     [scale(request[0]), scale(request[1]), gpu]
 }
 
-/// Reads the rows of a job table (the environment knows no table formats).
-pub type TableReader<'a> = &'a dyn Fn(&Path) -> std::result::Result<Vec<JobRecord>, String>;
-
 impl JobsWorkload {
-    /// Reads and validates a jobs workload; `read_table` reads its `jobs_table` when it has one.
-    /// Reads a workload, its job table through `read_table`, and sets `key.path=value`
+    /// Reads a workload and its Parquet `jobs_table` when it has one, and sets `key.path=value`
     /// overrides (TOML values; a bare word is a string) before validating.
-    pub fn load(
-        path: &Path,
-        overrides: &[(String, String)],
-        read_table: TableReader,
-    ) -> Result<JobsWorkload> {
+    pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<JobsWorkload> {
         let mut workload: JobsWorkload = crate::workload_file::load_as(path, overrides)?;
         if let Some(table) = &workload.jobs_table {
             if !workload.jobs.is_empty() {
@@ -410,8 +376,8 @@ impl JobsWorkload {
             let table_path = table_path(path, table);
             // a Parquet table unpacks to some ten times its size as job records
             limits::check_file_size(&table_path, limits::memory_limit() / 16, "job table")?;
-            workload.jobs =
-                read_table(&table_path).map_err(|m| EnvError::config(&table_path, "(table)", m))?;
+            workload.jobs = schedlab_artifacts::read_job_table(&table_path)
+                .map_err(|e| EnvError::config(&table_path, "(table)", e.to_string()))?;
         }
         let machines = workload.machine_count() as f64;
         limits::check_total(

@@ -16,8 +16,8 @@ use crate::gym::{
 };
 use crate::real::Execution;
 use crate::single_job::real::RealTraining;
-use crate::single_job::sim::rules;
 use crate::single_job::scenario::Scenario;
+use crate::single_job::sim::rules;
 use crate::single_job::sim::{CostModel, TrainingSim, WorkerRound};
 use crate::single_job::training::{PushRecord, Training};
 

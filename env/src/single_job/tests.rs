@@ -445,10 +445,8 @@ fn the_remembered_initial_loss_is_only_reused_for_the_same_parameters() {
 
 #[test]
 fn fewer_training_rows_than_workers_are_refused_by_name() {
-    let text = two_node_workload("hb_asgd", "").replace(
-        "name = \"slow\"",
-        "name = \"slow\"\ncount = 5000",
-    );
+    let text = two_node_workload("hb_asgd", "")
+        .replace("name = \"slow\"", "name = \"slow\"\ncount = 5000");
     let path = crate::testkit::write_workload(&text);
     let err = crate::Scenario::load(&path).unwrap_err().to_string();
     assert!(

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use schedlab_artifacts::sha256_file;
 use schedlab_trainer::algorithms::AgentKind;
-use schedlab_trainer::files::sha256_file;
 use schedlab_trainer::run::Manifest;
 use schedlab_trainer::train::TrainSpec;
 

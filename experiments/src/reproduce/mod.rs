@@ -32,7 +32,7 @@ pub use context::Settings;
 
 use std::path::Path;
 
-use schedlab_trainer::folder_lock::FolderLock;
+use schedlab_artifacts::FolderLock;
 
 use crate::output::write_atomic;
 use crate::paths::{data_root, shipped_workload};

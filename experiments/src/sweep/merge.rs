@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use schedlab_trainer::folder_lock::FolderLock;
+use schedlab_artifacts::FolderLock;
 
 use super::journal::{JOURNAL, Row, read_rows};
 use super::run::SweepRecord;

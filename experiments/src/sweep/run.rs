@@ -5,8 +5,8 @@
 
 use anyhow::Context;
 use rayon::prelude::*;
+use schedlab_artifacts::FolderLock;
 use schedlab_trainer::algorithms::AgentKind;
-use schedlab_trainer::folder_lock::FolderLock;
 use schedlab_trainer::run::Manifest;
 use schedlab_trainer::train::TrainSpec;
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,6 @@
 //! CSV files read with polars as text columns, so every bad value is reported with its file,
-//! line and column; and the Parquet job table of jobs workloads.
+//! line and column; and the Parquet job table of jobs workloads, written here and read by
+//! `schedlab_artifacts::read_job_table`.
 
 use std::fmt;
 use std::io::{Cursor, Read};
@@ -8,7 +9,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use polars::prelude::*;
 use schedlab_env::jobs::JobRecord;
-use schedlab_trainer::files::without_panic;
 
 /// A bad value at a place in a file. `line` counts the header as line 1.
 #[derive(Debug, Clone, PartialEq)]
@@ -185,61 +185,4 @@ pub fn write_jobs_parquet(jobs: &[JobRecord]) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     ParquetWriter::new(&mut bytes).finish(&mut frame)?;
     Ok(bytes)
-}
-
-/// Reads a job table written by [`write_jobs_parquet`]; the env's table reader.
-pub fn read_jobs_parquet(path: &Path) -> Result<Vec<JobRecord>, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    // polars trusts a file's column offsets and panics on a damaged one (found by
-    // fuzz/fuzz_targets/jobs_parquet.rs): a damaged table is an error naming it, not a crash
-    let frame = without_panic(|| ParquetReader::new(file).finish())
-        .map_err(|panic| format!("not a readable Parquet table ({panic})"))?
-        .map_err(|e| e.to_string())?;
-    let column = |name: &str| {
-        frame
-            .column(name)
-            .map_err(|_| format!("the job table has no column `{name}`"))
-    };
-    let text = |name: &str| -> Result<Vec<String>, String> {
-        let c = column(name)?;
-        let s = c.str().map_err(|e| format!("column `{name}`: {e}"))?;
-        Ok(s.iter().map(|v| v.unwrap_or_default().to_owned()).collect())
-    };
-    let real = |name: &str| -> Result<Vec<f64>, String> {
-        let c = column(name)?;
-        let s = c.f64().map_err(|e| format!("column `{name}`: {e}"))?;
-        s.iter()
-            .enumerate()
-            .map(|(row, v)| v.ok_or_else(|| format!("row {row}: column `{name}` is null")))
-            .collect()
-    };
-    let whole = |name: &str| -> Result<Vec<u32>, String> {
-        let c = column(name)?;
-        let s = c.u32().map_err(|e| format!("column `{name}`: {e}"))?;
-        s.iter()
-            .enumerate()
-            .map(|(row, v)| v.ok_or_else(|| format!("row {row}: column `{name}` is null")))
-            .collect()
-    };
-    let (ids, arrival, duration) = (text("id")?, real("arrival_s")?, real("duration_s")?);
-    let (workers, cpu, mem, gpu) = (
-        whole("workers")?,
-        whole("cpu_milli")?,
-        whole("mem_mib")?,
-        whole("gpu_milli")?,
-    );
-    let (template, after) = (text("template")?, text("after")?);
-    Ok((0..frame.height())
-        .map(|k| JobRecord {
-            id: ids[k].clone(),
-            arrival_s: arrival[k],
-            duration_s: duration[k],
-            workers: workers[k],
-            cpu_milli: cpu[k],
-            mem_mib: mem[k],
-            gpu_milli: gpu[k],
-            template: template[k].clone(),
-            after: after[k].split_whitespace().map(str::to_owned).collect(),
-        })
-        .collect())
 }

@@ -74,7 +74,7 @@ pub use crate::with_kind;
 /// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change the
 /// workload where its kind allows.
 pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
-    let any = AnyWorkload::load(path, overrides, &crate::traces::table::read_jobs_parquet)?;
+    let any = AnyWorkload::load(path, overrides)?;
     Ok(schedlab_env::each_kind!(AnyWorkload, any, w => Loaded::from((w, path))))
 }
 

@@ -28,20 +28,16 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// Writes job `job`'s checkpoint to `path` atomically.
     pub fn save(&self, path: &Path, job: &str) -> Result<()> {
-        let temporary = path.with_extension("partial");
         let header = Header {
             job: job.to_owned(),
             iteration: self.iteration,
         };
-        let written = File::create(&temporary).and_then(|file| {
-            let mut out = BufWriter::new(file);
+        schedlab_artifacts::write_atomic_with(path, |temporary| {
+            let mut out = BufWriter::new(File::create(temporary)?);
             send(&mut out, &header, &self.params)?;
-            out.flush()?;
-            out.into_inner().map_err(|e| e.into_error())?.sync_all()
-        });
-        written
-            .and_then(|()| std::fs::rename(&temporary, path))
-            .map_err(|e| EnvError::io(path, e))
+            out.flush()
+        })
+        .map_err(|e| EnvError::io(path, e))
     }
 
     /// Job `job`'s checkpoint at `path`, if it has one; a checkpoint of another job is refused.

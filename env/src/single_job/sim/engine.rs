@@ -785,7 +785,10 @@ mod tests {
             let mut seen = std::collections::BTreeSet::new();
             for _ in 0..200 {
                 let (rows, _) = sim.draw_minibatch(w, 64);
-                assert!(rows.iter().all(|&r| r % 2 == w && r < train_rows), "{rows:?}");
+                assert!(
+                    rows.iter().all(|&r| r % 2 == w && r < train_rows),
+                    "{rows:?}"
+                );
                 seen.extend(rows);
             }
             assert_eq!(seen.len(), shard_len(train_rows, w, 2), "worker {w}");
