@@ -5,30 +5,55 @@ use std::sync::OnceLock;
 
 use burn::tensor::Device;
 
-static CHOSEN: OnceLock<Device> = OnceLock::new();
+/// The device and the name it was chosen by.
+static CHOSEN: OnceLock<(Device, String)> = OnceLock::new();
 
-pub const NAMES: &str = "flex, ndarray, libtorch, libtorch-cuda[:N]";
+pub const NAMES: &str = "flex, ndarray, cuda[:N], libtorch, libtorch-cuda[:N]";
 
-/// Parses a device name: `flex` (default, pure Rust), `ndarray`, or with the `tch` cargo
-/// feature `libtorch` (CPU) and `libtorch-cuda[:N]`.
+/// Parses a device name: `flex` (default, pure Rust), `ndarray`, with the `cuda` cargo feature
+/// `cuda[:N]` (burn's CubeCL backend on an NVIDIA GPU), and with the `tch` feature `libtorch`
+/// (CPU) and `libtorch-cuda[:N]`.
 pub fn parse(name: &str) -> anyhow::Result<Device> {
     match name {
         "flex" => Ok(Device::flex()),
         #[allow(deprecated)] // burn marks ndarray deprecated in favour of flex; still offered
         "ndarray" => Ok(Device::ndarray()),
         "libtorch" => libtorch(None),
-        _ => match name.strip_prefix("libtorch-cuda") {
-            Some("") => libtorch(Some(0)),
-            Some(index) => {
-                let index = index
-                    .strip_prefix(':')
-                    .and_then(|i| i.parse::<usize>().ok())
-                    .ok_or_else(|| anyhow::anyhow!("device `{name}`: expected libtorch-cuda:N"))?;
+        _ => {
+            if let Some(index) = gpu_index(name, "libtorch-cuda")? {
                 libtorch(Some(index))
+            } else if let Some(index) = gpu_index(name, "cuda")? {
+                cuda(index)
+            } else {
+                anyhow::bail!("unknown device `{name}`; available: {NAMES}")
             }
-            None => anyhow::bail!("unknown device `{name}`; available: {NAMES}"),
-        },
+        }
     }
+}
+
+/// The GPU index of `prefix` or `prefix:N` (0 for the bare prefix); `None` for another name.
+fn gpu_index(name: &str, prefix: &str) -> anyhow::Result<Option<usize>> {
+    match name.strip_prefix(prefix) {
+        None => Ok(None),
+        Some("") => Ok(Some(0)),
+        Some(rest) => rest
+            .strip_prefix(':')
+            .and_then(|i| i.parse::<usize>().ok())
+            .map(Some)
+            .ok_or_else(|| anyhow::anyhow!("device `{name}`: expected {prefix}:N")),
+    }
+}
+
+#[cfg(feature = "cuda")]
+fn cuda(index: usize) -> anyhow::Result<Device> {
+    Ok(Device::cuda(index))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda(_index: usize) -> anyhow::Result<Device> {
+    anyhow::bail!(
+        "this schedlab was built without CUDA: rebuild with `--features cuda` (docs/learned.md, \"GPU\")"
+    )
 }
 
 #[cfg(feature = "tch")]
@@ -47,20 +72,26 @@ fn libtorch(_cuda: Option<usize>) -> anyhow::Result<Device> {
     )
 }
 
-/// Sets the process's device; call once, before any network is built.
-pub fn choose(device: Device) {
+/// Sets the process's device by its name; call once, before any network is built.
+pub fn choose(name: &str) -> anyhow::Result<()> {
+    let device = parse(name)?;
     CHOSEN
-        .set(device)
+        .set((device, name.to_owned()))
         .expect("the device is chosen once, at start-up");
+    Ok(())
 }
 
 /// The chosen device (flex if none was), with autodiff on for training.
 pub fn agents() -> Device {
     CHOSEN
         .get()
-        .cloned()
-        .unwrap_or_else(Device::flex)
+        .map_or_else(Device::flex, |(device, _)| device.clone())
         .autodiff()
+}
+
+/// The chosen device's name, as given to `--device` (`flex` if none was).
+pub fn name() -> &'static str {
+    CHOSEN.get().map_or("flex", |(_, name)| name.as_str())
 }
 
 #[cfg(test)]
@@ -76,14 +107,23 @@ mod tests {
             err.contains("unknown device `gpu`") && err.contains("flex"),
             "{err}"
         );
-        let err = parse("libtorch-cuda:x").unwrap_err().to_string();
-        assert!(
-            err.contains("libtorch-cuda:N") || err.contains("--features tch"),
-            "{err}"
-        );
+        for (name, expected) in [
+            ("libtorch-cuda:x", "libtorch-cuda:N"),
+            ("cuda:", "cuda:N"),
+            ("cuda-1", "cuda:N"),
+        ] {
+            let err = parse(name).unwrap_err().to_string();
+            assert!(err.contains(expected), "{name}: {err}");
+        }
         if cfg!(not(feature = "tch")) {
             let err = parse("libtorch").unwrap_err().to_string();
             assert!(err.contains("--features tch"), "{err}");
+        }
+        if cfg!(not(feature = "cuda")) {
+            for name in ["cuda", "cuda:1"] {
+                let err = parse(name).unwrap_err().to_string();
+                assert!(err.contains("--features cuda"), "{name}: {err}");
+            }
         }
     }
 }

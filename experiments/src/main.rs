@@ -30,8 +30,9 @@ struct Cli {
     /// times each.
     #[arg(long, global = true, value_delimiter = ',')]
     threads: Vec<usize>,
-    /// Where learned agents' networks train and act: flex (pure Rust CPU), ndarray, or with
-    /// the `tch` cargo feature libtorch and libtorch-cuda[:N].
+    /// Where learned agents' networks train and act: flex (pure Rust CPU), ndarray, with the
+    /// `cuda` cargo feature cuda[:N] (an NVIDIA GPU), or with the `tch` cargo feature libtorch
+    /// and libtorch-cuda[:N].
     #[arg(long, global = true, default_value = "flex")]
     device: String,
     /// The memory a run may be estimated to need before it is refused, in GB (default: half
@@ -151,7 +152,7 @@ fn positive_gb(text: &str) -> Result<f64, String> {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
-    device::choose(device::parse(&cli.device)?);
+    device::choose(&cli.device)?;
     if let Some(gb) = cli.memory_limit_gb {
         schedlab_env::limits::set_memory_limit((gb * 1e9) as u64);
     }

@@ -48,10 +48,10 @@ pub fn run(args: BenchTrainArgs, thread_counts: &[usize]) -> anyhow::Result<()> 
         thread_counts.to_vec()
     };
     println!(
-        "{} ({}), device {:?}, {} cores; {:.0} s per row after one warm-up update",
+        "{} ({}), device {}, {} cores; {:.0} s per row after one warm-up update",
         loaded.name(),
         path.display(),
-        schedlab_experiments::device::agents(),
+        schedlab_experiments::device::name(),
         std::thread::available_parallelism().map_or(1, usize::from),
         args.seconds
     );
