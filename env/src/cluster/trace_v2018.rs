@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::super::data::open_text;
+use super::super::data::open_csv;
 use crate::error::{EnvError, Result};
 
 /// The columns of `batch_task` rows, in file order.
@@ -100,13 +100,7 @@ impl std::fmt::Display for TraceStats {
 }
 
 pub fn load_v2018_tasks(path: &Path) -> Result<(Vec<TraceTask>, TraceStats)> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(open_text(path)?);
-    let header = reader
-        .headers()
-        .map_err(|e| EnvError::parse(path, 1, "header", e.to_string()))?
-        .clone();
+    let (mut reader, header) = open_csv(path)?;
     let col = |name: &str| {
         header.iter().position(|h| h == name).ok_or_else(|| {
             EnvError::parse(

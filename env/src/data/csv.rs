@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::open::open_text;
+use super::open::open_csv;
 use super::{Features, RawLabels};
 use crate::error::{EnvError, Result};
 
@@ -88,13 +88,7 @@ pub fn load_csv(
     drop_columns: &[String],
     na: NaPolicy,
 ) -> Result<(Features, RawLabels, usize)> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(open_text(path)?);
-    let header = reader
-        .headers()
-        .map_err(|e| EnvError::parse(path, 1, "header", e.to_string()))?
-        .clone();
+    let (mut reader, header) = open_csv(path)?;
     let (label_col, feature_cols) = columns(path, &header, label, drop_columns)?;
     let cols = feature_cols.len();
     let mut values = Vec::new();

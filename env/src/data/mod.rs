@@ -5,7 +5,7 @@ mod csv;
 mod labels;
 mod libsvm;
 mod open;
-pub use open::open_text;
+pub use open::{open_csv, open_text};
 mod prepare;
 
 pub use self::csv::{NaPolicy, load_csv};

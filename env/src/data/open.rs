@@ -28,6 +28,19 @@ pub fn open_text(path: &Path) -> Result<Box<dyn Read + Send>> {
     })))
 }
 
+/// A CSV file with a header row, opened through [`open_text`], and its header; an unreadable
+/// header is an error naming line 1.
+pub fn open_csv(path: &Path) -> Result<(csv::Reader<Box<dyn Read + Send>>, csv::StringRecord)> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(open_text(path)?);
+    let header = reader
+        .headers()
+        .map_err(|e| EnvError::parse(path, 1, "header", e.to_string()))?
+        .clone();
+    Ok((reader, header))
+}
+
 /// A reader that fails, instead of going on, after `limit` bytes.
 struct Capped {
     text: Box<dyn Read + Send>,
