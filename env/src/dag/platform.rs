@@ -141,9 +141,9 @@ impl Platform {
 }
 
 impl PlatformSpec {
-    /// Checks the section and lays out its GPUs; `workload` is the file that holds it (for
-    /// errors and for the PAI list's relative path).
-    pub fn compile(&self, workload: &Path) -> Result<Platform> {
+    /// Bandwidths, heterogeneity and every GPU type's memory and speeds are positive numbers,
+    /// and no type is given twice.
+    fn check_numbers(&self, workload: &Path) -> Result<()> {
         let bad = |key: &str, message: String| Err(EnvError::config(workload, key, message));
         for (key, v) in [
             ("platform.intra_mbps", self.intra_mbps),
@@ -172,6 +172,14 @@ impl PlatformSpec {
                 return bad(&key, format!("type `{}` is given twice", t.name));
             }
         }
+        Ok(())
+    }
+
+    /// Checks the section and lays out its GPUs; `workload` is the file that holds it (for
+    /// errors and for the PAI list's relative path).
+    pub fn compile(&self, workload: &Path) -> Result<Platform> {
+        self.check_numbers(workload)?;
+        let bad = |key: &str, message: String| Err(EnvError::config(workload, key, message));
         let type_index = |name: &str, key: &str| {
             self.gpu_types
                 .iter()

@@ -105,85 +105,103 @@ pub struct Problem {
     mean_per_mb_s: f64,
 }
 
+/// Per task, its neighbours on one side with the megabytes between them.
+type Neighbours = Vec<Vec<(usize, f64)>>;
+
+/// Each task's predecessors and successors; an edge out of range, a self-loop, a bad size or
+/// a repeated edge is refused by its index.
+fn adjacency(dag: &Dag) -> Result<(Neighbours, Neighbours), DagError> {
+    let n = dag.tasks.len();
+    let mut preds = vec![Vec::new(); n];
+    let mut succs = vec![Vec::new(); n];
+    for (index, e) in dag.edges.iter().enumerate() {
+        let bad = |message: String| Err(DagError::Edge { index, message });
+        if e.from >= n || e.to >= n {
+            return bad(format!(
+                "{} -> {} names a task beyond the {n} tasks",
+                e.from, e.to
+            ));
+        }
+        if e.from == e.to {
+            return Err(DagError::Cycle(vec![dag.tasks[e.from].name.clone(); 2]));
+        }
+        if !(e.data_mb.is_finite() && e.data_mb >= 0.0) {
+            return bad(format!(
+                "data {} MB is not a non-negative number",
+                e.data_mb
+            ));
+        }
+        if preds[e.to].iter().any(|&(p, _)| p == e.from) {
+            return bad(format!(
+                "{} -> {} is given twice",
+                dag.tasks[e.from].name, dag.tasks[e.to].name
+            ));
+        }
+        preds[e.to].push((e.from, e.data_mb));
+        succs[e.from].push((e.to, e.data_mb));
+    }
+    Ok((preds, succs))
+}
+
+/// `exec[task * gpus + gpu]`: each task's seconds on each GPU (infinite where it does not
+/// fit); a task with bad work, release, job or times, or fitting no GPU, is refused by name.
+fn execution_times(dag: &Dag, platform: &Platform) -> Result<Vec<f64>, DagError> {
+    let (n, gpus) = (dag.tasks.len(), platform.gpus());
+    let mut exec = Vec::with_capacity(n * gpus);
+    for task in &dag.tasks {
+        let bad = |message: String| {
+            Err(DagError::Task {
+                name: task.name.clone(),
+                message,
+            })
+        };
+        if !(task.work_s.is_finite() && task.work_s > 0.0) {
+            return bad(format!("work {} s is not a positive number", task.work_s));
+        }
+        if !(task.release_s.is_finite() && task.release_s >= 0.0) {
+            return bad(format!(
+                "release {} s is not a non-negative number",
+                task.release_s
+            ));
+        }
+        if task.job >= dag.jobs.len() {
+            return bad(format!("job {} of {} jobs", task.job, dag.jobs.len()));
+        }
+        match &task.times_s {
+            Some(times) if times.len() != gpus => {
+                return bad(format!("{} times for {gpus} GPUs", times.len()));
+            }
+            Some(times) if times.iter().any(|t| !(t.is_finite() && *t > 0.0)) => {
+                return bad(format!("times {times:?} must be positive numbers"));
+            }
+            _ => {}
+        }
+        for g in 0..gpus {
+            let fits = task.memory_gb <= platform.memory_gb(g);
+            exec.push(match (&task.times_s, fits) {
+                (_, false) => f64::INFINITY,
+                (Some(times), true) => times[g],
+                (None, true) => task.work_s / platform.speed(g, &task.kind),
+            });
+        }
+        if exec[exec.len() - gpus..].iter().all(|t| t.is_infinite()) {
+            return bad(format!(
+                "needs {} GB, more than any GPU holds ({} GB)",
+                task.memory_gb,
+                platform.largest_memory_gb()
+            ));
+        }
+    }
+    Ok(exec)
+}
+
 impl Problem {
     /// Checks the DAG (edges in range, positive finite work, no cycle, every task fitting
     /// some GPU) and compiles it.
     pub fn new(dag: Dag, platform: &Platform) -> Result<Problem, DagError> {
-        let n = dag.tasks.len();
         let gpus = platform.gpus();
-        let mut preds = vec![Vec::new(); n];
-        let mut succs = vec![Vec::new(); n];
-        for (index, e) in dag.edges.iter().enumerate() {
-            let bad = |message: String| Err(DagError::Edge { index, message });
-            if e.from >= n || e.to >= n {
-                return bad(format!(
-                    "{} -> {} names a task beyond the {n} tasks",
-                    e.from, e.to
-                ));
-            }
-            if e.from == e.to {
-                return Err(DagError::Cycle(vec![dag.tasks[e.from].name.clone(); 2]));
-            }
-            if !(e.data_mb.is_finite() && e.data_mb >= 0.0) {
-                return bad(format!(
-                    "data {} MB is not a non-negative number",
-                    e.data_mb
-                ));
-            }
-            if preds[e.to].iter().any(|&(p, _)| p == e.from) {
-                return bad(format!(
-                    "{} -> {} is given twice",
-                    dag.tasks[e.from].name, dag.tasks[e.to].name
-                ));
-            }
-            preds[e.to].push((e.from, e.data_mb));
-            succs[e.from].push((e.to, e.data_mb));
-        }
-        let mut exec = Vec::with_capacity(n * gpus);
-        for task in &dag.tasks {
-            let bad = |message: String| {
-                Err(DagError::Task {
-                    name: task.name.clone(),
-                    message,
-                })
-            };
-            if !(task.work_s.is_finite() && task.work_s > 0.0) {
-                return bad(format!("work {} s is not a positive number", task.work_s));
-            }
-            if !(task.release_s.is_finite() && task.release_s >= 0.0) {
-                return bad(format!(
-                    "release {} s is not a non-negative number",
-                    task.release_s
-                ));
-            }
-            if task.job >= dag.jobs.len() {
-                return bad(format!("job {} of {} jobs", task.job, dag.jobs.len()));
-            }
-            match &task.times_s {
-                Some(times) if times.len() != gpus => {
-                    return bad(format!("{} times for {gpus} GPUs", times.len()));
-                }
-                Some(times) if times.iter().any(|t| !(t.is_finite() && *t > 0.0)) => {
-                    return bad(format!("times {times:?} must be positive numbers"));
-                }
-                _ => {}
-            }
-            for g in 0..gpus {
-                let fits = task.memory_gb <= platform.memory_gb(g);
-                exec.push(match (&task.times_s, fits) {
-                    (_, false) => f64::INFINITY,
-                    (Some(times), true) => times[g],
-                    (None, true) => task.work_s / platform.speed(g, &task.kind),
-                });
-            }
-            if exec[exec.len() - gpus..].iter().all(|t| t.is_infinite()) {
-                return bad(format!(
-                    "needs {} GB, more than any GPU holds ({} GB)",
-                    task.memory_gb,
-                    platform.largest_memory_gb()
-                ));
-            }
-        }
+        let (preds, succs) = adjacency(&dag)?;
+        let exec = execution_times(&dag, platform)?;
         let release = dag.tasks.iter().map(|t| t.release_s).collect();
         let problem = Problem {
             tasks: dag.tasks,

@@ -148,6 +148,26 @@ pub struct DagWorkload {
     pub notes: Vec<String>,
 }
 
+/// A `[mix]` section: a probability, a valid second source, and at most one trace between
+/// the two sources.
+fn check_mix(path: &Path, spec: &DagWorkloadSpec) -> Result<()> {
+    let Some(mix) = &spec.mix else {
+        return Ok(());
+    };
+    let bad = |key: &str, message: String| Err(EnvError::config(path, key, message));
+    if !(0.0..=1.0).contains(&mix.share) {
+        return bad("mix.share", format!("{} is not a probability", mix.share));
+    }
+    check_source(path, "mix.dags", &mix.dags)?;
+    if matches!(
+        (&spec.dags, &mix.dags),
+        (DagSource::Alibaba { .. }, DagSource::Alibaba { .. })
+    ) {
+        return bad("mix.dags", "one of the two sources may read a trace".into());
+    }
+    Ok(())
+}
+
 impl DagWorkload {
     /// Reads a DAG workload with `key.path=value` overrides and checks it whole.
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<DagWorkload> {
@@ -162,18 +182,7 @@ impl DagWorkload {
         let platform = spec.platform.compile(path)?;
         check_source(path, "dags", &spec.dags)?;
         check_memory(path, &spec, platform.gpus())?;
-        if let Some(mix) = &spec.mix {
-            if !(0.0..=1.0).contains(&mix.share) {
-                return bad("mix.share", format!("{} is not a probability", mix.share));
-            }
-            check_source(path, "mix.dags", &mix.dags)?;
-            if matches!(
-                (&spec.dags, &mix.dags),
-                (DagSource::Alibaba { .. }, DagSource::Alibaba { .. })
-            ) {
-                return bad("mix.dags", "one of the two sources may read a trace".into());
-            }
-        }
+        check_mix(path, &spec)?;
         let mut workload = DagWorkload {
             spec,
             path: path.to_owned(),

@@ -43,6 +43,17 @@ impl Mlp {
         self.widths.windows(2).map(|w| (w[0], w[1]))
     }
 
+    /// Where each layer's weights begin in the flat parameters (its biases follow them).
+    fn layer_offsets(&self) -> Vec<usize> {
+        self.layer_shapes()
+            .scan(0, |at, (i, o)| {
+                let start = *at;
+                *at += i * o + o;
+                Some(start)
+            })
+            .collect()
+    }
+
     fn batch_tensors(
         &self,
         data: &Dataset,
@@ -186,14 +197,7 @@ impl Model for Mlp {
                 ((r.clone() * r.clone()).sum().mul_scalar(0.5), r)
             }
         };
-        let offsets: Vec<usize> = self
-            .layer_shapes()
-            .scan(0, |at, (i, o)| {
-                let start = *at;
-                *at += i * o + o;
-                Some(start)
-            })
-            .collect();
+        let offsets = self.layer_offsets();
         let mut squared_norms = 0.0;
         for k in (0..layers.len()).rev() {
             let a = &inputs[k];
@@ -202,14 +206,9 @@ impl Model for Mlp {
             let gw = gw.as_slice::<f32>().expect("float gradients");
             let gb = gb.as_slice::<f32>().expect("float gradients");
             let at = offsets[k];
-            grad[at..at + gw.len()]
-                .iter_mut()
-                .zip(gw)
-                .for_each(|(g, v)| *g += v);
-            grad[at + gw.len()..at + gw.len() + gb.len()]
-                .iter_mut()
-                .zip(gb)
-                .for_each(|(g, v)| *g += v);
+            // a layer's weights, then its biases
+            add(&mut grad[at..at + gw.len()], gw);
+            add(&mut grad[at + gw.len()..at + gw.len() + gb.len()], gb);
             if norms {
                 // the input layer's |a_i|^2 are the data's row norms, computed once
                 let input_norms = if k == 0 {
@@ -256,6 +255,11 @@ impl Model for Mlp {
             offset += i * o + o;
         }
     }
+}
+
+/// `into += from`, element by element.
+fn add(into: &mut [f32], from: &[f32]) {
+    into.iter_mut().zip(from).for_each(|(g, v)| *g += v);
 }
 
 #[cfg(test)]

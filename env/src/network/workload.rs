@@ -242,6 +242,29 @@ impl NetworkWorkload {
     }
 }
 
+/// The graph's shape has a density, and its switching is static or dropout.
+fn check_graph(path: &Path, spec: &NetworkWorkloadSpec) -> Result<()> {
+    let bad = |key: &str, message: String| Err(EnvError::config(path, key, message));
+    match spec.graph.shape {
+        GraphKind::Ring => {}
+        GraphKind::Geometric { radius } if radius.is_finite() && radius > 0.0 => {}
+        GraphKind::ErdosRenyi { p } if p > 0.0 && p <= 1.0 => {}
+        other => return bad("graph.shape", format!("{other:?}: a density in (0, 1]")),
+    }
+    match spec.graph.switching {
+        Switching::Static => Ok(()),
+        Switching::Dropout { p, period } if (0.0..1.0).contains(&p) && period > 0 => Ok(()),
+        Switching::Redraw { .. } => bad(
+            "graph.switching",
+            "redraw: the env's actions are flows on the base graph's edges, which a redrawn graph leaves; use dropout (`schedlab reproduce network` studies redrawn graphs)".into(),
+        ),
+        other => bad(
+            "graph.switching",
+            format!("{other:?}: dropout p in [0, 1) and period >= 1"),
+        ),
+    }
+}
+
 fn check(path: &Path, spec: &NetworkWorkloadSpec) -> Result<()> {
     let bad = |key: &str, message: String| Err(EnvError::config(path, key, message));
     let positive = |v: f64| v.is_finite() && v > 0.0;
@@ -277,28 +300,7 @@ fn check(path: &Path, spec: &NetworkWorkloadSpec) -> Result<()> {
             ),
         );
     }
-    match spec.graph.shape {
-        GraphKind::Ring => {}
-        GraphKind::Geometric { radius } if positive(radius) => {}
-        GraphKind::ErdosRenyi { p } if p > 0.0 && p <= 1.0 => {}
-        other => return bad("graph.shape", format!("{other:?}: a density in (0, 1]")),
-    }
-    match spec.graph.switching {
-        Switching::Static => {}
-        Switching::Dropout { p, period } if (0.0..1.0).contains(&p) && period > 0 => {}
-        Switching::Redraw { .. } => {
-            return bad(
-                "graph.switching",
-                "redraw: the env's actions are flows on the base graph's edges, which a redrawn graph leaves; use dropout (`schedlab reproduce network` studies redrawn graphs)".into(),
-            );
-        }
-        other => {
-            return bad(
-                "graph.switching",
-                format!("{other:?}: dropout p in [0, 1) and period >= 1"),
-            );
-        }
-    }
+    check_graph(path, spec)?;
     match spec.channel {
         Quantizer::Exact => {}
         Quantizer::Log {
