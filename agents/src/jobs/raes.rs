@@ -88,6 +88,31 @@ impl JobsRaesPolicy {
             }
         })
     }
+
+    /// Slot `v`'s candidate `(workers, size)` levels: its current ones (a queued job's: none),
+    /// and those one dimension away that the mask allows, as the mask vouches for them only.
+    fn choices(&self, observation: &Observation, v: &SlotView) -> Vec<(usize, usize)> {
+        let ctx = &self.ctx;
+        let current = if v.running() {
+            (v.workers_level, v.size_level)
+        } else {
+            (0, ctx.requested_size_level)
+        };
+        let mut choices = vec![current];
+        for w in 1..ctx.slot_space.field_choices(FIELD_WORKERS) {
+            for s in 0..ctx.sizes.len() {
+                let near = w == current.0 || s == current.1;
+                if near
+                    && (w, s) != current
+                    && ctx.allowed(observation, v.slot, FIELD_WORKERS, w)
+                    && ctx.allowed(observation, v.slot, FIELD_SIZE, s)
+                {
+                    choices.push((w, s));
+                }
+            }
+        }
+        choices
+    }
 }
 
 impl Policy for JobsRaesPolicy {
@@ -128,28 +153,10 @@ impl Policy for JobsRaesPolicy {
                     let held: f64 = (0..3).map(|r| price[r] * request[r]).sum();
                     time / interval + self.idle_weight * held * time / (cluster_price * interval)
                 };
-                let current = if v.running() {
-                    (v.workers_level, v.size_level)
-                } else {
-                    (0, ctx.requested_size_level)
-                };
-                let mut choices = vec![current];
-                for w in 1..ctx.slot_space.field_choices(FIELD_WORKERS) {
-                    for s in 0..ctx.sizes.len() {
-                        // one dimension away from the current levels: what the mask vouches for
-                        let near = w == current.0 || s == current.1;
-                        if near
-                            && (w, s) != current
-                            && ctx.allowed(observation, v.slot, FIELD_WORKERS, w)
-                            && ctx.allowed(observation, v.slot, FIELD_SIZE, s)
-                        {
-                            choices.push((w, s));
-                        }
-                    }
-                }
-                let options = choices
-                    .iter()
-                    .map(|&(w, s)| {
+                let options = self
+                    .choices(observation, v)
+                    .into_iter()
+                    .map(|(w, s)| {
                         let request = if w == 0 {
                             [0.0; 3]
                         } else {
