@@ -348,12 +348,10 @@ pub fn forget_policies_not_in(out: &Path, spec: &SweepSpec) -> anyhow::Result<us
     }
 }
 
-/// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in
-/// grid order.
-pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>> {
+/// Records `spec` and its shard in `options.out`, or checks that the folder holds them: a
+/// folder of another sweep is refused.
+fn claim_folder(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<()> {
     let out = &options.out;
-    // one writer per sweep folder: two sweeps appending to one journal would run every cell twice
-    let _lock = FolderLock::acquire(out, "sweep")?;
     let record = SweepRecord {
         spec: spec.clone(),
         shard: options.shard,
@@ -366,9 +364,18 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
             existing.shard.index,
             existing.shard.count
         ),
-        Some(_) => {}
-        None => record.write(out)?,
+        Some(_) => Ok(()),
+        None => record.write(out),
     }
+}
+
+/// Runs `spec`'s cells of `options.shard` into `options.out` and returns the folder's rows in
+/// grid order.
+pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>> {
+    let out = &options.out;
+    // one writer per sweep folder: two sweeps appending to one journal would run every cell twice
+    let _lock = FolderLock::acquire(out, "sweep")?;
+    claim_folder(spec, options)?;
     let grid = spec.grid();
     let mine: Vec<(usize, Cell)> = grid
         .iter()

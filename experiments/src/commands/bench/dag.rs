@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use schedlab_agents::dag::{Decoder, LIST_SCHEDULERS};
-use schedlab_env::dag::DagWorkload;
+use schedlab_env::dag::{DagWorkload, Problem};
 
 use schedlab_experiments::output::align;
 use schedlab_experiments::paths::shipped_workload;
@@ -39,6 +39,42 @@ pub struct BenchDagArgs {
     overrides: Vec<String>,
 }
 
+/// Plans decoded per second by the env's executor, one figure per round (at least one) of
+/// `evaluations` decodings of 64 random plans of `problem` drawn from `seed`.
+fn decoder_rates(
+    problem: &Problem,
+    seed: u64,
+    rounds: usize,
+    evaluations: usize,
+) -> anyhow::Result<Vec<f64>> {
+    let mut decoder = Decoder::new(problem);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let plans: Vec<Vec<usize>> = (0..64)
+        .map(|_| {
+            decoder
+                .fitting
+                .iter()
+                .map(|g| *g.choose(&mut rng).expect("fits"))
+                .collect()
+        })
+        .collect();
+    let mut rates = Vec::new();
+    for _ in 0..rounds.max(1) {
+        let start = Instant::now();
+        let mut checksum = 0.0;
+        for i in 0..evaluations {
+            checksum += decoder.makespan_s(&plans[i % plans.len()]);
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        anyhow::ensure!(
+            checksum.is_finite(),
+            "a plan decoded to a non-finite makespan"
+        );
+        rates.push(evaluations as f64 / seconds);
+    }
+    Ok(rates)
+}
+
 pub fn run(args: BenchDagArgs) -> anyhow::Result<()> {
     let path = args
         .workload
@@ -62,30 +98,12 @@ pub fn run(args: BenchDagArgs) -> anyhow::Result<()> {
             times[k].push(start.elapsed().as_secs_f64() * 1e3);
             makespans[k].push(s.makespan_s());
         }
-        let mut decoder = Decoder::new(&problem);
-        let mut rng = StdRng::seed_from_u64(seed);
-        let plans: Vec<Vec<usize>> = (0..64)
-            .map(|_| {
-                decoder
-                    .fitting
-                    .iter()
-                    .map(|g| *g.choose(&mut rng).expect("fits"))
-                    .collect()
-            })
-            .collect();
-        for _ in 0..args.rounds.max(1) {
-            let start = Instant::now();
-            let mut checksum = 0.0;
-            for i in 0..args.evaluations {
-                checksum += decoder.makespan_s(&plans[i % plans.len()]);
-            }
-            let seconds = start.elapsed().as_secs_f64();
-            anyhow::ensure!(
-                checksum.is_finite(),
-                "a plan decoded to a non-finite makespan"
-            );
-            rates.push(args.evaluations as f64 / seconds);
-        }
+        rates.extend(decoder_rates(
+            &problem,
+            seed,
+            args.rounds,
+            args.evaluations,
+        )?);
     }
     println!(
         "{}: {} GPUs, instances of {:?} tasks (seeds 0..{}), one thread",
