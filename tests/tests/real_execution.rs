@@ -105,7 +105,7 @@ fn quotas_written_are_the_allocation_chosen_and_nothing_is_left_after_the_episod
         run_folders(&hierarchy, std::process::id()).is_empty(),
         "groups left after the end"
     );
-    let left: Vec<u32> = processes.into_iter().filter(|&p| alive(p)).collect();
+    let left: Vec<u32> = processes.into_iter().filter(|&p| is_running(p)).collect();
     assert!(left.is_empty(), "processes left after the end: {left:?}");
 }
 
@@ -149,6 +149,23 @@ fn a_cpu_limit_that_changes_period_takes_effect_at_once() {
         ran > 0.1,
         "{ran:.3} s of CPU in 0.5 s at half a core: the new period did not take effect"
     );
+}
+
+/// A process that exited is left behind when the limit moves to a new leaf: its death is
+/// reported where it is awaited, not as a group that cannot be written.
+#[test]
+fn a_period_change_skips_a_process_that_has_exited() {
+    let Some(hierarchy) = cgroups_or_skip() else {
+        return;
+    };
+    let run = hierarchy.create_run(8).unwrap();
+    let mut group = LiveCpuGroup::new(run.child("short").unwrap()).unwrap();
+    let mut short = Command::new("sleep").arg("0.05").spawn().unwrap();
+    group.add(short.id()).unwrap();
+    short.wait().unwrap();
+    let moved = group.set_cpu(Some(0.001));
+    run.remove().unwrap();
+    moved.unwrap();
 }
 
 #[test]
@@ -228,7 +245,7 @@ fn a_sigkilled_command_leaves_no_worker_and_the_next_run_removes_its_groups() {
     child.kill().unwrap();
     child.wait().unwrap();
     std::thread::sleep(Duration::from_secs(5));
-    let left: Vec<u32> = processes.into_iter().filter(|&p| alive(p)).collect();
+    let left: Vec<u32> = processes.into_iter().filter(|&p| is_running(p)).collect();
     assert!(left.is_empty(), "alive 5 s after SIGKILL: {left:?}");
     // the next run removes the dead run's groups before making its own (a test beside this
     // one may have been that run already)

@@ -207,7 +207,10 @@ fn a_real_jobs_episode_gives_containers_their_share_of_the_cores_and_leaves_noth
         run_folders(&h, child.id()).is_empty(),
         "the run's groups are removed"
     );
-    assert!(workers.iter().all(|&p| !alive(p)), "every worker is gone");
+    assert!(
+        workers.iter().all(|&p| !is_running(p)),
+        "every worker is gone"
+    );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["episodes"][0]["finished"], 20);
@@ -359,7 +362,7 @@ fn a_sigkilled_jobs_episode_leaves_no_worker() {
     child.0.kill().unwrap();
     child.0.wait().unwrap();
     std::thread::sleep(Duration::from_secs(5));
-    let alive: Vec<u32> = workers.into_iter().filter(|&p| alive(p)).collect();
+    let alive: Vec<u32> = workers.into_iter().filter(|&p| is_running(p)).collect();
     assert!(
         alive.is_empty(),
         "workers alive 5 s after a SIGKILL: {alive:?}"

@@ -289,9 +289,16 @@ impl LiveCpuGroup {
         let leaf = self.outer.child(&format!("cpu-{}", self.leaves_made))?;
         self.leaves_made += 1;
         leaf.write_cpu(limit)?;
+        let mut moved = Vec::with_capacity(self.pids.len());
         for &pid in &self.pids {
-            leaf.add(pid)?;
+            match leaf.add(pid) {
+                Ok(()) => moved.push(pid),
+                // one that has exited stays behind; its end is reported where it is awaited
+                Err(_) if !super::process::is_running(pid) => {}
+                Err(e) => return Err(e),
+            }
         }
+        self.pids = moved;
         let old = std::mem::replace(&mut self.leaf, leaf);
         self.period_us = limit.1;
         for path in &old.paths {

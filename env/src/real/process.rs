@@ -65,6 +65,15 @@ pub fn die_with_parent(parent: u32) {
 }
 
 /// SIGKILL to `pid` (gone already is fine).
+/// Whether `pid` is a running process: listed in /proc and not a zombie waiting to be reaped.
+pub fn is_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
 pub fn kill(pid: u32) {
     // SAFETY: kill has no memory preconditions; a stale pid only fails with ESRCH
     unsafe {

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use schedlab_env::real::cgroup::Hierarchy;
+pub use schedlab_env::real::process::is_running;
 
 /// The hierarchy, or `None` (with the reason printed) where real execution cannot run here.
 pub fn cgroups_or_skip() -> Option<Hierarchy> {
@@ -118,13 +119,4 @@ pub fn pids_in(group: &Path) -> Vec<u32> {
         .lines()
         .filter_map(|l| l.parse().ok())
         .collect()
-}
-
-/// Alive: listed in /proc and not a zombie waiting to be reaped.
-pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
-    })
 }
