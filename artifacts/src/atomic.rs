@@ -37,7 +37,7 @@ pub fn write_atomic_with<E: From<std::io::Error>>(
 }
 
 /// A name beside `path` that no other writer uses.
-pub fn temporary_beside(path: &Path) -> PathBuf {
+fn temporary_beside(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".{}.tmp", std::process::id()));
     path.with_file_name(name)

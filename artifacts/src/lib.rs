@@ -12,7 +12,7 @@ pub mod hash;
 pub mod job_table;
 pub mod panic_guard;
 
-pub use atomic::{temporary_beside, write_atomic, write_atomic_with};
+pub use atomic::{write_atomic, write_atomic_with};
 pub use folder_lock::{FolderLock, LockError};
 pub use hash::sha256_file;
 pub use job_table::{CellError, JobRecord, TableError, read_job_table};

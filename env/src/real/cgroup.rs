@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::process::{is_gone, run_pid};
 use crate::error::{EnvError, Result};
 
 /// The prefix of every run's folder: `schedlab-{pid}-{n}`.
@@ -413,23 +414,16 @@ fn remove_dirs(path: &Path) -> Result<()> {
 fn remove_stale_runs(hierarchy: &Hierarchy) {
     for base in hierarchy.bases() {
         for dir in child_dirs(&base) {
-            let Some(pid) = run_pid(&dir) else { continue };
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let name = dir.file_name().and_then(|n| n.to_str());
+            if name
+                .and_then(|n| run_pid(n, RUN_PREFIX))
+                .is_some_and(is_gone)
+            {
                 // best effort: a folder that cannot go now is tried again by the next run
                 let _ = remove_tree(&dir);
             }
         }
     }
-}
-
-/// The process id in a run folder's name `schedlab-{pid}-{n}`.
-fn run_pid(dir: &Path) -> Option<u32> {
-    let name = dir.file_name()?.to_str()?;
-    name.strip_prefix(RUN_PREFIX)?
-        .split('-')
-        .next()?
-        .parse()
-        .ok()
 }
 
 fn read_text(path: &Path) -> Result<String> {
@@ -477,8 +471,8 @@ mod tests {
 
     #[test]
     fn a_run_folder_names_its_process() {
-        assert_eq!(run_pid(Path::new("/x/schedlab-123-4")), Some(123));
-        assert_eq!(run_pid(Path::new("/x/other-123-4")), None);
+        assert_eq!(run_pid("schedlab-123-4", RUN_PREFIX), Some(123));
+        assert_eq!(run_pid("other-123-4", RUN_PREFIX), None);
     }
 
     #[test]

@@ -65,6 +65,17 @@ pub fn die_with_parent(parent: u32) {
 }
 
 /// SIGKILL to `pid` (gone already is fine).
+/// The process id in a run's folder name `{prefix}{pid}-{n}`.
+pub fn run_pid(name: &str, prefix: &str) -> Option<u32> {
+    name.strip_prefix(prefix)?.split('-').next()?.parse().ok()
+}
+
+/// Whether `pid` is a process other than this one that no longer exists: a run of it was
+/// killed before it could clean up, and what it left may go.
+pub fn is_gone(pid: u32) -> bool {
+    pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// Whether `pid` is a running process: listed in /proc and not a zombie waiting to be reaped.
 pub fn is_running(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {

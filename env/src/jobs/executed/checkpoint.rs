@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{EnvError, Result};
+use crate::real::process::{is_gone, run_pid};
 use crate::real::wire::{receive, send};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,15 +77,8 @@ pub(super) fn remove_stale_folders(temp: &Path) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let pid = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(FOLDER_PREFIX))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok());
-        let gone = pid.is_some_and(|pid| {
-            pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
-        });
-        if gone {
+        let pid = name.to_str().and_then(|n| run_pid(n, FOLDER_PREFIX));
+        if pid.is_some_and(is_gone) {
             // best effort: a folder that cannot go now is tried again by the next run
             let _ = std::fs::remove_dir_all(entry.path());
         }
