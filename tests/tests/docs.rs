@@ -133,7 +133,7 @@ fn the_trainer_is_described_with_every_learner_it_has() {
             .lines()
             .find(|l| l.trim_start().starts_with(start.trim_start()) || l.contains(start))
             .unwrap_or_else(|| panic!("{document} has no line on the trainer ({start})"));
-        for name in schedlab_trainer::algorithms::AgentKind::NAMES {
+        for name in schedlab_trainer::algorithms::AgentKind::names() {
             assert!(
                 line.contains(&name.to_uppercase()),
                 "{document}'s line on the trainer leaves out {name}: {line}"

@@ -1,70 +1,164 @@
-//! The learning algorithms `schedlab train` knows, in one place: for each its name,
-//! default hyperparameters (checked when set), the learner that trains it, and how a run
-//! folder's trained agent is loaded to act (ARCHITECTURE.md, "Add a learning algorithm").
+//! The learning algorithms `schedlab train` knows, in one table: each is one file
+//! implementing [`Algorithm`] (its name, typed hyperparameters with their defaults and checks,
+//! the learner that trains it, and how a run folder's trained agent plays) and one row of
+//! [`LEARNERS`] (ARCHITECTURE.md, "Add a learning algorithm").
 
 use std::path::Path;
 
 use burn::tensor::Device;
-use schedlab_agents::dag::gnn::GnnPolicy;
-use schedlab_agents::options::{OptionSpec, OptionType, Options};
-use schedlab_agents::{EnvContext, EnvKind, SchedulingEnv};
+use schedlab_agents::options::{OptionSpec, Options};
+use schedlab_agents::{EnvContext, EnvKind, Policy, SchedulingEnv};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
-use crate::dqn::{DqnConfig, DqnTrainer};
-use crate::es::{EsConfig, EsTrainer};
-use crate::gnn::{GnnConfig, GnnTrainer};
+use crate::errors::Unmet;
 use crate::learner::{Learner, LearnerError};
-use crate::ppo::{PpoConfig, PpoTrainer, network};
-use crate::run::{Manifest, load_record};
-use schedlab_agents::dqn::{BranchingQConfig, DqnAgent};
-use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
-use schedlab_agents::learned::actor_critic::ActorCriticConfig;
-use schedlab_agents::ppo::PpoAgent;
+use crate::run::Manifest;
+use crate::trained::TrainedRun;
 
-/// The learned agents `schedlab train` knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentKind {
-    Ppo,
-    /// Advantage actor-critic: one gradient step per rollout on the whole batch. That is the
-    /// PPO loop with one epoch and one minibatch: the PPO ratio is then exactly 1, where the
-    /// clip is inactive and its gradient is the policy gradient `A grad log pi` (tested in
-    /// `schedlab-agents`).
-    A2c,
-    Dqn,
-    /// The learned DAG scheduler: a message-passing network over the DAG, trained by
-    /// REINFORCE against the mean of several episodes on the same instance (DAG envs only).
-    Gnn,
-    /// Evolution strategies on PPO's per-unit actor: whole greedy episodes of perturbed
-    /// weights, ranked on the same windows (per-unit spaces only).
-    Es,
+/// One learning algorithm, implemented by a zero-sized type in the algorithm's own file.
+pub trait Algorithm: 'static {
+    /// `schedlab train --agent NAME`, and the `agent` of its run folders' manifests.
+    const NAME: &'static str;
+    /// What a trained agent takes when played, inline after its name (`dag-gnn:episodes=64`).
+    const PLAY_OPTIONS: &'static [OptionSpec] = &[];
+    /// Whether its checkpoints hold a target network besides the online one.
+    const HAS_TARGET_NETWORK: bool = false;
+    /// Its hyperparameters, kept in `config.json` and the manifest as JSON.
+    type Config: Serialize + DeserializeOwned;
+
+    /// The defaults on workloads of `env`.
+    fn default_config(env: EnvKind) -> Self::Config;
+    /// Refuses values out of range, naming the condition.
+    fn check(config: &Self::Config) -> Result<(), Unmet>;
+    /// Its learner, acting in copies of `prototype`.
+    fn learner<E: SchedulingEnv>(
+        prototype: &E,
+        config: Self::Config,
+        seed: u64,
+        device: Device,
+    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError>;
+    /// The trained agent of a run folder, acting greedily with the play `options` it takes.
+    fn load(
+        trained: &TrainedRun,
+        config: Self::Config,
+        options: &Options,
+    ) -> std::io::Result<Box<dyn Policy>>;
+}
+
+/// A row of the table: an [`Algorithm`] with its types erased, but for building its learner
+/// (generic over the env: [`AgentKind::learner`]).
+pub struct LearnerRow {
+    pub name: &'static str,
+    pub play_options: &'static [OptionSpec],
+    pub has_target_network: bool,
+    default_config: fn(EnvKind) -> serde_json::Value,
+    check: fn(&serde_json::Value) -> Result<(), LearnerError>,
+    load: fn(&TrainedRun, &serde_json::Value, &Options) -> std::io::Result<Box<dyn Policy>>,
+}
+
+impl LearnerRow {
+    pub const fn of<A: Algorithm>() -> LearnerRow {
+        LearnerRow {
+            name: A::NAME,
+            play_options: A::PLAY_OPTIONS,
+            has_target_network: A::HAS_TARGET_NETWORK,
+            default_config: default_json::<A>,
+            check: check_json::<A>,
+            load: load_json::<A>,
+        }
+    }
+}
+
+fn default_json<A: Algorithm>(env: EnvKind) -> serde_json::Value {
+    serde_json::to_value(A::default_config(env)).expect("configs serialise")
+}
+
+fn check_json<A: Algorithm>(config: &serde_json::Value) -> Result<(), LearnerError> {
+    Ok(A::check(&parse::<A::Config>(config)?)?)
+}
+
+fn load_json<A: Algorithm>(
+    trained: &TrainedRun,
+    config: &serde_json::Value,
+    options: &Options,
+) -> std::io::Result<Box<dyn Policy>> {
+    let config = parse::<A::Config>(config).map_err(|e| trained.invalid(e.to_string()))?;
+    A::load(trained, config, options)
+}
+
+/// Code generic over the algorithm, run on the one a name picks ([`learner_table!`]).
+trait Visitor {
+    type Output;
+    fn visit<A: Algorithm>(self) -> Self::Output;
+}
+
+/// The table: [`LEARNERS`] and the visit of the row a name picks, from one list.
+macro_rules! learner_table {
+    ($($(#[$attr:meta])* $algorithm:path),+ $(,)?) => {
+        /// Every learning algorithm, in the order `schedlab train --help` lists them.
+        pub const LEARNERS: &[LearnerRow] = &[$($(#[$attr])* LearnerRow::of::<$algorithm>()),+];
+
+        fn visit<V: Visitor>(name: &str, visitor: V) -> Option<V::Output> {
+            $($(#[$attr])* {
+                if name == <$algorithm as Algorithm>::NAME {
+                    return Some(visitor.visit::<$algorithm>());
+                }
+            })+
+            None
+        }
+    };
+}
+
+learner_table![
+    crate::ppo::Ppo,
+    crate::a2c::A2c,
+    crate::dqn::Dqn,
+    crate::gnn::Gnn,
+    crate::es::Es,
+    #[cfg(test)]
+    crate::toy::Toy,
+];
+
+/// A learning algorithm of the table, by name.
+#[derive(Clone, Copy)]
+pub struct AgentKind(&'static LearnerRow);
+
+impl PartialEq for AgentKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for AgentKind {}
+
+impl std::fmt::Debug for AgentKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
+    }
 }
 
 impl AgentKind {
-    pub const NAMES: [&'static str; 5] = ["ppo", "a2c", "dqn", "gnn", "es"];
+    /// Every learner's name, in the table's order.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        LEARNERS.iter().map(|row| row.name)
+    }
 
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "ppo" => Some(AgentKind::Ppo),
-            "a2c" => Some(AgentKind::A2c),
-            "dqn" => Some(AgentKind::Dqn),
-            "gnn" => Some(AgentKind::Gnn),
-            "es" => Some(AgentKind::Es),
-            _ => None,
-        }
+        LEARNERS.iter().find(|row| row.name == name).map(AgentKind)
+    }
+
+    /// The learner `name`, which the caller knows is in the table.
+    pub fn named(name: &str) -> Self {
+        Self::from_name(name).unwrap_or_else(|| panic!("no learner `{name}` in the table"))
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            AgentKind::Ppo => "ppo",
-            AgentKind::A2c => "a2c",
-            AgentKind::Dqn => "dqn",
-            AgentKind::Gnn => "gnn",
-            AgentKind::Es => "es",
-        }
+        self.0.name
     }
 
-    /// Whether its checkpoints hold a target network besides the online one.
     pub fn has_target_network(self) -> bool {
-        self == AgentKind::Dqn
+        self.0.has_target_network
     }
 
     /// The default hyperparameters for envs of `env` with `pairs` set, as JSON (the form
@@ -94,40 +188,14 @@ impl AgentKind {
 
     /// Refuses a config of the wrong shape or with values out of range.
     pub fn check(self, config: &serde_json::Value) -> Result<(), LearnerError> {
-        match self {
-            AgentKind::Ppo | AgentKind::A2c => parse::<PpoConfig>(config)?
-                .check()
-                .map_err(LearnerError::Unmet),
-            AgentKind::Dqn => parse::<DqnConfig>(config)?
-                .check()
-                .map_err(LearnerError::Unmet),
-            AgentKind::Gnn => parse::<GnnConfig>(config)?
-                .check()
-                .map_err(LearnerError::Unmet),
-            AgentKind::Es => parse::<EsConfig>(config)?
-                .check()
-                .map_err(LearnerError::Unmet),
-        }
+        (self.0.check)(config)
     }
 
     /// The default hyperparameters on envs of `env`, as JSON (the form `--set` edits and
-    /// `config.json` keeps). Jobs workloads have episodes of thousands of decisions and get
-    /// their own (`PpoConfig::jobs`; DQN discounts per virtual hour there).
+    /// `config.json` keeps). Jobs workloads have episodes of thousands of decisions, and some
+    /// learners have their own defaults there.
     pub fn default_config(self, env: EnvKind) -> serde_json::Value {
-        let jobs = env == EnvKind::Jobs;
-        let config = match self {
-            AgentKind::Ppo if jobs => serde_json::to_value(PpoConfig::new().jobs()),
-            AgentKind::Ppo => serde_json::to_value(PpoConfig::new()),
-            AgentKind::A2c if jobs => serde_json::to_value(PpoConfig::a2c().jobs()),
-            AgentKind::A2c => serde_json::to_value(PpoConfig::a2c()),
-            AgentKind::Dqn if jobs => {
-                serde_json::to_value(DqnConfig::new().with_discount_time_s(3600.0))
-            }
-            AgentKind::Dqn => serde_json::to_value(DqnConfig::new()),
-            AgentKind::Gnn => serde_json::to_value(GnnConfig::new()),
-            AgentKind::Es => serde_json::to_value(EsConfig::new()),
-        };
-        config.expect("configs serialise")
+        (self.0.default_config)(env)
     }
 
     /// `config` with every hyperparameter it predates (a run folder written before that
@@ -143,7 +211,7 @@ impl AgentKind {
     }
 
     /// Its learner, acting in copies of `prototype`, with `config`'s hyperparameters; a
-    /// config of the wrong shape is refused.
+    /// config of the wrong shape or out of range is refused.
     pub fn learner<E: SchedulingEnv>(
         self,
         prototype: &E,
@@ -151,49 +219,37 @@ impl AgentKind {
         seed: u64,
         device: Device,
     ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
-        Ok(match self {
-            AgentKind::Ppo | AgentKind::A2c => {
-                let config: PpoConfig = parse(config)?;
-                config.check().map_err(LearnerError::Unmet)?;
-                Box::new(PpoTrainer::new(prototype, config, seed, device)?)
-            }
-            AgentKind::Dqn => {
-                let config: DqnConfig = parse(config)?;
-                config.check().map_err(LearnerError::Unmet)?;
-                Box::new(DqnTrainer::new(prototype, config, seed, device)?)
-            }
-            AgentKind::Gnn => {
-                let config: GnnConfig = parse(config)?;
-                config.check().map_err(LearnerError::Unmet)?;
-                Box::new(GnnTrainer::new(prototype, config, seed, device)?)
-            }
-            AgentKind::Es => {
-                let config: EsConfig = parse(config)?;
-                config.check().map_err(LearnerError::Unmet)?;
-                Box::new(EsTrainer::new(prototype, config, seed, device)?)
-            }
-        })
+        let build = BuildLearner {
+            prototype,
+            config,
+            seed,
+            device,
+        };
+        visit(self.name(), build).expect("an AgentKind names a row of the table")
     }
 }
 
-fn parse<C: serde::de::DeserializeOwned>(config: &serde_json::Value) -> Result<C, LearnerError> {
+struct BuildLearner<'a, E> {
+    prototype: &'a E,
+    config: &'a serde_json::Value,
+    seed: u64,
+    device: Device,
+}
+
+impl<E: SchedulingEnv> Visitor for BuildLearner<'_, E> {
+    type Output = Result<Box<dyn Learner<E::Metrics>>, LearnerError>;
+
+    fn visit<A: Algorithm>(self) -> Self::Output {
+        let config: A::Config = parse(self.config)?;
+        A::check(&config)?;
+        A::learner(self.prototype, config, self.seed, self.device)
+    }
+}
+
+pub(crate) fn parse<C: DeserializeOwned>(config: &serde_json::Value) -> Result<C, LearnerError> {
     serde_json::from_value(config.clone()).map_err(|e| LearnerError::Config(e.to_string()))
 }
 
-/// What a trained agent takes when played, inline after its name (`dag-gnn:episodes=64`): the
-/// learned DAG scheduler's decoding; the other agents take none.
-pub const GNN_PLAY_OPTIONS: &[OptionSpec] = &[OptionSpec {
-    key: "episodes",
-    kind: OptionType::Count,
-    default: "1",
-    help: "episodes decoded per instance: the greedy one, then sampled ones; the shortest is played",
-}];
-
-/// The trained agent a run folder's manifest names, acting greedily (PPO and A2C: the most
-/// probable allowed level; DQN: the highest Q), for acting in `ctx`'s environment, with the
-/// play `options` its kind takes ([`GNN_PLAY_OPTIONS`]). A run whose network was built for
-/// other observation or action shapes is refused, but for a per-unit network whose weights fit
-/// this environment's units (another GPU count).
 /// Why a policy trained on another kind of workload than `env`'s cannot play there; `None`
 /// where the kinds agree (or the manifest predates recording its kind).
 fn other_kind(manifest: &Manifest, env: &EnvContext) -> Option<String> {
@@ -205,178 +261,70 @@ fn other_kind(manifest: &Manifest, env: &EnvContext) -> Option<String> {
     ))
 }
 
-/// Why a network built for the manifest's spaces does not fit `env`'s: the play settings that
-/// differ, or else the settings that shape this workload's spaces.
-fn other_shapes(manifest: &Manifest, env: &EnvContext) -> String {
-    let ctx = env.common();
-    let here = env.shape_settings();
-    let differing: Vec<String> = here
-        .iter()
-        .filter_map(|(key, value)| {
-            let trained = manifest.play_settings.get(key).filter(|t| *t != value)?;
-            Some(format!("{key} is {trained} in training and {value} here"))
-        })
-        .collect();
-    let detail = if differing.is_empty() {
-        let settings: Vec<String> = here.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-        format!("with {}", settings.join(", "))
-    } else {
-        format!("where {}", differing.join("; "))
-    };
-    format!(
-        "trained for observations of {} and actions of {} levels (on {}); this workload has {} and {}, {detail}",
-        manifest.observation_len,
-        manifest.mask_len,
-        manifest.workload,
-        ctx.observation_space.len(),
-        ctx.action_space.mask_len()
-    )
-}
-
+/// The trained agent a run folder's manifest names, acting greedily, for acting in `env`,
+/// with the play `options` its learner takes ([`Algorithm::PLAY_OPTIONS`]). A policy trained
+/// on another kind of workload is refused by kind before its weights load; one whose network
+/// was built for other spaces is refused by its learner's loader.
 pub fn load_agent(
     run: &Path,
     env: &EnvContext,
-    device: &burn::tensor::Device,
+    device: &Device,
     options: &[(String, String)],
-) -> std::io::Result<Box<dyn schedlab_agents::Policy>> {
-    let ctx = env.common();
+) -> std::io::Result<Box<dyn Policy>> {
     let manifest = Manifest::read(run)?;
-    let invalid = |m: String| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("{}: {m}", run.display()),
-        )
+    let trained = TrainedRun {
+        run,
+        manifest: &manifest,
+        env,
+        device,
     };
     // a network of another kind of workload can still have weights of fitting shapes (a
     // per-unit one): the kind it trained on is checked first, in the project's words
     if let Some(refusal) = other_kind(&manifest, env) {
-        return Err(invalid(refusal));
+        return Err(trained.invalid(refusal));
     }
     let kind = AgentKind::from_name(&manifest.agent).ok_or_else(|| {
-        invalid(format!(
+        trained.invalid(format!(
             "agent `{}` is not one of {}",
             manifest.agent,
-            AgentKind::NAMES.join(", ")
+            AgentKind::names().collect::<Vec<_>>().join(", ")
         ))
     })?;
-    let declared = if kind == AgentKind::Gnn {
-        GNN_PLAY_OPTIONS
-    } else {
-        &[]
-    };
-    let options =
-        Options::parse(&manifest.agent, declared, options).map_err(|e| invalid(e.to_string()))?;
-    if kind == AgentKind::Gnn {
-        let episodes = options.count("episodes") as usize;
-        return load_gnn(run, &manifest, env, device, &invalid)
-            .map(|policy| Box::new(policy.with_samples(episodes - 1)) as Box<_>);
-    }
-    let (obs, mask) = (ctx.observation_space.len(), ctx.action_space.mask_len());
-    let other_shapes = || invalid(other_shapes(&manifest, env));
-    // a per-unit network's weights do not depend on the number of units: it plays other
-    // counts (GPUs of a DAG platform) when its weights fit the network built for this one
-    let per_unit = kind == AgentKind::Es
-        || (matches!(kind, AgentKind::Ppo | AgentKind::A2c)
-            && manifest.config.get("per_unit") == Some(&serde_json::Value::Bool(true)));
-    let other_spaces = (manifest.observation_len, manifest.mask_len) != (obs, mask);
-    if other_spaces && !per_unit {
-        return Err(other_shapes());
-    }
-    let hidden = manifest
-        .config
-        .get("hidden")
-        .and_then(serde_json::Value::as_u64)
-        .ok_or_else(|| invalid("config has no `hidden`".into()))? as usize;
-    // PPO's and ES's actor, greedy, restricted as it trained: `(starts_only, grow_only)`
-    let greedy_actor = |net: Result<ActorCriticConfig, String>, restricted: (bool, bool)| {
-        let net = match net {
-            Ok(net) => net.init_for_record(device),
-            // spaces a per-unit network cannot even lay out (another interface)
-            Err(_) if other_spaces => return Err(other_shapes()),
-            Err(e) => return Err(invalid(e)),
-        };
-        let shapes = net.weight_shapes();
-        let net =
-            load_record(net, run, manifest.policy_model()).map_err(|e| invalid(e.to_string()))?;
-        if net.weight_shapes() != shapes {
-            return Err(other_shapes());
-        }
-        let mut agent = PpoAgent::new(net, ctx, manifest.seed);
-        agent.deterministic = true;
-        let restriction = ChoiceRestriction::of_options(env, restricted.0, restricted.1)
-            .map_err(|e| invalid(e.to_string()))?;
-        Ok(Restricted::wrap(Box::new(agent), restriction))
-    };
-    Ok(match kind {
-        AgentKind::Dqn => {
-            let net = BranchingQConfig::new(obs, mask)
-                .with_hidden(hidden)
-                .init(device);
-            let net = load_record(net, run, manifest.policy_model())
-                .map_err(|e| invalid(e.to_string()))?;
-            // epsilon starts at 0: greedy
-            Box::new(DqnAgent::new(net, ctx, manifest.seed))
-        }
-        AgentKind::Ppo | AgentKind::A2c => {
-            let config = kind.backfilled(&manifest.config);
-            let config: PpoConfig = parse(&config).map_err(|e| invalid(e.to_string()))?;
-            greedy_actor(
-                network(&config, ctx).map_err(|e| e.to_string()),
-                (config.starts_only, config.grow_only),
-            )?
-        }
-        AgentKind::Es => {
-            let config: EsConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
-            greedy_actor(
-                config.network(ctx).map_err(|e| e.to_string()),
-                (config.starts_only, config.grow_only),
-            )?
-        }
-        AgentKind::Gnn => unreachable!("loaded above"),
-    })
-}
-
-/// The learned DAG scheduler of a run folder: its network's weights do not depend on the
-/// DAG's size or GPU count, so it plays any DAG workload.
-fn load_gnn(
-    run: &Path,
-    manifest: &Manifest,
-    env: &EnvContext,
-    device: &burn::tensor::Device,
-    invalid: &dyn Fn(String) -> std::io::Error,
-) -> std::io::Result<GnnPolicy> {
-    let EnvContext::Dag(ctx) = env else {
-        return Err(invalid(format!(
-            "a gnn scheduler plays DAG workloads; this is a {} workload",
-            env.kind().name()
-        )));
-    };
-    let config: GnnConfig = parse(&manifest.config).map_err(|e| invalid(e.to_string()))?;
-    let net = config.network().init_for_record(device);
-    let net = load_record(net, run, manifest.policy_model()).map_err(|e| invalid(e.to_string()))?;
-    Ok(GnnPolicy::new(
-        net,
-        std::sync::Arc::clone(&ctx.workload),
-        ctx.action_space.clone(),
-    ))
+    let options = Options::parse(&manifest.agent, kind.0.play_options, options)
+        .map_err(|e| trained.invalid(e.to_string()))?;
+    (kind.0.load)(&trained, &kind.backfilled(&manifest.config), &options)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ppo::PpoConfig;
 
     /// A run folder written before a hyperparameter existed still loads: the missing key gets
     /// its default, and what the folder does hold is kept.
     #[test]
     fn a_config_from_before_a_hyperparameter_existed_is_backfilled() {
-        let mut old = AgentKind::Ppo.default_config(EnvKind::Jobs);
+        let ppo = AgentKind::named("ppo");
+        let mut old = ppo.default_config(EnvKind::Jobs);
         let map = old.as_object_mut().unwrap();
         map.remove("warm_start_dagger_rounds");
         map.insert("hidden".into(), serde_json::json!(64));
         assert!(parse::<PpoConfig>(&old).is_err());
-        let config: PpoConfig = parse(&AgentKind::Ppo.backfilled(&old)).unwrap();
+        let config: PpoConfig = parse(&ppo.backfilled(&old)).unwrap();
         assert_eq!(config.warm_start_dagger_rounds, 0);
         assert_eq!(config.hidden, 64);
         assert_eq!(config.rollout_steps, PpoConfig::new().jobs().rollout_steps);
+    }
+
+    #[test]
+    fn every_row_is_found_by_its_name_and_names_are_unique() {
+        for row in LEARNERS {
+            assert_eq!(AgentKind::named(row.name).name(), row.name);
+        }
+        let mut names: Vec<&str> = AgentKind::names().collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), LEARNERS.len());
+        assert!(AgentKind::from_name("nope").is_none());
     }
 }

@@ -17,12 +17,17 @@ use schedlab_agents::dqn::{
     q_values_of, td_loss,
 };
 use schedlab_agents::learned::gae::step_discount;
-use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
+use schedlab_agents::options::Options;
+use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Observation, VecEnv};
 
+use crate::algorithms::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::grad_norm::global_norm;
-use crate::learner::{EpisodeTally, Learner, MAX_STEPS_HELD, UpdateStats, check_common, require};
+use crate::learner::{
+    EpisodeTally, Learner, LearnerError, MAX_STEPS_HELD, UpdateStats, check_common, require,
+};
+use crate::trained::TrainedRun;
 use crate::replay::{ReplayBuffer, Replayed};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 
@@ -76,6 +81,51 @@ pub struct DqnConfig {
     pub max_grad_norm: f64,
     #[config(default = 128)]
     pub hidden: usize,
+}
+
+/// Double DQN with action branching (`--agent dqn`).
+pub struct Dqn;
+
+impl Algorithm for Dqn {
+    const NAME: &'static str = "dqn";
+    const HAS_TARGET_NETWORK: bool = true;
+    type Config = DqnConfig;
+
+    /// Jobs workloads discount per virtual hour: their episodes hold thousands of decisions.
+    fn default_config(env: EnvKind) -> DqnConfig {
+        match env == EnvKind::Jobs {
+            true => DqnConfig::new().with_discount_time_s(3600.0),
+            false => DqnConfig::new(),
+        }
+    }
+
+    fn check(config: &DqnConfig) -> Result<(), Unmet> {
+        config.check()
+    }
+
+    fn learner<E: SchedulingEnv>(
+        prototype: &E,
+        config: DqnConfig,
+        seed: u64,
+        device: Device,
+    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
+        Ok(Box::new(DqnTrainer::new(prototype, config, seed, device)?))
+    }
+
+    /// Greedy: the highest Q (a new agent's epsilon is 0).
+    fn load(
+        trained: &TrainedRun,
+        config: DqnConfig,
+        _: &Options,
+    ) -> std::io::Result<Box<dyn Policy>> {
+        trained.require_same_spaces()?;
+        let ctx = trained.context();
+        let net = BranchingQConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
+            .with_hidden(config.hidden)
+            .init(trained.device);
+        let net = trained.load_weights(net)?;
+        Ok(Box::new(DqnAgent::new(net, ctx, trained.manifest.seed)))
+    }
 }
 
 impl DqnConfig {

@@ -34,12 +34,15 @@ use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
 use schedlab_agents::learned::actor_critic::{ActorCritic, ActorCriticConfig};
 use schedlab_agents::learned::host_actor::{ActorShape, HostActor};
 use schedlab_agents::ppo::PpoAgent;
-use schedlab_agents::{Policy, PolicyContext, SchedulingEnv};
+use schedlab_agents::options::Options;
+use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{StepInfo, episode_seed};
 
+use crate::algorithms::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::learner::{Learner, LearnerError, MAX_ENVS, MAX_HIDDEN, UpdateStats, require};
 use crate::run::{Manifest, RunDir, load_record};
+use crate::trained::TrainedRun;
 
 #[derive(Config, Debug)]
 pub struct EsConfig {
@@ -70,6 +73,42 @@ pub struct EsConfig {
     /// Choose only among starts, scaling a running job up, and `advance` (as PPO's).
     #[config(default = false)]
     pub grow_only: bool,
+}
+
+/// Evolution strategies on PPO's per-unit actor (`--agent es`): whole greedy episodes of
+/// perturbed weights, ranked on the same windows (per-unit spaces only).
+pub struct Es;
+
+impl Algorithm for Es {
+    const NAME: &'static str = "es";
+    type Config = EsConfig;
+
+    fn default_config(_: EnvKind) -> EsConfig {
+        EsConfig::new()
+    }
+
+    fn check(config: &EsConfig) -> Result<(), Unmet> {
+        config.check()
+    }
+
+    fn learner<E: SchedulingEnv>(
+        prototype: &E,
+        config: EsConfig,
+        seed: u64,
+        device: Device,
+    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
+        Ok(Box::new(EsTrainer::new(prototype, config, seed, device)?))
+    }
+
+    /// The run plays as a greedy PPO actor.
+    fn load(
+        trained: &TrainedRun,
+        config: EsConfig,
+        _: &Options,
+    ) -> std::io::Result<Box<dyn Policy>> {
+        let restriction = (config.starts_only, config.grow_only);
+        trained.greedy_actor(config.network(trained.context()), restriction)
+    }
 }
 
 impl EsConfig {
@@ -513,7 +552,7 @@ mod tests {
                 .unwrap();
             pool.install(|| {
                 train(
-                    AgentKind::Es,
+                    AgentKind::named("es"),
                     &env,
                     config.clone(),
                     &spec,

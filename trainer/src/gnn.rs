@@ -29,14 +29,17 @@ use schedlab_agents::dag::gnn::{
 };
 use schedlab_agents::learned::batch::{at_chosen, mask_values};
 use schedlab_agents::learned::masked::masked_log_probs;
-use schedlab_agents::{EnvContext, Policy, SchedulingEnv};
+use schedlab_agents::options::{OptionSpec, OptionType, Options};
+use schedlab_agents::{EnvContext, EnvKind, Policy, SchedulingEnv};
 use schedlab_env::dag::lower_bound_s;
 use schedlab_env::{ActionSpace, StepInfo, episode_seed};
 
+use crate::algorithms::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::learner::{Learner, LearnerError, UpdateStats, check_common, require};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
+use crate::trained::TrainedRun;
 
 #[derive(Config, Debug)]
 pub struct GnnConfig {
@@ -59,6 +62,56 @@ pub struct GnnConfig {
     pub rounds: usize,
     #[config(default = 64)]
     pub hidden: usize,
+}
+
+/// The learned DAG scheduler (`--agent gnn`): a message-passing network over the DAG, trained
+/// by REINFORCE against the mean of several episodes on the same instance (DAG envs only).
+pub struct Gnn;
+
+impl Algorithm for Gnn {
+    const NAME: &'static str = "gnn";
+    const PLAY_OPTIONS: &'static [OptionSpec] = &[OptionSpec {
+        key: "episodes",
+        kind: OptionType::Count,
+        default: "1",
+        help: "episodes decoded per instance: the greedy one, then sampled ones; the shortest is played",
+    }];
+    type Config = GnnConfig;
+
+    fn default_config(_: EnvKind) -> GnnConfig {
+        GnnConfig::new()
+    }
+
+    fn check(config: &GnnConfig) -> Result<(), Unmet> {
+        config.check()
+    }
+
+    fn learner<E: SchedulingEnv>(
+        prototype: &E,
+        config: GnnConfig,
+        seed: u64,
+        device: Device,
+    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
+        Ok(Box::new(GnnTrainer::new(prototype, config, seed, device)?))
+    }
+
+    /// Its weights do not depend on the DAG's size or GPU count, so it plays any DAG workload.
+    fn load(
+        trained: &TrainedRun,
+        config: GnnConfig,
+        options: &Options,
+    ) -> std::io::Result<Box<dyn Policy>> {
+        let EnvContext::Dag(ctx) = trained.env else {
+            return Err(trained.invalid(format!(
+                "a gnn scheduler plays DAG workloads; this is a {} workload",
+                trained.env.kind().name()
+            )));
+        };
+        let net = trained.load_weights(config.network().init_for_record(trained.device))?;
+        let episodes = options.count("episodes") as usize;
+        let policy = GnnPolicy::new(net, Arc::clone(&ctx.workload), ctx.action_space.clone());
+        Ok(Box::new(policy.with_samples(episodes - 1)))
+    }
 }
 
 impl GnnConfig {
@@ -454,7 +507,7 @@ mod tests {
                 }
             };
             crate::train::train(
-                crate::algorithms::AgentKind::Gnn,
+                crate::algorithms::AgentKind::named("gnn"),
                 &env,
                 config.clone(),
                 &spec,

@@ -6,6 +6,7 @@
 //! the table of learning algorithms. It uses the environment and the agents; it must know
 //! nothing of the command line.
 
+pub mod a2c;
 pub mod algorithms;
 pub mod dqn;
 pub mod errors;
@@ -20,5 +21,8 @@ pub mod replay;
 pub mod reward_scale;
 pub mod run;
 pub mod tensorboard;
+#[cfg(test)]
+mod toy;
 pub mod train;
+pub mod trained;
 pub mod training_env;

@@ -20,15 +20,20 @@ use schedlab_agents::learned::actor_critic::{
 use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_agents::ppo::PpoAgent;
-use schedlab_agents::{Policy, PolicyContext, SchedulingEnv, registry};
+use schedlab_agents::options::Options;
+use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv, registry};
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 
+use crate::algorithms::Algorithm;
 use crate::errors::{CheckpointError, PlayError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
-use crate::learner::{EpisodeTally, Learner, MAX_STEPS_HELD, UpdateStats, check_common, require};
+use crate::learner::{
+    EpisodeTally, Learner, LearnerError, MAX_STEPS_HELD, UpdateStats, check_common, require,
+};
 use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
+use crate::trained::TrainedRun;
 use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
 use record::Record;
 use shards::sharded_loss;
@@ -184,6 +189,45 @@ pub struct PpoConfig {
     pub grow_only: bool,
 }
 
+/// PPO (`--agent ppo`): the clipped objective over minibatches of each rollout.
+pub struct Ppo;
+
+impl Algorithm for Ppo {
+    const NAME: &'static str = "ppo";
+    type Config = PpoConfig;
+
+    fn default_config(env: EnvKind) -> PpoConfig {
+        PpoConfig::new().on(env)
+    }
+
+    fn check(config: &PpoConfig) -> Result<(), Unmet> {
+        config.check()
+    }
+
+    fn learner<E: SchedulingEnv>(
+        prototype: &E,
+        config: PpoConfig,
+        seed: u64,
+        device: Device,
+    ) -> Result<Box<dyn Learner<E::Metrics>>, LearnerError> {
+        Ok(Box::new(PpoTrainer::new(prototype, config, seed, device)?))
+    }
+
+    /// The most probable allowed level, restricted as it trained. A per-unit network plays
+    /// other unit counts where its weights fit.
+    fn load(
+        trained: &TrainedRun,
+        config: PpoConfig,
+        _: &Options,
+    ) -> std::io::Result<Box<dyn Policy>> {
+        if !config.per_unit {
+            trained.require_same_spaces()?;
+        }
+        let restriction = (config.starts_only, config.grow_only);
+        trained.greedy_actor(network(&config, trained.context()), restriction)
+    }
+}
+
 /// The network `config` asks for on the spaces of `ctx`.
 pub fn network(
     config: &PpoConfig,
@@ -298,6 +342,14 @@ impl PpoConfig {
         self.with_rollout_steps(256)
             .with_discount_time_s(3600.0)
             .with_entropy_coef(0.003)
+    }
+
+    /// These settings with [`PpoConfig::jobs`]'s where `env` is the jobs cluster.
+    pub fn on(self, env: EnvKind) -> Self {
+        match env == EnvKind::Jobs {
+            true => self.jobs(),
+            false => self,
+        }
     }
 }
 

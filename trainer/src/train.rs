@@ -678,7 +678,7 @@ mod tests {
         let mut updates = 0;
         let mut evaluations = Vec::new();
         let run = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
             tiny(),
             &TrainSpec {
@@ -766,7 +766,7 @@ mod tests {
         };
         let mut log = Vec::new();
         let run = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             env,
             config.clone(),
             &spec,
@@ -872,7 +872,7 @@ mod tests {
             ..spec(&workload, out.path(), 96, None)
         };
         let run = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
             config.clone(),
             &evaluated,
@@ -914,7 +914,7 @@ mod tests {
         }
         let empty = tempfile::tempdir().unwrap();
         let err = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
             config,
             &TrainSpec {
@@ -995,7 +995,7 @@ mod tests {
             let empty = tempfile::tempdir().unwrap();
             let spec = spec(&workload, empty.path(), 32, None);
             train(
-                AgentKind::Ppo,
+                AgentKind::named("ppo"),
                 env,
                 config,
                 &spec,
@@ -1015,7 +1015,7 @@ mod tests {
             let config = serde_json::to_value(config).unwrap();
             let out = tempfile::tempdir().unwrap();
             let run = train(
-                AgentKind::Ppo,
+                AgentKind::named("ppo"),
                 &env,
                 config.clone(),
                 &spec(&workload, out.path(), 32, None),
@@ -1085,7 +1085,7 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
         let run = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 16, None),
@@ -1097,7 +1097,7 @@ mod tests {
         let saved = Manifest::read(&run.path).unwrap();
         let stats = saved.return_stats.expect("PPO scales rewards by default");
         assert!(stats.count > 1.0, "{stats:?}");
-        let mut restored = AgentKind::Ppo
+        let mut restored = AgentKind::named("ppo")
             .learner(&scenario, &saved.config, 0, device.clone())
             .unwrap();
         assert_ne!(restored.return_stats(), Some(stats));
@@ -1110,9 +1110,9 @@ mod tests {
         let mut steps = Vec::new();
         // the resumed run keeps its own hyperparameters whatever is passed
         let resumed = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
-            AgentKind::Ppo.default_config(schedlab_agents::EnvKind::SingleJob),
+            AgentKind::named("ppo").default_config(schedlab_agents::EnvKind::SingleJob),
             &spec(&workload, out.path(), 48, Some(&run.path)),
             device.clone(),
             &mut |p| steps.push(p.stats.env_steps),
@@ -1133,7 +1133,7 @@ mod tests {
         // another workload file is refused
         let svm = workload.with_file_name("a9a-svm.toml");
         let err = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &SingleJobEnv::new(Scenario::load(&svm).unwrap()),
             tiny(),
             &spec(&svm, out.path(), 64, Some(&run.path)),
@@ -1150,7 +1150,7 @@ mod tests {
         // so is the same file under other settings than the run trained with
         let settings = [("job.lr".to_owned(), "0.5".to_owned())];
         let err = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
             tiny(),
             &TrainSpec {
@@ -1171,7 +1171,7 @@ mod tests {
         let manifest = Manifest::read(&run.path).unwrap();
         std::fs::write(run.path.join(&manifest.model), b"not a burn record").unwrap();
         let err = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 64, Some(&run.path)),
@@ -1189,7 +1189,7 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let device = Device::flex().autodiff();
         let run = train(
-            AgentKind::Dqn,
+            AgentKind::named("dqn"),
             &scenario,
             serde_json::to_value(tiny_dqn()).unwrap(),
             &spec(&workload, out.path(), 16, None),
@@ -1202,9 +1202,9 @@ mod tests {
         let mut steps = Vec::new();
         let mut tags = Vec::new();
         train(
-            AgentKind::Dqn,
+            AgentKind::named("dqn"),
             &scenario,
-            AgentKind::Dqn.default_config(schedlab_agents::EnvKind::SingleJob),
+            AgentKind::named("dqn").default_config(schedlab_agents::EnvKind::SingleJob),
             &spec(&workload, out.path(), 32, Some(&run.path)),
             device.clone(),
             &mut |p| {
@@ -1239,9 +1239,9 @@ mod tests {
         // a missing target network is refused
         std::fs::remove_file(run.path.join("target-32.bpk")).unwrap();
         let err = train(
-            AgentKind::Dqn,
+            AgentKind::named("dqn"),
             &scenario,
-            AgentKind::Dqn.default_config(schedlab_agents::EnvKind::SingleJob),
+            AgentKind::named("dqn").default_config(schedlab_agents::EnvKind::SingleJob),
             &spec(&workload, out.path(), 48, Some(&run.path)),
             device,
             &mut |_| {},
@@ -1259,7 +1259,7 @@ mod tests {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
         let err = train(
-            AgentKind::Dqn,
+            AgentKind::named("dqn"),
             &scenario,
             serde_json::to_value(tiny_dqn().with_lr(1e30)).unwrap(),
             &spec(&workload, out.path(), 400, None),
@@ -1277,10 +1277,10 @@ mod tests {
     fn bad_hyperparameters_are_refused_before_a_run_folder_is_made() {
         let (workload, scenario) = small();
         let out = tempfile::tempdir().unwrap();
-        let mut config = AgentKind::Dqn.default_config(schedlab_agents::EnvKind::SingleJob);
+        let mut config = AgentKind::named("dqn").default_config(schedlab_agents::EnvKind::SingleJob);
         config["batch_size"] = serde_json::json!(0);
         let err = train(
-            AgentKind::Dqn,
+            AgentKind::named("dqn"),
             &scenario,
             config,
             &spec(&workload, out.path(), 16, None),
@@ -1310,7 +1310,7 @@ mod tests {
             (1, 1, false)
         );
         let run = train(
-            AgentKind::A2c,
+            AgentKind::named("a2c"),
             &scenario,
             serde_json::to_value(config).unwrap(),
             &spec(&workload, out.path(), 20, None),
@@ -1328,7 +1328,7 @@ mod tests {
         let manifest = Manifest::read(&run.path).unwrap();
         assert_eq!((manifest.agent.as_str(), manifest.step), ("a2c", 20));
         let err = train(
-            AgentKind::Ppo,
+            AgentKind::named("ppo"),
             &scenario,
             tiny(),
             &spec(&workload, out.path(), 40, Some(&run.path)),

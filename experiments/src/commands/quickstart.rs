@@ -47,9 +47,9 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         workload_settings: &[],
     };
     let run = train_with_progress(
-        AgentKind::Ppo,
+        AgentKind::named("ppo"),
         &single_job.env(),
-        AgentKind::Ppo.default_config(schedlab_agents::EnvKind::SingleJob),
+        AgentKind::named("ppo").default_config(schedlab_agents::EnvKind::SingleJob),
         &spec,
     )?;
     println!("   run folder: {}", run.path.display());

@@ -59,7 +59,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         anyhow::anyhow!(
             "unknown learned agent `{}`; available: {}",
             args.agent,
-            AgentKind::NAMES.join(", ")
+            AgentKind::names().collect::<Vec<_>>().join(", ")
         )
     })?;
     anyhow::ensure!(
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn hyperparameters_are_set_by_name_and_unknown_or_bad_ones_refused() {
-        let config = AgentKind::Dqn
+        let config = AgentKind::named("dqn")
             .configure(
                 schedlab_agents::EnvKind::SingleJob,
                 &pairs(&[("lr", "0.01"), ("envs", "2")]),
@@ -220,7 +220,7 @@ mod tests {
             (config["lr"].as_f64(), config["envs"].as_u64()),
             (Some(0.01), Some(2))
         );
-        let err = AgentKind::Ppo
+        let err = AgentKind::named("ppo")
             .configure(
                 schedlab_agents::EnvKind::SingleJob,
                 &pairs(&[("learning_rate", "1")]),
@@ -232,7 +232,7 @@ mod tests {
             "{err}"
         );
         // a value of the wrong type or out of range is refused before any run folder exists
-        let err = AgentKind::Ppo
+        let err = AgentKind::named("ppo")
             .configure(
                 schedlab_agents::EnvKind::SingleJob,
                 &pairs(&[("envs", "many")]),
@@ -240,7 +240,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("many"), "{err}");
-        let err = AgentKind::Dqn
+        let err = AgentKind::named("dqn")
             .configure(schedlab_agents::EnvKind::SingleJob, &pairs(&[("tau", "0")]))
             .unwrap_err()
             .to_string();

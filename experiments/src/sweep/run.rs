@@ -128,7 +128,7 @@ fn trained_run(
     let kind = AgentKind::from_name(agent).with_context(|| {
         format!(
             "policy `{TRAIN_PREFIX}{agent}`: not a learned agent ({})",
-            AgentKind::NAMES.join(", ")
+            AgentKind::names().collect::<Vec<_>>().join(", ")
         )
     })?;
     let reloaded = training_variant(spec, workload_path, variant)?;

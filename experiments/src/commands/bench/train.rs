@@ -62,7 +62,7 @@ pub fn run(args: BenchTrainArgs, thread_counts: &[usize]) -> anyhow::Result<()> 
         let kind = AgentKind::from_name(name).ok_or_else(|| {
             anyhow::anyhow!(
                 "unknown learned agent `{name}`; available: {}",
-                AgentKind::NAMES.join(", ")
+                AgentKind::names().collect::<Vec<_>>().join(", ")
             )
         })?;
         let known = kind.default_config(loaded.env_kind());
