@@ -1,0 +1,135 @@
+//! The optimisation phase: the clipped objective over shuffled minibatches for `epochs`
+//! passes, and what it saw as CleanRL charts it.
+
+use super::*;
+
+impl<E: SchedulingEnv> PpoTrainer<E> {
+    /// Optimises the clipped objective on `rows` (record, advantage, value target); returns
+    /// the mean policy loss, value loss and entropy, and the gradient steps taken.
+    pub(super) fn fit(
+        &mut self,
+        rows: &[(&Record, f32, f32)],
+        lr: f64,
+        shuffle: &mut StdRng,
+    ) -> (FitStats, u64) {
+        let entropy_coef = if self.config.anneal_entropy {
+            self.config.entropy_coef * (1.0 - self.progress())
+        } else {
+            self.config.entropy_coef
+        } as f32;
+        let loss_config = PpoLossConfig::new()
+            .with_clip(self.config.clip as f32)
+            .with_value_coef(self.config.value_coef as f32)
+            .with_entropy_coef(entropy_coef);
+        let per_batch = match self.config.minibatch_size {
+            0 => rows.len().div_ceil(self.config.minibatches.max(1)),
+            size => size,
+        };
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        let (mut sums, mut count) = ([0f32; 6], 0.0);
+        let mut epochs_run = 0;
+        for _ in 0..self.config.epochs {
+            order.shuffle(shuffle);
+            epochs_run += 1;
+            let (epoch_kl, epoch_batches) = (sums[3], count);
+            for chunk in order.chunks(per_batch) {
+                let batch = minibatch(rows, chunk, self.config.normalize_advantages);
+                let loss = sharded_loss(
+                    &self.agent.net,
+                    &self.context.action_space,
+                    &batch,
+                    &loss_config,
+                    &self.device,
+                );
+                for (sum, term) in sums.iter_mut().zip(loss.terms) {
+                    *sum += term;
+                }
+                count += 1.0;
+                let grads = loss.grads;
+                sums[5] += global_norm(&self.agent.net, &grads);
+                let net = self.agent.net.clone();
+                self.agent.net = self.optim.step(lr, net, grads);
+            }
+            let kl = (sums[3] - epoch_kl) / (count - epoch_batches);
+            if self.config.target_kl > 0.0 && f64::from(kl) > self.config.target_kl {
+                break;
+            }
+        }
+        let [
+            policy_loss,
+            value_loss,
+            entropy,
+            approx_kl,
+            clip_fraction,
+            grad_norm,
+        ] = sums.map(|x| x / count);
+        let stats = FitStats {
+            policy_loss,
+            value_loss,
+            entropy,
+            approx_kl,
+            clip_fraction,
+            grad_norm,
+            explained_variance: explained_variance(rows),
+            entropy_coef,
+            epochs_run: (self.config.target_kl > 0.0).then_some(epochs_run),
+        };
+        (stats, count as u64)
+    }
+}
+
+/// What one optimisation phase saw, as CleanRL charts it.
+pub(super) struct FitStats {
+    pub(super) policy_loss: f32,
+    pub(super) value_loss: f32,
+    pub(super) entropy: f32,
+    pub(super) approx_kl: f32,
+    pub(super) clip_fraction: f32,
+    /// Mean over minibatches of the gradients' global norm before clipping.
+    pub(super) grad_norm: f32,
+    pub(super) explained_variance: Option<f32>,
+    /// The entropy bonus this phase optimised with.
+    pub(super) entropy_coef: f32,
+    /// Epochs run before the KL bound stopped them, when there is one.
+    pub(super) epochs_run: Option<usize>,
+}
+
+/// `1 - Var(G - V) / Var(G)` of the critic's values at collection against the value
+/// targets: 1 predicts them exactly, 0 no better than their mean, below 0 worse. None where
+/// the targets do not vary (not charted: a non-finite curve would read as divergence).
+pub(super) fn explained_variance(rows: &[(&Record, f32, f32)]) -> Option<f32> {
+    let variance = |v: &mut dyn Iterator<Item = f64>| {
+        let v: Vec<f64> = v.collect();
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64
+    };
+    let targets = variance(&mut rows.iter().map(|r| r.2 as f64));
+    let residual = variance(&mut rows.iter().map(|r| (r.2 - r.0.value) as f64));
+    (targets > 0.0).then(|| (1.0 - residual / targets) as f32)
+}
+
+/// Gathers rows into a batch, standardising the advantages within it if asked.
+pub(super) fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize], normalize: bool) -> PpoBatch {
+    let advantages: Vec<f32> = chunk.iter().map(|&k| rows[k].1).collect();
+    let (mean, std) = if normalize {
+        let mean = advantages.iter().sum::<f32>() / advantages.len() as f32;
+        let var =
+            advantages.iter().map(|a| (a - mean).powi(2)).sum::<f32>() / advantages.len() as f32;
+        (mean, var.sqrt() + 1e-8)
+    } else {
+        (0.0, 1.0)
+    };
+    let (observations, masks, actions) = stack(
+        chunk
+            .iter()
+            .map(|&k| (&rows[k].0.observation, rows[k].0.action.as_slice())),
+    );
+    PpoBatch {
+        observations,
+        masks,
+        actions,
+        old_log_probs: chunk.iter().map(|&k| rows[k].0.log_prob).collect(),
+        advantages: advantages.iter().map(|a| (a - mean) / std).collect(),
+        returns: chunk.iter().map(|&k| rows[k].2).collect(),
+    }
+}
