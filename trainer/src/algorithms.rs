@@ -311,9 +311,12 @@ mod tests {
         map.insert("hidden".into(), serde_json::json!(64));
         assert!(parse::<PpoConfig>(&old).is_err());
         let config: PpoConfig = parse(&ppo.backfilled(&old)).unwrap();
-        assert_eq!(config.warm_start_dagger_rounds, 0);
-        assert_eq!(config.hidden, 64);
-        assert_eq!(config.rollout_steps, PpoConfig::new().jobs().rollout_steps);
+        assert_eq!(config.warm_start.dagger_rounds, 0);
+        assert_eq!(config.play.hidden, 64);
+        assert_eq!(
+            config.rollout_steps,
+            PpoConfig::default().jobs().rollout_steps
+        );
     }
 
     #[test]

@@ -27,9 +27,9 @@ use crate::grad_norm::global_norm;
 use crate::learner::{
     EpisodeTally, Learner, LearnerError, MAX_STEPS_HELD, UpdateStats, check_common, require,
 };
-use crate::trained::TrainedRun;
 use crate::replay::{ReplayBuffer, Replayed};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
+use crate::trained::TrainedRun;
 
 /// DQN hyperparameters. The defaults follow CleanRL's and Stable-Baselines3's DQN, scaled to
 /// the shipped workloads' short episodes (tens of rounds) and a few thousand training rounds.

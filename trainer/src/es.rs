@@ -23,7 +23,6 @@
 
 use std::path::Path;
 
-use burn::config::Config;
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 use rand::SeedableRng;
@@ -33,46 +32,47 @@ use rayon::prelude::*;
 use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
 use schedlab_agents::learned::actor_critic::{ActorCritic, ActorCriticConfig};
 use schedlab_agents::learned::host_actor::{ActorShape, HostActor};
-use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::options::Options;
+use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{StepInfo, episode_seed};
+use serde::{Deserialize, Serialize};
 
 use crate::algorithms::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::learner::{Learner, LearnerError, MAX_ENVS, MAX_HIDDEN, UpdateStats, require};
+use crate::play_settings::PlaySettings;
 use crate::run::{Manifest, RunDir, load_record};
 use crate::trained::TrainedRun;
 
-#[derive(Config, Debug)]
+/// ES hyperparameters, kept in configs as flat keys (as PPO's, trainer/src/ppo/config.rs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EsConfig {
     /// Antithetic pairs of perturbations per generation (twice as many members).
-    #[config(default = 8)]
     pub pairs: usize,
     /// Training windows every member plays per generation (the same ones for all).
-    #[config(default = 4)]
     pub windows: usize,
     /// Standard deviation of the perturbation of each weight.
-    #[config(default = 0.02)]
     pub sigma: f64,
     /// Adam's step size on the gradient estimate.
-    #[config(default = 0.01)]
     pub lr: f64,
-    #[config(default = 16)]
-    pub hidden: usize,
     /// An episode not ended after this many env steps ranks last on its window.
-    #[config(default = 100000)]
     pub max_episode_steps: usize,
-    /// Play the network of the best greedy evaluation rather than the last (as PPO's).
-    #[config(default = false)]
-    pub keep_best: bool,
-    /// Choose only among starts of queued jobs and `advance`, in training and in play (as
-    /// PPO's; agents/src/jobs/restricted.rs).
-    #[config(default = false)]
-    pub starts_only: bool,
-    /// Choose only among starts, scaling a running job up, and `advance` (as PPO's).
-    #[config(default = false)]
-    pub grow_only: bool,
+    #[serde(flatten)]
+    pub play: PlaySettings,
+}
+
+impl Default for EsConfig {
+    fn default() -> Self {
+        EsConfig {
+            pairs: 8,
+            windows: 4,
+            sigma: 0.02,
+            lr: 0.01,
+            max_episode_steps: 100_000,
+            play: PlaySettings::new(16),
+        }
+    }
 }
 
 /// Evolution strategies on PPO's per-unit actor (`--agent es`): whole greedy episodes of
@@ -84,7 +84,7 @@ impl Algorithm for Es {
     type Config = EsConfig;
 
     fn default_config(_: EnvKind) -> EsConfig {
-        EsConfig::new()
+        EsConfig::default()
     }
 
     fn check(config: &EsConfig) -> Result<(), Unmet> {
@@ -106,8 +106,8 @@ impl Algorithm for Es {
         config: EsConfig,
         _: &Options,
     ) -> std::io::Result<Box<dyn Policy>> {
-        let restriction = (config.starts_only, config.grow_only);
-        trained.greedy_actor(config.network(trained.context()), restriction)
+        let network = config.network(trained.context());
+        trained.greedy_actor(network, config.play.restriction)
     }
 }
 
@@ -123,7 +123,7 @@ impl EsConfig {
             ("lr > 0", self.lr > 0.0 && self.lr.is_finite()),
             (
                 "1 <= hidden <= 65536",
-                (1..=MAX_HIDDEN).contains(&self.hidden),
+                (1..=MAX_HIDDEN).contains(&self.play.hidden),
             ),
             ("max_episode_steps >= 1", self.max_episode_steps >= 1),
         ])
@@ -132,7 +132,7 @@ impl EsConfig {
     /// The actor-critic whose actor it trains: per unit, for `ctx`'s spaces.
     pub fn network(&self, ctx: &PolicyContext) -> Result<ActorCriticConfig, LearnerError> {
         ActorCriticConfig::per_unit(&ctx.observation_space, &ctx.action_space)
-            .map(|net| net.with_hidden(self.hidden))
+            .map(|net| net.with_hidden(self.play.hidden))
             .map_err(|e| {
                 LearnerError::Config(format!("the es learner trains a per-unit actor: {e}"))
             })
@@ -217,12 +217,8 @@ impl<E: SchedulingEnv> EsTrainer<E> {
             .actor_shape()
             .expect("a per-unit network has an actor shape");
         let theta = net.actor_parameters();
-        let restriction = ChoiceRestriction::of_options(
-            &prototype.context(),
-            config.starts_only,
-            config.grow_only,
-        )
-        .map_err(|e| LearnerError::Config(e.to_string()))?;
+        let restriction = ChoiceRestriction::of(&prototype.context(), config.play.restriction)
+            .map_err(|e| LearnerError::Config(e.to_string()))?;
         Ok(EsTrainer {
             restriction,
             envs: (0..2 * config.pairs)
@@ -463,7 +459,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for EsTrainer<E> {
     }
 
     fn keeps_best(&self) -> bool {
-        self.config.keep_best
+        self.config.play.keep_best
     }
 
     fn save_policy(&self, run: &RunDir, name: &str) -> std::io::Result<()> {
@@ -516,13 +512,15 @@ mod tests {
     #[test]
     fn a_resumed_run_at_any_thread_count_ends_as_an_uninterrupted_one() {
         let (workload, env) = philly_mini();
-        let config = serde_json::to_value(
-            EsConfig::new()
-                .with_pairs(2)
-                .with_windows(2)
-                .with_hidden(8)
-                .with_starts_only(true),
-        )
+        let config = serde_json::to_value(EsConfig {
+            pairs: 2,
+            windows: 2,
+            play: PlaySettings {
+                restriction: Some(schedlab_env::jobs::Restriction::StartsOnly),
+                ..PlaySettings::new(8)
+            },
+            ..EsConfig::default()
+        })
         .unwrap();
         let outs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
         let steps = 4 * 12_000;

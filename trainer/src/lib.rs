@@ -16,6 +16,7 @@ pub mod gnn;
 pub mod grad_norm;
 pub mod imitation;
 pub mod learner;
+pub mod play_settings;
 pub mod ppo;
 pub mod replay;
 pub mod reward_scale;

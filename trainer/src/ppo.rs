@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use burn::config::Config;
 use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, ModuleOptimizer};
 use burn::tensor::Device;
@@ -19,10 +18,11 @@ use schedlab_agents::learned::actor_critic::{
 };
 use schedlab_agents::learned::batch::stack;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
-use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::options::Options;
+use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv, registry};
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
+use serde::{Deserialize, Serialize};
 
 use crate::algorithms::Algorithm;
 use crate::errors::{CheckpointError, PlayError, Unmet};
@@ -31,6 +31,7 @@ use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start
 use crate::learner::{
     EpisodeTally, Learner, LearnerError, MAX_STEPS_HELD, UpdateStats, check_common, require,
 };
+use crate::play_settings::PlaySettings;
 use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::trained::TrainedRun;
@@ -48,8 +49,8 @@ mod schedule;
 mod shards;
 mod windows;
 
-pub use config::PpoConfig;
 use config::check_rollout_memory;
+pub use config::{Baseline, Curriculum, PpoConfig, TrajectoryFilter, WarmStart};
 use schedule::episode_plan;
 use windows::{HeuristicCopy, heuristic_copies};
 
@@ -61,7 +62,7 @@ impl Algorithm for Ppo {
     type Config = PpoConfig;
 
     fn default_config(env: EnvKind) -> PpoConfig {
-        PpoConfig::new().on(env)
+        PpoConfig::default().on(env)
     }
 
     fn check(config: &PpoConfig) -> Result<(), Unmet> {
@@ -87,8 +88,7 @@ impl Algorithm for Ppo {
         if !config.per_unit {
             trained.require_same_spaces()?;
         }
-        let restriction = (config.starts_only, config.grow_only);
-        trained.greedy_actor(network(&config, trained.context()), restriction)
+        trained.greedy_actor(network(&config, trained.context()), config.play.restriction)
     }
 }
 
@@ -102,7 +102,7 @@ pub fn network(
     } else {
         ActorCriticConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
     };
-    Ok(net.with_hidden(config.hidden))
+    Ok(net.with_hidden(config.play.hidden))
 }
 
 /// Where the teacher's episodes draw their seeds (plus 1,000 per training seed): far from
@@ -186,7 +186,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
             let (played, tally, heuristic) = self.play_windows()?;
             let targets = match heuristic {
                 Some(rollouts) => same_window::advantages_against_heuristic(&played, &rollouts),
-                None => same_window::advantages(&played, self.config.same_window),
+                None => same_window::advantages(&played, self.config.baseline.same_window),
             };
             let rows = played
                 .iter()
@@ -226,7 +226,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
                     .then_some(("charts/entropy_coef", fit.entropy_coef)),
             )
             .chain(
-                (self.config.curriculum_start_s > 0.0)
+                (self.config.curriculum.start_s > 0.0)
                     .then(|| ("charts/cut_mean_s", plan.cut_mean_s.unwrap_or(0.0) as f32)),
             )
             .chain(
@@ -251,7 +251,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
 
     /// Clones `warm_start`'s scheduler on episodes of seeds no evaluation uses.
     fn warm_start(&mut self) -> Result<Option<WarmStartReport>, PlayError> {
-        if self.config.warm_start.is_empty() {
+        if self.config.warm_start.teacher.is_empty() {
             return Ok(None);
         }
         let c = &self.config;
@@ -262,19 +262,19 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
                 .collect()
         };
         let plan = WarmStartPlan {
-            teacher: &c.warm_start,
-            seeds: seeds(0, c.warm_start_episodes),
-            dagger_seeds: (0..c.warm_start_dagger_rounds)
+            teacher: &c.warm_start.teacher,
+            seeds: seeds(0, c.warm_start.episodes),
+            dagger_seeds: (0..c.warm_start.dagger_rounds)
                 .map(|round| {
-                    let from = c.warm_start_episodes + round * c.warm_start_dagger_episodes;
-                    seeds(from, c.warm_start_dagger_episodes)
+                    let from = c.warm_start.episodes + round * c.warm_start.dagger_episodes;
+                    seeds(from, c.warm_start.dagger_episodes)
                 })
                 .collect(),
-            dagger_epochs: c.warm_start_dagger_epochs,
+            dagger_epochs: c.warm_start.dagger_epochs,
             discount: (c.gamma, c.discount_time_s),
             settings: CloneSettings {
-                epochs: c.warm_start_epochs,
-                lr: c.warm_start_lr,
+                epochs: c.warm_start.epochs,
+                lr: c.warm_start.lr,
                 value_coef: c.value_coef as f32,
                 seed: self.seed,
             },
@@ -313,7 +313,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     }
 
     fn keeps_best(&self) -> bool {
-        self.config.keep_best
+        self.config.play.keep_best
     }
 
     fn save_policy(&self, run: &RunDir, name: &str) -> std::io::Result<()> {
@@ -343,17 +343,17 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
     ) -> schedlab_env::Result<Self> {
         device.seed(seed);
         check_rollout_memory(&config, &prototype.policy_context())?;
-        let kept_windows = if config.filter_heuristic.is_empty() {
+        let kept_windows = if config.filter.heuristic.is_empty() {
             None
         } else {
-            let pool: Vec<u64> = (0..config.filter_pool as u64)
+            let pool: Vec<u64> = (0..config.filter.pool as u64)
                 .map(|k| episode_seed(seed ^ FILTER_SEEDS, k, 0))
                 .collect();
             let kept = filtered_windows(
                 prototype,
-                &config.filter_heuristic,
+                &config.filter.heuristic,
                 &pool,
-                config.filter_quantile,
+                config.filter.quantile,
             )
             .map_err(|e| schedlab_env::EnvError::BadAction(e.to_string()))?;
             Some(Arc::new(kept))
@@ -365,14 +365,11 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         if config.skip_forced {
             training = training.skipping_forced(config.gamma, config.discount_time_s);
         }
-        let restriction = ChoiceRestriction::of_options(
-            &prototype.context(),
-            config.starts_only,
-            config.grow_only,
-        )
-        .map_err(|e| schedlab_env::EnvError::BadAction(e.to_string()))?;
+        let restriction = ChoiceRestriction::of(&prototype.context(), config.play.restriction)
+            .map_err(|e| schedlab_env::EnvError::BadAction(e.to_string()))?;
         training = training.restricted_to(restriction.clone());
-        let collector = if config.same_window >= 2 || !config.baseline_heuristic.is_empty() {
+        let collector = if config.baseline.same_window >= 2 || !config.baseline.heuristic.is_empty()
+        {
             Collector::Windows {
                 copies: (0..config.envs).map(|_| training.fresh_copy()).collect(),
                 heuristic: heuristic_copies(prototype, &config)
@@ -414,7 +411,6 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
     pub fn agent(&self) -> &PpoAgent {
         &self.agent
     }
-
 }
 
 #[cfg(test)]

@@ -65,11 +65,7 @@ impl Algorithm for Toy {
         }))
     }
 
-    fn load(
-        trained: &TrainedRun,
-        _: ToyConfig,
-        _: &Options,
-    ) -> std::io::Result<Box<dyn Policy>> {
+    fn load(trained: &TrainedRun, _: ToyConfig, _: &Options) -> std::io::Result<Box<dyn Policy>> {
         read_learned(trained.run, trained.manifest)?;
         Ok(Box::new(LowestLevels(trained.context().clone())))
     }
@@ -184,8 +180,15 @@ mod tests {
             workload_settings: &[],
         };
         let device = Device::flex();
-        let run = train(toy, &env, config.clone(), &spec(16, None), device.clone(), &mut |_| {})
-            .unwrap();
+        let run = train(
+            toy,
+            &env,
+            config.clone(),
+            &spec(16, None),
+            device.clone(),
+            &mut |_| {},
+        )
+        .unwrap();
         let mut steps = Vec::new();
         let resumed = train(
             toy,
@@ -196,7 +199,11 @@ mod tests {
             &mut |p| steps.push(p.stats.env_steps),
         )
         .unwrap();
-        assert_eq!(steps, vec![24, 32], "resumed from what it learned by step 16");
+        assert_eq!(
+            steps,
+            vec![24, 32],
+            "resumed from what it learned by step 16"
+        );
         let manifest = Manifest::read(&resumed.path).unwrap();
         assert_eq!(manifest.agent, "toy");
         assert_eq!(read_learned(&resumed.path, &manifest).unwrap().steps, 32);
@@ -204,8 +211,16 @@ mod tests {
         let mut env = env.fresh_copy();
         let (observation, _) = env.reset(0).unwrap();
         env.step(&policy.act(&observation)).unwrap();
-        let refused = toy.configure(EnvKind::SingleJob, &[("steps_per_update".into(), "0".into())]);
-        assert!(refused.unwrap_err().to_string().contains("steps_per_update >= 1"));
+        let refused = toy.configure(
+            EnvKind::SingleJob,
+            &[("steps_per_update".into(), "0".into())],
+        );
+        assert!(
+            refused
+                .unwrap_err()
+                .to_string()
+                .contains("steps_per_update >= 1")
+        );
     }
 
     /// Outside this file, the toy's name is written in exactly two lines: its module in
@@ -222,13 +237,19 @@ mod tests {
                     continue;
                 }
                 let text = std::fs::read_to_string(&file).unwrap();
-                for line in text.lines().filter(|l| l.contains("toy") || l.contains("Toy")) {
+                for line in text
+                    .lines()
+                    .filter(|l| l.contains("toy") || l.contains("Toy"))
+                {
                     lines.push(format!("{}: {}", file.display(), line.trim()));
                 }
             }
         }
         assert_eq!(lines.len(), 2, "{lines:#?}");
-        assert!(lines[0].contains("algorithms.rs: crate::toy::Toy,"), "{lines:#?}");
+        assert!(
+            lines[0].contains("algorithms.rs: crate::toy::Toy,"),
+            "{lines:#?}"
+        );
         assert!(lines[1].contains("lib.rs: mod toy;"), "{lines:#?}");
     }
 

@@ -9,6 +9,7 @@ use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
 use schedlab_agents::learned::actor_critic::ActorCriticConfig;
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{EnvContext, Policy, PolicyContext};
+use schedlab_env::jobs::Restriction;
 
 use crate::run::{Manifest, load_record};
 
@@ -83,14 +84,13 @@ impl TrainedRun<'_> {
             .map_err(|e| self.invalid(e.to_string()))
     }
 
-    /// An actor-critic's actor (PPO's, A2C's, ES's), greedy, restricted as it trained
-    /// (`starts_only`, `grow_only`). `net` is `Err` where the env's spaces cannot even be laid
+    /// An actor-critic's actor (PPO's, A2C's, ES's), greedy, restricted as it trained. `net` is `Err` where the env's spaces cannot even be laid
     /// out for it (another interface). A per-unit network plays other unit counts (GPUs of a
     /// DAG platform) when its weights fit the network built for this env.
     pub fn greedy_actor<E: std::fmt::Display>(
         &self,
         net: Result<ActorCriticConfig, E>,
-        (starts_only, grow_only): (bool, bool),
+        restriction: Option<Restriction>,
     ) -> std::io::Result<Box<dyn Policy>> {
         let net = match net {
             Ok(net) => net.init_for_record(self.device),
@@ -104,7 +104,7 @@ impl TrainedRun<'_> {
         }
         let mut agent = PpoAgent::new(net, self.context(), self.manifest.seed);
         agent.deterministic = true;
-        let restriction = ChoiceRestriction::of_options(self.env, starts_only, grow_only)
+        let restriction = ChoiceRestriction::of(self.env, restriction)
             .map_err(|e| self.invalid(e.to_string()))?;
         Ok(Restricted::wrap(Box::new(agent), restriction))
     }

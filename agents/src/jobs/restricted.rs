@@ -20,8 +20,6 @@ pub struct ChoiceRestriction {
 /// Why a learner's restriction options cannot be had on an env.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RestrictionError {
-    #[error("starts_only and grow_only exclude each other")]
-    Both,
     #[error("{option} needs a jobs workload; this is a {kind} workload")]
     NotJobs {
         option: &'static str,
@@ -32,18 +30,18 @@ pub enum RestrictionError {
 }
 
 impl ChoiceRestriction {
-    /// The restriction a learner's `starts_only` and `grow_only` options ask for on `env`:
-    /// `None` where neither is set; `Err` names why it cannot be had.
-    pub fn of_options(
+    /// The restriction a learner asks for on `env` (its option `starts_only` or `grow_only`):
+    /// `None` where it asks for none; `Err` names why it cannot be had.
+    pub fn of(
         env: &EnvContext,
-        starts_only: bool,
-        grow_only: bool,
+        restriction: Option<Restriction>,
     ) -> Result<Option<Self>, RestrictionError> {
-        let (restriction, option) = match (starts_only, grow_only) {
-            (false, false) => return Ok(None),
-            (true, true) => return Err(RestrictionError::Both),
-            (true, false) => (Restriction::StartsOnly, "starts_only"),
-            (false, true) => (Restriction::GrowOnly, "grow_only"),
+        let Some(restriction) = restriction else {
+            return Ok(None);
+        };
+        let option = match restriction {
+            Restriction::StartsOnly => "starts_only",
+            Restriction::GrowOnly => "grow_only",
         };
         let EnvContext::Jobs(ctx) = env else {
             return Err(RestrictionError::NotJobs {

@@ -3,150 +3,211 @@
 
 use super::*;
 
-/// PPO hyperparameters. The defaults suit the shipped workloads' short episodes (tens of
-/// rounds): small rollouts, many updates.
-#[derive(Config, Debug)]
+/// PPO hyperparameters, by the part of the loop they configure. The defaults suit the shipped
+/// workloads' short episodes (tens of rounds): small rollouts, many updates. Kept in configs as
+/// flat keys (`warm_start_episodes`, `filter_pool`): the form every run folder, protocol file
+/// and `--set` has used. burn's `Config` derive passes no serde attributes, so these derive
+/// serde themselves.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PpoConfig {
     /// Env copies stepped in parallel.
-    #[config(default = 4)]
     pub envs: usize,
     /// Rounds collected from each copy per update.
-    #[config(default = 16)]
     pub rollout_steps: usize,
-    #[config(default = 4)]
     pub epochs: usize,
-    #[config(default = 4)]
     pub minibatches: usize,
     /// 0: each update is cut into `minibatches`. Otherwise into minibatches of this many
     /// rows, for collectors of whole episodes (`same_window`, `baseline_heuristic`), whose
     /// updates hold from tens to thousands of decisions: a fixed count would take as few
     /// gradient steps on a thousand-decision update as on a short one.
-    #[config(default = 0)]
     pub minibatch_size: usize,
-    #[config(default = 3e-4)]
     pub lr: f64,
-    #[config(default = 0.99)]
     pub gamma: f64,
     /// 0: `gamma` per step. Otherwise `gamma` per this many virtual seconds, so same-time
     /// decisions are not discounted and the horizon is a span of time.
-    #[config(default = 0.0)]
     pub discount_time_s: f64,
-    #[config(default = 0.95)]
     pub gae_lambda: f64,
-    #[config(default = 0.2)]
     pub clip: f64,
-    #[config(default = 0.5)]
     pub value_coef: f64,
-    #[config(default = 0.01)]
     pub entropy_coef: f64,
     /// Gradient norm clip.
-    #[config(default = 0.5)]
     pub max_grad_norm: f64,
-    #[config(default = 128)]
-    pub hidden: usize,
     /// Standardise advantages within each minibatch.
-    #[config(default = true)]
     pub normalize_advantages: bool,
     /// Score each unit of a one-choice space (the jobs env's window slots) with one shared
     /// network instead of one flat network (see agents/src/learned/actor_critic.rs).
-    #[config(default = false)]
     pub per_unit: bool,
     /// Divide rewards by the running spread of the discounted return (trainer/src/reward_scale.rs).
-    #[config(default = true)]
     pub normalize_rewards: bool,
     /// Anneal the learning rate linearly to 0 over the run's steps.
-    #[config(default = true)]
     pub anneal_lr: bool,
-    /// A scheduler to clone before PPO starts (trainer/src/imitation.rs); empty: none.
-    #[config(default = "String::new()")]
-    pub warm_start: String,
-    /// Teacher episodes played for cloning (every fourth held out to score agreement); 8
-    /// left clones of `raes` that strand jobs on Philly windows they never saw (docs/jobs-cluster.md).
-    #[config(default = 32)]
-    pub warm_start_episodes: usize,
-    /// Passes over the teacher's decisions (30 left a Philly clone of `raes` that strands jobs
-    /// on held-out windows; see docs/jobs-cluster.md).
-    #[config(default = 100)]
-    pub warm_start_epochs: usize,
-    #[config(default = 1e-3)]
-    pub warm_start_lr: f64,
-    /// DAgger rounds after cloning: the clone plays, the teacher labels the states it reached,
-    /// and the clone is refitted on everything (trainer/src/imitation.rs); 0: plain cloning.
-    #[config(default = 0)]
-    pub warm_start_dagger_rounds: usize,
-    /// Episodes the clone plays in each DAgger round.
-    #[config(default = 8)]
-    pub warm_start_dagger_episodes: usize,
-    /// Passes over all the data gathered so far after each DAgger round.
-    #[config(default = 20)]
-    pub warm_start_dagger_epochs: usize,
-    /// 0: advantages by GAE against the critic. G >= 2: each update plays one whole episode
-    /// per copy, the copies in groups of G on the same seed (the same drawn window), and a
-    /// decision's advantage is its return-to-go minus that of the group's other rollouts from
-    /// the same virtual time (trainer/src/ppo/same_window.rs); `rollout_steps` is then unused.
-    #[config(default = 0)]
-    pub same_window: usize,
-    /// Empty: none. Otherwise a registry heuristic that plays each copy's seed beside it: each
-    /// update plays one whole episode per copy, every copy on its own seed, and a decision's
-    /// advantage is its return-to-go minus the heuristic's from the same virtual time
-    /// (trainer/src/ppo/same_window.rs); `rollout_steps` is then unused.
-    #[config(default = "String::new()")]
-    pub baseline_heuristic: String,
-    /// A curriculum on episode length (trainer/src/training_env.rs): 0, none. Otherwise the
-    /// mean virtual seconds at which episodes are cut when training starts; the mean grows
-    /// linearly to `curriculum_end_s` over the first `curriculum_share` of the run, after
-    /// which episodes are whole.
-    #[config(default = 0.0)]
-    pub curriculum_start_s: f64,
-    #[config(default = 0.0)]
-    pub curriculum_end_s: f64,
-    #[config(default = 0.5)]
-    pub curriculum_share: f64,
-    /// Trajectory filtering (trainer/src/training_env.rs): empty, none. Otherwise a registry
-    /// heuristic that plays `filter_pool` drawn windows before training; for the first
-    /// `filter_share` of the run episodes play only those whose cost under it is at most its
-    /// `filter_quantile`.
-    #[config(default = "String::new()")]
-    pub filter_heuristic: String,
-    #[config(default = 0.9)]
-    pub filter_quantile: f64,
-    #[config(default = 0.5)]
-    pub filter_share: f64,
-    #[config(default = 64)]
-    pub filter_pool: usize,
     /// Stop an update's epochs once an epoch's mean approximate KL to the rollout policy
     /// exceeds this (CleanRL's `target_kl`); 0: never.
-    #[config(default = 0.0)]
     pub target_kl: f64,
     /// Anneal the entropy bonus linearly to 0 over the run's steps, as the learning rate.
-    #[config(default = false)]
     pub anneal_entropy: bool,
     /// Step states that allow one action only at once, so rollouts hold only decisions with
     /// a choice (trainer/src/training_env.rs); needs `discount_time_s > 0`.
-    #[config(default = false)]
     pub skip_forced: bool,
     /// The differential (average-reward) form of the reward, as Decima trains (Mao et al.,
     /// SIGCOMM 2019): each step's reward less the run's average reward per virtual second so
     /// far times the step's span, so that the return measures doing better than usual rather
     /// than how much work a window holds. Pair it with `gamma` near 1.
-    #[config(default = false)]
     pub differential: bool,
-    /// Play the network of the best greedy evaluation rather than the last: model selection
-    /// on the training family's evaluation episodes, as Stable-Baselines3's `EvalCallback`
-    /// keeps `best_model` (the run folder's policy is that network; a resumed run continues
-    /// from the last). Needs evaluation episodes.
-    #[config(default = false)]
-    pub keep_best: bool,
-    /// Choose only among starts of queued jobs and `advance` (jobs workloads, one-choice
-    /// interface): running jobs are never preempted or resized by the policy, in training
-    /// and in play (agents/src/jobs/restricted.rs).
-    #[config(default = false)]
-    pub starts_only: bool,
-    /// Choose only among starts, scaling a running job up, and `advance` (jobs workloads,
-    /// one-choice interface): a running job may grow into idle capacity but is never shrunk
-    /// or preempted by the policy (agents/src/jobs/restricted.rs). Excludes `starts_only`.
-    #[config(default = false)]
-    pub grow_only: bool,
+    #[serde(flatten)]
+    pub play: PlaySettings,
+    #[serde(flatten)]
+    pub warm_start: WarmStart,
+    #[serde(flatten)]
+    pub baseline: Baseline,
+    #[serde(flatten)]
+    pub curriculum: Curriculum,
+    #[serde(flatten)]
+    pub filter: TrajectoryFilter,
+}
+
+impl Default for PpoConfig {
+    fn default() -> Self {
+        PpoConfig {
+            envs: 4,
+            rollout_steps: 16,
+            epochs: 4,
+            minibatches: 4,
+            minibatch_size: 0,
+            lr: 3e-4,
+            gamma: 0.99,
+            discount_time_s: 0.0,
+            gae_lambda: 0.95,
+            clip: 0.2,
+            value_coef: 0.5,
+            entropy_coef: 0.01,
+            max_grad_norm: 0.5,
+            normalize_advantages: true,
+            per_unit: false,
+            normalize_rewards: true,
+            anneal_lr: true,
+            target_kl: 0.0,
+            anneal_entropy: false,
+            skip_forced: false,
+            differential: false,
+            play: PlaySettings::new(128),
+            warm_start: WarmStart::default(),
+            baseline: Baseline::default(),
+            curriculum: Curriculum::default(),
+            filter: TrajectoryFilter::default(),
+        }
+    }
+}
+
+/// A behaviour-cloning warm start before PPO (trainer/src/imitation.rs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WarmStart {
+    /// A scheduler to clone before PPO starts (trainer/src/imitation.rs); empty: none.
+    #[serde(rename = "warm_start")]
+    pub teacher: String,
+    /// Teacher episodes played for cloning (every fourth held out to score agreement); 8
+    /// left clones of `raes` that strand jobs on Philly windows they never saw (docs/jobs-cluster.md).
+    #[serde(rename = "warm_start_episodes")]
+    pub episodes: usize,
+    /// Passes over the teacher's decisions (30 left a Philly clone of `raes` that strands jobs
+    /// on held-out windows; see docs/jobs-cluster.md).
+    #[serde(rename = "warm_start_epochs")]
+    pub epochs: usize,
+    #[serde(rename = "warm_start_lr")]
+    pub lr: f64,
+    /// DAgger rounds after cloning: the clone plays, the teacher labels the states it reached,
+    /// and the clone is refitted on everything (trainer/src/imitation.rs); 0: plain cloning.
+    #[serde(rename = "warm_start_dagger_rounds")]
+    pub dagger_rounds: usize,
+    /// Episodes the clone plays in each DAgger round.
+    #[serde(rename = "warm_start_dagger_episodes")]
+    pub dagger_episodes: usize,
+    /// Passes over all the data gathered so far after each DAgger round.
+    #[serde(rename = "warm_start_dagger_epochs")]
+    pub dagger_epochs: usize,
+}
+
+impl Default for WarmStart {
+    fn default() -> Self {
+        WarmStart {
+            teacher: String::new(),
+            episodes: 32,
+            epochs: 100,
+            lr: 1e-3,
+            dagger_rounds: 0,
+            dagger_episodes: 8,
+            dagger_epochs: 20,
+        }
+    }
+}
+
+/// Whole-episode baselines in place of GAE's critic (trainer/src/ppo/same_window.rs).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Baseline {
+    /// 0: advantages by GAE against the critic. G >= 2: each update plays one whole episode
+    /// per copy, the copies in groups of G on the same seed (the same drawn window), and a
+    /// decision's advantage is its return-to-go minus that of the group's other rollouts from
+    /// the same virtual time (trainer/src/ppo/same_window.rs); `rollout_steps` is then unused.
+    pub same_window: usize,
+    /// Empty: none. Otherwise a registry heuristic that plays each copy's seed beside it: each
+    /// update plays one whole episode per copy, every copy on its own seed, and a decision's
+    /// advantage is its return-to-go minus the heuristic's from the same virtual time
+    /// (trainer/src/ppo/same_window.rs); `rollout_steps` is then unused.
+    #[serde(rename = "baseline_heuristic")]
+    pub heuristic: String,
+}
+
+/// Decima's curriculum on episode length (trainer/src/training_env.rs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Curriculum {
+    /// A curriculum on episode length (trainer/src/training_env.rs): 0, none. Otherwise the
+    /// mean virtual seconds at which episodes are cut when training starts; the mean grows
+    /// linearly to `curriculum_end_s` over the first `curriculum_share` of the run, after
+    /// which episodes are whole.
+    #[serde(rename = "curriculum_start_s")]
+    pub start_s: f64,
+    #[serde(rename = "curriculum_end_s")]
+    pub end_s: f64,
+    #[serde(rename = "curriculum_share")]
+    pub share: f64,
+}
+
+impl Default for Curriculum {
+    fn default() -> Self {
+        Curriculum {
+            start_s: 0.0,
+            end_s: 0.0,
+            share: 0.5,
+        }
+    }
+}
+
+/// RLScheduler's trajectory filter (trainer/src/training_env.rs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrajectoryFilter {
+    /// Trajectory filtering (trainer/src/training_env.rs): empty, none. Otherwise a registry
+    /// heuristic that plays `filter_pool` drawn windows before training; for the first
+    /// `filter_share` of the run episodes play only those whose cost under it is at most its
+    /// `filter_quantile`.
+    #[serde(rename = "filter_heuristic")]
+    pub heuristic: String,
+    #[serde(rename = "filter_quantile")]
+    pub quantile: f64,
+    #[serde(rename = "filter_share")]
+    pub share: f64,
+    #[serde(rename = "filter_pool")]
+    pub pool: usize,
+}
+
+impl Default for TrajectoryFilter {
+    fn default() -> Self {
+        TrajectoryFilter {
+            heuristic: String::new(),
+            quantile: 0.9,
+            share: 0.5,
+            pool: 64,
+        }
+    }
 }
 
 impl PpoConfig {
@@ -167,38 +228,38 @@ impl PpoConfig {
             ("clip > 0", c.clip > 0.0),
             (
                 "warm_start_episodes >= 1 and warm_start_epochs >= 1 with a warm start",
-                c.warm_start.is_empty() || (c.warm_start_episodes >= 1 && c.warm_start_epochs >= 1),
+                c.warm_start.teacher.is_empty() || (c.warm_start.episodes >= 1 && c.warm_start.epochs >= 1),
             ),
-            ("warm_start_lr > 0", c.warm_start_lr > 0.0),
+            ("warm_start_lr > 0", c.warm_start.lr > 0.0),
             (
                 "same_window = 0, or >= 2 and dividing envs",
-                c.same_window == 0 || (c.same_window >= 2 && c.envs.is_multiple_of(c.same_window)),
+                c.baseline.same_window == 0 || (c.baseline.same_window >= 2 && c.envs.is_multiple_of(c.baseline.same_window)),
             ),
             (
                 "warm_start_dagger_episodes >= 1 and warm_start_dagger_epochs >= 1 with DAgger rounds",
-                c.warm_start_dagger_rounds == 0
-                    || (c.warm_start_dagger_episodes >= 1 && c.warm_start_dagger_epochs >= 1),
+                c.warm_start.dagger_rounds == 0
+                    || (c.warm_start.dagger_episodes >= 1 && c.warm_start.dagger_epochs >= 1),
             ),
             (
                 "curriculum_start_s >= 0, and curriculum_end_s >= curriculum_start_s with a curriculum",
-                c.curriculum_start_s >= 0.0
-                    && c.curriculum_start_s.is_finite()
-                    && (c.curriculum_start_s == 0.0
-                        || (c.curriculum_end_s >= c.curriculum_start_s
-                            && c.curriculum_end_s.is_finite())),
+                c.curriculum.start_s >= 0.0
+                    && c.curriculum.start_s.is_finite()
+                    && (c.curriculum.start_s == 0.0
+                        || (c.curriculum.end_s >= c.curriculum.start_s
+                            && c.curriculum.end_s.is_finite())),
             ),
             (
                 "0 < curriculum_share <= 1",
-                c.curriculum_share > 0.0 && c.curriculum_share <= 1.0,
+                c.curriculum.share > 0.0 && c.curriculum.share <= 1.0,
             ),
             (
                 "0 < filter_quantile <= 1",
-                c.filter_quantile > 0.0 && c.filter_quantile <= 1.0,
+                c.filter.quantile > 0.0 && c.filter.quantile <= 1.0,
             ),
-            ("0 < filter_share <= 1", c.filter_share > 0.0 && c.filter_share <= 1.0),
+            ("0 < filter_share <= 1", c.filter.share > 0.0 && c.filter.share <= 1.0),
             (
                 "filter_pool >= 2 with a filter heuristic",
-                c.filter_heuristic.is_empty() || c.filter_pool >= 2,
+                c.filter.heuristic.is_empty() || c.filter.pool >= 2,
             ),
             ("target_kl >= 0", c.target_kl >= 0.0),
             (
@@ -207,15 +268,15 @@ impl PpoConfig {
             ),
             (
                 "same_window = 0 with differential",
-                !c.differential || c.same_window == 0,
+                !c.differential || c.baseline.same_window == 0,
             ),
             (
                 "same_window = 0 and no differential with a baseline heuristic",
-                c.baseline_heuristic.is_empty() || (c.same_window == 0 && !c.differential),
+                c.baseline.heuristic.is_empty() || (c.baseline.same_window == 0 && !c.differential),
             ),
             (
                 "warm_start_episodes + warm_start_dagger_rounds * warm_start_dagger_episodes <= 1000",
-                c.warm_start_episodes + c.warm_start_dagger_rounds * c.warm_start_dagger_episodes
+                c.warm_start.episodes + c.warm_start.dagger_rounds * c.warm_start.dagger_episodes
                     <= 1000,
             ),
         ])
@@ -224,19 +285,21 @@ impl PpoConfig {
             c.lr,
             (c.gamma, c.discount_time_s),
             c.max_grad_norm,
-            c.hidden,
+            c.play.hidden,
         ))
     }
 
     /// A2C's defaults (Stable-Baselines3's, scaled to short episodes): short rollouts, one
     /// epoch, one minibatch, raw advantages.
     pub fn a2c() -> Self {
-        PpoConfig::new()
-            .with_rollout_steps(5)
-            .with_epochs(1)
-            .with_minibatches(1)
-            .with_lr(7e-4)
-            .with_normalize_advantages(false)
+        PpoConfig {
+            rollout_steps: 5,
+            epochs: 1,
+            minibatches: 1,
+            lr: 7e-4,
+            normalize_advantages: false,
+            ..PpoConfig::default()
+        }
     }
 
     /// The defaults for jobs workloads, where an episode is hundreds to thousands of
@@ -247,9 +310,12 @@ impl PpoConfig {
     /// dominate the objective. The per-job network (`per_unit`) fits the one-choice interface
     /// only, so it is asked for by name.
     pub fn jobs(self) -> Self {
-        self.with_rollout_steps(256)
-            .with_discount_time_s(3600.0)
-            .with_entropy_coef(0.003)
+        PpoConfig {
+            rollout_steps: 256,
+            discount_time_s: 3600.0,
+            entropy_coef: 0.003,
+            ..self
+        }
     }
 
     /// These settings with [`PpoConfig::jobs`]'s where `env` is the jobs cluster.
@@ -264,7 +330,10 @@ impl PpoConfig {
 /// Refuses settings whose rollout would outgrow the memory budget: every copy's every step
 /// keeps its observation, mask and a few scalars, in `f32`, and the update copies them once
 /// into tensors.
-pub(super) fn check_rollout_memory(config: &PpoConfig, ctx: &PolicyContext) -> schedlab_env::Result<()> {
+pub(super) fn check_rollout_memory(
+    config: &PpoConfig,
+    ctx: &PolicyContext,
+) -> schedlab_env::Result<()> {
     let per_step = (ctx.observation_space.len() + ctx.action_space.mask_len() + 8) as u64 * 4;
     let steps = config.envs as u64 * config.rollout_steps as u64;
     schedlab_env::limits::check_memory(

@@ -109,7 +109,11 @@ pub(super) fn explained_variance(rows: &[(&Record, f32, f32)]) -> Option<f32> {
 }
 
 /// Gathers rows into a batch, standardising the advantages within it if asked.
-pub(super) fn minibatch(rows: &[(&Record, f32, f32)], chunk: &[usize], normalize: bool) -> PpoBatch {
+pub(super) fn minibatch(
+    rows: &[(&Record, f32, f32)],
+    chunk: &[usize],
+    normalize: bool,
+) -> PpoBatch {
     let advantages: Vec<f32> = chunk.iter().map(|&k| rows[k].1).collect();
     let (mean, std) = if normalize {
         let mean = advantages.iter().sum::<f32>() / advantages.len() as f32;

@@ -31,15 +31,15 @@ pub(super) fn episode_plan(
     progress: f64,
 ) -> EpisodePlan {
     let cut_mean_s =
-        (config.curriculum_start_s > 0.0 && progress < config.curriculum_share).then(|| {
-            let grown = progress / config.curriculum_share;
-            config.curriculum_start_s
-                + (config.curriculum_end_s - config.curriculum_start_s) * grown
+        (config.curriculum.start_s > 0.0 && progress < config.curriculum.share).then(|| {
+            let grown = progress / config.curriculum.share;
+            config.curriculum.start_s
+                + (config.curriculum.end_s - config.curriculum.start_s) * grown
         });
     EpisodePlan {
         cut_mean_s,
         windows: kept_windows
             .clone()
-            .filter(|_| progress < config.filter_share),
+            .filter(|_| progress < config.filter.share),
     }
 }

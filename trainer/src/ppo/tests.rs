@@ -40,12 +40,14 @@ fn explained_variance_compares_the_critic_with_the_targets_mean() {
 }
 
 fn trainer_with(config: PpoConfig, seed: u64) -> PpoTrainer<SingleJobEnv> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
     let scenario = Scenario::load(&path).unwrap();
     PpoTrainer::new(
         &SingleJobEnv::new(scenario),
-        config.with_hidden(32),
+        PpoConfig {
+            play: PlaySettings::new(32),
+            ..config
+        },
         seed,
         Device::flex().autodiff(),
     )
@@ -53,7 +55,14 @@ fn trainer_with(config: PpoConfig, seed: u64) -> PpoTrainer<SingleJobEnv> {
 }
 
 fn trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
-    trainer_with(PpoConfig::new().with_envs(2).with_rollout_steps(8), seed)
+    trainer_with(
+        PpoConfig {
+            envs: 2,
+            rollout_steps: 8,
+            ..PpoConfig::default()
+        },
+        seed,
+    )
 }
 
 fn run(seed: u64) -> Vec<(u64, f32, f32, f32, usize)> {
@@ -123,13 +132,15 @@ fn training_is_identical_at_any_thread_count() {
             .build()
             .unwrap();
         pool.install(|| {
-            let config = PpoConfig::new()
-                .with_envs(80)
-                .with_rollout_steps(8)
-                .with_minibatches(1)
-                .with_epochs(2)
-                .with_per_unit(per_unit)
-                .with_hidden(16);
+            let config = PpoConfig {
+                envs: 80,
+                rollout_steps: 8,
+                minibatches: 1,
+                epochs: 2,
+                per_unit,
+                play: PlaySettings::new(16),
+                ..PpoConfig::default()
+            };
             let mut t = PpoTrainer::new(&env, config, 3, Device::flex().autodiff()).unwrap();
             let losses: Vec<Vec<f32>> = (0..3)
                 .map(|_| t.update().unwrap().scalars.iter().map(|s| s.1).collect())
@@ -157,7 +168,17 @@ fn training_is_identical_at_any_thread_count() {
 
 /// Two groups of two copies.
 fn window_trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
-    trainer_with(PpoConfig::new().with_envs(4).with_same_window(2), seed)
+    trainer_with(
+        PpoConfig {
+            envs: 4,
+            baseline: Baseline {
+                same_window: 2,
+                ..Baseline::default()
+            },
+            ..PpoConfig::default()
+        },
+        seed,
+    )
 }
 
 #[test]
@@ -168,9 +189,9 @@ fn same_window_plays_whole_episodes_a_window_per_group_and_repeats_with_the_seed
     let (finished, _) = tally.finish();
     assert_eq!(finished.len(), 4, "one whole episode per copy");
     assert!(
-        played.iter().all(
-            |e| e.records.last().unwrap().terminated || e.records.last().unwrap().truncated
-        )
+        played
+            .iter()
+            .all(|e| e.records.last().unwrap().terminated || e.records.last().unwrap().truncated)
     );
     let first = |c: usize| &played[c].records[0].observation.features;
     assert_eq!(first(0), first(1), "a group starts on one window");
@@ -209,8 +230,7 @@ fn same_window_plays_whole_episodes_a_window_per_group_and_repeats_with_the_seed
 /// philly-mini's env through the one-choice interface.
 fn one_choice_philly_mini() -> schedlab_env::jobs::JobsEnv {
     use schedlab_env::jobs::{JobsEnv, JobsWorkload};
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/philly-mini.toml");
     let one_choice = [("window.interface".to_string(), "one-choice".to_string())];
     JobsEnv::new(Arc::new(JobsWorkload::load(&path, &one_choice).unwrap()))
 }
@@ -219,20 +239,28 @@ fn one_choice_philly_mini() -> schedlab_env::jobs::JobsEnv {
 /// trajectory filter, a KL bound and an entropy schedule.
 fn shaped_jobs_trainer(seed: u64) -> PpoTrainer<schedlab_env::jobs::JobsEnv> {
     let env = one_choice_philly_mini();
-    let config = PpoConfig::new()
-        .with_envs(2)
-        .with_rollout_steps(32)
-        .with_per_unit(true)
-        .with_hidden(16)
-        .with_curriculum_start_s(1800.0)
-        .with_curriculum_end_s(7200.0)
-        .with_filter_heuristic("fifo".into())
-        .with_filter_pool(8)
-        .with_filter_quantile(0.5)
-        .with_target_kl(1e-6)
-        .with_anneal_entropy(true)
-        .with_discount_time_s(3600.0)
-        .with_skip_forced(true);
+    let config = PpoConfig {
+        envs: 2,
+        rollout_steps: 32,
+        per_unit: true,
+        target_kl: 1e-6,
+        anneal_entropy: true,
+        discount_time_s: 3600.0,
+        skip_forced: true,
+        play: PlaySettings::new(16),
+        curriculum: Curriculum {
+            start_s: 1800.0,
+            end_s: 7200.0,
+            ..Curriculum::default()
+        },
+        filter: TrajectoryFilter {
+            heuristic: "fifo".into(),
+            pool: 8,
+            quantile: 0.5,
+            ..TrajectoryFilter::default()
+        },
+        ..PpoConfig::default()
+    };
     config.check().unwrap();
     let mut trainer = PpoTrainer::new(&env, config, seed, Device::flex().autodiff()).unwrap();
     trainer.plan(4 * 2 * 32);
@@ -292,12 +320,12 @@ fn curriculum_filter_and_schedules_follow_the_run_and_repeat_with_the_seed() {
 
 #[test]
 fn the_differential_form_measures_rewards_against_the_running_rate_and_checkpoints_it() {
-    let config = || {
-        PpoConfig::new()
-            .with_envs(2)
-            .with_rollout_steps(8)
-            .with_normalize_rewards(false)
-            .with_differential(true)
+    let config = || PpoConfig {
+        envs: 2,
+        rollout_steps: 8,
+        normalize_rewards: false,
+        differential: true,
+        ..PpoConfig::default()
     };
     let mut t = trainer_with(config(), 3);
     t.update().unwrap();
@@ -330,7 +358,14 @@ fn the_differential_form_measures_rewards_against_the_running_rate_and_checkpoin
 #[test]
 fn same_window_needs_whole_groups_of_two_or_more() {
     for (envs, group) in [(4, 1), (4, 3), (2, 4)] {
-        let config = PpoConfig::new().with_envs(envs).with_same_window(group);
+        let config = PpoConfig {
+            envs,
+            baseline: Baseline {
+                same_window: group,
+                ..Baseline::default()
+            },
+            ..PpoConfig::default()
+        };
         assert!(
             config
                 .check()
@@ -341,21 +376,29 @@ fn same_window_needs_whole_groups_of_two_or_more() {
         );
     }
     assert!(
-        PpoConfig::new()
-            .with_envs(4)
-            .with_same_window(4)
-            .check()
-            .is_ok()
+        PpoConfig {
+            envs: 4,
+            baseline: Baseline {
+                same_window: 4,
+                ..Baseline::default()
+            },
+            ..PpoConfig::default()
+        }
+        .check()
+        .is_ok()
     );
 }
 
 #[test]
 fn a_baseline_heuristic_plays_each_copys_own_seed_and_trains_repeatably() {
-    let config = || {
-        PpoConfig::new()
-            .with_envs(2)
-            .with_baseline_heuristic("static".into())
-            .with_minibatch_size(8)
+    let config = || PpoConfig {
+        envs: 2,
+        minibatch_size: 8,
+        baseline: Baseline {
+            heuristic: "static".into(),
+            ..Baseline::default()
+        },
+        ..PpoConfig::default()
     };
     let mut t = trainer_with(config(), 3);
     let (played, _, heuristic) = t.play_windows().unwrap();
@@ -391,7 +434,13 @@ fn a_baseline_heuristic_plays_each_copys_own_seed_and_trains_repeatably() {
     assert_eq!(first, update(3), "the same seed trains identically");
     let unknown = PpoTrainer::new(
         &t.prototype,
-        config().with_baseline_heuristic("nope".into()),
+        PpoConfig {
+            baseline: Baseline {
+                heuristic: "nope".into(),
+                ..config().baseline
+            },
+            ..config()
+        },
         3,
         Device::flex().autodiff(),
     )
@@ -400,8 +449,18 @@ fn a_baseline_heuristic_plays_each_copys_own_seed_and_trains_repeatably() {
     .to_string();
     assert!(unknown.contains("baseline heuristic `nope`"), "{unknown}");
     for refused in [
-        config().with_envs(4).with_same_window(2),
-        config().with_differential(true),
+        PpoConfig {
+            envs: 4,
+            baseline: Baseline {
+                same_window: 2,
+                ..config().baseline
+            },
+            ..config()
+        },
+        PpoConfig {
+            differential: true,
+            ..config()
+        },
     ] {
         let err = refused.check().unwrap_err().to_string();
         assert!(err.contains("baseline heuristic"), "{err}");

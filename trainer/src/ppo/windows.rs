@@ -26,7 +26,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         else {
             unreachable!("update plays windows only with the window collector");
         };
-        let group = self.config.same_window.max(1);
+        let group = self.config.baseline.same_window.max(1);
         let seeds: Vec<u64> = (0..copies.len())
             .map(|c| episode_seed(self.seed ^ WINDOW_SEEDS, (c / group) as u64, *rounds))
             .collect();
@@ -69,7 +69,7 @@ pub(super) fn heuristic_copies<E: SchedulingEnv>(
     prototype: &E,
     config: &PpoConfig,
 ) -> Result<Vec<HeuristicCopy<TrainingEnv<E>>>, PlayError> {
-    let heuristic = &config.baseline_heuristic;
+    let heuristic = &config.baseline.heuristic;
     if heuristic.is_empty() {
         return Ok(Vec::new());
     }

@@ -4,7 +4,11 @@ use super::*;
 
 /// One update's curves: the finished episodes' metrics, SPS, the learner's own curves and the
 /// training job's loss.
-pub(super) fn log_update<M: EpisodeSummary>(board: &mut TensorBoard, stats: &UpdateStats<M>, sps: f64) {
+pub(super) fn log_update<M: EpisodeSummary>(
+    board: &mut TensorBoard,
+    stats: &UpdateStats<M>,
+    sps: f64,
+) {
     for m in &stats.finished {
         for (name, value) in m.curves() {
             board.scalar(&format!("charts/{name}"), value as f32, stats.env_steps);

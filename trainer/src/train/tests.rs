@@ -3,7 +3,8 @@ use schedlab_agents::learned::actor_critic::ActorCriticConfig;
 use schedlab_env::{Environment, Scenario, SingleJobEnv};
 
 use super::*;
-use crate::ppo::PpoConfig;
+use crate::play_settings::PlaySettings;
+use crate::ppo::{Curriculum, PpoConfig, TrajectoryFilter};
 
 fn small() -> (PathBuf, SingleJobEnv) {
     let workload =
@@ -13,10 +14,12 @@ fn small() -> (PathBuf, SingleJobEnv) {
 }
 
 fn tiny() -> serde_json::Value {
-    let config = PpoConfig::new()
-        .with_envs(2)
-        .with_rollout_steps(8)
-        .with_hidden(16);
+    let config = PpoConfig {
+        envs: 2,
+        rollout_steps: 8,
+        play: PlaySettings::new(16),
+        ..PpoConfig::default()
+    };
     serde_json::to_value(config).unwrap()
 }
 
@@ -229,8 +232,7 @@ fn resumes_as_if_never_stopped<E: SchedulingEnv>(
     // first 200 greedy steps of an episode
     let greedy_steps = |run: &RunDir| {
         let mut policy =
-            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[])
-                .unwrap();
+            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[]).unwrap();
         let mut env = env.fresh_copy();
         let (mut observation, _) = env.reset(7).unwrap();
         let mut steps = Vec::new();
@@ -344,19 +346,26 @@ fn philly_mini(interface: &str) -> (PathBuf, schedlab_env::jobs::JobsEnv) {
 #[test]
 fn a_resumed_jobs_run_with_a_curriculum_and_a_filter_trains_as_one_that_never_stopped() {
     let (workload, env) = philly_mini("one-choice");
-    let config = PpoConfig::new()
-        .with_envs(2)
-        .with_rollout_steps(8)
-        .with_per_unit(true)
-        .with_hidden(16)
-        .with_curriculum_start_s(1800.0)
-        .with_curriculum_end_s(7200.0)
-        .with_filter_heuristic("fifo".into())
-        .with_filter_pool(4)
-        .with_filter_quantile(0.5)
-        .with_filter_share(0.5)
-        .with_discount_time_s(3600.0)
-        .with_skip_forced(true);
+    let config = PpoConfig {
+        envs: 2,
+        rollout_steps: 8,
+        per_unit: true,
+        discount_time_s: 3600.0,
+        skip_forced: true,
+        play: PlaySettings::new(16),
+        curriculum: Curriculum {
+            start_s: 1800.0,
+            end_s: 7200.0,
+            ..Curriculum::default()
+        },
+        filter: TrajectoryFilter {
+            heuristic: "fifo".into(),
+            pool: 4,
+            quantile: 0.5,
+            share: 0.5,
+        },
+        ..PpoConfig::default()
+    };
     resumes_as_if_never_stopped(
         &env,
         &workload,
@@ -374,11 +383,13 @@ fn a_restricted_run_plays_only_the_choices_it_trained_with() {
     use schedlab_env::jobs::Choice;
     let (workload, env) = philly_mini("one-choice");
     let device = Device::flex().autodiff();
-    let base = PpoConfig::new()
-        .with_envs(2)
-        .with_rollout_steps(8)
-        .with_per_unit(true)
-        .with_hidden(16);
+    let base = PpoConfig {
+        envs: 2,
+        rollout_steps: 8,
+        per_unit: true,
+        play: PlaySettings::new(16),
+        ..PpoConfig::default()
+    };
     let layout = env.choice_layout().unwrap().clone();
     // why training `config` on `env` is refused
     let refusal = |env: &schedlab_env::jobs::JobsEnv, config: serde_json::Value| {
@@ -398,11 +409,9 @@ fn a_restricted_run_plays_only_the_choices_it_trained_with() {
     for (option, starts_only, grow_only) in
         [("starts_only", true, false), ("grow_only", false, true)]
     {
-        let config = base
-            .clone()
-            .with_starts_only(starts_only)
-            .with_grow_only(grow_only);
-        let config = serde_json::to_value(config).unwrap();
+        let mut config = serde_json::to_value(&base).unwrap();
+        config["starts_only"] = starts_only.into();
+        config["grow_only"] = grow_only.into();
         let out = tempfile::tempdir().unwrap();
         let run = train(
             AgentKind::named("ppo"),
@@ -414,8 +423,7 @@ fn a_restricted_run_plays_only_the_choices_it_trained_with() {
         )
         .unwrap();
         let mut policy =
-            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[])
-                .unwrap();
+            crate::algorithms::load_agent(&run.path, &env.context(), &Device::flex(), &[]).unwrap();
         let mut env = env.fresh_copy();
         let (mut observation, _) = env.reset(0).unwrap();
         let (mut offered, mut steps) = (0, 0);
@@ -461,7 +469,9 @@ fn a_restricted_run_plays_only_the_choices_it_trained_with() {
             "{err}"
         );
     }
-    let both = serde_json::to_value(base.with_starts_only(true).with_grow_only(true)).unwrap();
+    let mut both = serde_json::to_value(&base).unwrap();
+    both["starts_only"] = true.into();
+    both["grow_only"] = true.into();
     let err = refusal(&env, both);
     assert!(
         err.contains("starts_only and grow_only exclude each other"),
@@ -690,7 +700,11 @@ fn bad_hyperparameters_are_refused_before_a_run_folder_is_made() {
 fn a2c_trains_one_step_per_rollout_into_its_own_run_and_is_not_resumed_as_ppo() {
     let (workload, scenario) = small();
     let out = tempfile::tempdir().unwrap();
-    let config = PpoConfig::a2c().with_envs(2).with_hidden(16);
+    let config = PpoConfig {
+        envs: 2,
+        play: PlaySettings::new(16),
+        ..PpoConfig::a2c()
+    };
     assert_eq!(
         (
             config.epochs,
