@@ -3,6 +3,7 @@
 use super::problem::Problem;
 use super::schedule::Schedule;
 use crate::gym::EpisodeSummary;
+use crate::gym::columns::{Better, MetricColumn, column};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DagMetrics {
@@ -56,6 +57,8 @@ impl DagMetrics {
 }
 
 impl EpisodeSummary for DagMetrics {
+    const COLUMNS: &'static [MetricColumn<Self>] = &COLUMNS;
+
     fn episode_return(&self) -> f64 {
         self.episode_return
     }
@@ -68,3 +71,16 @@ impl EpisodeSummary for DagMetrics {
         ]
     }
 }
+
+/// Every DagMetrics figure, in the order of its fields (and of its JSON).
+const COLUMNS: [MetricColumn<DagMetrics>; 9] = [
+    column("makespan_s", |m| m.makespan_s, 1, Better::Lower),
+    column("slr", |m| m.slr, 3, Better::Lower),
+    column("lower_bound_s", |m| m.lower_bound_s, 1, Better::Neither),
+    column("jct_avg_s", |m| m.jct_avg_s, 1, Better::Lower),
+    column("gpu_utilisation", |m| m.gpu_utilisation, 3, Better::Higher),
+    column("transferred_mb", |m| m.transferred_mb, 0, Better::Lower),
+    column("tasks", |m| m.tasks as f64, 0, Better::Neither),
+    column("jobs", |m| m.jobs as f64, 0, Better::Neither),
+    column("episode_return", |m| m.episode_return, 1, Better::Higher),
+];

@@ -196,6 +196,43 @@ fn check_malformed_refused<E: Environment>(
     Ok(())
 }
 
+/// The metrics' columns each name a field of their JSON, once, and read its value (a kind may
+/// keep fields out of its columns: the jobs cluster's counts of jobs and steps).
+fn check_columns<M: EpisodeSummary>(metrics: &M) -> Result<()> {
+    let json =
+        serde_json::to_value(metrics).map_err(|e| violation(format!("metrics to JSON: {e}")))?;
+    let fields = json
+        .as_object()
+        .ok_or_else(|| violation("metrics are not a JSON object".into()))?;
+    let mut named: Vec<&str> = M::COLUMNS.iter().map(|c| c.name).collect();
+    named.sort_unstable();
+    named.dedup();
+    if named.len() != M::COLUMNS.len() {
+        return Err(violation("two metric columns share a name".into()));
+    }
+    if let Some(unknown) = named.iter().find(|n| !fields.contains_key(**n)) {
+        return Err(violation(format!(
+            "metric column {unknown} names no field of the metrics"
+        )));
+    }
+    for column in M::COLUMNS {
+        let read = (column.value)(metrics);
+        let field = &fields[column.name];
+        let stored = field
+            .as_f64()
+            .or_else(|| field.as_bool().map(|b| f64::from(u8::from(b))));
+        // a non-finite figure is written as null
+        let same = stored.map_or(!read.is_finite(), |v| v == read);
+        if !same {
+            return Err(violation(format!(
+                "metric column {} reads {read}, the metrics hold {field}",
+                column.name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// At the step `step` that ended the episode: its info carries finite metrics, and a further
 /// step is refused as `EpisodeOver`. Returns the metrics as text.
 fn check_episode_end<E: Environment>(
@@ -215,6 +252,7 @@ fn check_episode_end<E: Environment>(
             metrics.episode_return()
         )));
     }
+    check_columns(metrics)?;
     let metrics = format!("{metrics:?}");
     match env.step(action) {
         Err(EnvError::EpisodeOver) => Ok(metrics),
@@ -397,5 +435,54 @@ mod tests {
             what.contains("did not end within its declared step limit of 3"),
             "{what}"
         );
+    }
+
+    /// Metrics whose columns are sound (`FLAW` 0), read another field (1) or name none (2).
+    #[derive(Debug, Clone, serde::Serialize)]
+    struct Figures<const FLAW: u8> {
+        time_s: f64,
+        done: bool,
+    }
+
+    impl<const FLAW: u8> EpisodeSummary for Figures<FLAW> {
+        const COLUMNS: &'static [crate::gym::MetricColumn<Self>] = {
+            use crate::gym::columns::{Better, column};
+            match FLAW {
+                0 => &[
+                    column("time_s", |m: &Self| m.time_s, 1, Better::Lower),
+                    column(
+                        "done",
+                        |m: &Self| f64::from(u8::from(m.done)),
+                        0,
+                        Better::Higher,
+                    )
+                    .as_flag(),
+                ],
+                1 => &[column("time_s", |m: &Self| -m.time_s, 1, Better::Lower)],
+                _ => &[column("makespan_s", |m: &Self| m.time_s, 1, Better::Lower)],
+            }
+        };
+        fn episode_return(&self) -> f64 {
+            -self.time_s
+        }
+        fn curves(&self) -> Vec<(&'static str, f64)> {
+            vec![("time_s", self.time_s)]
+        }
+    }
+
+    fn figures<const FLAW: u8>() -> Figures<FLAW> {
+        Figures {
+            time_s: 3.0,
+            done: true,
+        }
+    }
+
+    #[test]
+    fn metric_columns_that_misread_or_name_no_field_are_caught() {
+        assert!(check_columns(&figures::<0>()).is_ok());
+        let misread = check_columns(&figures::<1>()).unwrap_err().to_string();
+        assert!(misread.contains("time_s reads -3"), "{misread}");
+        let unnamed = check_columns(&figures::<2>()).unwrap_err().to_string();
+        assert!(unnamed.contains("makespan_s names no field"), "{unnamed}");
     }
 }

@@ -4,6 +4,7 @@
 
 use super::spaces::{ActionSpace, Observation, ObservationSpace};
 use crate::error::Result;
+use crate::gym::columns::MetricColumn;
 
 /// What `step` returns (Gymnasium's 5-tuple), with the env's own diagnostics in `info`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -60,7 +61,11 @@ pub trait StepInfo<M>: Clone + std::fmt::Debug + Send {
 }
 
 /// An episode's metrics, as named figures for curves and tables.
-pub trait EpisodeSummary: Clone + std::fmt::Debug + Send + Sync + serde::Serialize {
+pub trait EpisodeSummary:
+    Clone + std::fmt::Debug + Send + Sync + serde::Serialize + 'static
+{
+    /// Every figure as a named column, in the order of the metrics' fields.
+    const COLUMNS: &'static [MetricColumn<Self>];
     /// The sum of the episode's rewards.
     fn episode_return(&self) -> f64;
     /// The headline figures by curve name (`charts/NAME` in training, `eval/NAME` in

@@ -1,5 +1,6 @@
 //! Metrics of a jobs episode, from per-job times and time-integrated cluster sums.
 
+use crate::gym::columns::{Better, MetricColumn, column};
 use serde::{Deserialize, Serialize};
 
 /// The metrics of one jobs episode. Exactly these names appear in JSON and tables.
@@ -80,6 +81,8 @@ pub fn quantile(values: &mut [f64], q: f64) -> f64 {
 }
 
 impl crate::gym::EpisodeSummary for JobsMetrics {
+    const COLUMNS: &'static [MetricColumn<Self>] = &COLUMNS;
+
     fn episode_return(&self) -> f64 {
         self.episode_return
     }
@@ -94,6 +97,63 @@ impl crate::gym::EpisodeSummary for JobsMetrics {
         ]
     }
 }
+
+/// Every JobsMetrics figure, in the order of its fields (and of its JSON).
+const COLUMNS: [MetricColumn<JobsMetrics>; 18] = [
+    column("jct_avg_s", |m| m.jct_avg_s, 0, Better::Lower),
+    column("jct_p95_s", |m| m.jct_p95_s, 0, Better::Lower),
+    column("makespan_s", |m| m.makespan_s, 0, Better::Lower),
+    column(
+        "queueing_delay_avg_s",
+        |m| m.queueing_delay_avg_s,
+        0,
+        Better::Lower,
+    ),
+    column("finished", |m| m.finished as f64, 0, Better::Higher),
+    column("gpu_occupancy", |m| m.gpu_occupancy, 3, Better::Neither),
+    column("cpu_occupancy", |m| m.cpu_occupancy, 3, Better::Neither),
+    column("gpu_util", |m| m.gpu_util, 3, Better::Higher),
+    column("cpu_util", |m| m.cpu_util, 3, Better::Higher),
+    column("fragmentation", |m| m.fragmentation, 3, Better::Lower),
+    column("idle_cost", |m| m.idle_cost, 0, Better::Lower),
+    column("episode_return", |m| m.episode_return, 1, Better::Higher),
+    column(
+        "rejected_actions",
+        |m| m.rejected_actions as f64,
+        0,
+        Better::Neither,
+    ),
+    column(
+        "forced_starts",
+        |m| m.forced_starts as f64,
+        0,
+        Better::Neither,
+    ),
+    column(
+        "decision_points",
+        |m| m.decision_points as f64,
+        0,
+        Better::Neither,
+    ),
+    column(
+        "running_at_end",
+        |m| m.running_at_end as f64,
+        0,
+        Better::Neither,
+    ),
+    column(
+        "queued_at_end",
+        |m| m.queued_at_end as f64,
+        0,
+        Better::Neither,
+    ),
+    column(
+        "stranded_at_end",
+        |m| m.stranded_at_end as f64,
+        0,
+        Better::Lower,
+    ),
+];
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,7 @@
 //! What a network episode reports.
 
 use crate::gym::EpisodeSummary;
+use crate::gym::columns::{Better, MetricColumn, column};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct NetworkMetrics {
@@ -31,6 +32,8 @@ pub struct NetworkMetrics {
 }
 
 impl EpisodeSummary for NetworkMetrics {
+    const COLUMNS: &'static [MetricColumn<Self>] = &COLUMNS;
+
     fn episode_return(&self) -> f64 {
         self.episode_return
     }
@@ -43,3 +46,20 @@ impl EpisodeSummary for NetworkMetrics {
         ]
     }
 }
+
+/// Every NetworkMetrics figure, in the order of its fields (and of its JSON).
+const COLUMNS: [MetricColumn<NetworkMetrics>; 13] = [
+    column("cost_gap", |m| m.cost_gap, 6, Better::Lower),
+    column("cost_gap_mean", |m| m.cost_gap_mean, 6, Better::Lower),
+    column("residual_max", |m| m.residual_max, 12, Better::Lower),
+    column("disagreement", |m| m.disagreement, 6, Better::Lower),
+    column("train_loss", |m| m.train_loss, 6, Better::Lower),
+    column("loss_gap", |m| m.loss_gap, 6, Better::Lower),
+    column("model_score", |m| m.model_score, 4, Better::Higher),
+    column("central_score", |m| m.central_score, 4, Better::Neither),
+    column("bits_allocation", |m| m.bits_allocation, 0, Better::Lower),
+    column("bits_training", |m| m.bits_training, 0, Better::Lower),
+    column("time_s", |m| m.time_s, 1, Better::Lower),
+    column("iterations", |m| m.iterations as f64, 0, Better::Neither),
+    column("episode_return", |m| m.episode_return, 4, Better::Higher),
+];

@@ -1,6 +1,7 @@
 //! Episode metrics (ARCHITECTURE.md, "Metrics"), accumulated round by round over
 //! resource-seconds.
 
+use crate::gym::columns::{Better, MetricColumn, column};
 use serde::{Deserialize, Serialize};
 
 /// The metrics of one episode. Exactly these names appear in JSON and tables.
@@ -39,6 +40,8 @@ pub struct SingleJobMetrics {
 }
 
 impl crate::gym::EpisodeSummary for SingleJobMetrics {
+    const COLUMNS: &'static [MetricColumn<Self>] = &COLUMNS;
+
     fn episode_return(&self) -> f64 {
         self.episode_return
     }
@@ -122,6 +125,34 @@ impl MetricSums {
         Self::share(normalised(&self.stranded), normalised(&self.free))
     }
 }
+
+/// Every SingleJobMetrics figure, in the order of its fields (and of its JSON).
+const COLUMNS: [MetricColumn<SingleJobMetrics>; 13] = [
+    column(
+        "completion_time_s",
+        |m| m.completion_time_s,
+        1,
+        Better::Lower,
+    ),
+    column("rounds", |m| m.rounds as f64, 0, Better::Lower),
+    column("iterations", |m| m.iterations as f64, 0, Better::Lower),
+    column("final_loss", |m| m.final_loss, 4, Better::Lower),
+    column(
+        "target_reached",
+        |m: &SingleJobMetrics| f64::from(u8::from(m.target_reached)),
+        2,
+        Better::Higher,
+    )
+    .as_flag(),
+    column("gpu_util", |m| m.gpu_util, 3, Better::Higher),
+    column("cpu_util", |m| m.cpu_util, 3, Better::Higher),
+    column("occupancy", |m| m.occupancy, 3, Better::Neither),
+    column("fragmentation", |m| m.fragmentation, 3, Better::Lower),
+    column("idle_cost", |m| m.idle_cost, 4, Better::Lower),
+    column("bits_sent", |m| m.bits_sent, 0, Better::Lower),
+    column("bits_per_worker", |m| m.bits_per_worker, 0, Better::Lower),
+    column("episode_return", |m| m.episode_return, 3, Better::Higher),
+];
 
 #[cfg(test)]
 mod tests {

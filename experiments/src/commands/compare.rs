@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 use rayon::prelude::*;
 
-use schedlab_experiments::output::{Better, Metric, align};
+use schedlab_env::gym::{Better, MetricColumn};
+use schedlab_experiments::output::align;
 use schedlab_experiments::play::{episode_bar, parse_seeds, play};
 use schedlab_experiments::settings::Settings;
 use schedlab_experiments::workloads::{Kind, MetricsOf, with_kind};
@@ -45,7 +46,7 @@ fn mean_std(values: &[f64]) -> (f64, f64) {
 }
 
 /// The table: one row per policy, `mean ± std` per metric, `*` on each column's best mean.
-pub fn compare_table<M>(columns: &[Metric<M>], results: &[(String, Vec<M>)]) -> String {
+pub fn compare_table<M>(columns: &[MetricColumn<M>], results: &[(String, Vec<M>)]) -> String {
     let stats: Vec<Vec<(f64, f64)>> = results
         .iter()
         .map(|(_, episodes)| {
@@ -142,8 +143,8 @@ pub fn compare<K: Kind>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_env::EpisodeSummary;
     use schedlab_env::SingleJobMetrics;
-    use schedlab_experiments::output::METRICS;
 
     fn metrics(time: f64, util: f64) -> SingleJobMetrics {
         SingleJobMetrics {
@@ -169,7 +170,7 @@ mod tests {
             ("a".to_owned(), vec![metrics(10.0, 0.2), metrics(20.0, 0.4)]),
             ("b".to_owned(), vec![metrics(30.0, 0.9), metrics(30.0, 0.7)]),
         ];
-        let table = compare_table(&METRICS, &results);
+        let table = compare_table(SingleJobMetrics::COLUMNS, &results);
         let lines: Vec<&str> = table.lines().collect();
         // a: time 15.0 ± 7.1 is best (lower); b: gpu_util 0.800 is best (higher)
         assert!(lines[1].contains("15.0 ± 7.1*"), "{table}");

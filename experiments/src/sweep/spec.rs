@@ -163,7 +163,9 @@ impl SweepSpec {
             anyhow::ensure!(
                 schedlab_trainer::algorithms::AgentKind::from_name(agent).is_some(),
                 "[train.hyperparameters.{agent}]: not a learned agent ({})",
-                schedlab_trainer::algorithms::AgentKind::names().collect::<Vec<_>>().join(", ")
+                schedlab_trainer::algorithms::AgentKind::names()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
         for key in self.train.workload_set.keys() {

@@ -4,11 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use schedlab_env::dag::{DagEnv, DagInfo, DagMetrics, DagWorkload};
+use schedlab_env::dag::{DagEnv, DagInfo, DagWorkload};
 use schedlab_env::{EnvKind, Step};
 
 use super::{Kind, Loaded};
-use crate::output::{DAG_METRICS, Metric};
 
 /// A DAG workload ready to make envs from.
 pub struct Dag {
@@ -41,9 +40,6 @@ impl Kind for Dag {
     }
     fn env(&self) -> DagEnv {
         DagEnv::new(self.workload.clone())
-    }
-    fn columns(&self) -> &'static [Metric<DagMetrics>] {
-        &DAG_METRICS
     }
     fn describe(&self) -> String {
         format!(

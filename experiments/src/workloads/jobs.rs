@@ -4,11 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use schedlab_env::jobs::{JobsEnv, JobsInfo, JobsMetrics, JobsSetup, JobsWorkload};
+use schedlab_env::jobs::{JobsEnv, JobsInfo, JobsSetup, JobsWorkload};
 use schedlab_env::{EnvKind, Step};
 
 use super::{Kind, Loaded};
-use crate::output::{JOBS_METRICS, Metric};
 
 /// A jobs workload ready to make envs from.
 pub struct Jobs {
@@ -43,9 +42,6 @@ impl Kind for Jobs {
     }
     fn env(&self) -> JobsEnv {
         self.setup.env()
-    }
-    fn columns(&self) -> &'static [Metric<JobsMetrics>] {
-        &JOBS_METRICS
     }
     fn describe(&self) -> String {
         format!(

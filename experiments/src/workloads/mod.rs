@@ -1,6 +1,7 @@
 //! The command line's side of the one dispatch over kinds (`schedlab_env::kinds`): [`load`]
 //! reads a workload file of any kind into a [`Loaded`]; each kind implements [`Kind`]: its
-//! env, its metric columns, its per-step log and its one-line summary. Commands are written
+//! env, its per-step log and its one-line summary (its metric columns are its metrics', in
+//! env). Commands are written
 //! once, generic over [`Kind`], and [`with_kind!`] picks the kind through env's `each_kind!`.
 //! Adding a kind of workload is a variant here and a file implementing [`Kind`]
 //! (ARCHITECTURE.md, "Add a kind of environment").
@@ -13,15 +14,14 @@ mod single_job;
 use std::path::Path;
 
 use schedlab_agents::SchedulingEnv;
+use schedlab_env::gym::MetricColumn;
 use schedlab_env::kinds::AnyWorkload;
-use schedlab_env::{EnvKind, Environment, Step};
+use schedlab_env::{EnvKind, Environment, EpisodeSummary, Step};
 
 pub use dag::Dag;
 pub use jobs::Jobs;
 pub use network::Network;
 pub use single_job::SingleJob;
-
-use crate::output::Metric;
 
 /// The metrics an env of kind `K` reports at the end of an episode.
 pub type MetricsOf<K> = <<K as Kind>::Env as Environment>::Metrics;
@@ -38,8 +38,10 @@ pub trait Kind: Sync + Sized {
     fn name(&self) -> &str;
     /// A fresh env with no episode started.
     fn env(&self) -> Self::Env;
-    /// Every metric of an episode, as table and result columns.
-    fn columns(&self) -> &'static [Metric<MetricsOf<Self>>];
+    /// Every metric of an episode, as table and result columns (the metrics' own).
+    fn columns(&self) -> &'static [MetricColumn<MetricsOf<Self>>] {
+        <MetricsOf<Self> as EpisodeSummary>::COLUMNS
+    }
     /// The heading of a comparison table: name, file and size.
     fn describe(&self) -> String;
     /// `schedlab workload validate`'s line.

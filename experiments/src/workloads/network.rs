@@ -3,11 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use schedlab_env::network::{NetworkEnv, NetworkInfo, NetworkMetrics, NetworkWorkload};
+use schedlab_env::network::{NetworkEnv, NetworkInfo, NetworkWorkload};
 use schedlab_env::{EnvKind, Step};
 
 use super::{Kind, Loaded};
-use crate::output::{Metric, NETWORK_METRICS};
 
 /// A network workload ready to make envs from.
 pub struct Network {
@@ -40,9 +39,6 @@ impl Kind for Network {
     }
     fn env(&self) -> NetworkEnv {
         NetworkEnv::new(self.workload.clone())
-    }
-    fn columns(&self) -> &'static [Metric<NetworkMetrics>] {
-        &NETWORK_METRICS
     }
     fn describe(&self) -> String {
         let w = &self.workload;

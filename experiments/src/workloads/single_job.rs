@@ -3,10 +3,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use schedlab_env::{EnvKind, Scenario, SingleJobEnv, SingleJobInfo, SingleJobMetrics, Step};
+use schedlab_env::{EnvKind, Scenario, SingleJobEnv, SingleJobInfo, Step};
 
 use super::{Kind, Loaded};
-use crate::output::{METRICS, Metric};
 
 /// A single-job workload with its data, model and trace loaded.
 pub struct SingleJob {
@@ -47,9 +46,6 @@ impl Kind for SingleJob {
     }
     fn env(&self) -> SingleJobEnv {
         SingleJobEnv::new(self.scenario.clone())
-    }
-    fn columns(&self) -> &'static [Metric<SingleJobMetrics>] {
-        &METRICS
     }
     fn describe(&self) -> String {
         format!(
