@@ -1,78 +1,111 @@
 //! Every kind of env behind one type: the one dispatch over kinds, for the command line and
-//! the Python binding alike. A workload file names its kind (`kind = "jobs"`, `"dag"`,
-//! `"network"`; single-job files name none); [`AnyWorkload::load`] reads it into that kind's
-//! loaded workload, [`AnyEnv`] steps an env of any kind, and [`each_kind!`] is the match
-//! that code generic over the kind starts from. Adding a kind is a variant in each enum and an
-//! arm in each of their matches here and in [`each_kind!`] (the compiler names any left out;
-//! ARCHITECTURE.md, "Add a kind of environment").
+//! the Python binding alike. [`kinds_table!`] is the table of kinds, one row each (its name,
+//! its loaded workload, its env, the context schedulers get of it); `EnvKind` (in
+//! `workload_file.rs`, which reads a file's kind), [`AnyWorkload`], [`AnyEnv`], [`AnyVecEnv`] and [`each_kind!`] are made from it here, and the
+//! agents' `EnvContext` and the command line's `Loaded` from it in their crates. A workload
+//! file names its kind (`kind = "jobs"`, `"dag"`, `"network"`; single-job files name none);
+//! [`AnyWorkload::load`] reads it into that kind's [`Workload`]. Adding a kind is its module
+//! and a row here (ARCHITECTURE.md, "Add a kind of environment").
 
 use std::path::Path;
-use std::sync::Arc;
 
-use crate::dag::{DagEnv, DagWorkload};
 use crate::error::{EnvError, Result};
-use crate::gym::{Environment, Observation, VecEnv};
-use crate::jobs::{JobsEnv, JobsSetup};
-use crate::network::{NetworkEnv, NetworkWorkload};
-use crate::single_job::{Scenario, SingleJobEnv};
+use crate::gym::{Environment, Observation, VecEnv, Workload};
 use crate::workload_file::EnvKind;
 
-/// A workload file of any kind, loaded and ready to make envs from.
-pub enum AnyWorkload {
-    SingleJob(Arc<Scenario>),
-    Jobs(JobsSetup),
-    Dag(Arc<DagWorkload>),
-    Network(Arc<NetworkWorkload>),
+/// The table of kinds, given to the macro `$callback` (after the tokens in brackets) as rows
+/// `(Variant, "name", "what it is", loaded workload, env, schedulers' context)`. The context
+/// is named only: it is resolved where the callback expands (the agents crate). With `each`,
+/// it is the match behind [`each_kind!`].
+#[macro_export]
+macro_rules! kinds_table {
+    (@rows [callback $callback:ident [$($args:tt)*]] $($row:tt),+) => {
+        $callback! { [$($args)*] $($row),+ }
+    };
+    (@rows [each $Enum:path, $any:expr, $x:ident, $body:expr] $(($kind:ident, $($rest:tt)*)),+) => {{
+        use $Enum as Kinds;
+        match $any {
+            $(Kinds::$kind($x) => $body,)+
+        }
+    }};
+    ($($how:tt)*) => {
+        $crate::kinds_table! { @rows [$($how)*]
+            (SingleJob, "single-job", "One training job on a cluster of nodes.",
+                std::sync::Arc<$crate::single_job::Scenario>, $crate::single_job::SingleJobEnv,
+                SingleJobContext),
+            (Jobs, "jobs", "Many jobs arriving at a cluster of machines.",
+                $crate::jobs::JobsSetup, $crate::jobs::JobsEnv, JobsContext),
+            (Dag, "dag", "DAGs of tasks placed on heterogeneous GPUs.",
+                std::sync::Arc<$crate::dag::DagWorkload>, $crate::dag::DagEnv, DagContext),
+            (Network, "network", "Computing centres sharing CPUs and training by consensus.",
+                std::sync::Arc<$crate::network::NetworkWorkload>, $crate::network::NetworkEnv,
+                NetworkContext)
+        }
+    };
 }
 
 /// Runs `$body` with `$x` bound to what `$any` (a value of `$Enum`, whose variants are named
 /// for the kinds) holds: the one match over kinds.
 #[macro_export]
 macro_rules! each_kind {
-    ($Enum:path, $any:expr, $x:ident => $body:expr) => {{
-        use $Enum as Kinds;
-        match $any {
-            Kinds::SingleJob($x) => $body,
-            Kinds::Jobs($x) => $body,
-            Kinds::Dag($x) => $body,
-            Kinds::Network($x) => $body,
+    ($Enum:path, $any:expr, $x:ident => $body:expr) => {
+        $crate::kinds_table!(each $Enum, $any, $x, $body)
+    };
+}
+
+macro_rules! define_kinds {
+    ([] $(($kind:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+        /// A workload file of any kind, loaded and ready to make envs from.
+        pub enum AnyWorkload {
+            $($kind($workload),)+
         }
-    }};
-}
 
-impl AnyWorkload {
-    /// Loads the workload file at `path` with `overrides` (dotted `section.key=value`) set.
-    pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<AnyWorkload> {
-        Ok(match EnvKind::of_file(path)? {
-            EnvKind::SingleJob => {
-                AnyWorkload::SingleJob(Scenario::load_with_overrides(path, overrides)?)
+        impl AnyWorkload {
+            /// Loads the workload file at `path` with `overrides` (dotted `section.key=value`)
+            /// set.
+            pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<AnyWorkload> {
+                Ok(match EnvKind::of_file(path)? {
+                    $(EnvKind::$kind => AnyWorkload::$kind(<$workload>::load(path, overrides)?),)+
+                })
             }
-            EnvKind::Jobs => AnyWorkload::Jobs(JobsSetup::load(path, overrides)?),
-            EnvKind::Dag => AnyWorkload::Dag(Arc::new(DagWorkload::load(path, overrides)?)),
-            EnvKind::Network => {
-                AnyWorkload::Network(Arc::new(NetworkWorkload::load(path, overrides)?))
-            }
-        })
-    }
 
-    /// A fresh env with no episode started.
-    pub fn env(&self) -> AnyEnv {
-        match self {
-            AnyWorkload::SingleJob(s) => AnyEnv::SingleJob(SingleJobEnv::new(Arc::clone(s))),
-            AnyWorkload::Jobs(setup) => AnyEnv::Jobs(setup.env()),
-            AnyWorkload::Dag(w) => AnyEnv::Dag(DagEnv::new(Arc::clone(w))),
-            AnyWorkload::Network(w) => AnyEnv::Network(NetworkEnv::new(Arc::clone(w))),
+            /// A fresh env with no episode started.
+            pub fn env(&self) -> AnyEnv {
+                match self {
+                    $(AnyWorkload::$kind(w) => AnyEnv::$kind(w.env()),)+
+                }
+            }
         }
-    }
+
+        /// An env of any kind.
+        pub enum AnyEnv {
+            $($kind($env),)+
+        }
+
+        /// Copies of an env of any kind, stepped together.
+        pub enum AnyVecEnv {
+            $($kind(VecEnv<$env>),)+
+        }
+
+        impl AnyEnv {
+            pub fn kind(&self) -> EnvKind {
+                match self {
+                    $(AnyEnv::$kind(_) => EnvKind::$kind,)+
+                }
+            }
+
+            /// `copies` fresh copies stepped together; copy `i`'s `k`-th episode is seeded by
+            /// `episode_seed(base_seed, i, k)` (env/src/gym/vec_env.rs).
+            pub fn vectorised(&self, copies: usize, base_seed: u64) -> AnyVecEnv {
+                match self {
+                    $(AnyEnv::$kind(e) => AnyVecEnv::$kind(VecEnv::new(e, copies, base_seed)),)+
+                }
+            }
+        }
+    };
 }
 
-/// An env of any kind.
-pub enum AnyEnv {
-    SingleJob(SingleJobEnv),
-    Jobs(JobsEnv),
-    Dag(DagEnv),
-    Network(NetworkEnv),
-}
+kinds_table!(callback define_kinds []);
 
 /// What one step of an env of any kind gives: its step info as JSON.
 pub struct AnyStep {
@@ -98,15 +131,6 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
 }
 
 impl AnyEnv {
-    pub fn kind(&self) -> EnvKind {
-        match self {
-            AnyEnv::SingleJob(_) => EnvKind::SingleJob,
-            AnyEnv::Jobs(_) => EnvKind::Jobs,
-            AnyEnv::Dag(_) => EnvKind::Dag,
-            AnyEnv::Network(_) => EnvKind::Network,
-        }
-    }
-
     pub fn workload_name(&self) -> String {
         each_kind!(AnyEnv, self, e => e.workload_name().to_owned())
     }
@@ -162,25 +186,6 @@ impl AnyEnv {
             })
         })
     }
-
-    /// `copies` fresh copies stepped together; copy `i`'s `k`-th episode is seeded by
-    /// `episode_seed(base_seed, i, k)` (env/src/gym/vec_env.rs).
-    pub fn vectorised(&self, copies: usize, base_seed: u64) -> AnyVecEnv {
-        match self {
-            AnyEnv::SingleJob(e) => AnyVecEnv::SingleJob(VecEnv::new(e, copies, base_seed)),
-            AnyEnv::Jobs(e) => AnyVecEnv::Jobs(VecEnv::new(e, copies, base_seed)),
-            AnyEnv::Dag(e) => AnyVecEnv::Dag(VecEnv::new(e, copies, base_seed)),
-            AnyEnv::Network(e) => AnyVecEnv::Network(VecEnv::new(e, copies, base_seed)),
-        }
-    }
-}
-
-/// Copies of an env of any kind, stepped together.
-pub enum AnyVecEnv {
-    SingleJob(VecEnv<SingleJobEnv>),
-    Jobs(VecEnv<JobsEnv>),
-    Dag(VecEnv<DagEnv>),
-    Network(VecEnv<NetworkEnv>),
 }
 
 impl AnyVecEnv {

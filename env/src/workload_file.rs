@@ -10,47 +10,38 @@ use serde::de::DeserializeOwned;
 use crate::error::{EnvError, Result};
 use crate::limits;
 
-/// The kinds of env a workload file can be for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EnvKind {
-    /// One training job on a cluster of nodes (`crate::SingleJobEnv`).
-    SingleJob,
-    /// Many jobs arriving at a cluster of machines (`crate::jobs::JobsEnv`).
-    Jobs,
-    /// DAGs of tasks placed on heterogeneous GPUs (`crate::dag::DagEnv`).
-    Dag,
-    /// Computing centres sharing CPUs and training by consensus (`crate::network::NetworkEnv`).
-    Network,
+/// `EnvKind` from the table of kinds (`crate::kinds`).
+macro_rules! env_kind {
+    ([] $(($kind:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+        /// The kinds of env a workload file can be for.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum EnvKind {
+            $(#[doc = $doc] $kind,)+
+        }
+
+        impl EnvKind {
+            pub const ALL: [EnvKind; [$(EnvKind::$kind),+].len()] = [$(EnvKind::$kind),+];
+
+            /// As the command line and workload files say it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(EnvKind::$kind => $name,)+
+                }
+            }
+
+            /// As type names and Gymnasium ids say it (`schedlab/SingleJob-v0`).
+            pub fn type_name(self) -> &'static str {
+                match self {
+                    $(EnvKind::$kind => stringify!($kind),)+
+                }
+            }
+        }
+    };
 }
 
+crate::kinds_table!(callback env_kind []);
+
 impl EnvKind {
-    pub const ALL: [EnvKind; 4] = [
-        EnvKind::SingleJob,
-        EnvKind::Jobs,
-        EnvKind::Dag,
-        EnvKind::Network,
-    ];
-
-    /// As the command line and workload files say it.
-    pub fn name(self) -> &'static str {
-        match self {
-            EnvKind::SingleJob => "single-job",
-            EnvKind::Jobs => "jobs",
-            EnvKind::Dag => "dag",
-            EnvKind::Network => "network",
-        }
-    }
-
-    /// As type names and Gymnasium ids say it (`schedlab/SingleJob-v0`).
-    pub fn type_name(self) -> &'static str {
-        match self {
-            EnvKind::SingleJob => "SingleJob",
-            EnvKind::Jobs => "Jobs",
-            EnvKind::Dag => "Dag",
-            EnvKind::Network => "Network",
-        }
-    }
-
     /// The kind a workload file declares (`kind = "jobs"`, `"dag"`, `"network"`); a file
     /// that declares none is a single-job workload.
     pub fn of_file(path: &Path) -> Result<EnvKind> {

@@ -7,7 +7,7 @@ use burn::tensor::Device;
 use schedlab_agents::options::Options;
 use schedlab_agents::{EnvKind, Policy, SchedulingEnv};
 
-use crate::algorithms::Algorithm;
+use crate::algorithm::Algorithm;
 use crate::errors::Unmet;
 use crate::learner::{Learner, LearnerError};
 use crate::ppo::{Ppo, PpoConfig};

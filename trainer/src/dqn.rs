@@ -21,7 +21,7 @@ use schedlab_agents::options::Options;
 use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Observation, VecEnv};
 
-use crate::algorithms::Algorithm;
+use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::learner::{

@@ -38,7 +38,7 @@ use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{StepInfo, episode_seed};
 use serde::{Deserialize, Serialize};
 
-use crate::algorithms::Algorithm;
+use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::learner::{Learner, LearnerError, MAX_ENVS, MAX_HIDDEN, UpdateStats, require};
 use crate::play_settings::PlaySettings;

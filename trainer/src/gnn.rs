@@ -34,7 +34,7 @@ use schedlab_agents::{EnvContext, EnvKind, Policy, SchedulingEnv};
 use schedlab_env::dag::lower_bound_s;
 use schedlab_env::{ActionSpace, StepInfo, episode_seed};
 
-use crate::algorithms::Algorithm;
+use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::learner::{Learner, LearnerError, UpdateStats, check_common, require};

@@ -7,6 +7,7 @@
 //! nothing of the command line.
 
 pub mod a2c;
+pub mod algorithm;
 pub mod algorithms;
 pub mod dqn;
 pub mod errors;

@@ -24,7 +24,7 @@ use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv, registry};
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
 use serde::{Deserialize, Serialize};
 
-use crate::algorithms::Algorithm;
+use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, PlayError, Unmet};
 use crate::grad_norm::global_norm;
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};

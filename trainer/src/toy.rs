@@ -10,7 +10,7 @@ use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Environment, Observation};
 use serde::{Deserialize, Serialize};
 
-use crate::algorithms::Algorithm;
+use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
 use crate::learner::{EpisodeTally, Learner, LearnerError, UpdateStats, require};
 use crate::run::{Manifest, RunDir};

@@ -3,10 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use schedlab_env::dag::DagEnv;
-use schedlab_env::jobs::JobsEnv;
-use schedlab_env::network::NetworkEnv;
-use schedlab_env::{EnvKind, SingleJobEnv};
+use schedlab_env::EnvKind;
 
 use super::common::PolicyContext;
 use super::dag::DagContext;
@@ -16,14 +13,25 @@ use super::single_job::SingleJobContext;
 use crate::options::PolicyError;
 use crate::policy::Policy;
 
-/// What a scheduler of one kind of env knows of it: the common part and that env's own.
-#[derive(Debug, Clone)]
-pub enum EnvContext {
-    SingleJob(SingleJobContext),
-    Jobs(JobsContext),
-    Dag(DagContext),
-    Network(NetworkContext),
+/// From env's table of kinds (`schedlab_env::kinds_table!`): the context enum, and each
+/// kind's env as a [`SchedulingEnv`] whose context is its row's.
+macro_rules! env_contexts {
+    ([] $(($kind:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+        /// What a scheduler of one kind of env knows of it: the common part and that env's own.
+        #[derive(Debug, Clone)]
+        pub enum EnvContext {
+            $($kind($context),)+
+        }
+
+        $(impl SchedulingEnv for $env {
+            fn context(&self) -> EnvContext {
+                EnvContext::$kind($context::of(self))
+            }
+        })+
+    };
 }
+
+schedlab_env::kinds_table!(callback env_contexts []);
 
 /// The trained agent a spec names (a run folder, a shipped policy), acting in the env of the
 /// context; `None` when the spec names no trained agent.
@@ -94,29 +102,5 @@ pub trait SchedulingEnv: schedlab_env::Environment + 'static {
     /// What every env offers (for the generic policies: random, the learned agents).
     fn policy_context(&self) -> PolicyContext {
         self.context().common().clone()
-    }
-}
-
-impl SchedulingEnv for SingleJobEnv {
-    fn context(&self) -> EnvContext {
-        EnvContext::SingleJob(SingleJobContext::of(self))
-    }
-}
-
-impl SchedulingEnv for JobsEnv {
-    fn context(&self) -> EnvContext {
-        EnvContext::Jobs(JobsContext::of(self))
-    }
-}
-
-impl SchedulingEnv for DagEnv {
-    fn context(&self) -> EnvContext {
-        EnvContext::Dag(DagContext::of(self))
-    }
-}
-
-impl SchedulingEnv for NetworkEnv {
-    fn context(&self) -> EnvContext {
-        EnvContext::Network(NetworkContext::of(self))
     }
 }

@@ -358,3 +358,15 @@ impl Environment for DagEnv {
         DagEnv::new(Arc::clone(&self.workload))
     }
 }
+
+impl crate::gym::Workload for Arc<DagWorkload> {
+    type Env = DagEnv;
+
+    fn load(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Self> {
+        DagWorkload::load(path, overrides).map(Arc::new)
+    }
+
+    fn env(&self) -> DagEnv {
+        DagEnv::new(Arc::clone(self))
+    }
+}

@@ -42,3 +42,15 @@ impl JobsSetup {
         }
     }
 }
+
+impl crate::gym::Workload for JobsSetup {
+    type Env = JobsEnv;
+
+    fn load(path: &Path, overrides: &[(String, String)]) -> Result<Self> {
+        JobsSetup::load(path, overrides)
+    }
+
+    fn env(&self) -> JobsEnv {
+        JobsSetup::env(self)
+    }
+}

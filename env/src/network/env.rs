@@ -358,3 +358,15 @@ impl Environment for NetworkEnv {
         NetworkEnv::new(Arc::clone(&self.workload))
     }
 }
+
+impl crate::gym::Workload for Arc<NetworkWorkload> {
+    type Env = NetworkEnv;
+
+    fn load(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Self> {
+        NetworkWorkload::load(path, overrides).map(Arc::new)
+    }
+
+    fn env(&self) -> NetworkEnv {
+        NetworkEnv::new(Arc::clone(self))
+    }
+}

@@ -589,3 +589,15 @@ impl Environment for SingleJobEnv {
         SingleJobEnv::new(Arc::clone(&self.scenario))
     }
 }
+
+impl crate::gym::Workload for Arc<Scenario> {
+    type Env = SingleJobEnv;
+
+    fn load(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Self> {
+        Scenario::load_with_overrides(path, overrides)
+    }
+
+    fn env(&self) -> Self::Env {
+        SingleJobEnv::new(Arc::clone(self))
+    }
+}

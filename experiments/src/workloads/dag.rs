@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use schedlab_env::Step;
 use schedlab_env::dag::{DagEnv, DagInfo, DagWorkload};
-use schedlab_env::{EnvKind, Step};
 
-use super::{Kind, Loaded};
+use super::Kind;
 
 /// A DAG workload ready to make envs from.
 pub struct Dag {
@@ -15,26 +15,16 @@ pub struct Dag {
     path: PathBuf,
 }
 
-impl From<(Arc<DagWorkload>, &Path)> for Loaded {
-    fn from((workload, path): (Arc<DagWorkload>, &Path)) -> Loaded {
-        Loaded::Dag(Dag {
+impl From<(Arc<DagWorkload>, &Path)> for Dag {
+    fn from((workload, path): (Arc<DagWorkload>, &Path)) -> Dag {
+        Dag {
             workload,
             path: path.to_owned(),
-        })
+        }
     }
 }
 
 impl Kind for Dag {
-    type Env = DagEnv;
-    const ENV_KIND: EnvKind = EnvKind::Dag;
-
-    fn of(loaded: &Loaded) -> Option<&Self> {
-        match loaded {
-            Loaded::Dag(w) => Some(w),
-            _ => None,
-        }
-    }
-
     fn name(&self) -> &str {
         self.workload.name()
     }

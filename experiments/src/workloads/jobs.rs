@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use schedlab_env::Step;
 use schedlab_env::jobs::{JobsEnv, JobsInfo, JobsSetup, JobsWorkload};
-use schedlab_env::{EnvKind, Step};
 
-use super::{Kind, Loaded};
+use super::Kind;
 
 /// A jobs workload ready to make envs from.
 pub struct Jobs {
@@ -16,27 +16,17 @@ pub struct Jobs {
     setup: JobsSetup,
 }
 
-impl From<(JobsSetup, &Path)> for Loaded {
-    fn from((setup, path): (JobsSetup, &Path)) -> Loaded {
-        Loaded::Jobs(Jobs {
+impl From<(JobsSetup, &Path)> for Jobs {
+    fn from((setup, path): (JobsSetup, &Path)) -> Jobs {
+        Jobs {
             workload: Arc::clone(&setup.workload),
             path: path.to_owned(),
             setup,
-        })
+        }
     }
 }
 
 impl Kind for Jobs {
-    type Env = JobsEnv;
-    const ENV_KIND: EnvKind = EnvKind::Jobs;
-
-    fn of(loaded: &Loaded) -> Option<&Self> {
-        match loaded {
-            Loaded::Jobs(w) => Some(w),
-            _ => None,
-        }
-    }
-
     fn name(&self) -> &str {
         &self.workload.name
     }

@@ -24,16 +24,20 @@ pub use network::Network;
 pub use single_job::SingleJob;
 
 /// The metrics an env of kind `K` reports at the end of an episode.
-pub type MetricsOf<K> = <<K as Kind>::Env as Environment>::Metrics;
+pub type MetricsOf<K> = <<K as KindRow>::Env as Environment>::Metrics;
 /// What each step of an env of kind `K` reports.
-pub type InfoOf<K> = <<K as Kind>::Env as Environment>::Info;
+pub type InfoOf<K> = <<K as KindRow>::Env as Environment>::Info;
 
-/// A loaded workload of one kind.
-pub trait Kind: Sync + Sized {
+/// What env's table of kinds gives each kind's adapter here ([`loaded_kinds!`]).
+pub trait KindRow: Sync + Sized {
     type Env: SchedulingEnv;
     const ENV_KIND: EnvKind;
     /// `loaded` when it is of this kind.
     fn of(loaded: &Loaded) -> Option<&Self>;
+}
+
+/// A loaded workload of one kind.
+pub trait Kind: KindRow {
     /// The workload's name.
     fn name(&self) -> &str;
     /// A fresh env with no episode started.
@@ -56,13 +60,39 @@ pub trait Kind: Sync + Sized {
     }
 }
 
-/// A workload file, loaded.
-pub enum Loaded {
-    SingleJob(SingleJob),
-    Jobs(Jobs),
-    Dag(Dag),
-    Network(Network),
+/// From env's table of kinds (`schedlab_env::kinds_table!`): [`Loaded`], one variant per
+/// kind holding this crate's adapter of the kind's name (which is built from the kind's
+/// loaded workload and its path), each adapter's [`KindRow`], and [`load`].
+macro_rules! loaded_kinds {
+    ([] $(($kind:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+        /// A workload file, loaded.
+        pub enum Loaded {
+            $(#[doc = $doc] $kind($kind),)+
+        }
+
+        $(impl KindRow for $kind {
+            type Env = $env;
+            const ENV_KIND: EnvKind = EnvKind::$kind;
+
+            fn of(loaded: &Loaded) -> Option<&Self> {
+                match loaded {
+                    Loaded::$kind(w) => Some(w),
+                    _ => None,
+                }
+            }
+        })+
+
+        /// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change
+        /// the workload where its kind allows.
+        pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
+            Ok(match AnyWorkload::load(path, overrides)? {
+                $(AnyWorkload::$kind(w) => Loaded::$kind($kind::from((w, path))),)+
+            })
+        }
+    };
 }
+
+schedlab_env::kinds_table!(callback loaded_kinds []);
 
 /// Runs `$body` with `$k` bound to the loaded workload of whatever kind `$loaded` is.
 #[macro_export]
@@ -72,13 +102,6 @@ macro_rules! with_kind {
     };
 }
 pub use crate::with_kind;
-
-/// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change the
-/// workload where its kind allows.
-pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
-    let any = AnyWorkload::load(path, overrides)?;
-    Ok(schedlab_env::each_kind!(AnyWorkload, any, w => Loaded::from((w, path))))
-}
 
 /// The kind of env a workload file is for (its `kind` field; none is a single-job workload).
 pub fn kind_of_file(path: &Path) -> anyhow::Result<EnvKind> {
@@ -128,7 +151,7 @@ impl Loaded {
     }
 }
 
-fn kind_of<K: Kind>(_: &K) -> EnvKind {
+fn kind_of<K: KindRow>(_: &K) -> EnvKind {
     K::ENV_KIND
 }
 

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use schedlab_env::Step;
 use schedlab_env::network::{NetworkEnv, NetworkInfo, NetworkWorkload};
-use schedlab_env::{EnvKind, Step};
 
-use super::{Kind, Loaded};
+use super::Kind;
 
 /// A network workload ready to make envs from.
 pub struct Network {
@@ -14,26 +14,16 @@ pub struct Network {
     path: PathBuf,
 }
 
-impl From<(Arc<NetworkWorkload>, &Path)> for Loaded {
-    fn from((workload, path): (Arc<NetworkWorkload>, &Path)) -> Loaded {
-        Loaded::Network(Network {
+impl From<(Arc<NetworkWorkload>, &Path)> for Network {
+    fn from((workload, path): (Arc<NetworkWorkload>, &Path)) -> Network {
+        Network {
             workload,
             path: path.to_owned(),
-        })
+        }
     }
 }
 
 impl Kind for Network {
-    type Env = NetworkEnv;
-    const ENV_KIND: EnvKind = EnvKind::Network;
-
-    fn of(loaded: &Loaded) -> Option<&Self> {
-        match loaded {
-            Loaded::Network(w) => Some(w),
-            _ => None,
-        }
-    }
-
     fn name(&self) -> &str {
         self.workload.name()
     }

@@ -3,9 +3,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use schedlab_env::{EnvKind, Scenario, SingleJobEnv, SingleJobInfo, Step};
+use schedlab_env::{Scenario, SingleJobEnv, SingleJobInfo, Step};
 
-use super::{Kind, Loaded};
+use super::Kind;
 
 /// A single-job workload with its data, model and trace loaded.
 pub struct SingleJob {
@@ -14,9 +14,9 @@ pub struct SingleJob {
     total_cores: f64,
 }
 
-impl From<(Arc<Scenario>, &Path)> for Loaded {
-    fn from((scenario, _): (Arc<Scenario>, &Path)) -> Loaded {
-        Loaded::SingleJob(SingleJob::new(scenario))
+impl From<(Arc<Scenario>, &Path)> for SingleJob {
+    fn from((scenario, _): (Arc<Scenario>, &Path)) -> SingleJob {
+        SingleJob::new(scenario)
     }
 }
 
@@ -31,16 +31,6 @@ impl SingleJob {
 }
 
 impl Kind for SingleJob {
-    type Env = SingleJobEnv;
-    const ENV_KIND: EnvKind = EnvKind::SingleJob;
-
-    fn of(loaded: &Loaded) -> Option<&Self> {
-        match loaded {
-            Loaded::SingleJob(w) => Some(w),
-            _ => None,
-        }
-    }
-
     fn name(&self) -> &str {
         &self.scenario.workload.name
     }
