@@ -65,7 +65,7 @@ fn code_of(text: &str) -> String {
 
 /// `code` with every item that follows a `#[cfg(test)]` removed: a `mod name;` line, or a
 /// block up to its closing brace.
-fn without_test_items(code: &str) -> String {
+pub fn without_test_items(code: &str) -> String {
     let mut out = String::new();
     let mut rest = code;
     while let Some(at) = rest.find("#[cfg(test)]") {
@@ -102,7 +102,7 @@ pub fn closing_brace(text: &str, open: usize) -> Option<usize> {
 }
 
 /// The modules a file's `text` declares under `#[cfg(test)]`.
-fn test_children(text: &str) -> Vec<String> {
+pub fn test_children(text: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     lines
         .windows(2)

@@ -3,10 +3,12 @@
 //! End-to-end tests: the `schedlab` binary driven as a user would, and behaviour that spans
 //! crates (policies acting in environments). The tests live in `tests/`; this library only
 //! holds what they share: where the shipped data are, how to reach the built binary, how to
-//! check a chart file, and the import graph the layout rules are checked on.
+//! check a chart file, the import graph the layout rules are checked on, and the length of
+//! every function.
 
 use std::path::{Path, PathBuf};
 
+pub mod function_length;
 pub mod import_graph;
 
 /// The repository's `data/` folder.

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use schedlab_tests::function_length::{functions, production_code};
 use schedlab_tests::import_graph::{ImportGraph, closing_brace, referenced_paths, rust_files};
 
 const CRATES: [&str; 8] = [
@@ -345,4 +346,21 @@ fn the_python_binding_reuses_the_workspaces_compiled_dependencies() {
         "add these features to python/Cargo.toml's feature list:\n{}",
         differing.join("\n")
     );
+}
+
+/// No function outside test code, in any crate, is over 80 lines (from its `fn` to its
+/// closing brace): an algorithm reads in one sitting.
+#[test]
+fn no_function_outside_test_code_is_over_80_lines() {
+    let mut long = Vec::new();
+    for krate in CRATES {
+        for (file, code) in production_code(&repo().join(krate).join("src")) {
+            for (name, line, lines) in functions(&code) {
+                if lines > 80 {
+                    long.push(format!("{}:{line} {name}: {lines} lines", relative(&file)));
+                }
+            }
+        }
+    }
+    assert!(long.is_empty(), "{long:#?}");
 }

@@ -134,51 +134,29 @@ pub fn train<E: SchedulingEnv>(
         .as_ref()
         .map_or(config, |m| kind.backfilled(&m.config));
     let step_at_start = start.as_ref().map_or(0, |m| m.step);
-    // a run resumed with its learner's resume state continues its own episodes; one without
-    // draws new episodes rather than replaying the first ones
     let started = Instant::now();
     let wall_s_at_start = start.as_ref().and_then(|m| m.wall_s).unwrap_or(0.0);
     let run_seed = start.as_ref().map_or(spec.seed, |m| m.seed);
-    let learner_seed = match &start {
-        Some(m) if m.resume_state.is_some() => m.seed,
-        Some(m) => m.seed ^ step_at_start,
-        None => spec.seed,
-    };
-    let mut learner = new_learner(kind, prototype, &config, learner_seed, device, spec)?;
+    let mut learner = new_learner(
+        kind,
+        prototype,
+        &config,
+        learner_seed(start.as_ref(), spec),
+        device,
+        spec,
+    )?;
     // the folder is made only once the hyperparameters are known to be sound
-    let run = match spec.resume {
-        Some(path) => RunDir {
-            path: path.to_owned(),
-        },
-        None => RunDir::create(spec.out, prototype.workload_name(), kind.name(), spec.seed)
-            .map_err(io(spec.out))?,
-    };
+    let run = run_folder(kind, prototype.workload_name(), spec)?;
     // one writer per run folder: a second resume of the same run is refused while this lives
     let _lock = FolderLock::acquire(&run.path, "train")?;
     let mut board = TensorBoard::create(&run.path);
-    let (observation_len, mask_len) = (
+    let shapes = (
         prototype.observation_space().len(),
         prototype.action_space().mask_len(),
     );
     match &start {
-        Some(manifest) => restore(
-            learner.as_mut(),
-            manifest,
-            &run,
-            (observation_len, mask_len),
-        )?,
-        None => {
-            let described = serde_json::json!({
-                "agent": kind.name(),
-                "config": config,
-                "workload": spec.workload_path,
-                "seed": spec.seed,
-                "steps": spec.steps,
-            });
-            run.write_json("config.json", &described)
-                .map_err(io(&run.path))?;
-            board.text("hyperparameters", &markdown_table(&config), 0);
-        }
+        Some(manifest) => restore(learner.as_mut(), manifest, &run, shapes)?,
+        None => describe(&run, kind, &config, spec, &mut board)?,
     }
     let checkpoints = Checkpoints {
         kind,
@@ -187,7 +165,7 @@ pub fn train<E: SchedulingEnv>(
         run: &run,
         workload_sha256,
         run_seed,
-        shapes: (observation_len, mask_len),
+        shapes,
         env_kind: prototype.context().kind().name(),
         wall_s_at_start,
         started,
@@ -220,6 +198,47 @@ pub fn train<E: SchedulingEnv>(
     board.flush();
     drop(board);
     Ok(run)
+}
+
+/// The run folder: the one resumed, or a new one in the spec's output folder.
+fn run_folder(kind: AgentKind, workload: &str, spec: &TrainSpec) -> Result<RunDir, TrainError> {
+    match spec.resume {
+        Some(path) => Ok(RunDir {
+            path: path.to_owned(),
+        }),
+        None => RunDir::create(spec.out, workload, kind.name(), spec.seed).map_err(io(spec.out)),
+    }
+}
+
+/// The seed a learner starts from: a run resumed with its learner's resume state continues
+/// its own episodes; one without draws new episodes rather than replaying the first ones.
+fn learner_seed(start: Option<&Manifest>, spec: &TrainSpec) -> u64 {
+    match start {
+        Some(m) if m.resume_state.is_some() => m.seed,
+        Some(m) => m.seed ^ m.step,
+        None => spec.seed,
+    }
+}
+
+/// A new run's `config.json` and its hyperparameters on TensorBoard.
+fn describe(
+    run: &RunDir,
+    kind: AgentKind,
+    config: &serde_json::Value,
+    spec: &TrainSpec,
+    board: &mut TensorBoard,
+) -> Result<(), TrainError> {
+    let described = serde_json::json!({
+        "agent": kind.name(),
+        "config": config,
+        "workload": spec.workload_path,
+        "seed": spec.seed,
+        "steps": spec.steps,
+    });
+    run.write_json("config.json", &described)
+        .map_err(io(&run.path))?;
+    board.text("hyperparameters", &markdown_table(config), 0);
+    Ok(())
 }
 
 /// Updates from `step_at_start` until the spec's steps are done or the run is told to stop,

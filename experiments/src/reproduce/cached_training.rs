@@ -76,6 +76,15 @@ pub(super) struct Training<'a> {
     pub reuse: bool,
 }
 
+impl Training<'_> {
+    /// The folder of `learner`'s runs from `seed`.
+    fn runs_of(&self, learner: &LearnedRun, seed: u64) -> PathBuf {
+        self.root
+            .join(slug(&learner.label))
+            .join(format!("seed-{seed}"))
+    }
+}
+
 /// Trains `learner` from `seed`, or returns the run in the learner's folder that finished from
 /// the same config, family and sources (`TRAINING_SOURCES`; any sources with `reuse`); a run
 /// killed after a checkpoint is resumed from it, and a run made from anything else is trained
@@ -85,35 +94,23 @@ pub(super) fn trained<'a>(
     learner: &'a LearnedRun,
     seed: u64,
 ) -> anyhow::Result<Trained<'a>> {
-    let Training {
-        section,
-        family,
-        root,
-        eval_episodes,
-        stale,
-        reuse,
-    } = training;
-    let runs = &root.join(slug(&learner.label)).join(format!("seed-{seed}"));
+    let (section, family) = (&training.section, &training.family);
+    let runs = &training.runs_of(learner, seed);
     let sources = runs.join("training_sources.txt");
     let workload_settings = parse_overrides(&pairs(&learner.workload_set))?;
     let loaded = crate::workloads::load(family, &workload_settings)?;
-    let kind = AgentKind::from_name(&learner.agent).with_context(|| {
-        format!(
-            "learner `{}`: unknown agent `{}`",
-            learner.label, learner.agent
-        )
-    })?;
+    let kind = learner_kind(learner)?;
     let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
     let family_sha256 = sha256_file(family).with_context(|| format!("{}", family.display()))?;
     // a run of this learner from these sources: finished, or killed and resumed where it stopped
     let trained_by = std::fs::read_to_string(&sources).ok();
-    // a run from before a hyperparameter existed trained with its default
+    let from_these_sources = trained_by.as_deref() == Some(TRAINING_SOURCES);
     let same = |manifest: &Manifest| {
+        // a run from before a hyperparameter existed trained with its default
         kind.backfilled(&manifest.config) == config
             && manifest.workload_sha256 == family_sha256
             && manifest.workload_settings == workload_settings.iter().cloned().collect()
-            && (trained_by.as_deref() == Some(TRAINING_SOURCES)
-                || (*reuse && manifest.step >= learner.steps))
+            && (from_these_sources || (training.reuse && manifest.step >= learner.steps))
     };
     let cached = latest_run(runs, loaded.name(), &learner.agent, seed)
         .map(|run| Manifest::read(&run).map(|m| (run, m)))
@@ -131,51 +128,30 @@ pub(super) fn trained<'a>(
         });
     }
     if cached.is_none() {
-        // a new run folder is a new policy name: the sweeps forget the old one's rows and keep
-        // the other policies'
-        for sweep in stale {
-            forget_policies(sweep, |policy| Path::new(policy).starts_with(runs))?;
-        }
-        if runs.exists() {
-            std::fs::remove_dir_all(runs)
-                .with_context(|| format!("removing the outdated {}", runs.display()))?;
-        }
-        std::fs::create_dir_all(runs).with_context(|| format!("{}", runs.display()))?;
-        write_atomic(&sources, TRAINING_SOURCES.as_bytes())?;
+        start_afresh(runs, &training.stale, &sources)?;
     }
     let resume = cached.as_ref().map(|(run, _)| run.as_path());
-    // a learner that keeps its best network is evaluated at every checkpoint, others at the end
-    let checkpoint_every = (learner.steps / 10).max(1);
-    let keeps_best = config.get("keep_best").and_then(serde_json::Value::as_bool) == Some(true);
+    let play_settings = loaded.play_settings();
+    let (checkpoint_every, eval_every) = schedule(learner, &config);
     let spec = TrainSpec {
         workload_path: family,
         out: runs,
         seed,
         steps: learner.steps,
         checkpoint_every,
-        eval_every: if keeps_best {
-            checkpoint_every
-        } else {
-            learner.steps.max(1)
-        },
-        eval_episodes: *eval_episodes,
+        eval_every,
+        eval_episodes: training.eval_episodes,
         resume,
         stop: None,
-        play_settings: &loaded.play_settings(),
+        play_settings: &play_settings,
         workload_settings: &workload_settings,
     };
-    let how = if resume.is_some() {
-        "resuming"
-    } else {
-        "training"
-    };
+    let how = ["training", "resuming"][usize::from(resume.is_some())];
+    let family_name = family.file_name().unwrap_or(family.as_os_str());
+    let family_name = family_name.to_string_lossy();
     println!(
-        "{section}: {how} {} seed {seed} on {}",
-        learner.label,
-        family.file_name().map_or_else(
-            || family.display().to_string(),
-            |name| name.to_string_lossy().into_owned()
-        )
+        "{section}: {how} {} seed {seed} on {family_name}",
+        learner.label
     );
     let run = train_loaded(kind, &loaded, config, &spec)?;
     let seconds = Manifest::read(&run.path)?.wall_s.unwrap_or(f64::NAN);
@@ -186,6 +162,41 @@ pub(super) fn trained<'a>(
         seconds,
         sources: TRAINING_SOURCES.to_owned(),
     })
+}
+
+fn learner_kind(learner: &LearnedRun) -> anyhow::Result<AgentKind> {
+    AgentKind::from_name(&learner.agent).with_context(|| {
+        format!(
+            "learner `{}`: unknown agent `{}`",
+            learner.label, learner.agent
+        )
+    })
+}
+
+/// Steps between checkpoints and between evaluations: a learner that keeps its best network
+/// is evaluated at every checkpoint, others at the end.
+fn schedule(learner: &LearnedRun, config: &serde_json::Value) -> (u64, u64) {
+    let checkpoint_every = (learner.steps / 10).max(1);
+    let keeps_best = config.get("keep_best").and_then(serde_json::Value::as_bool) == Some(true);
+    match keeps_best {
+        true => (checkpoint_every, checkpoint_every),
+        false => (checkpoint_every, learner.steps.max(1)),
+    }
+}
+
+/// A learner's folder of runs emptied for a new run: a new run folder is a new policy name,
+/// so the sweeps forget the old one's rows and keep the other policies'; `sources` records
+/// what trains it.
+fn start_afresh(runs: &Path, stale: &[PathBuf], sources: &Path) -> anyhow::Result<()> {
+    for sweep in stale {
+        forget_policies(sweep, |policy| Path::new(policy).starts_with(runs))?;
+    }
+    if runs.exists() {
+        std::fs::remove_dir_all(runs)
+            .with_context(|| format!("removing the outdated {}", runs.display()))?;
+    }
+    std::fs::create_dir_all(runs).with_context(|| format!("{}", runs.display()))?;
+    write_atomic(sources, TRAINING_SOURCES.as_bytes())
 }
 
 /// `BC of raes + PPO` -> `bc-of-raes-ppo`.

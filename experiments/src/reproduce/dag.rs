@@ -45,16 +45,17 @@ impl Axis {
     }
 }
 
-pub fn dag(cx: &Context) -> anyhow::Result<String> {
-    let p = &cx.protocol.dag;
-    let generated = shipped_workload(&p.workload);
-    let tasks_key = "dags.layered.tasks";
-    let axes = [
+/// The key of the generated DAGs' task count, set on every axis but the size one.
+const TASKS_KEY: &str = "dags.layered.tasks";
+
+/// The section's three axes: DAG size, GPU heterogeneity, inter-machine bandwidth.
+fn axes(p: &DagProtocol) -> [Axis; 3] {
+    [
         Axis {
             name: "size",
             label: "tasks",
             short: "tasks",
-            key: tasks_key,
+            key: TASKS_KEY,
             points: p.tasks.iter().map(|&t| t as f64).collect(),
         },
         Axis {
@@ -71,8 +72,12 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
             key: "platform.inter_mbps",
             points: p.inter_mbps.clone(),
         },
-    ];
-    let mut text = format!(
+    ]
+}
+
+/// The section's heading and what it plays.
+fn intro(cx: &Context, p: &DagProtocol) -> String {
+    format!(
         "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on {}. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds, without a teacher, on `{}` or the workload the learner names (`dag-mixed.toml`: generated DAGs and real ones of the slice's days 0-3, half each); its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
         cx.command("dag"),
         cx.args.seeds,
@@ -85,7 +90,15 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
         p.workload,
         p.evaluations,
         p.paper_reduction_percent,
-    );
+    )
+}
+
+pub fn dag(cx: &Context) -> anyhow::Result<String> {
+    let p = &cx.protocol.dag;
+    let generated = shipped_workload(&p.workload);
+    let tasks_key = TASKS_KEY;
+    let axes = axes(p);
+    let mut text = intro(cx, p);
     let trained = p
         .learners
         .iter()
@@ -382,6 +395,18 @@ fn headline(p: &DagProtocol, labels: &Labels, cells: &[Cell]) -> String {
             }
         );
     }
+    text + &headline_summary(p, cells, &by_set, behind_first)
+}
+
+/// The headline's closing paragraph: the largest reduction per baseline set, who is fastest
+/// in each setting, and where the reference is behind (`behind_first`: the baseline it
+/// trails in the most settings, with its mean reduction).
+fn headline_summary(
+    p: &DagProtocol,
+    cells: &[Cell],
+    by_set: &BTreeMap<&str, (f64, &str, &str)>,
+    behind_first: (usize, f64, &str),
+) -> String {
     // who has the shortest mean makespan in each setting
     let mut wins: BTreeMap<&str, usize> = BTreeMap::new();
     for c in cells {
@@ -401,7 +426,7 @@ fn headline(p: &DagProtocol, labels: &Labels, cells: &[Cell]) -> String {
         .iter()
         .map(|(set, (r, name, at))| format!("{set} {:.1}% ({name}, {at})", 100.0 * r))
         .collect();
-    text += &format!(
+    format!(
         "\nLargest reduction per baseline set: {}; the paper reports up to {}% against five published schedulers. The shortest mean makespan per setting: {} of the {} settings. {}\n\n",
         sets.join("; "),
         p.paper_reduction_percent,
@@ -428,8 +453,7 @@ fn headline(p: &DagProtocol, labels: &Labels, cells: &[Cell]) -> String {
                 p.reference
             )
         }
-    );
-    text
+    )
 }
 
 /// Every scheduler against `base` on the same instances, pooled over the settings
@@ -453,22 +477,7 @@ fn against_baseline(
                 .with_context(|| format!("dag.bar_settings: no setting `{name}`"))
         })
         .collect::<anyhow::Result<Vec<&Cell>>>()?;
-    // (setting, instance seed) -> makespan; each setting's makespans are in seed order
-    let by_instance = |label: &str| -> BTreeMap<(String, u64), f64> {
-        cells
-            .iter()
-            .flat_map(|c| {
-                c.by_policy[label]
-                    .iter()
-                    .enumerate()
-                    .map(|(seed, &m)| ((c.name.clone(), seed as u64), m))
-            })
-            .collect()
-    };
-    let geo_ratio = |a: &[f64], b: &[f64]| {
-        let logs: Vec<f64> = a.iter().zip(b).map(|(x, y)| (x / y).ln()).collect();
-        mean(&logs).exp()
-    };
+    let by_instance = |label: &str| by_instance(cells, label);
     let reference = by_instance(base);
     let mut text = format!(
         "### Against {base}, paired on the same instances
@@ -523,7 +532,33 @@ Every scheduler over the {} settings above ({} instances each), each instance's 
                 .join(" | "),
         );
     }
-    text += &match (meeting.is_empty(), closest) {
+    text += &bar_verdict(base, &meeting, closest);
+    Ok(text)
+}
+
+/// `label`'s makespan by (setting, instance seed); each setting's makespans are in seed
+/// order.
+fn by_instance(cells: &[Cell], label: &str) -> BTreeMap<(String, u64), f64> {
+    cells
+        .iter()
+        .flat_map(|c| {
+            c.by_policy[label]
+                .iter()
+                .enumerate()
+                .map(|(seed, &m)| ((c.name.clone(), seed as u64), m))
+        })
+        .collect()
+}
+
+/// The geometric mean of the ratios of `a` to `b`, pairwise.
+fn geo_ratio(a: &[f64], b: &[f64]) -> f64 {
+    let logs: Vec<f64> = a.iter().zip(b).map(|(x, y)| (x / y).ln()).collect();
+    mean(&logs).exp()
+}
+
+/// Which learned rows meet the DAG bar against `base`, or the closest and how far it is.
+fn bar_verdict(base: &str, meeting: &[String], closest: Option<(f64, String)>) -> String {
+    match (meeting.is_empty(), closest) {
         (false, _) => format!(
             "\nMeets the DAG bar against {base}: {}.\n\n",
             meeting.join(", ")
@@ -532,8 +567,7 @@ Every scheduler over the {} settings above ({} instances each), each instance's 
             "\nNo learned row meets the DAG bar against {base}; the closest, {label}, is at {worst:.3}x {base}'s geometric-mean makespan in its worst bar setting.\n\n"
         ),
         (true, None) => "\n".to_owned(),
-    };
-    Ok(text)
+    }
 }
 
 /// SPD against FTG on real DAGs: plans made from HEFT's and from random plans by moving a

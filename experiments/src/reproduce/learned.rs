@@ -200,19 +200,7 @@ fn trace_section(
     let bounds = lower_bounds(&loaded, &windows, &best.episodes)?;
     let bound_jct: Vec<f64> = bounds.iter().map(|b| b.0).collect();
     let bound_welch = welch(&bound_jct, &best_jct).2;
-    let bound_by_episode = best
-        .episodes
-        .keys()
-        .cloned()
-        .zip(bound_jct.iter().copied())
-        .collect();
-    text += &format!(
-        "| lower bound | | | {} | {} | | | | {:+.1}% | {} |\n",
-        number(mean(&bound_jct)),
-        number(mean(&bounds.iter().map(|b| b.1).collect::<Vec<_>>())),
-        100.0 * (mean(&bound_jct) / mean(&best_jct) - 1.0),
-        compare(&bound_by_episode, &best.jct_by_episode()).cells(),
-    );
+    text += &lower_bound_row(&bounds, best);
     text += &format!(
         "\n{} {} {} {}\n\n",
         validated(
@@ -241,11 +229,47 @@ fn trace_section(
         )?;
     }
     text += &warm_starts(trained)?;
+    let outcomes = outcomes(
+        trained,
+        (&heuristics, &learned),
+        &verdicts,
+        &validation_jobs,
+    );
+    Ok((text, outcomes))
+}
+
+/// The table's row of the JCT lower bounds (per episode: mean JCT, p95), against the best
+/// heuristic on the same episodes.
+fn lower_bound_row(bounds: &[(f64, f64)], best: &Line) -> String {
+    let bound_jct: Vec<f64> = bounds.iter().map(|b| b.0).collect();
+    let bound_by_episode = best
+        .episodes
+        .keys()
+        .cloned()
+        .zip(bound_jct.iter().copied())
+        .collect();
+    format!(
+        "| lower bound | | | {} | {} | | | | {:+.1}% | {} |\n",
+        number(mean(&bound_jct)),
+        number(mean(&bounds.iter().map(|b| b.1).collect::<Vec<_>>())),
+        100.0 * (mean(&bound_jct) / mean(&best.jct()) - 1.0),
+        compare(&bound_by_episode, &best.jct_by_episode()).cells(),
+    )
+}
+
+/// Each trained run's outcome for the ablation table: its validation JCT against the best
+/// heuristic's there, its held-out change and whether it meets the bar.
+fn outcomes(
+    trained: &[Trained],
+    (heuristics, learned): (&[Line], &[Line]),
+    verdicts: &[Verdict],
+    validation_jobs: &BTreeMap<u64, usize>,
+) -> Vec<Outcome> {
     let best_validation =
-        lowest_validation(heuristics.iter(), &validation_jobs).map_or(f64::NAN, |(_, jct)| jct);
-    let outcomes = trained
+        lowest_validation(heuristics.iter(), validation_jobs).map_or(f64::NAN, |(_, jct)| jct);
+    trained
         .iter()
-        .zip(&learned)
+        .zip(learned)
         .map(|(t, line)| {
             let verdict = verdicts
                 .iter()
@@ -254,13 +278,12 @@ fn trace_section(
             Outcome {
                 learner: t.learner.label.clone(),
                 validation_change: 100.0
-                    * (line.validation_jct(&validation_jobs) / best_validation - 1.0),
+                    * (line.validation_jct(validation_jobs) / best_validation - 1.0),
                 heldout_change: verdict.paired.change,
                 meets_the_bar: verdict.meets_the_bar(),
             }
         })
-        .collect();
-    Ok((text, outcomes))
+        .collect()
 }
 
 /// What one trace's sweeps played: the held-out spec through the learned policies' interface

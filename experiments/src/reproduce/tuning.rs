@@ -2,11 +2,36 @@
 //! its grid on seeds of its own; the rate with the least mean time to target is kept.
 
 use super::context::{Context, Tuned, mean, values};
+use super::protocol::Protocol;
 use crate::output::number;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 
 fn tuning_set_name(optimizer: &str, lr: f64) -> String {
     format!("{optimizer}-lr{lr}")
+}
+
+/// The section's heading and its table's header: one column per rate of the longest grid.
+fn heading(protocol: &Protocol) -> String {
+    let columns = protocol
+        .tuning
+        .sgd_lrs
+        .len()
+        .max(protocol.tuning.adam_lrs.len());
+    format!(
+        "## Learning rates (tuning)\n\nEach optimiser is compared at its own best learning rate, chosen on seeds {} (not the reported ones) by mean virtual time to target with static allocation on paper-10node; the chosen rate is in bold. Cells: mean virtual seconds to target (targets reached / episodes).\n\n| optimiser | {} |\n|{}\n",
+        protocol
+            .tuning
+            .seeds
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        (1..=columns)
+            .map(|k| format!("rate {k}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        " --- |".repeat(columns + 1)
+    )
 }
 
 /// Plays every optimiser at every rate of its grid on the tuning seeds and keeps, per
@@ -33,26 +58,7 @@ pub fn tune(cx: &Context) -> anyhow::Result<(String, Tuned)> {
     };
     let rows = cx.sweep(&spec)?;
     let mut tuned = Tuned::new();
-    let columns = protocol
-        .tuning
-        .sgd_lrs
-        .len()
-        .max(protocol.tuning.adam_lrs.len());
-    let mut text = format!(
-        "## Learning rates (tuning)\n\nEach optimiser is compared at its own best learning rate, chosen on seeds {} (not the reported ones) by mean virtual time to target with static allocation on paper-10node; the chosen rate is in bold. Cells: mean virtual seconds to target (targets reached / episodes).\n\n| optimiser | {} |\n|{}\n",
-        protocol
-            .tuning
-            .seeds
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        (1..=columns)
-            .map(|k| format!("rate {k}"))
-            .collect::<Vec<_>>()
-            .join(" | "),
-        " --- |".repeat(columns + 1)
-    );
+    let mut text = heading(protocol);
     for o in &protocol.optimizers {
         let times: Vec<(f64, f64, usize, usize)> = protocol
             .lr_grid(&o.name)

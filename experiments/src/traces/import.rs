@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use schedlab_env::jobs::{
-    FamilySpec, JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
+    FamilySpec, JobRecord, JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
 };
 
 use super::machines::MachinesFile;
@@ -57,11 +57,7 @@ pub fn import(request: &ImportRequest) -> anyhow::Result<()> {
     };
     anyhow::ensure!(count >= 1, "--windows must be at least 1");
     let step = span_s(from, to)? / count as f64;
-    let stem = request
-        .out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "window".into());
+    let stem = file_stem_or(&request.out, "window");
     let bar = crate::play::count_bar(count as u64, "import".into(), "windows")?;
     for k in 0..count {
         let out = request
@@ -109,12 +105,7 @@ fn import_one(
     mut family: Option<FamilySpec>,
 ) -> anyhow::Result<()> {
     let scale = &request.scale;
-    let nodes = request.nodes.as_ref().ok_or_else(|| {
-        anyhow::anyhow!(
-            "--nodes is required: {} has no machine list of its own; pass the openb node list, the PAI machine spec or a machines TOML",
-            request.format.name()
-        )
-    })?;
+    let nodes = required_nodes(request)?;
     let (mut machines, dropped_machines) = traces::read_machines(nodes, request.lenient)?;
     traces::machines::scale_machines(&mut machines, scale.nodes);
     if request.format == Format::AlibabaPaiMachines {
@@ -124,10 +115,9 @@ fn import_one(
         .jobs
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", request.format.name()))?;
-    let out_dir = templates::output_dir(out)?;
     let shipped = crate::paths::shipped_templates();
-    let template_list =
-        templates::load(request.templates.as_deref().unwrap_or(&shipped), &out_dir)?;
+    let template_source = request.templates.as_deref().unwrap_or(&shipped);
+    let template_list = templates::load(template_source, &templates::output_dir(out)?)?;
     let options = ReadOptions {
         machines: &machines,
         from,
@@ -135,34 +125,10 @@ fn import_one(
         lenient: request.lenient,
         seed: request.seed,
     };
-    let mut read = traces::read_jobs(request.format, jobs_path, &options)?;
-    anyhow::ensure!(
-        !read.jobs.is_empty(),
-        "{}: no job left ({} rows, {} outside --from/--to, {} dropped)",
-        jobs_path.display(),
-        read.rows_read,
-        read.outside_window,
-        read.dropped_total()
-    );
-    for j in &mut read.jobs {
-        j.arrival_s *= scale.time * scale.arrival;
-        j.duration_s *= scale.time;
-    }
-    let last_arrival = read.jobs.iter().map(|j| j.arrival_s).fold(0.0, f64::max);
+    let mut read = read_scaled_jobs(request, jobs_path, &options)?;
     let longest = read.jobs.iter().map(|j| j.duration_s).fold(0.0, f64::max);
-    // a family's episodes last as long as its longest, slowest-arriving window
-    let arrivals_end = match &mut family {
-        Some(f) => {
-            f.period_s = span_s(from, to)? * scale.time * scale.arrival;
-            f.length_s = f.length_s.map(|l| l * scale.time * scale.arrival);
-            f.length_s[1] / f.arrival_factor[0]
-        }
-        None => last_arrival,
-    };
-    let name = out
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "imported".into());
+    let arrivals_end = arrivals_end(family.as_mut(), (from, to), scale, &read.jobs)?;
+    let name = file_stem_or(out, "imported");
     let (dropped, warnings) = what_was_left_out(&read, dropped_machines);
     let mut workload = JobsWorkload {
         kind: "jobs".into(),
@@ -180,15 +146,7 @@ fn import_one(
             &read,
             (&dropped, &warnings),
         )),
-        episode: JobsEpisode {
-            decision_interval_s: 1800.0 * scale.time,
-            max_time_s: arrivals_end + 4.0 * longest + 1.0,
-            restart_s: 30.0,
-            max_steps_per_decision: 64,
-            speed_sigma: 0.1,
-            start_s: 0.0,
-            speed_factor: 1.0,
-        },
+        episode: imported_episode(scale, arrivals_end + 4.0 * longest + 1.0),
         fidelity: Default::default(),
         execution: Default::default(),
         real: Default::default(),
@@ -218,6 +176,77 @@ fn import_one(
         println!("  {line}");
     }
     Ok(())
+}
+
+/// A written workload's name: its file's stem, or `default` where it has none.
+fn file_stem_or(out: &std::path::Path, default: &str) -> String {
+    out.file_stem()
+        .map_or_else(|| default.into(), |s| s.to_string_lossy().into_owned())
+}
+
+fn required_nodes(request: &ImportRequest) -> anyhow::Result<&PathBuf> {
+    request.nodes.as_ref().ok_or_else(|| {
+        anyhow::anyhow!(
+            "--nodes is required: {} has no machine list of its own; pass the openb node list, the PAI machine spec or a machines TOML",
+            request.format.name()
+        )
+    })
+}
+
+/// When the episodes' arrivals end: the last job's arrival, or for a family (its period and
+/// window lengths scaled here) its longest, slowest-arriving window.
+fn arrivals_end(
+    family: Option<&mut FamilySpec>,
+    (from, to): (Option<Bound>, Option<Bound>),
+    scale: &Scale,
+    jobs: &[JobRecord],
+) -> anyhow::Result<f64> {
+    Ok(match family {
+        Some(f) => {
+            f.period_s = span_s(from, to)? * scale.time * scale.arrival;
+            f.length_s = f.length_s.map(|l| l * scale.time * scale.arrival);
+            f.length_s[1] / f.arrival_factor[0]
+        }
+        None => jobs.iter().map(|j| j.arrival_s).fold(0.0, f64::max),
+    })
+}
+
+/// The trace's jobs within the options' window, their times scaled as the request asks; a
+/// window with no job left is refused with the counts of what was left out.
+fn read_scaled_jobs(
+    request: &ImportRequest,
+    jobs_path: &std::path::Path,
+    options: &ReadOptions,
+) -> anyhow::Result<traces::ReadJobs> {
+    let mut read = traces::read_jobs(request.format, jobs_path, options)?;
+    anyhow::ensure!(
+        !read.jobs.is_empty(),
+        "{}: no job left ({} rows, {} outside --from/--to, {} dropped)",
+        jobs_path.display(),
+        read.rows_read,
+        read.outside_window,
+        read.dropped_total()
+    );
+    let scale = &request.scale;
+    for j in &mut read.jobs {
+        j.arrival_s *= scale.time * scale.arrival;
+        j.duration_s *= scale.time;
+    }
+    Ok(read)
+}
+
+/// An imported workload's episodes: decisions every half hour (scaled), ending at
+/// `max_time_s`.
+fn imported_episode(scale: &Scale, max_time_s: f64) -> JobsEpisode {
+    JobsEpisode {
+        decision_interval_s: 1800.0 * scale.time,
+        max_time_s,
+        restart_s: 30.0,
+        max_steps_per_decision: 64,
+        speed_sigma: 0.1,
+        start_s: 0.0,
+        speed_factor: 1.0,
+    }
 }
 
 /// Where the workload's jobs came from and by what rule, as its `[source]` section says.

@@ -27,23 +27,7 @@ pub fn read_machines(path: &Path, lenient: bool) -> anyhow::Result<(Vec<MachineS
         return Ok((file.machines, 0));
     }
     let table = TextTable::read(path)?;
-    // (cpu, mem, gpu, gpu column) in each known layout; memory in MiB or GB
-    let layout = if table
-        .require(&["sn", "cpu_milli", "memory_mib", "gpu", "model"])
-        .is_ok()
-    {
-        ("cpu_milli", 1000.0, "memory_mib", 1024.0, "gpu", "model")
-    } else if table
-        .require(&["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"])
-        .is_ok()
-    {
-        ("cap_cpu", 1.0, "cap_mem", 1.0, "cap_gpu", "gpu_type")
-    } else {
-        anyhow::bail!(
-            "{}: not a node list: expected the columns of the Alibaba GPU v2023 node list (sn, cpu_milli, memory_mib, gpu, model) or of the PAI v2020 machine spec (machine, gpu_type, cap_cpu, cap_mem, cap_gpu)",
-            path.display()
-        );
-    };
+    let layout = node_list_layout(&table, path)?;
     let (cpu_col, cpu_div, mem_col, mem_div, gpu_col, model_col) = layout;
     let mut groups: BTreeMap<(u64, u64, u32, String), usize> = BTreeMap::new();
     let mut dropped = 0;
@@ -82,26 +66,53 @@ pub fn read_machines(path: &Path, lenient: bool) -> anyhow::Result<(Vec<MachineS
             Err(e) => anyhow::bail!("{e} (pass --lenient to drop such rows)"),
         }
     }
-    let machines = groups
-        .into_iter()
-        .map(|((cpu, mem, gpus, model), count)| {
-            let (cores, gb) = (cpu as f64 / 1000.0, mem as f64 / 1024.0);
-            let kind = if gpus == 0 || model.is_empty() || model == "CPU" {
-                "cpu".to_owned()
-            } else {
-                model.clone()
-            };
-            MachineSpec {
-                name: format!("{kind}-{cores}c-{gb}g-{gpus}gpu"),
-                count,
-                cpu_cores: cores,
-                mem_gb: gb,
-                gpus,
-                gpu_model: model,
-            }
-        })
-        .collect();
+    let machines = groups.into_iter().map(machine_spec).collect();
     Ok((machines, dropped))
+}
+
+/// Where a node list keeps each figure: `(cpu column, its divisor to cores, memory column,
+/// its divisor to GB, GPU column, GPU model column)`.
+type NodeListLayout = (
+    &'static str,
+    f64,
+    &'static str,
+    f64,
+    &'static str,
+    &'static str,
+);
+
+/// The layout of a node list: the Alibaba GPU v2023 node list's (memory in MiB) or the PAI
+/// v2020 machine spec's (memory in GB).
+fn node_list_layout(table: &TextTable, path: &Path) -> anyhow::Result<NodeListLayout> {
+    let has = |columns: &[&str]| table.require(columns).is_ok();
+    if has(&["sn", "cpu_milli", "memory_mib", "gpu", "model"]) {
+        Ok(("cpu_milli", 1000.0, "memory_mib", 1024.0, "gpu", "model"))
+    } else if has(&["machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"]) {
+        Ok(("cap_cpu", 1.0, "cap_mem", 1.0, "cap_gpu", "gpu_type"))
+    } else {
+        anyhow::bail!(
+            "{}: not a node list: expected the columns of the Alibaba GPU v2023 node list (sn, cpu_milli, memory_mib, gpu, model) or of the PAI v2020 machine spec (machine, gpu_type, cap_cpu, cap_mem, cap_gpu)",
+            path.display()
+        )
+    }
+}
+
+/// One group of identical machines as a machine type.
+fn machine_spec(((cpu, mem, gpus, model), count): ((u64, u64, u32, String), usize)) -> MachineSpec {
+    let (cores, gb) = (cpu as f64 / 1000.0, mem as f64 / 1024.0);
+    let kind = if gpus == 0 || model.is_empty() || model == "CPU" {
+        "cpu".to_owned()
+    } else {
+        model.clone()
+    };
+    MachineSpec {
+        name: format!("{kind}-{cores}c-{gb}g-{gpus}gpu"),
+        count,
+        cpu_cores: cores,
+        mem_gb: gb,
+        gpus,
+        gpu_model: model,
+    }
 }
 
 /// Keeps `round(count * factor)` of each machine type; when that leaves none, one machine

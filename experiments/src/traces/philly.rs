@@ -24,25 +24,7 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
     };
     let per_gpu = per_gpu_share(options.machines)?;
     let max_gpus = options.machines.iter().map(|m| m.gpus).max().unwrap_or(0);
-    let mut times = Vec::with_capacity(table.rows());
-    for row in 0..table.rows() {
-        let t = table
-            .text(row, "timestamp")
-            .ok_or(())
-            .and_then(|s| epoch_seconds(s).ok_or(()));
-        let t = t.map_err(|()| {
-            table.invalid(
-                row,
-                "timestamp",
-                "not a date-time",
-                format!(
-                    "{:?}, expected YYYY-MM-DD HH:MM:SS",
-                    table.text(row, "timestamp").unwrap_or("")
-                ),
-            )
-        });
-        times.push(t);
-    }
+    let times = submit_times(table);
     let origin = times
         .iter()
         .filter_map(|t| t.as_ref().ok())
@@ -110,6 +92,29 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
     }
     window.rebase(&mut out.jobs);
     Ok(out)
+}
+
+/// Each row's submit time in seconds since the epoch, or why it has none.
+fn submit_times(table: &TextTable) -> Vec<Result<i64, RowError>> {
+    (0..table.rows())
+        .map(|row| {
+            let t = table
+                .text(row, "timestamp")
+                .ok_or(())
+                .and_then(|s| epoch_seconds(s).ok_or(()));
+            t.map_err(|()| {
+                table.invalid(
+                    row,
+                    "timestamp",
+                    "not a date-time",
+                    format!(
+                        "{:?}, expected YYYY-MM-DD HH:MM:SS",
+                        table.text(row, "timestamp").unwrap_or("")
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 /// `[mCPU, MiB]` per GPU on the GPU machine with the least of each.

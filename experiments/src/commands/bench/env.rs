@@ -190,8 +190,20 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
         println!("peak memory {mib:.1} MiB");
     }
     println!("ratio {:.3}", bare / one);
-    // what the event loop alone would reach: the passes timed apart, at the same one thread
-    let pass = single.install(|| time_validation(&scenario, args.repeats));
+    print_validation_share(&single, &scenario, args.repeats, validations, (one, bare));
+    Ok(())
+}
+
+/// What the event loop alone would reach: the validation passes timed apart, on the same one
+/// thread, and their share of the env's one-thread time `one` (against the bare loop's `bare`).
+fn print_validation_share(
+    single: &rayon::ThreadPool,
+    scenario: &Scenario,
+    repeats: u32,
+    validations: u64,
+    (one, bare): (f64, f64),
+) {
+    let pass = single.install(|| time_validation(scenario, repeats));
     // timed apart, the passes can come out longer than the episodes that made them
     let validating = (validations as f64 * pass).min(one);
     let without = if validating < one {
@@ -205,5 +217,4 @@ pub fn run(args: BenchEnvArgs) -> anyhow::Result<()> {
         pass * 1e3,
         100.0 * validating / one,
     );
-    Ok(())
 }
