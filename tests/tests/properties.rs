@@ -52,7 +52,7 @@ proptest! {
                 let peak = step.info.background_peak[n];
                 prop_assert!(alloc[0] + peak[0] <= node.cpu_cores + 1e-9, "node {n} CPU {alloc:?} + {peak:?}");
                 prop_assert!(alloc[1] + peak[1] <= node.mem_gb + 1e-9, "node {n} memory {alloc:?} + {peak:?}");
-                prop_assert!(alloc[2] <= node.gpus + 1e-9, "node {n} GPU {alloc:?}");
+                prop_assert!(alloc[2] <= f64::from(node.gpus) + 1e-9, "node {n} GPU {alloc:?}");
                 let w = &step.info.workers[n];
                 prop_assert!(w.cpu_used_s <= alloc[0] * dt + 1e-9);
                 prop_assert!(w.mem_used_gb_s <= alloc[1] * dt + 1e-9);

@@ -54,7 +54,7 @@ pub struct NodeSpec {
     pub cpu_cores: f64,
     pub mem_gb: f64,
     #[serde(default)]
-    pub gpus: f64,
+    pub gpus: u32,
     /// Memory of one GPU.
     #[serde(default)]
     pub gpu_mem_gb: f64,
@@ -72,7 +72,7 @@ pub struct NodeSpec {
 
 impl NodeSpec {
     pub fn capacity(&self) -> Amounts {
-        [self.cpu_cores, self.mem_gb, self.gpus]
+        [self.cpu_cores, self.mem_gb, f64::from(self.gpus)]
     }
 }
 

@@ -52,7 +52,7 @@ pub fn load_templates(path: &Path, workload: &JobsWorkload) -> Result<Vec<Arc<Sc
 /// the middle one. `templates fit` and the real fidelity share it.
 pub fn template_levels(scenario: &Scenario, offset: i32) -> ([usize; 3], f64) {
     let ladder = &scenario.workload.containers;
-    let has_gpu = scenario.nodes.iter().any(|n| n.gpus > 0.0) && !ladder.gpus.is_empty();
+    let has_gpu = scenario.nodes.iter().any(|n| n.gpus > 0) && !ladder.gpus.is_empty();
     let primary = if has_gpu {
         Resource::Gpu
     } else {

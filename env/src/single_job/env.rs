@@ -416,7 +416,11 @@ impl SingleJobEnv {
             .zip(&episode.background.nodes)
             .map(|(node, bg)| {
                 let (cpu, mem) = bg.max_over(t0, t1);
-                [node.cpu_cores - cpu, node.mem_gb - mem, node.gpus]
+                [
+                    node.cpu_cores - cpu,
+                    node.mem_gb - mem,
+                    f64::from(node.gpus),
+                ]
             })
             .collect();
         let ladder = &w.containers;

@@ -111,7 +111,7 @@ fn check_nodes(w: &SingleJobWorkload, path: &Path) -> Result<()> {
         let fields = [
             ("cpu_cores", n.cpu_cores, true),
             ("mem_gb", n.mem_gb, true),
-            ("gpus", n.gpus, false),
+            ("gpus", f64::from(n.gpus), false),
             ("gpu_mem_gb", n.gpu_mem_gb, false),
             ("speed", n.speed, true),
             ("bandwidth_gbps", n.bandwidth_gbps, true),
@@ -130,7 +130,7 @@ fn check_nodes(w: &SingleJobWorkload, path: &Path) -> Result<()> {
         if n.count == 0 {
             return bad(format!("nodes[{i}].count"), "must be at least 1".into());
         }
-        if n.gpus > 0.0 && (n.gpu_mem_gb <= 0.0 || n.gpu_gflops <= 0.0) {
+        if n.gpus > 0 && (n.gpu_mem_gb <= 0.0 || n.gpu_gflops <= 0.0) {
             return bad(
                 format!("nodes[{i}]"),
                 "a node with GPUs needs gpu_mem_gb and gpu_gflops".into(),
@@ -432,6 +432,27 @@ mod tests {
         let (key, message) = config_error(&text);
         assert_eq!(key, "nodes[0].cpu_cores");
         assert!(message.contains("-4"), "{message}");
+    }
+
+    /// GPUs come whole, as a jobs cluster's machines' do: a share of one is refused by name.
+    #[test]
+    fn a_fraction_of_a_gpu_is_refused_by_name() {
+        let text = two_node_workload("hb_asgd", "").replacen(
+            "cpu_cores = 4\n",
+            "cpu_cores = 4\ngpus = 1.5\n",
+            1,
+        );
+        let (_, message) = config_error(&text);
+        assert!(
+            message.contains("1.5") && message.contains("u32"),
+            "{message}"
+        );
+        let whole = two_node_workload("hb_asgd", "").replacen(
+            "cpu_cores = 4\n",
+            "cpu_cores = 4\ngpus = 0\n",
+            1,
+        );
+        assert!(SingleJobWorkload::load(&write_workload(&whole)).is_ok());
     }
 
     #[test]

@@ -107,18 +107,18 @@ fn modelled_compute(model: &CostModel, node: &NodeSpec, p: &PushRecord) -> f64 {
 mod tests {
     use super::*;
 
-    fn node(name: &str, cores: f64, gpus: f64, speed: f64, bandwidth: f64) -> NodeSpec {
+    fn node(name: &str, cores: f64, gpus: u32, speed: f64, bandwidth: f64) -> NodeSpec {
         NodeSpec {
             name: name.into(),
             count: 1,
             cpu_cores: cores,
             mem_gb: 64.0,
             gpus,
-            gpu_mem_gb: if gpus > 0.0 { 16.0 } else { 0.0 },
+            gpu_mem_gb: if gpus > 0 { 16.0 } else { 0.0 },
             speed,
             bandwidth_gbps: bandwidth,
             cpu_gflops_per_core: 20.0,
-            gpu_gflops: if gpus > 0.0 { 3000.0 } else { 0.0 },
+            gpu_gflops: if gpus > 0 { 3000.0 } else { 0.0 },
         }
     }
 
@@ -174,9 +174,9 @@ task = "classification"
 
     fn nodes() -> Vec<NodeSpec> {
         vec![
-            node("gpu", 16.0, 1.0, 1.0, 25.0),
-            node("cpu", 32.0, 0.0, 1.2, 10.0),
-            node("small", 8.0, 0.0, 0.7, 5.0),
+            node("gpu", 16.0, 1, 1.0, 25.0),
+            node("cpu", 32.0, 0, 1.2, 10.0),
+            node("small", 8.0, 0, 0.7, 5.0),
         ]
     }
 
@@ -253,7 +253,7 @@ task = "classification"
 
     #[test]
     fn too_few_pushes_are_refused() {
-        let nodes = vec![node("gpu", 16.0, 1.0, 1.0, 25.0)];
+        let nodes = vec![node("gpu", 16.0, 1, 1.0, 25.0)];
         let err = fit(&cost(), &nodes, &[]).unwrap_err().to_string();
         assert!(err.contains("at least 10"), "{err}");
     }

@@ -154,7 +154,7 @@ task = "classification"
             count: 1,
             cpu_cores: 4.0,
             mem_gb: 8.0,
-            gpus: 0.0,
+            gpus: 0,
             gpu_mem_gb: 0.0,
             speed: 1.0,
             bandwidth_gbps: gbps,
