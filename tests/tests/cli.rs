@@ -2671,3 +2671,63 @@ fn a_run_estimated_above_the_memory_limit_is_refused_with_its_estimate() {
         arg(&workload("dag-layered.toml")),
     ]);
 }
+
+/// Every shipped policy plays its held-out episodes as it did when its golden file in
+/// `tests/golden/shipped-policies/` was written: the eval CSV, byte for byte (the first two
+/// held-out windows of its trace for the jobs policies, a later real-DAG slice and generated
+/// DAGs for the DAG ones; seed 0). A change of the simulator, the networks or the loaders that
+/// alters how a trained policy plays shows here. Where the change is meant, rewrite the files
+/// with `SCHEDLAB_BLESS=1` and say so in the change.
+#[test]
+fn every_shipped_policy_plays_its_held_out_episodes_as_its_golden_file_says() {
+    let data = data_dir();
+    let golden = data.join("../tests/golden/shipped-policies");
+    let bless = std::env::var_os("SCHEDLAB_BLESS").is_some();
+    let mut policies: Vec<String> = std::fs::read_dir(data.join("policies"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    policies.sort();
+    assert!(policies.len() >= 7, "{policies:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let mut differing = Vec::new();
+    for policy in &policies {
+        let workloads: Vec<PathBuf> = match policy.split('-').next().unwrap() {
+            "dag" => vec![
+                workload("dag-alibaba-16gpu-later.toml"),
+                workload("dag-layered.toml"),
+            ],
+            trace => (0..2)
+                .map(|k| {
+                    data.join(format!(
+                        "workloads/heldout/{trace}/{trace}-heldout-{k:02}.toml"
+                    ))
+                })
+                .collect(),
+        };
+        let csv = dir.path().join(format!("{policy}.csv"));
+        let mut args = vec![
+            "eval",
+            "--policy",
+            policy,
+            "--seeds",
+            "0",
+            "--csv",
+            arg(&csv),
+        ];
+        args.push("--workload");
+        args.extend(workloads.iter().map(|w| arg(w)));
+        run_ok(&args);
+        let played = std::fs::read_to_string(&csv).unwrap();
+        let expected = golden.join(format!("{policy}.csv"));
+        if bless {
+            std::fs::create_dir_all(&golden).unwrap();
+            std::fs::write(&expected, &played).unwrap();
+        } else if std::fs::read_to_string(&expected).ok().as_deref() != Some(played.as_str()) {
+            differing.push(format!("{policy}: now\n{played}"));
+        }
+    }
+    assert!(differing.is_empty(), "{}", differing.join("\n"));
+}
