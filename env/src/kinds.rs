@@ -1,11 +1,12 @@
 //! Every kind of env behind one type: the one dispatch over kinds, for the command line and
 //! the Python binding alike. [`kinds_table!`] is the table of kinds, one row each (its name,
-//! its loaded workload, its env, the context schedulers get of it); `EnvKind` (in
-//! `workload_file.rs`, which reads a file's kind), [`AnyWorkload`], [`AnyEnv`], [`AnyVecEnv`] and [`each_kind!`] are made from it here, and the
-//! agents' `EnvContext` and the command line's `Loaded` from it in their crates. A workload
-//! file names its kind (`kind = "jobs"`, `"dag"`, `"network"`; single-job files name none);
-//! [`AnyWorkload::load`] reads it into that kind's [`Workload`]. Adding a kind is its module
-//! and a row here (ARCHITECTURE.md, "Add a kind of environment").
+//! its loaded workload, its env, the context schedulers get of it). Made from it: `EnvKind`
+//! (in `workload_file.rs`, which reads a file's kind), [`AnyWorkload`], [`AnyEnv`],
+//! [`AnyVecEnv`] and [`each_kind!`] here, the agents' `EnvContext` and the command line's
+//! `Loaded` in their crates. A workload file names its kind (`kind = "jobs"`, `"dag"`,
+//! `"network"`; single-job files name none); [`AnyWorkload::load`] reads it into that kind's
+//! [`Workload`]. Adding a kind is its module and a row here (ARCHITECTURE.md, "Add a kind of
+//! environment").
 
 use std::path::Path;
 

@@ -2731,3 +2731,16 @@ fn every_shipped_policy_plays_its_held_out_episodes_as_its_golden_file_says() {
     }
     assert!(differing.is_empty(), "{}", differing.join("\n"));
 }
+
+/// `train --agent` takes the names of the trainer's table of learners, and its help lists each
+/// with its line: a learner added to the table is offered without touching the command line.
+#[test]
+fn train_offers_every_learner_of_the_table_by_name() {
+    let small = workload("small-4node.toml");
+    let err = run_err(&["train", "--agent", "nope", "--workload", arg(&small)]);
+    let help = run_ok(&["train", "--help"]);
+    for row in schedlab_trainer::algorithms::LEARNERS {
+        assert!(err.contains(row.name), "{err}");
+        assert!(help.contains(row.name) && help.contains(row.help), "{help}");
+    }
+}

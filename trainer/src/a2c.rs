@@ -17,6 +17,7 @@ pub struct A2c;
 
 impl Algorithm for A2c {
     const NAME: &'static str = "a2c";
+    const HELP: &'static str = "advantage actor-critic: one gradient step per rollout (the PPO loop with one epoch and one minibatch)";
     type Config = PpoConfig;
 
     fn default_config(env: EnvKind) -> PpoConfig {

@@ -15,6 +15,8 @@ use crate::trained::TrainedRun;
 pub trait Algorithm: 'static {
     /// `schedlab train --agent NAME`, and the `agent` of its run folders' manifests.
     const NAME: &'static str;
+    /// One line on what it is, for `schedlab train --help`.
+    const HELP: &'static str;
     /// What a trained agent takes when played, inline after its name (`dag-gnn:episodes=64`).
     const PLAY_OPTIONS: &'static [OptionSpec] = &[];
     /// Whether its checkpoints hold a target network besides the online one.

@@ -19,6 +19,7 @@ use crate::trained::TrainedRun;
 /// (generic over the env: [`AgentKind::learner`]).
 pub struct LearnerRow {
     pub name: &'static str,
+    pub help: &'static str,
     pub play_options: &'static [OptionSpec],
     pub has_target_network: bool,
     default_config: fn(EnvKind) -> serde_json::Value,
@@ -30,6 +31,7 @@ impl LearnerRow {
     pub const fn of<A: Algorithm>() -> LearnerRow {
         LearnerRow {
             name: A::NAME,
+            help: A::HELP,
             play_options: A::PLAY_OPTIONS,
             has_target_network: A::HAS_TARGET_NETWORK,
             default_config: default_json::<A>,

@@ -88,6 +88,7 @@ pub struct Dqn;
 
 impl Algorithm for Dqn {
     const NAME: &'static str = "dqn";
+    const HELP: &'static str = "Double DQN with action branching, from replay";
     const HAS_TARGET_NETWORK: bool = true;
     type Config = DqnConfig;
 

@@ -81,6 +81,8 @@ pub struct Es;
 
 impl Algorithm for Es {
     const NAME: &'static str = "es";
+    const HELP: &'static str =
+        "evolution strategies on the per-unit actor (jobs and DAG workloads of per-unit spaces)";
     type Config = EsConfig;
 
     fn default_config(_: EnvKind) -> EsConfig {

@@ -70,6 +70,7 @@ pub struct Gnn;
 
 impl Algorithm for Gnn {
     const NAME: &'static str = "gnn";
+    const HELP: &'static str = "the message-passing DAG scheduler, by REINFORCE (DAG workloads)";
     const PLAY_OPTIONS: &'static [OptionSpec] = &[OptionSpec {
         key: "episodes",
         kind: OptionType::Count,

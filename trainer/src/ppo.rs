@@ -59,6 +59,7 @@ pub struct Ppo;
 
 impl Algorithm for Ppo {
     const NAME: &'static str = "ppo";
+    const HELP: &'static str = "PPO: the clipped objective over minibatches of each rollout";
     type Config = PpoConfig;
 
     fn default_config(env: EnvKind) -> PpoConfig {

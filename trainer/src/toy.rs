@@ -32,6 +32,8 @@ struct Learned {
 
 impl Algorithm for Toy {
     const NAME: &'static str = "toy";
+    const HELP: &'static str =
+        "plays the lowest allowed levels and learns the mean reward (tests only)";
     type Config = ToyConfig;
 
     fn default_config(_: EnvKind) -> ToyConfig {

@@ -6,17 +6,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use clap::Args;
-use schedlab_trainer::algorithms::AgentKind;
+use schedlab_trainer::algorithms::{AgentKind, LEARNERS};
 use schedlab_trainer::train::TrainSpec;
 
 use schedlab_experiments::settings::{Settings, parse_overrides};
 use schedlab_experiments::training::train_loaded;
 
+/// Every learner of the table with its line of help, as `--agent` accepts them.
+fn learner_names() -> clap::builder::PossibleValuesParser {
+    let values = LEARNERS
+        .iter()
+        .map(|row| clap::builder::PossibleValue::new(row.name).help(row.help));
+    clap::builder::PossibleValuesParser::new(values)
+}
+
 #[derive(Args)]
 pub struct TrainArgs {
-    /// Learned agent: ppo, a2c, dqn, gnn (DAG workloads), or es (evolution strategies on a
-    /// per-unit actor).
-    #[arg(long)]
+    /// Learned agent, from the trainer's table of learners.
+    #[arg(long, value_parser = learner_names())]
     agent: String,
     /// A workload of any kind.
     #[arg(long)]
@@ -55,13 +62,8 @@ pub struct TrainArgs {
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    let kind = AgentKind::from_name(&args.agent).ok_or_else(|| {
-        anyhow::anyhow!(
-            "unknown learned agent `{}`; available: {}",
-            args.agent,
-            AgentKind::names().collect::<Vec<_>>().join(", ")
-        )
-    })?;
+    // `--agent` accepts the table's names only
+    let kind = AgentKind::named(&args.agent);
     anyhow::ensure!(
         args.resume.is_none() || args.hyperparameters.is_empty(),
         "a resumed run keeps the hyperparameters of its config.json; drop --set"

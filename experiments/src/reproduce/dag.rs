@@ -166,7 +166,12 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
     )?;
     text += &correlation(cx, p)?;
     text += &stability(cx, p, &generated)?;
-    let timed: Vec<String> = p.policies.iter().map(|name| budgeted(name, p)).collect();
+    let timed: Vec<String> = p
+        .policies
+        .iter()
+        .map(|name| budgeted(name, p))
+        .chain(p.timed.iter().cloned())
+        .collect();
     text += &wall_times(p, &generated, &timed)?;
     Ok(text)
 }
@@ -719,7 +724,7 @@ fn wall_times(
 ) -> anyhow::Result<String> {
     let header: Vec<String> = p.tasks.iter().map(|t| t.to_string()).collect();
     let mut text = format!(
-        "### Wall time per episode\n\nSeconds to plan and play one episode (seed 0), schedulers run one at a time on one thread of this machine; learned schedulers and WORL-RTGS include their networks' inference.\n\n| scheduler | {} |\n| --- |{}\n",
+        "### Wall time per episode\n\nSeconds to plan and play one episode (seed 0), schedulers run one at a time on this machine; learned schedulers and WORL-RTGS include their networks' inference. Every scheduler plays on one thread but `dag-gnn` with `episodes=K`, which decodes its K episodes side by side on every thread of the pool (`--threads`).\n\n| scheduler | {} |\n| --- |{}\n",
         header.join(" | "),
         " --- |".repeat(header.len())
     );

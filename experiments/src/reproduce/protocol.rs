@@ -228,6 +228,10 @@ pub struct DagProtocol {
     pub learners: Vec<LearnedRun>,
     /// Greedy evaluation episodes on the training workload at the end of each training.
     pub train_eval_episodes: usize,
+    /// Played only in the wall-time table, after `policies`: shipped learned schedulers and
+    /// their play options (`dag-gnn:episodes=1024`).
+    #[serde(default)]
+    pub timed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
