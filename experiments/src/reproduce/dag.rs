@@ -166,13 +166,7 @@ pub fn dag(cx: &Context) -> anyhow::Result<String> {
     )?;
     text += &correlation(cx, p)?;
     text += &stability(cx, p, &generated)?;
-    let timed: Vec<String> = p
-        .policies
-        .iter()
-        .map(|name| budgeted(name, p))
-        .chain(p.timed.iter().cloned())
-        .collect();
-    text += &wall_times(p, &generated, &timed)?;
+    text += &wall_times(p, &generated)?;
     Ok(text)
 }
 
@@ -715,13 +709,15 @@ fn stability(cx: &Context, p: &DagProtocol, generated: &std::path::Path) -> anyh
     Ok(text)
 }
 
-/// Seconds each scheduler takes to plan and play one episode (seed 0), one at a time, per
-/// size.
-fn wall_times(
-    p: &DagProtocol,
-    generated: &std::path::Path,
-    policies: &[String],
-) -> anyhow::Result<String> {
+/// Seconds each scheduler of the protocol (and each of its `timed` specs) takes to plan and
+/// play one episode (seed 0), one at a time, per size.
+fn wall_times(p: &DagProtocol, generated: &std::path::Path) -> anyhow::Result<String> {
+    let policies: Vec<String> = p
+        .policies
+        .iter()
+        .map(|name| budgeted(name, p))
+        .chain(p.timed.iter().cloned())
+        .collect();
     let header: Vec<String> = p.tasks.iter().map(|t| t.to_string()).collect();
     let mut text = format!(
         "### Wall time per episode\n\nSeconds to plan and play one episode (seed 0), schedulers run one at a time on this machine; learned schedulers and WORL-RTGS include their networks' inference. Every scheduler plays on one thread but `dag-gnn` with `episodes=K`, which decodes its K episodes side by side on every thread of the pool (`--threads`).\n\n| scheduler | {} |\n| --- |{}\n",
@@ -736,7 +732,7 @@ fn wall_times(
             crate::workloads::load(generated, &overrides)
         })
         .collect::<anyhow::Result<_>>()?;
-    for spec in policies {
+    for spec in &policies {
         let mut cells = Vec::new();
         for loaded in &workloads {
             let w: &Dag = loaded.expect("reproduce dag", generated)?;
