@@ -712,11 +712,12 @@ fn stability(cx: &Context, p: &DagProtocol, generated: &std::path::Path) -> anyh
 /// Seconds each scheduler of the protocol (and each of its `timed` specs) takes to plan and
 /// play one episode (seed 0), one at a time, per size.
 fn wall_times(p: &DagProtocol, generated: &std::path::Path) -> anyhow::Result<String> {
-    let policies: Vec<String> = p
+    // (spec, row name): a protocol scheduler by its plain name, a timed spec as written
+    let policies: Vec<(String, String)> = p
         .policies
         .iter()
-        .map(|name| budgeted(name, p))
-        .chain(p.timed.iter().cloned())
+        .map(|name| (budgeted(name, p), name.clone()))
+        .chain(p.timed.iter().map(|spec| (spec.clone(), spec.clone())))
         .collect();
     let header: Vec<String> = p.tasks.iter().map(|t| t.to_string()).collect();
     let mut text = format!(
@@ -732,7 +733,7 @@ fn wall_times(p: &DagProtocol, generated: &std::path::Path) -> anyhow::Result<St
             crate::workloads::load(generated, &overrides)
         })
         .collect::<anyhow::Result<_>>()?;
-    for spec in &policies {
+    for (spec, row) in &policies {
         let mut cells = Vec::new();
         for loaded in &workloads {
             let w: &Dag = loaded.expect("reproduce dag", generated)?;
@@ -740,7 +741,7 @@ fn wall_times(p: &DagProtocol, generated: &std::path::Path) -> anyhow::Result<St
             play(w, spec, &[], 0)?;
             cells.push(format!("{:.3}", start.elapsed().as_secs_f64()));
         }
-        text += &format!("| {} | {} |\n", short(spec), cells.join(" | "));
+        text += &format!("| {row} | {} |\n", cells.join(" | "));
     }
     Ok(text + "\n")
 }
