@@ -10,34 +10,21 @@ use burn::optim::{AdamConfig, ModuleOptimizer};
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
-use rayon::prelude::*;
 use schedlab_agents::jobs::{ChoiceRestriction, Restricted};
-use schedlab_agents::learned::actor_critic::{
-    ActorCriticConfig, PpoBatch, PpoLossConfig, ShapeMismatch,
-};
-use schedlab_agents::learned::batch::stack;
-use schedlab_agents::learned::gae::{Transition, gae, step_discount};
+use schedlab_agents::learned::actor_critic::{ActorCriticConfig, ShapeMismatch};
 use schedlab_agents::options::Options;
 use schedlab_agents::ppo::PpoAgent;
-use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv, registry};
+use schedlab_agents::{EnvKind, Policy, PolicyContext, SchedulingEnv};
 use schedlab_env::{Environment, Observation, VecEnv, episode_seed};
-use serde::{Deserialize, Serialize};
 
 use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, PlayError, Unmet};
-use crate::grad_norm::global_norm;
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
-use crate::learner::{
-    EpisodeTally, Learner, LearnerError, MAX_STEPS_HELD, UpdateStats, check_common, require,
-};
-use crate::play_settings::PlaySettings;
+use crate::learner::{Learner, LearnerError, UpdateStats};
 use crate::reward_scale::{ReturnStats, RewardScale};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::trained::TrainedRun;
-use crate::training_env::{EpisodePlan, TrainingEnv, filtered_windows};
-use record::Record;
-use shards::sharded_loss;
+use crate::training_env::{TrainingEnv, filtered_windows};
 
 mod config;
 mod fit;

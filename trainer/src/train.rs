@@ -1,22 +1,18 @@
 //! Training a learned scheduler into a run folder: TensorBoard curves (tags in
 //! ARCHITECTURE.md), the hyperparameters once at the start, and periodic checkpoints.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use burn::tensor::Device;
-use schedlab_agents::{SchedulingEnv, registry};
-use schedlab_env::{EnvError, EpisodeSummary};
+use schedlab_agents::SchedulingEnv;
+use schedlab_env::EnvError;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::algorithms::AgentKind;
-use crate::evaluation::{curve_means, eval_scalars, evaluate};
-use crate::imitation::WarmStartReport;
 use crate::learner::{Learner, LearnerError, UpdateStats};
-use crate::reward_scale::ReturnStats;
-use crate::run::{BestPolicy, Manifest, RunDir};
+use crate::run::{Manifest, RunDir};
 use crate::tensorboard::TensorBoard;
 use schedlab_artifacts::{FolderLock, LockError, sha256_file};
 

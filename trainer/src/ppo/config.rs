@@ -1,7 +1,12 @@
 //! PPO's hyperparameters: their defaults (A2C's and the jobs cluster's too), their checks
 //! and the memory a rollout of them takes.
 
-use super::*;
+use schedlab_agents::{EnvKind, PolicyContext};
+use serde::{Deserialize, Serialize};
+
+use crate::errors::Unmet;
+use crate::learner::{MAX_STEPS_HELD, check_common, require};
+use crate::play_settings::PlaySettings;
 
 /// PPO hyperparameters, by the part of the loop they configure. The defaults suit the shipped
 /// workloads' short episodes (tens of rounds): small rollouts, many updates. Kept in configs as

@@ -1,7 +1,16 @@
 //! The optimisation phase: the clipped objective over shuffled minibatches for `epochs`
 //! passes, and what it saw as CleanRL charts it.
 
-use super::*;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use schedlab_agents::SchedulingEnv;
+use schedlab_agents::learned::actor_critic::{PpoBatch, PpoLossConfig};
+use schedlab_agents::learned::batch::stack;
+
+use super::PpoTrainer;
+use super::record::Record;
+use super::shards::sharded_loss;
+use crate::grad_norm::global_norm;
 
 impl<E: SchedulingEnv> PpoTrainer<E> {
     /// Optimises the clipped objective on `rows` (record, advantage, value target); returns

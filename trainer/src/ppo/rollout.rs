@@ -1,7 +1,13 @@
 //! The GAE collector: `rollout_steps` rounds of every env copy, episodes carried across
 //! updates, and each step's advantage and value target.
 
-use super::*;
+use schedlab_agents::SchedulingEnv;
+use schedlab_agents::learned::gae::{Transition, gae, step_discount};
+use schedlab_env::Observation;
+
+use super::record::Record;
+use super::{Collector, PpoTrainer};
+use crate::learner::EpisodeTally;
 
 /// One rollout's records per env copy, `V` of each copy's observation after it, and the
 /// episodes that ended in it.

@@ -1,7 +1,12 @@
 //! What changes over a run: the share done, the annealed learning rate, and the episodes
 //! copies reset to (the curriculum's cut and the trajectory filter's windows).
 
-use super::*;
+use std::sync::Arc;
+
+use schedlab_agents::SchedulingEnv;
+
+use super::{PpoConfig, PpoTrainer};
+use crate::training_env::EpisodePlan;
 
 impl<E: SchedulingEnv> PpoTrainer<E> {
     /// The share of the run's steps done (0 for a run whose length is unknown).

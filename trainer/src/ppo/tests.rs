@@ -2,8 +2,12 @@ use std::path::PathBuf;
 
 use schedlab_env::{Scenario, SingleJobEnv};
 
+use schedlab_agents::registry;
+
 use super::fit::explained_variance;
+use super::record::Record;
 use super::*;
+use crate::play_settings::PlaySettings;
 
 #[test]
 fn explained_variance_compares_the_critic_with_the_targets_mean() {

@@ -1,7 +1,14 @@
 //! The whole-episode collector: one episode per copy and update, in groups on one drawn window
 //! (`same_window`) or beside a baseline heuristic on the copy's seed (`baseline_heuristic`).
 
-use super::*;
+use rayon::prelude::*;
+use schedlab_agents::{Policy, SchedulingEnv, registry};
+use schedlab_env::episode_seed;
+
+use super::{Collector, PpoConfig, PpoTrainer, WINDOW_SEEDS, same_window};
+use crate::errors::PlayError;
+use crate::learner::EpisodeTally;
+use crate::training_env::{EpisodePlan, TrainingEnv};
 
 /// An env copy and the baseline heuristic that plays on it.
 pub(super) type HeuristicCopy<E> = (E, Box<dyn Policy>);

@@ -1,6 +1,9 @@
 //! How an update and the run's hyperparameters are written to TensorBoard.
 
-use super::*;
+use schedlab_env::EpisodeSummary;
+
+use crate::learner::UpdateStats;
+use crate::tensorboard::TensorBoard;
 
 /// One update's curves: the finished episodes' metrics, SPS, the learner's own curves and the
 /// training job's loss.

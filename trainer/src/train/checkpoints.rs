@@ -2,7 +2,14 @@
 //! resumed run passes before it continues: same agent, same workload, same settings, sound
 //! files.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::{TrainError, TrainSpec, invalid, io};
+use crate::algorithms::AgentKind;
+use crate::learner::Learner;
+use crate::reward_scale::ReturnStats;
+use crate::run::{BestPolicy, Manifest, RunDir};
 
 /// What every checkpoint of a run records besides the learner's own state.
 pub(super) struct Checkpoints<'a> {

@@ -1,6 +1,13 @@
 //! Greedy evaluation episodes during training, and the best of them kept (`keep_best`).
 
-use super::*;
+use schedlab_agents::SchedulingEnv;
+use schedlab_env::EpisodeSummary;
+
+use super::{TrainError, io};
+use crate::evaluation::{eval_scalars, evaluate};
+use crate::learner::Learner;
+use crate::run::{BestPolicy, Manifest, RunDir};
+use crate::tensorboard::TensorBoard;
 
 /// Greedy evaluations during training: their seeds, and the best network so far.
 pub(super) struct Evaluations<'a, E> {

@@ -1,6 +1,6 @@
 use burn::module::Module;
 use schedlab_agents::learned::actor_critic::ActorCriticConfig;
-use schedlab_env::{Environment, Scenario, SingleJobEnv};
+use schedlab_env::{Environment, EpisodeSummary, Scenario, SingleJobEnv};
 
 use super::*;
 use crate::play_settings::PlaySettings;

@@ -1,7 +1,14 @@
 //! A new run's warm start, if its learner asks for one: the clone's report, logged and kept as
 //! `warm_start.json`, with the clone and its teacher compared on the evaluation seeds.
 
-use super::*;
+use schedlab_agents::{SchedulingEnv, registry};
+
+use super::checkpoints::Checkpoints;
+use super::{TrainError, io};
+use crate::evaluation::{curve_means, eval_scalars, evaluate};
+use crate::imitation::WarmStartReport;
+use crate::learner::Learner;
+use crate::tensorboard::TensorBoard;
 
 /// The learner's warm start, where its configuration asks for one, with its report against
 /// the teacher; a run of no steps is checkpointed right after it.
