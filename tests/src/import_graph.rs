@@ -10,6 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::code::code_only;
+
 /// A module path inside a crate: `src/jobs/view.rs` is `[jobs, view]`.
 pub type Module = Vec<String>;
 
@@ -52,15 +54,47 @@ fn is_root(file: &Path) -> bool {
     )
 }
 
-/// The code of a file's `text` without its comment lines and without the items under
-/// `#[cfg(test)]` (a unit test module's `super::` means the file itself).
-fn code_of(text: &str) -> String {
-    let code: String = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    without_test_items(&code)
+/// The code of a file's `text` (comments and literals blanked, `crate::code`) without the
+/// items under `#[cfg(test)]` (a unit test module's `super::` means the file itself).
+pub fn code_of(text: &str) -> String {
+    without_test_items(&code_only(text))
+}
+
+/// A crate's source files, each read once, and the modules declared under `#[cfg(test)]`.
+pub struct CrateSources {
+    pub files: Vec<(PathBuf, String)>,
+    test_modules: BTreeSet<Module>,
+}
+
+impl CrateSources {
+    pub fn read(src: &Path) -> CrateSources {
+        let mut paths = Vec::new();
+        rust_files(src, &mut paths);
+        let files: Vec<(PathBuf, String)> = paths
+            .into_iter()
+            .map(|f| {
+                let text = std::fs::read_to_string(&f).expect("a readable source file");
+                (f, text)
+            })
+            .collect();
+        let mut test_modules = BTreeSet::new();
+        for (file, text) in &files {
+            for child in test_children(text) {
+                let mut module = module_of(src, file);
+                module.push(child);
+                test_modules.insert(module);
+            }
+        }
+        CrateSources {
+            files,
+            test_modules,
+        }
+    }
+
+    /// Whether `module` is test code: declared under `#[cfg(test)]`, or inside such a module.
+    pub fn is_test(&self, module: &[String]) -> bool {
+        (1..=module.len()).any(|k| self.test_modules.contains(&module[..k]))
+    }
 }
 
 /// `code` with every item that follows a `#[cfg(test)]` removed: a `mod name;` line, or a
@@ -240,39 +274,23 @@ pub struct ImportGraph {
 
 impl ImportGraph {
     pub fn of(src: &Path) -> ImportGraph {
-        let mut files = Vec::new();
-        rust_files(src, &mut files);
+        let sources = CrateSources::read(src);
+        let files: Vec<&PathBuf> = sources.files.iter().map(|(f, _)| f).collect();
         let by_module: BTreeMap<Module, PathBuf> = files
             .iter()
-            .map(|f| (module_of(src, f), f.clone()))
+            .map(|f| (module_of(src, f), (*f).clone()))
             .collect();
-        // each file read once: its declared test modules from the whole text, its code without
-        // comments and test items
-        let texts: BTreeMap<&PathBuf, String> = files
+        // each file's code without comments, literals and test items
+        let codes: BTreeMap<&PathBuf, String> = sources
+            .files
             .iter()
-            .map(|f| {
-                (
-                    f,
-                    std::fs::read_to_string(f).expect("a readable source file"),
-                )
-            })
+            .map(|(f, text)| (f, code_of(text)))
             .collect();
-        let codes: BTreeMap<&PathBuf, String> =
-            texts.iter().map(|(f, text)| (*f, code_of(text))).collect();
-        let mut test_only = BTreeSet::new();
         let mut aliases = BTreeMap::new();
-        for file in &files {
-            let module = module_of(src, file);
-            for child in test_children(&texts[file]) {
-                let mut m = module.clone();
-                m.push(child);
-                test_only.insert(m);
-            }
-            if is_root(file) {
-                aliases.extend(reexports(&codes[file], &module));
-            }
+        for file in files.iter().filter(|f| is_root(f)) {
+            aliases.extend(reexports(&codes[file], &module_of(src, file)));
         }
-        let is_test = |m: &Module| (1..=m.len()).any(|k| test_only.contains(&m[..k]));
+        let is_test = |m: &Module| sources.is_test(m);
         // the file a path names, through re-exports
         let target = |mut path: Module| -> Option<&PathBuf> {
             for _ in 0..8 {
@@ -293,7 +311,7 @@ impl ImportGraph {
             None
         };
         let mut edges = BTreeMap::new();
-        for file in files.iter().filter(|f| !is_root(f)) {
+        for &file in files.iter().filter(|f| !is_root(f)) {
             let module = module_of(src, file);
             if is_test(&module) {
                 continue;

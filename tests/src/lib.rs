@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod code;
 pub mod function_length;
 pub mod import_graph;
 
