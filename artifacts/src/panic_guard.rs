@@ -1,6 +1,6 @@
-//! Third-party readers that panic on some damaged files where they should refuse them (polars
-//! on a truncated Parquet table, burn on a mistagged record: both found by the fuzz targets in
-//! fuzz/), called so that the panic comes back as an error.
+//! Third-party readers that panic on some damaged files where they should refuse them (a
+//! Parquet reader on a truncated table, burn on a mistagged record: both found by the fuzz
+//! targets in fuzz/), called so that the panic comes back as an error.
 
 /// The message of a reader that panicked on damaged input.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
