@@ -632,14 +632,20 @@ fn network_workloads_run_sweep_and_plot_with_no_special_case() {
 
 /// The shipped clones of a jobs scheduler: the folders of data/policies/ with a warm-start
 /// report, by name.
-fn shipped_jobs_clones() -> Vec<String> {
-    let mut clones: Vec<String> = std::fs::read_dir(data_dir().join("policies"))
+/// The names of the shipped policy folders (data/policies/) that hold `file`, sorted.
+fn shipped_policies_holding(file: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(data_dir().join("policies"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|dir| dir.join("warm_start.json").is_file())
+        .filter(|dir| dir.join(file).is_file())
         .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    clones.sort();
+    names.sort();
+    names
+}
+
+fn shipped_jobs_clones() -> Vec<String> {
+    let clones = shipped_policies_holding("warm_start.json");
     assert!(clones.len() >= 2, "{clones:?}");
     clones
 }
@@ -2683,13 +2689,7 @@ fn every_shipped_policy_plays_its_held_out_episodes_as_its_golden_file_says() {
     let data = data_dir();
     let golden = data.join("../tests/golden/shipped-policies");
     let bless = std::env::var_os("SCHEDLAB_BLESS").is_some();
-    let mut policies: Vec<String> = std::fs::read_dir(data.join("policies"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("manifest.json").is_file())
-        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    policies.sort();
+    let policies = shipped_policies_holding("manifest.json");
     assert!(policies.len() >= 7, "{policies:?}");
     let dir = tempfile::tempdir().unwrap();
     let mut differing = Vec::new();
