@@ -25,7 +25,7 @@ use board::{log_update, markdown_table};
 use checkpoints::{Checkpoints, restore, resumed_manifest};
 use evaluations::Evaluations;
 pub use warm_start::WarmStartComparison;
-use warm_start::warm_start;
+use warm_start::start_new_run;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
@@ -169,7 +169,7 @@ pub fn train<E: SchedulingEnv>(
     learner.plan(spec.steps);
     let eval_seeds: Vec<u64> = (0..spec.eval_episodes as u64).collect();
     if start.is_none() {
-        warm_start(
+        start_new_run(
             prototype,
             learner.as_mut(),
             &checkpoints,

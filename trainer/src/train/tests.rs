@@ -143,6 +143,29 @@ fn a_run_folder_holds_events_hyperparameters_and_a_loadable_checkpoint() {
     assert!(fresh.try_load_file(run.path.join(&manifest.model)).is_ok());
 }
 
+#[test]
+fn a_run_of_no_steps_is_checkpointed_with_its_initial_network() {
+    let (workload, scenario) = small();
+    let out = tempfile::tempdir().unwrap();
+    let device = Device::flex().autodiff();
+    let mut updates = 0;
+    let run = train(
+        AgentKind::named("ppo"),
+        &scenario,
+        tiny(),
+        &spec(&workload, out.path(), 0, None),
+        device.clone(),
+        &mut |_| updates += 1,
+    )
+    .unwrap();
+    assert_eq!(updates, 0);
+    let manifest = Manifest::read(&run.path).unwrap();
+    assert_eq!((manifest.step, manifest.model.as_str()), (0, "model-0.bpk"));
+    let loaded =
+        crate::algorithms::load_agent(&run.path, &scenario.context(), &Device::flex(), &[]);
+    assert!(loaded.is_ok(), "{:?}", loaded.err());
+}
+
 /// Trains PPO on `env` as `spec` says, asking it to stop (as Ctrl-C does) once an update
 /// reaches `stop_from` rounds; returns the run and each update's step, curves and finished
 /// episodes' returns.

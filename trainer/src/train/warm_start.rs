@@ -8,14 +8,31 @@ use super::{TrainError, io};
 use crate::evaluation::{curve_means, eval_scalars, evaluate};
 use crate::imitation::WarmStartReport;
 use crate::learner::Learner;
+use crate::run::RunDir;
 use crate::tensorboard::TensorBoard;
 
-/// The learner's warm start, where its configuration asks for one, with its report against
-/// the teacher; a run of no steps is checkpointed right after it.
-pub(super) fn warm_start<E: SchedulingEnv>(
+/// A new run's start: the learner's warm start where its configuration asks for one, and for a
+/// run of no steps a checkpoint of its first network (the clone, or the initial one).
+pub(super) fn start_new_run<E: SchedulingEnv>(
     prototype: &E,
     learner: &mut dyn Learner<E::Metrics>,
     checkpoints: &Checkpoints,
+    eval_seeds: &[u64],
+    board: &mut TensorBoard,
+) -> Result<(), TrainError> {
+    warm_start(prototype, learner, checkpoints.run, eval_seeds, board)?;
+    if checkpoints.spec.steps == 0 {
+        checkpoints.save(&*learner, 0, None)?;
+    }
+    Ok(())
+}
+
+/// The learner's warm start, where its configuration asks for one, with its report against
+/// the teacher.
+fn warm_start<E: SchedulingEnv>(
+    prototype: &E,
+    learner: &mut dyn Learner<E::Metrics>,
+    run: &RunDir,
     eval_seeds: &[u64],
     board: &mut TensorBoard,
 ) -> Result<(), TrainError> {
@@ -25,18 +42,13 @@ pub(super) fn warm_start<E: SchedulingEnv>(
     else {
         return Ok(());
     };
-    let run = checkpoints.run;
     let warm = compare_with_teacher(prototype, &*learner, &report, eval_seeds)?;
     for (tag, value) in eval_scalars(&warm.clone_metrics) {
         board.scalar(&tag, value, 0);
     }
     log_warm_start(board, &report);
     run.write_json("warm_start.json", &warm)
-        .map_err(io(&run.path))?;
-    if checkpoints.spec.steps == 0 {
-        checkpoints.save(&*learner, 0, None)?;
-    }
-    Ok(())
+        .map_err(io(&run.path))
 }
 
 /// The warm start's agreement, cross-entropy and DAgger rounds as curves.
