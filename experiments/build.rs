@@ -1,6 +1,7 @@
 //! Fingerprints the sources that decide what training and playing compute (the env,
 //! predictors, agents and trainer crates, and Cargo.lock's versions), so that
-//! `reproduce learned` trains again the runs trained from other sources.
+//! `reproduce` trains again the runs trained from other sources and a sweep does not take rows
+//! played by them for its own (`src/sources.rs`).
 
 use std::path::{Path, PathBuf};
 

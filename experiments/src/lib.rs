@@ -15,6 +15,7 @@ pub mod play;
 pub mod plots;
 pub mod reproduce;
 pub mod settings;
+pub mod sources;
 pub mod stats;
 pub mod summary;
 pub mod sweep;

@@ -32,6 +32,10 @@ pub struct SweepArgs {
     /// Train every `train:AGENT` policy of the whole grid into --runs, play nothing.
     #[arg(long, requires = "runs")]
     train_only: bool,
+    /// Play again the rows of the folder that a build of other env, predictors, agents or
+    /// trainer sources played (by default such a folder is refused: its episodes may differ).
+    #[arg(long)]
+    replay_other_sources: bool,
 }
 
 #[derive(Subcommand)]
@@ -87,6 +91,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
             shard,
             runs: args.runs.unwrap_or_else(|| out.join("runs")),
             jobs: args.jobs,
+            replay_other_sources: args.replay_other_sources,
         },
     )?;
     println!(

@@ -13,12 +13,10 @@ use schedlab_trainer::train::TrainSpec;
 use super::protocol::LearnedRun;
 use crate::output::write_atomic;
 use crate::settings::parse_overrides;
+use crate::sources::SOURCES_FINGERPRINT;
 use crate::sweep::run::{forget_policies, latest_run};
 use crate::sweep::spec::pairs;
 use crate::training::train_loaded;
-
-/// The env, predictors, agents and trainer sources this binary was built from (`build.rs`).
-pub(super) const TRAINING_SOURCES: &str = env!("SCHEDLAB_TRAINING_SOURCES");
 
 /// A learner's run folder for one training seed and what training it cost.
 pub(super) struct Trained<'a> {
@@ -27,7 +25,7 @@ pub(super) struct Trained<'a> {
     pub run: PathBuf,
     /// Cumulative wall seconds of the run, over its resumes.
     pub seconds: f64,
-    /// The fingerprint of the sources that trained it (`TRAINING_SOURCES` unless reused).
+    /// The fingerprint of the sources that trained it (`SOURCES_FINGERPRINT` unless reused).
     pub sources: String,
 }
 
@@ -86,7 +84,7 @@ impl Training<'_> {
 }
 
 /// Trains `learner` from `seed`, or returns the run in the learner's folder that finished from
-/// the same config, family and sources (`TRAINING_SOURCES`; any sources with `reuse`); a run
+/// the same config, family and sources (`SOURCES_FINGERPRINT`; any sources with `reuse`); a run
 /// killed after a checkpoint is resumed from it, and a run made from anything else is trained
 /// again from the start, and `training.stale` forget the old run's rows.
 pub(super) fn trained<'a>(
@@ -104,7 +102,7 @@ pub(super) fn trained<'a>(
     let family_sha256 = sha256_file(family).with_context(|| format!("{}", family.display()))?;
     // a run of this learner from these sources: finished, or killed and resumed where it stopped
     let trained_by = std::fs::read_to_string(&sources).ok();
-    let from_these_sources = trained_by.as_deref() == Some(TRAINING_SOURCES);
+    let from_these_sources = trained_by.as_deref() == Some(SOURCES_FINGERPRINT);
     let same = |manifest: &Manifest| {
         // a run from before a hyperparameter existed trained with its default
         kind.backfilled(&manifest.config) == config
@@ -160,7 +158,7 @@ pub(super) fn trained<'a>(
         seed,
         run: run.path,
         seconds,
-        sources: TRAINING_SOURCES.to_owned(),
+        sources: SOURCES_FINGERPRINT.to_owned(),
     })
 }
 
@@ -196,7 +194,7 @@ fn start_afresh(runs: &Path, stale: &[PathBuf], sources: &Path) -> anyhow::Resul
             .with_context(|| format!("removing the outdated {}", runs.display()))?;
     }
     std::fs::create_dir_all(runs).with_context(|| format!("{}", runs.display()))?;
-    write_atomic(sources, TRAINING_SOURCES.as_bytes())
+    write_atomic(sources, SOURCES_FINGERPRINT.as_bytes())
 }
 
 /// `BC of raes + PPO` -> `bc-of-raes-ppo`.
@@ -214,7 +212,7 @@ fn slug(label: &str) -> String {
 pub(super) fn reused_note(trained: &[Trained]) -> String {
     let reused: Vec<&Trained> = trained
         .iter()
-        .filter(|t| t.sources != TRAINING_SOURCES)
+        .filter(|t| t.sources != SOURCES_FINGERPRINT)
         .collect();
     if reused.is_empty() {
         return String::new();
@@ -231,7 +229,7 @@ pub(super) fn reused_note(trained: &[Trained]) -> String {
     others.dedup();
     let labels: Vec<String> = reused.iter().map(|t| format!("`{}`", t.label())).collect();
     format!(
-        " These rows were trained by a build of other env, agents and trainer sources (fingerprint {}; this one is {TRAINING_SOURCES}) and played by this one (`--reuse-runs`): {}.",
+        " These rows were trained by a build of other env, agents and trainer sources (fingerprint {}; this one is {SOURCES_FINGERPRINT}) and played by this one (`--reuse-runs`): {}.",
         others.join(", "),
         labels.join(", ")
     )
@@ -241,7 +239,7 @@ pub(super) fn reused_note(trained: &[Trained]) -> String {
 mod tests {
     use std::path::PathBuf;
 
-    use super::{TRAINING_SOURCES, Trained, reused_note, slug};
+    use super::{SOURCES_FINGERPRINT, Trained, reused_note, slug};
     use crate::reproduce::protocol::LearnedRun;
 
     /// Runs of this build go unnamed; a reused run names its sources, or says they are not on
@@ -257,9 +255,9 @@ mod tests {
             seconds: 1.0,
             sources: sources.into(),
         };
-        assert_eq!(reused_note(&[run(0, TRAINING_SOURCES)]), "");
+        assert_eq!(reused_note(&[run(0, SOURCES_FINGERPRINT)]), "");
         let note = reused_note(&[
-            run(0, TRAINING_SOURCES),
+            run(0, SOURCES_FINGERPRINT),
             run(1, "0123456789abcdef"),
             run(2, ""),
         ]);
@@ -276,12 +274,12 @@ mod tests {
     /// `build.rs` hashed the sources (a digest, not a placeholder).
     #[test]
     fn the_training_sources_are_fingerprinted() {
-        assert_eq!(TRAINING_SOURCES.len(), 16);
+        assert_eq!(SOURCES_FINGERPRINT.len(), 16);
         assert!(
-            TRAINING_SOURCES
+            SOURCES_FINGERPRINT
                 .chars()
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
-            "{TRAINING_SOURCES}"
+            "{SOURCES_FINGERPRINT}"
         );
     }
 

@@ -62,6 +62,8 @@ impl Context<'_> {
                 shard: Shard::WHOLE,
                 runs: self.args.out.join(&spec.name).join("runs"),
                 jobs: None,
+                // a section's rows are this build's: those of other sources are played again
+                replay_other_sources: true,
             },
         )?;
         write_atomic(

@@ -9,13 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use schedlab_env::real::cgroup::Hierarchy;
 
-use super::cached_training::{TRAINING_SOURCES, Training, trained};
+use super::cached_training::{Training, trained};
 use super::context::Context;
 use super::protocol::FidelityCase;
 use crate::fidelity::{Plan, Report, measure};
 use crate::output::write_atomic;
 use crate::paths::shipped_workload;
 use crate::play::episode_bar;
+use crate::sources::SOURCES_FINGERPRINT;
 use crate::sweep::spec::pairs;
 
 /// A measurement as kept on disk, with what it was measured from.
@@ -90,7 +91,7 @@ pub fn fidelity(cx: &Context) -> anyhow::Result<Option<String>> {
 fn measured(cx: &Context, name: &str, case: &FidelityCase) -> anyhow::Result<Report> {
     let protocol = &cx.protocol.fidelity;
     let key = format!(
-        "{case:?} seeds {:?} calibrated on {:?}; sources {TRAINING_SOURCES}",
+        "{case:?} seeds {:?} calibrated on {:?}; sources {SOURCES_FINGERPRINT}",
         protocol.seeds, protocol.calibrate_seeds
     );
     let kept_at = cx.args.out.join("fidelity").join(format!("{name}.json"));

@@ -11,13 +11,17 @@ use serde::{Deserialize, Serialize};
 
 use super::spec::CellKey;
 
-/// One episode: its grid coordinates and every metric (booleans as 0/1), in table order.
+/// One episode: its grid coordinates, every metric (booleans as 0/1) in table order, and the
+/// fingerprint of the sources that played it (`crate::sources`; empty in journals written
+/// before rows recorded it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Row {
     #[serde(flatten)]
     pub key: CellKey,
     pub metrics: Vec<(String, f64)>,
+    #[serde(default)]
+    pub sources: String,
 }
 
 pub struct Journal {

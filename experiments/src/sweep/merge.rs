@@ -12,8 +12,8 @@ use super::table::write_results;
 use crate::output::write_atomic;
 
 /// Merges shard folders into `out` (a whole-grid sweep folder, so `summarize` and a rerun
-/// treat it as one). Refuses folders of different specs, a cell in two folders, and cells no
-/// folder has.
+/// treat it as one). Refuses folders of different specs, rows played by builds of different
+/// sources, a cell in two folders, and cells no folder has.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Vec<Row>> {
     anyhow::ensure!(!dirs.is_empty(), "name the shard folders to merge");
     let mut spec = None;
@@ -37,6 +37,16 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> anyhow::Result<Vec<Row>> {
             anyhow::bail!("{warning}; rerun that shard before merging");
         }
         for row in journaled.rows {
+            if let Some(first) = rows.first().filter(|f: &&Row| f.sources != row.sources) {
+                anyhow::bail!(
+                    "{} was played by other sources (fingerprint `{}`) than {} (`{}`): rerun the \
+                     shards with one build",
+                    row.key,
+                    row.sources,
+                    first.key,
+                    first.sources
+                );
+            }
             if let Some(other) = seen.insert(row.key.clone(), dir) {
                 anyhow::bail!(
                     "{} is in both {} and {}: shards overlap",

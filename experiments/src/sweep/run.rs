@@ -19,6 +19,7 @@ use super::table::write_results;
 use crate::output::write_atomic;
 use crate::play::{episode_bar, make_policy, play};
 use crate::settings::Settings;
+use crate::sources::SOURCES_FINGERPRINT;
 use crate::training::train_loaded;
 use crate::workloads::{Kind, Loaded, with_kind};
 
@@ -230,6 +231,8 @@ pub struct SweepOptions {
     pub runs: PathBuf,
     /// Episodes played at once (default: one per core).
     pub jobs: Option<usize>,
+    /// Play again the rows a build of other sources played, rather than refuse the folder.
+    pub replay_other_sources: bool,
 }
 
 /// Each cell's policy as `play` takes it, by (policy, workload, variant): a name, or the run
@@ -295,6 +298,14 @@ pub fn forget_policies(out: &Path, forget: impl Fn(&str) -> bool) -> anyhow::Res
         return Ok(0);
     }
     let _lock = FolderLock::acquire(out, "sweep")?;
+    let kept = forget_rows(out, |row| forget(&row.key.policy))?;
+    remove_if_there(&out.join(RECORD))?;
+    Ok(kept)
+}
+
+/// Drops the rows `forget` picks from the journal and removes the tables, for a caller that
+/// holds the folder's lock; returns the rows kept.
+fn forget_rows(out: &Path, forget: impl Fn(&Row) -> bool) -> anyhow::Result<usize> {
     let journal = out.join(JOURNAL);
     // kept lines stay as written: a row read and written again could differ in its last digits
     let text = read_journal(&journal)?;
@@ -304,21 +315,25 @@ pub fn forget_policies(out: &Path, forget: impl Fn(&str) -> bool) -> anyhow::Res
     // the rows are the journal's whole lines in order; a torn last line is dropped, as a rerun
     // would
     for (line, row) in text.split_inclusive('\n').zip(&journaled.rows) {
-        if !forget(&row.key.policy) {
+        if !forget(row) {
             kept += line;
             count += 1;
         }
     }
     write_atomic(&journal, kept.as_bytes())?;
-    for file in [RECORD, super::table::CSV, super::table::PARQUET] {
-        match std::fs::remove_file(out.join(file)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).with_context(|| format!("removing {}", out.join(file).display()));
-            }
-            _ => {}
-        }
+    for table in [super::table::CSV, super::table::PARQUET] {
+        remove_if_there(&out.join(table))?;
     }
     Ok(count)
+}
+
+fn remove_if_there(path: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", path.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Makes the sweep folder `out` ready for `spec` where the two differ in their policies only
@@ -346,6 +361,39 @@ pub fn forget_policies_not_in(out: &Path, spec: &SweepSpec) -> anyhow::Result<us
     } else {
         Ok(read_rows(&out.join(JOURNAL))?.rows.len())
     }
+}
+
+/// Drops the rows of `options.out` that a build of other sources played (their episodes may
+/// differ from this build's), where the options allow it; otherwise refuses the folder.
+fn forget_rows_of_other_sources(options: &SweepOptions) -> anyhow::Result<()> {
+    let out = &options.out;
+    let rows = read_rows(&out.join(JOURNAL))?.rows;
+    let Some(other) = rows.iter().find(|r| r.sources != SOURCES_FINGERPRINT) else {
+        return Ok(());
+    };
+    let count = rows
+        .iter()
+        .filter(|r| r.sources != SOURCES_FINGERPRINT)
+        .count();
+    let fingerprint = match other.sources.as_str() {
+        "" => "unrecorded",
+        sources => sources,
+    };
+    anyhow::ensure!(
+        options.replay_other_sources,
+        "{}: {count} of its {} rows were played by a build of other env, predictors, agents or \
+         trainer sources (fingerprint {fingerprint}; this build is {SOURCES_FINGERPRINT}), whose \
+         episodes may differ from this build's: pass --replay-other-sources to play them again, \
+         or choose another --out",
+        out.join(JOURNAL).display(),
+        rows.len()
+    );
+    eprintln!(
+        "{}: playing again {count} rows played by other sources (fingerprint {fingerprint})",
+        out.display()
+    );
+    forget_rows(out, |row| row.sources != SOURCES_FINGERPRINT)?;
+    Ok(())
 }
 
 /// Records `spec` and its shard in `options.out`, or checks that the folder holds them: a
@@ -376,6 +424,7 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
     // one writer per sweep folder: two sweeps appending to one journal would run every cell twice
     let _lock = FolderLock::acquire(out, "sweep")?;
     claim_folder(spec, options)?;
+    forget_rows_of_other_sources(options)?;
     let grid = spec.grid();
     let mine: Vec<(usize, Cell)> = grid
         .iter()
@@ -417,7 +466,11 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
                 let target = &targets[c.workload][c.variant];
                 let metrics = metrics_row(&target.workload, policy, &target.policy_options, c.seed)
                     .with_context(|| key.to_string())?;
-                journal.append(&Row { key, metrics })?;
+                journal.append(&Row {
+                    key,
+                    metrics,
+                    sources: SOURCES_FINGERPRINT.to_owned(),
+                })?;
                 bar.inc(1);
                 Ok::<(), anyhow::Error>(())
             })

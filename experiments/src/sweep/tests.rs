@@ -7,6 +7,7 @@ use super::journal::{JOURNAL, read_rows};
 use super::merge::merge;
 use super::run::{SweepOptions, run, train_all};
 use super::spec::{Shard, SweepSpec, TrainSettings};
+use crate::sources::SOURCES_FINGERPRINT;
 use schedlab_trainer::run::Manifest;
 
 fn grid_spec(policies: usize, workloads: usize, variants: usize, seeds: u64) -> SweepSpec {
@@ -42,6 +43,7 @@ fn options(out: &Path, shard: Shard) -> SweepOptions {
         shard,
         runs: out.join("runs"),
         jobs: Some(2),
+        replay_other_sources: false,
     }
 }
 
@@ -205,6 +207,69 @@ fn a_forgotten_policy_is_replaced_without_playing_the_others_again() {
         0
     );
     assert!(!dir.path().join("absent").exists());
+}
+
+#[test]
+fn rows_played_by_other_sources_are_refused_or_played_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = grid_spec(2, 1, 0, 2);
+    let rows = run(&spec, &options(dir.path(), Shard::WHOLE)).unwrap();
+    assert!(rows.iter().all(|r| r.sources == SOURCES_FINGERPRINT));
+    // one row of another build, one of a journal from before rows named their sources
+    let lines = journal_lines(dir.path());
+    let other = lines[1].replace(SOURCES_FINGERPRINT, "0123456789abcdef");
+    let unrecorded = lines[2].replace(&format!(r#","sources":"{SOURCES_FINGERPRINT}""#), "");
+    assert!(other != lines[1] && unrecorded != lines[2] && !unrecorded.contains("sources"));
+    let edited = [&lines[0], &other, &unrecorded, &lines[3]];
+    let text: String = edited.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.path().join(JOURNAL), text).unwrap();
+    let refused = run(&spec, &options(dir.path(), Shard::WHOLE))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains(JOURNAL)
+            && refused.contains("2 of its 4 rows")
+            && refused.contains("0123456789abcdef")
+            && refused.contains("--replay-other-sources"),
+        "{refused}"
+    );
+    let replayed = run(
+        &spec,
+        &SweepOptions {
+            replay_other_sources: true,
+            ..options(dir.path(), Shard::WHOLE)
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        replayed, rows,
+        "the two rows are played again, as this build plays them"
+    );
+    assert!(
+        dir.path().join(super::run::RECORD).exists(),
+        "the spec record is kept"
+    );
+    let kept = journal_lines(dir.path());
+    assert!(kept.contains(&lines[0]) && kept.contains(&lines[3]));
+    // shards of two builds are not merged into one folder
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|index| {
+            let shard = dir.path().join(format!("shard-{index}"));
+            run(&spec, &options(&shard, Shard { index, count: 2 })).unwrap();
+            shard
+        })
+        .collect();
+    let journal = shards[1].join(JOURNAL);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    std::fs::write(
+        &journal,
+        text.replace(SOURCES_FINGERPRINT, "0123456789abcdef"),
+    )
+    .unwrap();
+    let mixed = merge(&shards, &dir.path().join("merged"))
+        .unwrap_err()
+        .to_string();
+    assert!(mixed.contains("played by other sources"), "{mixed}");
 }
 
 #[test]
