@@ -5,10 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::context::{Context, Tuned, mean, mean_ci, values};
+use super::context::{Context, Tuned, mean, mean_ci, paired_p, values};
 use super::protocol::CommunicationProtocol;
-use crate::output::p_text;
-use crate::stats::welch;
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 
@@ -60,14 +58,14 @@ pub fn communication(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         train: TrainSettings::default(),
     })?;
     let mut text = format!(
-        "## Communication: compression, topologies and bandwidth (communication)\n\n`{}` (static allocation on paper-10node, {} seeds; every link's bandwidth times `sim.bandwidth_scale`; learning rates as tuned above, local SGD at synchronous SGD's; compression is not tuned separately). Virtual seconds and gigabits sent until the validation loss reaches the target (an episode that does not reach it counts its full length and bits); p: Welch's test of the time against the same configuration uncompressed.\n\n",
+        "## Communication: compression, topologies and bandwidth (communication)\n\n`{}` (static allocation on paper-10node, {} seeds; every link's bandwidth times `sim.bandwidth_scale`; learning rates as tuned above, local SGD at synchronous SGD's; compression is not tuned separately). Virtual seconds and gigabits sent until the validation loss reaches the target (an episode that does not reach it counts its full length and bits); p: the time against the same configuration uncompressed, paired by seed (Wilcoxon signed-rank; paired t).\n\n",
         cx.command("communication"),
         cx.args.seeds
     );
     let metric = |name: &str, c, k, b| values(&rows, "static", &set_name(c, k, b), name);
     for (b, scale) in p.bandwidth_scales.iter().enumerate() {
         text += &format!(
-            "### Bandwidth x {scale}\n\n| configuration | compression | virtual s to target | Gbit to target | reached | p (time vs none) |\n| --- | --- | --- | --- | --- | --- |\n"
+            "### Bandwidth x {scale}\n\n| configuration | compression | virtual s to target | Gbit to target | reached | p (time vs none; Wilcoxon; paired t) |\n| --- | --- | --- | --- | --- | --- |\n"
         );
         let mut best = (f64::INFINITY, String::new());
         for (c, config) in p.configurations.iter().enumerate() {
@@ -82,7 +80,7 @@ pub fn communication(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
                 let p_value = if k == 0 {
                     String::new()
                 } else {
-                    p_text(welch(&time, &reference).2)
+                    paired_p(&time, &reference).cell()
                 };
                 if mean(&time) < best.0 {
                     best = (mean(&time), format!("{} with {label}", config.label));
@@ -168,7 +166,7 @@ fn raes_per_configuration(
         train: TrainSettings::default(),
     })?;
     let mut text = format!(
-        "RAES against static for every configuration, uncompressed: virtual seconds to target, the change and Welch's p.\n\n| configuration | {} |\n| --- |{}\n",
+        "RAES against static for every configuration, uncompressed: virtual seconds to target, the change and the paired p-values (Wilcoxon; paired t).\n\n| configuration | {} |\n| --- |{}\n",
         p.bandwidth_scales
             .iter()
             .map(|scale| format!("bandwidth x {scale}"))
@@ -195,11 +193,12 @@ fn raes_per_configuration(
     Ok(text + "\n")
 }
 
-/// `+12%, p=0.034`: how the mean of `time` differs from that of `base`, and Welch's p.
+/// `+12%, p=0.062; p=0.034`: how the mean of `time` differs from that of `base`, and the
+/// paired p-values.
 fn change(time: &[f64], base: &[f64]) -> String {
     format!(
         "{:+.0}%, {}",
         100.0 * (mean(time) / mean(base) - 1.0),
-        p_text(welch(time, base).2)
+        paired_p(time, base).cell()
     )
 }

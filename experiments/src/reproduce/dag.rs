@@ -15,14 +15,14 @@ use schedlab_agents::dag::plan_distance::{pearson, perturbation_pairs, spearman}
 use schedlab_env::dag::DagWorkload;
 
 use super::cached_training::{Trained, Training, reused_note, trained};
-use super::context::{Context, mean, mean_ci, values};
+use super::context::{Context, mean, mean_ci, paired_p, values};
 use super::learned_bar::compare;
 use super::protocol::{DagProtocol, LearnedRun};
 use crate::output::p_text;
 use crate::paths::shipped_workload;
 use crate::play::play;
 use crate::plots::{self, XScale};
-use crate::stats::{summarize, welch, wilcoxon};
+use crate::stats::{summarize, wilcoxon};
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 use crate::workloads::{Dag, Loaded};
@@ -78,7 +78,7 @@ fn axes(p: &DagProtocol) -> [Axis; 3] {
 /// The section's heading and what it plays.
 fn intro(cx: &Context, p: &DagProtocol) -> String {
     format!(
-        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p: Welch against {}). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on {}. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds, without a teacher, on `{}` or the workload the learner names (`dag-mixed.toml`: generated DAGs and real ones of the slice's days 0-3, half each); its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
+        "## DAG workloads on heterogeneous GPUs, WORL-RTGS (dag)\n\n`{}` ({} seeds per cell, mean ± 95% CI of the makespan in seconds; p against {} on the same instances: Wilcoxon signed-rank; paired t). Generated DAGs are `{}` (layered, {} tasks unless the axis varies it, CCR 1, 16 GPUs of four types); real DAGs are `{}`. WORL-RTGS's guide (`{}`, data/policies/README.md) was trained on {}. Rows named by a learner of the protocol (`[[dag.learners]]`, such as `DDQN from scratch (seed 1)`) are trained by this section from each of their seeds, without a teacher, on `{}` or the workload the learner names (`dag-mixed.toml`: generated DAGs and real ones of the slice's days 0-3, half each); its output folder keeps the runs. GA, WOA and WORL-RTGS have {} plan evaluations each (WORL-RTGS's guide episodes count one each). The paper reports up to {}% shorter completion times than five published schedulers on Alibaba DAGs; only its abstract is at hand.\n\n",
         cx.command("dag"),
         cx.args.seeds,
         p.reference,
@@ -280,7 +280,7 @@ fn axis_table(
             let pv = if spec == reference {
                 String::new()
             } else {
-                format!(" ({})", p_text(welch(&v, &ours).2))
+                format!(" ({})", paired_p(&v, &ours).cell())
             };
             cells.push(format!("{}{pv}", mean_ci(&v)));
             line.push((x, mean(&v)));
@@ -313,7 +313,7 @@ fn trace_table(p: &DagProtocol, rows: &[Row], labels: &Labels) -> String {
     let reference = spec_of(labels, &p.reference);
     let ours = values(rows, reference, "default", MAKESPAN);
     let mut text = format!(
-        "### Real DAGs: `{}`\n\nEpisodes hold consecutive Alibaba jobs of very different lengths, so makespans spread widely between instances; SLR (makespan over the critical-path bound) and the ratio to {}'s makespan on the same instance compare schedulers within an instance.\n\n| scheduler | makespan (s) | SLR | makespan / {}'s, same instance | p (makespan) |\n| --- | --- | --- | --- | --- |\n",
+        "### Real DAGs: `{}`\n\nEpisodes hold consecutive Alibaba jobs of very different lengths, so makespans spread widely between instances; SLR (makespan over the critical-path bound) and the ratio to {}'s makespan on the same instance compare schedulers within an instance.\n\n| scheduler | makespan (s) | SLR | makespan / {}'s, same instance | p (makespan; Wilcoxon; paired t) |\n| --- | --- | --- | --- | --- |\n",
         p.trace_workload, p.reference, p.reference
     );
     for (spec, label) in labels {
@@ -321,7 +321,7 @@ fn trace_table(p: &DagProtocol, rows: &[Row], labels: &Labels) -> String {
         let pv = if spec == reference {
             String::new()
         } else {
-            p_text(welch(&v, &ours).2)
+            paired_p(&v, &ours).cell()
         };
         // rows come in grid order: both lists are in seed order
         let ratio: Vec<f64> = v.iter().zip(&ours).map(|(m, o)| m / o).collect();

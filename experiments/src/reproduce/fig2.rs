@@ -1,13 +1,12 @@
 //! fig2: convergence of every optimiser at its tuned rate, static allocation, and the curves
 //! of seed 0.
 
-use super::context::{Context, Tuned, mean_ci, ranked, seconds_per_update, values};
+use super::context::{Context, Tuned, mean_ci, paired_p, ranked, seconds_per_update, values};
 use super::protocol::HB_ASGD;
-use crate::output::{number, p_text};
+use crate::output::number;
 use crate::play::play_observed;
 use crate::plots::{self, XScale};
 use crate::settings::parse_overrides;
-use crate::stats::welch;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
 use crate::workloads::SingleJob;
 
@@ -23,7 +22,7 @@ pub fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     let rows = cx.sweep(&spec)?;
     let mut text = format!(
         "## Convergence (fig2)\n\n`{}` (static allocation on paper-10node; every optimiser trains the same model on the same data; {} seeds)\n\n\
-         | optimiser | lr | paper: iterations to target (ImageNet) | iterations to target | virtual time to target (s) | virtual s per update | target reached | p (iterations vs HB-ASGD) |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+         | optimiser | lr | paper: iterations to target (ImageNet) | iterations to target | virtual time to target (s) | virtual s per update | target reached | p (iterations vs HB-ASGD; Wilcoxon; paired t) |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
         cx.command("fig2"),
         cx.args.seeds
     );
@@ -35,7 +34,7 @@ pub fn fig2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         let p = if opt == HB_ASGD {
             String::new()
         } else {
-            p_text(welch(&it, &base).2)
+            paired_p(&it, &base).cell()
         };
         text += &format!(
             "| {} | {} | {} | {} | {} | {:.3} | {}/{} | {p} |\n",

@@ -15,13 +15,12 @@ use schedlab_env::network::{
     proportional, sampled_costs, shards, total_cost, uniform,
 };
 
-use super::context::Context;
+use super::context::{Context, paired_p};
 use super::protocol::NetworkProtocol;
 use crate::paths::{data_root, shipped_workload};
 use crate::play::play_seeds;
 use crate::plots::{self, XScale};
 use crate::stats::summarize;
-use crate::stats::welch;
 use crate::workloads::Network;
 
 /// `mean ± ci95` in scientific notation: gaps run over many orders of magnitude.
@@ -204,10 +203,10 @@ fn reading(
 
 /// The schedulers through the env on the shipped network workloads: the cost gap at the
 /// end and over the episode, the virtual time the allocation gives the training, and the
-/// mean gap's ratio to the reference's with Welch's p.
+/// mean gap's ratio to the reference's with the p-values paired by seed.
 fn schedulers(cx: &Context, p: &NetworkProtocol) -> anyhow::Result<String> {
     let mut text = format!(
-        "### Schedulers in the network env\n\nEach step moves CPUs along the edges present (a flow per edge on a log ladder from 1e-6 CPUs, so the demand holds whatever a scheduler does) and runs one gradient-tracking iteration; the iteration lasts the slowest centre's local epoch on its CPUs. `consensus` follows the dynamics above (`step=theory`: 1/(L λ); `step=local`: per edge from the ends' own curvature, a heuristic); `rikos`, `proportional` and `optimum` steer to their split by quantised averaging of each centre's excess (`optimum` is an oracle reference); `uniform` keeps the even split; `random` picks allowed flows. Mean ± 95% CI over {} seeds; ratio and Welch's p of the mean gap against `{}`.\n\n| workload | scheduler | cost gap at the end | mean cost gap | virtual hours | mean gap / {} (p) |\n| --- | --- | --- | --- | --- | --- |\n",
+        "### Schedulers in the network env\n\nEach step moves CPUs along the edges present (a flow per edge on a log ladder from 1e-6 CPUs, so the demand holds whatever a scheduler does) and runs one gradient-tracking iteration; the iteration lasts the slowest centre's local epoch on its CPUs. `consensus` follows the dynamics above (`step=theory`: 1/(L λ); `step=local`: per edge from the ends' own curvature, a heuristic); `rikos`, `proportional` and `optimum` steer to their split by quantised averaging of each centre's excess (`optimum` is an oracle reference); `uniform` keeps the even split; `random` picks allowed flows. Mean ± 95% CI over {} seeds; ratio of the mean gap to `{}`'s, with p paired by seed (Wilcoxon signed-rank; paired t).\n\n| workload | scheduler | cost gap at the end | mean cost gap | virtual hours | mean gap / {} (p) |\n| --- | --- | --- | --- | --- | --- |\n",
         cx.args.seeds, p.env_reference, p.env_reference
     );
     let seeds = cx.seeds();
@@ -240,7 +239,7 @@ fn schedulers(cx: &Context, p: &NetworkProtocol) -> anyhow::Result<String> {
             let versus = if **spec == p.env_reference {
                 "1".to_owned()
             } else {
-                format!("{ratio:.3} (p={:.3})", welch(&gaps, &reference).2)
+                format!("{ratio:.3} ({})", paired_p(&gaps, &reference).cell())
             };
             let last: Vec<f64> = metrics.iter().map(|m| m.cost_gap).collect();
             let hours: Vec<f64> = metrics.iter().map(|m| m.time_s / 3600.0).collect();

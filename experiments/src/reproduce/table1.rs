@@ -6,13 +6,12 @@ use std::collections::BTreeMap;
 use anyhow::Context as _;
 use schedlab_trainer::tensorboard::read_scalars;
 
-use super::context::{Context, Tuned, mean, mean_ci, values};
+use super::context::{Context, Tuned, mean, mean_ci, paired_p, values};
 use super::protocol::HB_ASGD;
-use crate::output::p_text;
 use crate::paths::shipped_workload;
 use crate::play::completion_hours;
 use crate::plots::{self, XScale};
-use crate::stats::{summarize, welch};
+use crate::stats::summarize;
 use crate::sweep::journal::Row;
 use crate::sweep::run::latest_run;
 use crate::sweep::spec::{SweepSpec, TrainSettings, pairs};
@@ -55,7 +54,7 @@ pub fn table1(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         )
     };
     let mut text = format!(
-        "## Resource use (table1)\n\n`{}` (paper-10node, {} seeds; `train:*` trained {} rounds on the same workload first{shaped}; p: Welch against static)\n\n\
+        "## Resource use (table1)\n\n`{}` (paper-10node, {} seeds; `train:*` trained {} rounds on the same workload first{shaped}; p against static, paired by seed: Wilcoxon signed-rank; paired t)\n\n\
          | policy | paper: GPU utilisation | GPU utilisation | p | paper: fragmentation | fragmentation | p | occupancy | completion time (s) | p | reached |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         cx.command("table1"),
         cx.args.seeds,
@@ -72,7 +71,7 @@ pub fn table1(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
             if p == "static" {
                 String::new()
             } else {
-                p_text(welch(v, &values(&rows, "static", HB_ASGD, metric)).2)
+                paired_p(v, &values(&rows, "static", HB_ASGD, metric)).cell()
             }
         };
         let (paper_util, paper_frag) = paper(p);
@@ -170,7 +169,7 @@ fn jobs_cluster(cx: &Context) -> anyhow::Result<String> {
     };
     let jobs_rows = cx.sweep(&jobs_spec)?;
     let mut text = format!(
-        "On the jobs cluster (philly-mini: 82 Philly jobs on 8 PAI machines, {} seeds; p: Welch against static):\n\n\
+        "On the jobs cluster (philly-mini: 82 Philly jobs on 8 PAI machines, {} seeds; p against static, paired by seed: Wilcoxon signed-rank; paired t):\n\n\
          | policy | GPU occupancy | p | fragmentation | p | mean JCT (s) | p |\n| --- | --- | --- | --- | --- | --- | --- |\n",
         cx.args.seeds
     );
@@ -182,7 +181,7 @@ fn jobs_cluster(cx: &Context) -> anyhow::Result<String> {
             cells.push(if p == "static" {
                 String::new()
             } else {
-                p_text(welch(&v, &values(&jobs_rows, "static", "default", m)).2)
+                paired_p(&v, &values(&jobs_rows, "static", "default", m)).cell()
             });
         }
         text += &format!("| {p} | {} |\n", cells.join(" | "));

@@ -1,10 +1,8 @@
 //! table2: end-to-end time to target of optimiser + scheduler configurations, as ratios to
 //! the paper's reference configuration.
 
-use super::context::{Context, Tuned, mean, mean_ci, values};
+use super::context::{Context, Tuned, mean, mean_ci, paired_p, values};
 use super::protocol::HB_ASGD;
-use crate::output::p_text;
-use crate::stats::welch;
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};
 
@@ -27,7 +25,7 @@ pub fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         "completion_time_s",
     );
     let mut text = format!(
-        "## End to end (table2)\n\n`{}` (paper-10node, {} seeds; completion time = virtual seconds to the target loss; ratios to {}; p: Welch against {})\n\n\
+        "## End to end (table2)\n\n`{}` (paper-10node, {} seeds; completion time = virtual seconds to the target loss; ratios to {}; p against {}, paired by seed: Wilcoxon signed-rank; paired t)\n\n\
          | configuration | paper (h) | paper ratio | completion time (s) | ratio | p |\n| --- | --- | --- | --- | --- | --- |\n",
         cx.command("table2"),
         cx.args.seeds,
@@ -39,7 +37,7 @@ pub fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         let p = if row.label == reference.label {
             String::new()
         } else {
-            p_text(welch(&v, &ours).2)
+            paired_p(&v, &ours).cell()
         };
         text += &format!(
             "| {} | {} | {:.2} | {} | {:.2} | {p} |\n",
@@ -73,26 +71,27 @@ pub fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// How RAES instead of static allocation changes `optimizer`'s time to target, with Welch's p.
+/// How RAES instead of static allocation changes `optimizer`'s time to target, with the paired
+/// p-values.
 fn raes_effect(rows: &[Row], optimizer: &str, label: &str) -> String {
     let time = |policy: &str| mean(&values(rows, policy, optimizer, "completion_time_s"));
     let (with, without) = (time("raes"), time("static"));
-    let p = welch(
+    let p = paired_p(
         &values(rows, "raes", optimizer, "completion_time_s"),
         &values(rows, "static", optimizer, "completion_time_s"),
     )
-    .2;
+    .prose();
     if with < without {
         format!(
             "shortens {label}'s time to target by {:.0}% ({})",
             100.0 * (1.0 - with / without),
-            p_text(p)
+            p
         )
     } else {
         format!(
             "lengthens {label}'s time to target by {:.0}% ({})",
             100.0 * (with / without - 1.0),
-            p_text(p)
+            p
         )
     }
 }
@@ -130,14 +129,14 @@ fn learned_rows(
             agent.label,
             mean_ci(&v),
             mean(&v) / mean(ours),
-            p_text(welch(&v, ours).2)
+            paired_p(&v, ours).cell()
         );
         against_static.push(format!(
             "{} takes {:.1} s against HB-ASGD + static's {:.1} s ({})",
             agent.label,
             mean(&v),
             mean(&static_times),
-            p_text(welch(&v, &static_times).2)
+            paired_p(&v, &static_times).prose()
         ));
     }
     Ok(Learned {
