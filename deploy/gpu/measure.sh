@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue 56's measurement on a machine with an NVIDIA GPU and many cores (docs/learned.md, "GPU").
 # Run from the repository root with SCHEDLAB naming a release binary built with
-# `cargo build --release -p schedlab-experiments --features cuda` on a machine that reaches
-# GitHub once (the CUDA backend's build downloads LLVM; docs/learned.md, "GPU"); strip and xz it
-# to carry it. Everything it prints is also written under $OUT (default gpu-measure/).
+# `cargo build --release -p schedlab-experiments --features cuda` after deploy/gpu/llvm-prefix.sh
+# (docs/learned.md, "GPU"); strip and xz it to carry it (31 MB). Everything it prints is also
+# written under $OUT (default gpu-measure/).
 set -euo pipefail
 BIN=${SCHEDLAB:-target/release/schedlab}
 OUT=${OUT:-gpu-measure}

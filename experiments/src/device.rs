@@ -44,9 +44,39 @@ fn gpu_index(name: &str, prefix: &str) -> anyhow::Result<Option<usize>> {
     }
 }
 
+/// The GPU `index`, checked by a one-kernel sum: the backend loads the driver and NVRTC at
+/// first use and panics where either is missing, so the probe turns that into an error at
+/// start-up that names the device.
 #[cfg(feature = "cuda")]
 fn cuda(index: usize) -> anyhow::Result<Device> {
-    Ok(Device::cuda(index))
+    use burn::tensor::{Tensor, TensorData};
+    use std::sync::{Arc, Mutex};
+    let device = Device::cuda(index);
+    // the backend's own threads panic with the cause; the probe's thread sees only a closed
+    // channel, so every panic's message is kept for the error
+    let panics = Arc::new(Mutex::new(Vec::new()));
+    let kept = Arc::clone(&panics);
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        kept.lock()
+            .expect("no panic holds it")
+            .push(info.to_string())
+    }));
+    let probe = schedlab_artifacts::without_panic(|| {
+        Tensor::<1>::from_data(TensorData::new(vec![1.0f32, 2.0], [2]), &device)
+            .sum()
+            .into_data()
+            .try_to_vec::<f32>()
+    });
+    std::panic::set_hook(hook);
+    match probe {
+        Ok(Ok(sum)) if sum == [3.0] => Ok(device),
+        Ok(sum) => anyhow::bail!("device cuda:{index} summed 1 + 2 to {sum:?}"),
+        Err(_) => anyhow::bail!(
+            "device cuda:{index} cannot be used (it needs an NVIDIA driver and NVRTC): {}",
+            panics.lock().expect("the hook is gone").join("; ")
+        ),
+    }
 }
 
 #[cfg(not(feature = "cuda"))]
