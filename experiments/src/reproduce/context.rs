@@ -218,3 +218,24 @@ pub fn ranked(order: &[(f64, String, String)]) -> String {
         .collect::<Vec<_>>()
         .join(" < ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::paired_p;
+    use crate::stats::welch;
+
+    #[test]
+    fn pairing_by_seed_removes_the_seeds_difficulty_that_welch_counts_as_noise() {
+        // every seed one second slower than the reference on that seed, the seeds 10 s apart
+        let reference = [10.0, 20.0, 30.0, 40.0, 50.0];
+        let slower: Vec<f64> = reference.iter().map(|t| t + 1.0 + t / 1000.0).collect();
+        assert!(welch(&slower, &reference).2 > 0.8);
+        let p = paired_p(&slower, &reference);
+        assert!(p.t < 0.001, "{}", p.t);
+        // five pairs all one way: Wilcoxon's smallest two-sided p
+        assert_eq!(p.wilcoxon, 0.0625);
+        assert_eq!(p.cell(), "p=0.062; p<0.001");
+        assert_eq!(p.prose(), "Wilcoxon p=0.062, paired t p<0.001");
+        assert_eq!(paired_p(&slower, &reference[..4]).cell(), "");
+    }
+}
