@@ -8,12 +8,16 @@
 #     llvm-sys 231 declares and LLVM 19 lacks.
 #   - Those functions abort if called. Nothing calls them: schedlab turns on cubecl's `cuda-cpp`
 #     (experiments/Cargo.toml), so kernels go to NVRTC as CUDA C++, never through LLVM.
-# Needs root for apt; run once per machine, before the first cuda build.
+# Run once per machine, as the user who builds, before the first cuda build; it installs the
+# Debian packages below where they are missing (which needs root).
 set -euo pipefail
 LLVM=/usr/lib/llvm-19
 PREFIX="${XDG_DATA_HOME:-$HOME/.local/share}/tracel/tracel-llvm-23.1.0-4"
 
-apt-get install -y llvm-19-dev libpolly-19-dev libzstd-dev libz3-dev libxml2-dev zlib1g-dev
+packages=(llvm-19-dev libpolly-19-dev libzstd-dev libz3-dev libxml2-dev zlib1g-dev)
+if ! dpkg -s "${packages[@]}" > /dev/null 2>&1; then
+  apt-get install -y "${packages[@]}"
+fi
 
 rm -rf "$PREFIX"
 mkdir -p "$PREFIX/bin" "$PREFIX/lib"
