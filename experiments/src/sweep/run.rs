@@ -363,19 +363,20 @@ pub fn forget_policies_not_in(out: &Path, spec: &SweepSpec) -> anyhow::Result<us
     }
 }
 
-/// Drops the rows of `options.out` that a build of other sources played (their episodes may
-/// differ from this build's), where the options allow it; otherwise refuses the folder.
-fn forget_rows_of_other_sources(options: &SweepOptions) -> anyhow::Result<()> {
+/// Drops the rows of `options.out` (`rows`, its journal as read) that a build of other sources
+/// played (their episodes may differ from this build's), where the options allow it; otherwise
+/// refuses the folder. Returns whether any were dropped.
+fn forget_rows_of_other_sources(rows: &[Row], options: &SweepOptions) -> anyhow::Result<bool> {
     let out = &options.out;
-    let rows = read_rows(&out.join(JOURNAL))?.rows;
-    let Some(other) = rows.iter().find(|r| r.sources != SOURCES_FINGERPRINT) else {
-        return Ok(());
-    };
-    let count = rows
+    let other: Vec<&Row> = rows
         .iter()
         .filter(|r| r.sources != SOURCES_FINGERPRINT)
-        .count();
-    let fingerprint = match other.sources.as_str() {
+        .collect();
+    let Some(first) = other.first() else {
+        return Ok(false);
+    };
+    let count = other.len();
+    let fingerprint = match first.sources.as_str() {
         "" => "unrecorded",
         sources => sources,
     };
@@ -393,7 +394,7 @@ fn forget_rows_of_other_sources(options: &SweepOptions) -> anyhow::Result<()> {
         out.display()
     );
     forget_rows(out, |row| row.sources != SOURCES_FINGERPRINT)?;
-    Ok(())
+    Ok(true)
 }
 
 /// Records `spec` and its shard in `options.out`, or checks that the folder holds them: a
@@ -424,7 +425,10 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
     // one writer per sweep folder: two sweeps appending to one journal would run every cell twice
     let _lock = FolderLock::acquire(out, "sweep")?;
     claim_folder(spec, options)?;
-    forget_rows_of_other_sources(options)?;
+    let mut journaled = read_rows(&out.join(JOURNAL))?;
+    if forget_rows_of_other_sources(&journaled.rows, options)? {
+        journaled = read_rows(&out.join(JOURNAL))?;
+    }
     let grid = spec.grid();
     let mine: Vec<(usize, Cell)> = grid
         .iter()
@@ -432,7 +436,6 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
         .enumerate()
         .filter(|(k, _)| options.shard.holds(*k))
         .collect();
-    let journaled = read_rows(&out.join(JOURNAL))?;
     if let Some(warning) = &journaled.torn {
         eprintln!("warning: {warning}");
     }
