@@ -630,8 +630,6 @@ fn network_workloads_run_sweep_and_plot_with_no_special_case() {
     );
 }
 
-/// The shipped clones of a jobs scheduler: the folders of data/policies/ with a warm-start
-/// report, by name.
 /// The names of the shipped policy folders (data/policies/) that hold `file`, sorted.
 fn shipped_policies_holding(file: &str) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(data_dir().join("policies"))
@@ -644,6 +642,8 @@ fn shipped_policies_holding(file: &str) -> Vec<String> {
     names
 }
 
+/// The shipped clones of a jobs scheduler: the folders of data/policies/ with a warm-start
+/// report, by name.
 fn shipped_jobs_clones() -> Vec<String> {
     let clones = shipped_policies_holding("warm_start.json");
     assert!(clones.len() >= 2, "{clones:?}");
