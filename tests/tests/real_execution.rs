@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use schedlab_env::real::cgroup::{LiveCpuGroup, representable_cores};
-use schedlab_env::single_job::real::cores_per_rate;
+use schedlab_env::real::single_job::cores_per_rate;
 use schedlab_env::single_job::sim::rules::nominal_rate;
 use schedlab_env::{Scenario, SingleJobEnv};
 use schedlab_tests::workload;

@@ -12,9 +12,9 @@ use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use schedlab_env::Scenario;
-use schedlab_env::jobs::executed::checkpoint::Checkpoint;
-use schedlab_env::jobs::executed::job_run::{ContainerGroup, Event, JobPlan, JobRun};
 use schedlab_env::real::cgroup::Group;
+use schedlab_env::real::jobs::checkpoint::Checkpoint;
+use schedlab_env::real::jobs::job_run::{ContainerGroup, Event, JobPlan, JobRun};
 use schedlab_tests::workload;
 
 mod real_common;

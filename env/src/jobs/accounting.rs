@@ -81,7 +81,7 @@ pub(super) fn projected_remaining_s(sh: &Shared, episode: &Episode) -> f64 {
         .filter(|&i| episode.jobs[i].arrived && episode.jobs[i].status != Status::Done)
         .map(|i| {
             let job = &episode.jobs[i];
-            if job.status == Status::Running && job.rate > 0.0 && episode.real_jobs.is_empty() {
+            if job.status == Status::Running && job.rate > 0.0 && episode.trained_jobs.is_empty() {
                 job.remaining_at(episode.now) / job.rate
             } else {
                 remaining_at_request_s(sh, episode, i)
@@ -90,7 +90,7 @@ pub(super) fn projected_remaining_s(sh: &Shared, episode: &Episode) -> f64 {
         .sum()
 }
 
-/// Seconds job `i` still needs at its requested allocation and its own speed. A `real`
+/// Seconds job `i` still needs at its requested allocation and its own speed. A `trained`
 /// job's progress lives in its training loop, so it is charged its whole work.
 fn remaining_at_request_s(sh: &Shared, episode: &Episode, i: usize) -> f64 {
     let w = &sh.workload;
@@ -99,7 +99,7 @@ fn remaining_at_request_s(sh: &Shared, episode: &Episode, i: usize) -> f64 {
     let workers = sh.worker_count(i, w.scaling.requested_workers_level());
     let size = w.scaling.sizes[w.scaling.requested_size_level()];
     let rate = template.speedup(workers as f64, size) * job.speed;
-    let remaining = if episode.real_jobs.is_empty() {
+    let remaining = if episode.trained_jobs.is_empty() {
         job.remaining_at(episode.now)
     } else {
         job.work

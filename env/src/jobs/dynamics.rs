@@ -1,6 +1,6 @@
 //! The jobs env's dynamics: applying a step's choices (starts, rescales, suspensions) to the
 //! machines, and moving the clock to the next decision point through arrivals, completions,
-//! interval ticks and, at `real` fidelity, the jobs' training rounds.
+//! interval ticks and, at the `trained` fidelity, the jobs' training rounds.
 
 use std::cmp::Reverse;
 
@@ -138,10 +138,10 @@ fn allocate(
     (0..3).for_each(|r| episode.sums.used[r] -= used[r] * pause);
     let job = &episode.jobs[i];
     let resume = job.paused_until.max(now);
-    if let Some(real) = episode.real_jobs.get_mut(i) {
+    if let Some(trained) = episode.trained_jobs.get_mut(i) {
         let offset = size_level as i32 - sh.workload.scaling.requested_size_level() as i32;
-        real.set_allocation(count as usize, offset);
-        real.next_round_s = resume + real.round_s;
+        trained.set_allocation(count as usize, offset);
+        trained.next_round_s = resume + trained.round_s;
     } else if let Some(cluster) = episode.executed.as_mut() {
         cluster.start(i, &episode.jobs[i].containers);
     } else {
@@ -183,8 +183,8 @@ fn suspend(sh: &Shared, episode: &mut Episode, j: u32) {
     job.status = Status::Queued;
     containers.iter().for_each(|c| episode.cluster.release(c));
     episode.counts[status_index(Status::Running)] -= 1;
-    if let Some(real) = episode.real_jobs.get_mut(i) {
-        real.next_round_s = f64::INFINITY;
+    if let Some(trained) = episode.trained_jobs.get_mut(i) {
+        trained.next_round_s = f64::INFINITY;
     }
     if let Some(cluster) = episode.executed.as_mut() {
         cluster.stop(i);
@@ -239,7 +239,7 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
     } else {
         f64::INFINITY
     };
-    // real jobs train round by round in between, silently until one finishes
+    // trained jobs train round by round in between, silently until one finishes
     let t = loop {
         let arrival = order
             .get(episode.next_arrival)
@@ -249,7 +249,7 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
             break wait_for_real(sh, episode, event, max_time)?;
         }
         let round = episode
-            .real_jobs
+            .trained_jobs
             .iter()
             .enumerate()
             .map(|(i, r)| (r.next_round_s, i))
@@ -257,13 +257,13 @@ pub(super) fn advance(sh: &Shared, episode: &mut Episode) -> Result<(bool, bool)
         match round {
             Some((at, i)) if at < event && at < max_time => {
                 integrate(sh, episode, at);
-                if episode.real_jobs[i].step()? {
-                    episode.real_jobs[i].next_round_s = f64::INFINITY;
+                if episode.trained_jobs[i].step()? {
+                    episode.trained_jobs[i].next_round_s = f64::INFINITY;
                     finish(sh, episode, i);
                     break Some(at);
                 }
-                let real = &mut episode.real_jobs[i];
-                real.next_round_s += real.round_s;
+                let trained = &mut episode.trained_jobs[i];
+                trained.next_round_s += trained.round_s;
             }
             _ if event >= max_time => {
                 integrate(sh, episode, max_time);

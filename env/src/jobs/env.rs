@@ -19,19 +19,19 @@ use super::bounds;
 use super::choice::{Choice, ChoiceLayout};
 use super::conserve::{fill_idle, queued_that_fit, unfreeze};
 use super::dynamics::{advance, apply, apply_one};
-use super::executed::{RealCluster, RealJobsReport};
 use super::family::sample_window;
 use super::machines::Placement;
 use super::metrics::{Integrals, JobsMetrics};
 use super::observe;
-use super::real::RealJob;
 use super::spec::{Fidelity, Interface, JobsWorkload};
 use super::state::{Episode, Job, Shared, Status};
+use super::trained::TrainedJob;
 use crate::error::{EnvError, Result};
 use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
 use crate::real::Execution;
+use crate::real::jobs::{RealCluster, RealJobsReport};
 use crate::single_job::scenario::Scenario;
 
 /// Mixed into a family's episode seed before drawing its window, so the window's draws and
@@ -74,8 +74,9 @@ pub struct JobsEnv {
     shared: Arc<Shared>,
     /// A workload family's file, from which every reset draws a window.
     family: Option<Arc<JobsWorkload>>,
-    /// Per template, the single-job workload the `real` fidelity trains.
-    real: Option<Arc<Vec<Arc<Scenario>>>>,
+    /// Per template, the single-job workload the `trained` fidelity trains and real execution
+    /// runs.
+    templates: Option<Arc<Vec<Arc<Scenario>>>>,
     /// The per-slot grid `slot x [workers, size, placement]`, which the dynamics read.
     slot_space: ActionSpace,
     /// The one-choice interface's layout, when the workload asks for it.
@@ -112,7 +113,7 @@ impl JobsEnv {
         JobsEnv {
             shared: Arc::new(Shared::new(workload)),
             family,
-            real: None,
+            templates: None,
             slot_space,
             choices,
             action_space,
@@ -121,11 +122,11 @@ impl JobsEnv {
         }
     }
 
-    /// A `real`-fidelity env: `templates[k]` is template k's single-job workload (see
-    /// [`super::real::load_templates`]).
-    pub fn new_real(workload: Arc<JobsWorkload>, templates: Vec<Arc<Scenario>>) -> Self {
+    /// An env of the `trained` fidelity or of real execution: `templates[k]` is template k's
+    /// single-job workload (see [`super::trained::load_templates`]).
+    pub fn with_templates(workload: Arc<JobsWorkload>, templates: Vec<Arc<Scenario>>) -> Self {
         let mut env = Self::new(workload);
-        env.real = Some(Arc::new(templates));
+        env.templates = Some(Arc::new(templates));
         env
     }
 
@@ -161,11 +162,11 @@ impl JobsEnv {
             self.shared = Arc::new(Shared::new(Arc::new(window)));
         }
         let jobs = self.fresh_jobs(seed);
-        let real_jobs = self.real_jobs(seed)?;
+        let trained_jobs = self.trained_jobs(seed)?;
         // the last episode's real processes and groups go before this one's start
         self.episode = None;
         let executed = self.real_cluster(&jobs, seed)?;
-        let mut episode = self.new_episode(jobs, real_jobs, executed);
+        let mut episode = self.new_episode(jobs, trained_jobs, executed);
         let (terminated, truncated) = advance(&self.shared, &mut episode)?;
         episode.done = terminated || truncated;
         episode.potential_mark = projected_remaining_s(&self.shared, &episode);
@@ -215,17 +216,17 @@ impl JobsEnv {
             .collect()
     }
 
-    /// At real fidelity, each job's real training; none otherwise.
-    fn real_jobs(&self, seed: u64) -> Result<Vec<RealJob>> {
+    /// At the `trained` fidelity, each job's training run; none otherwise.
+    fn trained_jobs(&self, seed: u64) -> Result<Vec<TrainedJob>> {
         let w = &self.shared.workload;
-        match (&self.real, w.fidelity) {
-            (Some(templates), Fidelity::Real) => w
+        match (&self.templates, w.fidelity) {
+            (Some(templates), Fidelity::Trained) => w
                 .jobs
                 .iter()
                 .enumerate()
                 .map(|(i, j)| {
                     let t = self.shared.template[i];
-                    RealJob::new(
+                    TrainedJob::new(
                         &templates[t],
                         &w.templates[t],
                         j.duration_s,
@@ -234,8 +235,8 @@ impl JobsEnv {
                     )
                 })
                 .collect(),
-            (None, Fidelity::Real) => Err(EnvError::BadAction(
-                "a real-fidelity workload needs its templates' workloads: build the env with JobsEnv::new_real".into(),
+            (None, Fidelity::Trained) => Err(EnvError::BadAction(
+                "a trained-fidelity workload needs its templates' workloads: build the env with JobsEnv::with_templates".into(),
             )),
             _ => Ok(Vec::new()),
         }
@@ -244,14 +245,14 @@ impl JobsEnv {
     /// Under real execution, the cluster of real processes; none in the simulator.
     fn real_cluster(&self, jobs: &[Job], seed: u64) -> Result<Option<Box<RealCluster>>> {
         let w = &self.shared.workload;
-        match (&self.real, w.execution) {
+        match (&self.templates, w.execution) {
             (Some(templates), Execution::Real) => {
                 let speeds: Vec<f64> = jobs.iter().map(|j| j.speed).collect();
                 let cluster = RealCluster::new(w, &self.shared.template, templates, &speeds, seed)?;
                 Ok(Some(Box::new(cluster)))
             }
             (None, Execution::Real) => Err(EnvError::BadAction(
-                "a real execution needs its templates' workloads: build the env with JobsEnv::new_real (JobsSetup does)".into(),
+                "a real execution needs its templates' workloads: build the env with JobsEnv::with_templates (JobsSetup does)".into(),
             )),
             (_, Execution::Sim) => Ok(None),
         }
@@ -261,7 +262,7 @@ impl JobsEnv {
     fn new_episode(
         &self,
         jobs: Vec<Job>,
-        real_jobs: Vec<RealJob>,
+        trained_jobs: Vec<TrainedJob>,
         executed: Option<Box<RealCluster>>,
     ) -> Episode {
         let w = &self.shared.workload;
@@ -293,7 +294,7 @@ impl JobsEnv {
             forced_total: 0,
             episode_return: 0.0,
             done: false,
-            real_jobs,
+            trained_jobs,
             executed,
         }
     }
@@ -505,7 +506,7 @@ impl JobsEnv {
     /// arrives, alone on the empty cluster, at the fastest allocation the scaling levels
     /// allow, and never pause: a lower bound on its JCT under any scheduler, since queueing,
     /// parents, sharing the cluster and restarts only add to it. Workload order; empty
-    /// before the first reset and on `real` fidelity (its progress is a training loop).
+    /// before the first reset and on the `trained` fidelity (its progress is a training loop).
     pub fn jct_lower_bounds_s(&self) -> Vec<f64> {
         self.simulated_episode()
             .map_or_else(Vec::new, |e| bounds::no_wait_s(&self.shared, e))
@@ -519,12 +520,12 @@ impl JobsEnv {
             .map(|e| bounds::total_jct_s(&self.shared, e))
     }
 
-    /// The current episode unless it trains real jobs.
+    /// The current episode unless its jobs train or run for real.
     fn simulated_episode(&self) -> Option<&Episode> {
         let simulated = self.shared.workload.execution == Execution::Sim;
         self.episode
             .as_ref()
-            .filter(|e| e.real_jobs.is_empty() && simulated)
+            .filter(|e| e.trained_jobs.is_empty() && simulated)
     }
 
     /// The ids of queued jobs that could start now at some level, oldest first: where the
@@ -618,7 +619,7 @@ impl Environment for JobsEnv {
         JobsEnv {
             shared: Arc::clone(&self.shared),
             family: self.family.clone(),
-            real: self.real.clone(),
+            templates: self.templates.clone(),
             slot_space: self.slot_space.clone(),
             choices: self.choices.clone(),
             action_space: self.action_space.clone(),

@@ -9,15 +9,14 @@ mod choice;
 mod conserve;
 mod dynamics;
 mod env;
-pub mod executed;
 mod family;
 mod machines;
 mod metrics;
 pub mod observe;
-pub mod real;
 mod setup;
 mod spec;
 mod state;
+pub mod trained;
 
 #[cfg(test)]
 mod tests;

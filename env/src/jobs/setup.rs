@@ -1,13 +1,14 @@
 //! A jobs workload file made ready for envs: the workload with its job table read and, for
-//! the `real` fidelity and real execution, its templates' single-job workloads. The one place that chooses
-//! between the surrogate and the real env, for the command line and the Python binding.
+//! the `trained` fidelity and real execution, its templates' single-job workloads. The one
+//! place that chooses between the surrogate env and the one with templates, for the command
+//! line and the Python binding.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use super::env::JobsEnv;
-use super::real::load_templates;
 use super::spec::{Fidelity, JobsWorkload};
+use super::trained::load_templates;
 use crate::Scenario;
 use crate::error::Result;
 use crate::real::Execution;
@@ -16,7 +17,7 @@ use crate::real::Execution;
 #[derive(Clone)]
 pub struct JobsSetup {
     pub workload: Arc<JobsWorkload>,
-    /// The templates' single-job workloads, for the `real` fidelity and real execution.
+    /// The templates' single-job workloads, for the `trained` fidelity and real execution.
     templates: Option<Vec<Arc<Scenario>>>,
 }
 
@@ -25,7 +26,7 @@ impl JobsSetup {
     pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<Self> {
         let workload = JobsWorkload::load(path, overrides)?;
         let templates = match (workload.fidelity, workload.execution) {
-            (Fidelity::Real, _) | (_, Execution::Real) => Some(load_templates(path, &workload)?),
+            (Fidelity::Trained, _) | (_, Execution::Real) => Some(load_templates(path, &workload)?),
             (Fidelity::Surrogate, Execution::Sim) => None,
         };
         Ok(JobsSetup {
@@ -34,10 +35,13 @@ impl JobsSetup {
         })
     }
 
-    /// A fresh env with no episode started: the real one where the workload trains its jobs.
+    /// A fresh env with no episode started: with its templates where the workload trains its
+    /// jobs or runs them for real.
     pub fn env(&self) -> JobsEnv {
         match &self.templates {
-            Some(templates) => JobsEnv::new_real(Arc::clone(&self.workload), templates.clone()),
+            Some(templates) => {
+                JobsEnv::with_templates(Arc::clone(&self.workload), templates.clone())
+            }
             None => JobsEnv::new(Arc::clone(&self.workload)),
         }
     }

@@ -34,8 +34,8 @@ pub struct JobsWorkload {
     #[serde(default)]
     pub source: Option<TraceSource>,
     pub episode: JobsEpisode,
-    /// How a job progresses: `surrogate` (its template's fitted curve) or `real` (the real
-    /// training loop of its template's single-job workload, for tens of jobs).
+    /// How a job progresses: `surrogate` (its template's fitted curve) or `trained` (the real
+    /// training loop of its template's single-job workload, for tens of jobs; `real` before).
     #[serde(default)]
     pub fidelity: Fidelity,
     /// `sim` (the virtual clock) or `real`: running jobs are real training processes in
@@ -70,7 +70,10 @@ pub struct JobsWorkload {
 pub enum Fidelity {
     #[default]
     Surrogate,
-    Real,
+    /// Each job trains in process on the virtual clock; named `real` until real execution
+    /// (`execution = "real"`) took the word, and files that say so still load.
+    #[serde(alias = "real")]
+    Trained,
 }
 
 /// Provenance written by `schedlab workload import`.
@@ -321,7 +324,7 @@ pub struct Template {
     /// The single-job workload and runs the numbers were fitted on.
     #[serde(default)]
     pub fitted_from: String,
-    /// The single-job workload the `real` fidelity trains (relative to the jobs workload).
+    /// The single-job workload the `trained` fidelity trains (relative to the jobs workload).
     #[serde(default)]
     pub workload: String,
     /// Fitted time to the target loss of one worker at the middle size, in the single-job
@@ -481,7 +484,7 @@ impl JobsWorkload {
         if let Some((key, message)) = self.real.check() {
             return Err(EnvError::config(path, key, message));
         }
-        if self.fidelity == Fidelity::Real {
+        if self.fidelity == Fidelity::Trained {
             return Err(EnvError::config(
                 path,
                 "fidelity",
@@ -544,7 +547,7 @@ impl JobsWorkload {
         Ok(())
     }
 
-    /// Every template: sound fractions and contention, what the real fidelity needs, a unique
+    /// Every template: sound fractions and contention, what the trained fidelity needs, a unique
     /// name. Returns the names.
     fn check_templates<'a>(&'a self, path: &Path) -> Result<HashSet<&'a str>> {
         let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
@@ -563,12 +566,12 @@ impl JobsWorkload {
                     ),
                 );
             }
-            if self.fidelity == Fidelity::Real
+            if self.fidelity == Fidelity::Trained
                 && (t.workload.is_empty() || t.time_at_one_s.is_nan() || t.time_at_one_s <= 0.0)
             {
                 return bad(
                     format!("templates[{i}] ({})", t.name),
-                    "the real fidelity needs the template's `workload` and `time_at_one_s` (refit with `schedlab templates fit`)".into(),
+                    "the trained fidelity needs the template's `workload` and `time_at_one_s` (refit with `schedlab templates fit`)".into(),
                 );
             }
             if !template_names.insert(t.name.as_str()) {
@@ -640,7 +643,7 @@ impl JobsWorkload {
     fn check_family(&self, path: &Path) -> Result<()> {
         let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
         if let Some(family) = &self.family {
-            if self.fidelity == Fidelity::Real {
+            if self.fidelity == Fidelity::Trained {
                 return bad(
                     "family".into(),
                     "a workload family samples windows of the surrogate fidelity only".into(),
@@ -691,6 +694,19 @@ mod tests {
         assert!((t(0.0).speedup(4.0, 1.0) - 4.0).abs() < 1e-12);
         assert!((t(0.0).speedup(2.0, 2.0) - 4.0).abs() < 1e-12);
         assert!(t(0.5).speedup(8.0, 1.0) < 2.0);
+    }
+
+    /// Files written before the rename say `fidelity = "real"`; they keep loading.
+    #[test]
+    fn the_trained_fidelity_is_still_read_under_its_old_name() {
+        #[derive(Deserialize)]
+        struct File {
+            fidelity: Fidelity,
+        }
+        let read = |text: &str| toml::from_str::<File>(text).unwrap().fidelity;
+        assert_eq!(read("fidelity = \"real\""), Fidelity::Trained);
+        assert_eq!(read("fidelity = \"trained\""), Fidelity::Trained);
+        assert_eq!(read("fidelity = \"surrogate\""), Fidelity::Surrogate);
     }
 }
 

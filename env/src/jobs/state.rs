@@ -6,11 +6,11 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use super::executed::RealCluster;
 use super::machines::{Cluster, Container};
 use super::metrics::Integrals;
-use super::real::RealJob;
 use super::spec::{GPU_MILLI, JobsWorkload, scaled_request};
+use super::trained::TrainedJob;
+use crate::real::jobs::RealCluster;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Status {
@@ -209,8 +209,8 @@ pub(super) struct Episode {
     pub forced_total: usize,
     pub episode_return: f64,
     pub done: bool,
-    /// The `real` fidelity's training run of each job.
-    pub real_jobs: Vec<RealJob>,
+    /// The `trained` fidelity's training run of each job.
+    pub trained_jobs: Vec<TrainedJob>,
     /// The jobs as real processes, where the workload executes for real; dropped at the
     /// episode's end (its processes and groups go with it).
     pub executed: Option<Box<RealCluster>>,

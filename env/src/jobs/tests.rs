@@ -505,9 +505,9 @@ fn fitted_workload(fidelity: Fidelity) -> (JobsWorkload, std::path::PathBuf) {
 fn surrogate_and_real_training_agree_on_a_small_workload() {
     let (surrogate, _) = fitted_workload(Fidelity::Surrogate);
     let fast = play(&mut JobsEnv::new(Arc::new(surrogate)), 0);
-    let (real, path) = fitted_workload(Fidelity::Real);
-    let templates = real::load_templates(&path, &real).unwrap();
-    let mut env = JobsEnv::new_real(Arc::new(real), templates);
+    let (trained, path) = fitted_workload(Fidelity::Trained);
+    let templates = trained::load_templates(&path, &trained).unwrap();
+    let mut env = JobsEnv::with_templates(Arc::new(trained), templates);
     let slow = play(&mut env, 0);
     assert_eq!((fast.finished, slow.finished), (10, 10));
     let ratio = slow.jct_avg_s / fast.jct_avg_s;
@@ -521,10 +521,10 @@ fn surrogate_and_real_training_agree_on_a_small_workload() {
 }
 
 #[test]
-fn a_real_workload_without_its_templates_is_refused() {
-    let (w, _) = fitted_workload(Fidelity::Real);
+fn a_trained_workload_without_its_templates_is_refused() {
+    let (w, _) = fitted_workload(Fidelity::Trained);
     let e = JobsEnv::new(Arc::new(w)).reset(0).unwrap_err().to_string();
-    assert!(e.contains("new_real"), "{e}");
+    assert!(e.contains("with_templates"), "{e}");
 }
 
 /// 40 jobs over a 1,000 s period on two machine types, one of which alone holds 2 GPUs.

@@ -15,7 +15,7 @@ use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
 use crate::real::Execution;
-use crate::single_job::real::RealTraining;
+use crate::real::single_job::RealTraining;
 use crate::single_job::scenario::Scenario;
 use crate::single_job::sim::rules;
 use crate::single_job::sim::{CostModel, TrainingSim, WorkerRound};

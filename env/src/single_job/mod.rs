@@ -8,7 +8,6 @@ mod env;
 pub mod features;
 mod load;
 mod metrics;
-pub mod real;
 pub mod scenario;
 pub mod sim;
 mod training;
@@ -18,6 +17,7 @@ pub use env::{SingleJobEnv, SingleJobInfo};
 pub use metrics::SingleJobMetrics;
 pub use scenario::Scenario;
 pub use training::PushRecord;
+pub(crate) use training::Training;
 pub use workload::SingleJobWorkload;
 
 #[cfg(test)]

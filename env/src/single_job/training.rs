@@ -1,6 +1,6 @@
 //! What the single-job env asks of the training it schedules, simulated
 //! ([`TrainingSim`](super::sim::TrainingSim)) or on real processes
-//! ([`RealTraining`](super::real::RealTraining)).
+//! ([`RealTraining`](crate::real::single_job::RealTraining)).
 
 use super::sim::{TrainingSim, WorkerRound};
 use crate::cluster::Amounts;

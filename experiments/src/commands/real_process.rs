@@ -3,7 +3,7 @@
 
 use clap::{Args, ValueEnum};
 use schedlab_env::real::process::{die_with_parent, run_tenant};
-use schedlab_env::single_job::real::worker::run_worker;
+use schedlab_env::real::worker::run_worker;
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Role {

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
-use schedlab_env::jobs::real;
+use schedlab_env::jobs::trained;
 use schedlab_env::jobs::{Template, speedup};
 
 use schedlab_experiments::output::write_atomic;
@@ -51,7 +51,7 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
         "--workers must be at least 1"
     );
     let most = args.workers.iter().copied().max().unwrap_or(1);
-    let scenario = real::load_template(&args.workload, most)?;
+    let scenario = trained::load_template(&args.workload, most)?;
     let seeds = parse_seeds(&args.seeds)?;
     let configs: Vec<(usize, i32, u64)> = args
         .workers

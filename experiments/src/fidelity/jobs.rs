@@ -9,7 +9,7 @@
 
 use indicatif::ProgressBar;
 use schedlab_env::jobs::JobsMetrics;
-use schedlab_env::jobs::executed::RealJobsReport;
+use schedlab_env::real::jobs::RealJobsReport;
 use serde::{Deserialize, Serialize};
 
 use super::{Fitted, Plan, Sides};

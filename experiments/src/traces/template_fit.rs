@@ -2,7 +2,7 @@
 //! (`schedlab templates fit`): one real episode per worker count and size, and the least
 //! squares fit of `T(n, s) = C / S(n * s^k)`, `S(x) = x / (1 + sigma (x - 1))`, on `ln T`.
 
-use schedlab_env::jobs::real;
+use schedlab_env::jobs::trained;
 use schedlab_env::jobs::{MAX_CONTENTION, speedup};
 use schedlab_env::{Scenario, SingleJobEnv};
 
@@ -49,12 +49,12 @@ pub fn real_run(
     seed: u64,
 ) -> anyhow::Result<Run> {
     let mut env = SingleJobEnv::new(scenario.clone());
-    let (levels, size) = real::template_levels(scenario, offset);
+    let (levels, size) = trained::template_levels(scenario, offset);
     let (mut observation, _) = env.reset(seed)?;
     let round_s = scenario.workload.episode.round_interval_s;
     let (mut used, mut allocated) = ([0.0; 3], [0.0; 3]);
     loop {
-        let step = env.step(&real::action_for(&env, &observation, workers, levels))?;
+        let step = env.step(&trained::action_for(&env, &observation, workers, levels))?;
         for (w, a) in step.info.workers.iter().zip(&step.info.allocation) {
             used[0] += w.cpu_used_s;
             used[1] += w.mem_used_gb_s;

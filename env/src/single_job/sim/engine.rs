@@ -348,7 +348,7 @@ impl TrainingSim {
 
     /// Worker `w`'s next minibatch: its rows and the GFLOP it costs, with the iteration's
     /// jitter and straggling drawn from the worker's stream. A worker samples its own shard,
-    /// every `nodes`-th training row from `w`, as a real worker does (`real/worker.rs`): the
+    /// every `nodes`-th training row from `w`, as a real worker does (`env/src/real/worker.rs`): the
     /// data of a node without a container is not trained on.
     fn draw_minibatch(&mut self, w: usize, batch: usize) -> (Vec<usize>, f64) {
         let shards = self.workers.len();

@@ -1,5 +1,5 @@
 //! HB-ASGD's two resource rules, shared by the simulated server (`engine.rs`) and the real
-//! one (`single_job/real/`): the hierarchical batch and the resource-adequate learning rate.
+//! one (`env/src/real/single_job/`): the hierarchical batch and the resource-adequate learning rate.
 
 use crate::cluster::{Amounts, NodeSpec};
 use crate::single_job::workload::{JobSpec, OptimizerKind};

@@ -1,22 +1,5 @@
-//! The jobs cluster on real processes (`execution = "real"`, docs/real-execution.md).
-//!
-//! Each machine is a control group under one folder per episode, and each container of a
-//! running job a group inside its machine's, holding one worker process. A job trains its
-//! template's model on its data for a fixed number of synchronous iterations
-//! ([`job_run`]); the scheduler's starts, rescales and preemptions start, restart and stop
-//! those runs, and a restart resumes from the checkpoint the preemption wrote
-//! ([`checkpoint`]), so what a restart costs is real and measured.
-//!
-//! The mapping: `real.cores` are shared out over the cluster's GPUs (over its CPU cores
-//! where it has none, and for containers without a GPU): a container holding `g` of the
-//! cluster's `G` GPU-milli gets `cores g / G` real cores, the GPU emulated as a slice of CPU.
-//! A job's iterations burn, at its requested allocation, `time_scale` times its trace
-//! duration (over its speed factor) of that quota, in iterations of about
-//! [`ITERATION_WALL_S`] wall seconds. Nothing else of the simulator is emulated: its speed-up
-//! curve, restart pause and interference are what the real run measures.
-
-pub mod checkpoint;
-pub mod job_run;
+//! [`RealCluster`]: one episode's jobs cluster on real processes, its machines' groups and each
+//! job's runs, and what it measured ([`RealJobsReport`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use self::job_run::{ContainerGroup, Event, JobPlan, JobRun};
-use super::machines::Container;
-use super::spec::{GPU_MILLI, JobsWorkload, MILLI_PER_UNIT};
+use super::checkpoint;
+use super::job_run::{ContainerGroup, Event, JobPlan, JobRun};
 use crate::error::{EnvError, Result};
+use crate::jobs::{Container, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT};
 use crate::real::cgroup::{Group, Hierarchy};
 use crate::real::{RealSpec, Turn};
 use crate::single_job::scenario::Scenario;
@@ -88,7 +71,7 @@ pub struct RealCluster {
 impl RealCluster {
     /// The cluster's groups and each job's plan; `speeds` are the jobs' speed factors and
     /// `templates[k]` template k's single-job workload.
-    pub(super) fn new(
+    pub(crate) fn new(
         workload: &JobsWorkload,
         template_of: &[usize],
         templates: &[Arc<Scenario>],

@@ -21,10 +21,10 @@ use rand::rngs::StdRng;
 use super::checkpoint::Checkpoint;
 use crate::error::{EnvError, Result};
 use crate::real::cgroup::Group;
+use crate::real::connect::{StartFailure, WorkerListener};
+use crate::real::messages::{FromWorker, ToWorker};
 use crate::real::process;
 use crate::real::wire::{receive, send};
-use crate::single_job::real::connect::{StartFailure, WorkerListener};
-use crate::single_job::real::messages::{FromWorker, ToWorker};
 use crate::single_job::scenario::Scenario;
 
 /// What a job trains, fixed for an episode.

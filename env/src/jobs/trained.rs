@@ -1,5 +1,6 @@
-//! The `real` fidelity: every running job trains its template's single-job workload with the
-//! real HB-ASGD loop (real gradients on real data) on containers like the ones it holds, and
+//! The `trained` fidelity (`fidelity = "trained"`, called `"real"` before): every running job
+//! trains its template's single-job workload with the real HB-ASGD loop (real gradients on
+//! real data, in process, on the virtual clock) on containers like the ones it holds, and
 //! finishes when that run reaches its target loss.
 //!
 //! A job's clock runs `duration / (time_at_one_s / S(requested))` times the template's, so
@@ -49,7 +50,7 @@ pub fn load_templates(path: &Path, workload: &JobsWorkload) -> Result<Vec<Arc<Sc
 
 /// The ladder levels `[cpu, mem, gpu]` of a container `offset` levels of the primary
 /// resource (GPU where the nodes have GPUs, else CPU) from the middle, and that size over
-/// the middle one. `templates fit` and the real fidelity share it.
+/// the middle one. `templates fit` and the trained fidelity share it.
 pub fn template_levels(scenario: &Scenario, offset: i32) -> ([usize; 3], f64) {
     let ladder = &scenario.workload.containers;
     let has_gpu = scenario.nodes.iter().any(|n| n.gpus > 0) && !ladder.gpus.is_empty();
@@ -95,8 +96,8 @@ pub fn action_for(
         .collect()
 }
 
-/// One job's real training run.
-pub(crate) struct RealJob {
+/// One job's training run.
+pub(crate) struct TrainedJob {
     env: SingleJobEnv,
     observation: Observation,
     workers: usize,
@@ -107,7 +108,7 @@ pub(crate) struct RealJob {
     pub next_round_s: f64,
 }
 
-impl RealJob {
+impl TrainedJob {
     pub fn new(
         scenario: &Arc<Scenario>,
         template: &Template,
@@ -119,7 +120,7 @@ impl RealJob {
         let (observation, _) = env.reset(seed)?;
         let at_request = template.time_at_one_s / template.speedup(requested as f64, 1.0);
         let round_s = scenario.workload.episode.round_interval_s * duration_s / at_request;
-        Ok(RealJob {
+        Ok(TrainedJob {
             env,
             observation,
             workers: 0,
