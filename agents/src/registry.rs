@@ -1,8 +1,8 @@
 //! Every scheduler by name, as a table of rows: name, the kinds of env it acts in, typed
 //! options with defaults and help, and its constructor. The rows live beside the schedulers
-//! ([`crate::single_job::SCHEDULERS`], [`crate::jobs::SCHEDULERS`],
-//! [`crate::dag::SCHEDULERS`], [`GENERIC`]); adding a
-//! scheduler is one file and one row (see ARCHITECTURE.md, "Add a scheduler").
+//! (each kind's `SCHEDULERS` in its module, which env's table of kinds names, and
+//! [`GENERIC`]); adding a scheduler is one file and one row (see ARCHITECTURE.md, "Add a
+//! scheduler").
 //!
 //! A spec is a name with optional inline options, `raes:solver=heuristic:predictor=ewma`;
 //! options shared by several specs (the CLI's undotted `--set` keys) go to every scheduler
@@ -75,13 +75,22 @@ fn guide_resolver(trained: Option<TrainedLoader>) -> GuideResolver {
 /// Schedulers that act in every kind of env through the declared spaces alone.
 pub const GENERIC: &[SchedulerRow] = &[crate::random::ROW];
 
+/// From env's table of kinds: each kind's `SCHEDULERS`, found in the kind's module, in the
+/// table's order.
+macro_rules! kind_schedulers {
+    ([] $(($kind:ident, $module:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+        const KIND_SCHEDULERS: [&[SchedulerRow]; EnvKind::ALL.len()] =
+            [$(crate::$module::SCHEDULERS),+];
+    };
+}
+
+schedlab_env::kinds_table!(callback kind_schedulers []);
+
 /// Every row: each kind's own, then the generic ones.
 pub fn rows() -> impl Iterator<Item = &'static SchedulerRow> {
-    crate::single_job::SCHEDULERS
-        .iter()
-        .chain(crate::jobs::SCHEDULERS)
-        .chain(crate::dag::SCHEDULERS)
-        .chain(crate::network::SCHEDULERS)
+    KIND_SCHEDULERS
+        .into_iter()
+        .flat_map(|rows| rows.iter())
         .chain(GENERIC)
 }
 

@@ -14,6 +14,7 @@ mod ewma;
 mod files;
 mod last;
 mod lstm;
+mod predictor;
 mod registry;
 mod score;
 mod series;
@@ -23,19 +24,7 @@ pub use error::{PredictorError, Result};
 pub use ewma::EwmaPredictor;
 pub use last::LastPredictor;
 pub use lstm::{LstmConfig, LstmPredictor};
+pub use predictor::Predictor;
 pub use registry::{NAMES, PREDICTORS, PredictorRow, load, untrained};
 pub use score::{Scores, head_len, heads, score};
 pub use series::{Series, WINDOW};
-
-use std::path::Path;
-
-pub trait Predictor: Send + Sync {
-    fn name(&self) -> &'static str;
-    /// Fits on whole series (all of each is training data).
-    fn fit(&mut self, series: &[Series]) -> Result<()>;
-    /// The next step of a series from its history: time-ordered rows of `features` values,
-    /// at least one row; only the last [`WINDOW`] rows are used.
-    fn predict(&self, history: &[f32], features: usize) -> Vec<f32>;
-    /// Writes what `load` needs into `dir` (files named after the predictor).
-    fn save(&self, dir: &Path) -> Result<()>;
-}

@@ -7,10 +7,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from ._schedlab import KINDS as _NATIVE_KINDS
 from ._schedlab import RustEnv
 from .masks import INVALID_ACTION_MODES, checked_action
 
-KINDS = ("SingleJob", "Jobs", "Dag", "Network")
+# The kinds as env's table of kinds names them (env/src/kinds.rs), one Gymnasium id each.
+KINDS = tuple(_NATIVE_KINDS)
 
 # Features are finite float32 (the Rust env contract); Box bounds say exactly that.
 _FLOAT32_MAX = float(np.finfo(np.float32).max)

@@ -1,11 +1,13 @@
 //! The import graph of a crate's files, read from its sources, for ARCHITECTURE.md's layout
 //! rules: which file's code names which other file's items (`crate::`, `super::`, `self::`
-//! paths, with `{..}` groups, followed through the `pub use` re-exports of module roots).
+//! paths and bare paths through a child module the file declares, `use child::item`, with
+//! `{..}` groups, followed through the `pub use` re-exports of module roots).
 //!
-//! Module roots (`lib.rs`, `main.rs`, `mod.rs`) declare and re-export, so they are not nodes;
-//! files declared under `#[cfg(test)]`, and the items under a `#[cfg(test)]` in a file, are
-//! test code and not part of the layering either. The reading is textual: a method call names
-//! no path, so it makes no edge.
+//! Every file is a node, module roots (`lib.rs`, `main.rs`, `mod.rs`, and a file with child
+//! modules) included: a root's `pub use` is an import of the file it names, so a child that
+//! names an item the root itself defines imports its root back. Files declared under
+//! `#[cfg(test)]`, and the items under a `#[cfg(test)]` in a file, are test code and not part
+//! of the layering. The reading is textual: a method call names no path, so it makes no edge.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -45,13 +47,6 @@ pub fn module_of(src: &Path, file: &Path) -> Module {
         parts.pop();
     }
     parts
-}
-
-fn is_root(file: &Path) -> bool {
-    matches!(
-        file.file_name().and_then(|n| n.to_str()),
-        Some("mod.rs" | "lib.rs" | "main.rs")
-    )
 }
 
 /// The code of a file's `text` (comments and literals blanked, `crate::code`) without the
@@ -152,17 +147,38 @@ pub fn test_children(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every `crate::a::b` / `super::a` / `self::a` path in `code` of the file at `module`, with
-/// `{a, b::c}` groups expanded one level, as absolute module paths.
-pub fn referenced_paths(code: &str, module: &[String]) -> Vec<Module> {
+/// The child modules a file's `code` declares (`mod name;`, any visibility).
+pub fn declared_children(code: &str) -> Vec<String> {
+    code.split(';')
+        .filter_map(|item| {
+            let last = item.trim().rsplit(['\n', '}', '{']).next()?.trim();
+            let rest = last.strip_prefix("pub ").unwrap_or(last);
+            let rest = match rest.strip_prefix("pub(") {
+                Some(scoped) => scoped.split_once(')')?.1.trim_start(),
+                None => rest,
+            };
+            let name = rest.strip_prefix("mod ")?.trim();
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                .then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// Every `crate::a::b` / `super::a` / `self::a` path in `code` of the file at `module`, and
+/// every bare `child::a` path through one of the file's declared `children`, with `{a, b::c}`
+/// groups expanded one level, as absolute module paths.
+pub fn referenced_paths(code: &str, module: &[String], children: &[String]) -> Vec<Module> {
     let bytes = code.as_bytes();
     let mut out = Vec::new();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let child_heads: Vec<String> = children.iter().map(|c| format!("{c}::")).collect();
     let mut i = 0;
     while i < bytes.len() {
         let start_ok = i == 0 || !ident(bytes[i - 1]) && bytes[i - 1] != b':';
         let head = ["crate::", "super::", "self::"]
             .into_iter()
+            .chain(child_heads.iter().map(String::as_str))
             .find(|h| bytes[i..].starts_with(h.as_bytes()));
         let (Some(head), true) = (head, start_ok) else {
             i += 1;
@@ -171,7 +187,8 @@ pub fn referenced_paths(code: &str, module: &[String]) -> Vec<Module> {
         let mut path: Module = match head {
             "crate::" => Vec::new(),
             "super::" => module[..module.len().saturating_sub(1)].to_vec(),
-            _ => module.to_vec(),
+            "self::" => module.to_vec(),
+            child => [module, &[child.trim_end_matches("::").to_owned()]].concat(),
         };
         let mut j = i + head.len();
         while code[j..].starts_with("super::") {
@@ -193,9 +210,12 @@ pub fn referenced_paths(code: &str, module: &[String]) -> Vec<Module> {
                 break;
             }
         }
-        if code[j..].starts_with('{') {
+        if code[j..].starts_with('$') {
+            // a macro's `super::$module::...`: named where the macro expands, not here
+        } else if code[j..].starts_with('{') {
             let end = code[j..].find('}').map_or(code.len(), |e| j + e);
-            for item in code[j + 1..end].split(',') {
+            // a trailing comma leaves an empty item, which names nothing
+            for item in code[j + 1..end].split(',').filter(|i| !i.trim().is_empty()) {
                 let mut p = path.clone();
                 p.extend(
                     item.split(" as ")
@@ -215,6 +235,21 @@ pub fn referenced_paths(code: &str, module: &[String]) -> Vec<Module> {
         i = j.max(i + 1);
     }
     out
+}
+
+/// The macros `code` defines under `#[macro_export]`, which the crate root then holds.
+fn exported_macros(code: &str) -> Vec<String> {
+    code.match_indices("#[macro_export]")
+        .filter_map(|(at, _)| {
+            let rest = &code[at..];
+            let body = rest[rest.find("macro_rules!")? + "macro_rules!".len()..].trim_start();
+            let name: String = body
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
 }
 
 /// What the `pub use` items of a module root at `module` stand for: `[jobs, JobsContext]` ->
@@ -287,8 +322,13 @@ impl ImportGraph {
             .map(|(f, text)| (f, code_of(text)))
             .collect();
         let mut aliases = BTreeMap::new();
-        for file in files.iter().filter(|f| is_root(f)) {
-            aliases.extend(reexports(&codes[file], &module_of(src, file)));
+        for file in &files {
+            let module = module_of(src, file);
+            aliases.extend(reexports(&codes[file], &module));
+            // an exported macro is named at the crate root but lives in its file
+            for name in exported_macros(&codes[file]) {
+                aliases.insert(vec![name.clone()], [module.clone(), vec![name]].concat());
+            }
         }
         let is_test = |m: &Module| sources.is_test(m);
         // the file a path names, through re-exports
@@ -300,7 +340,7 @@ impl ImportGraph {
                     .find(|&k| by_module.contains_key(&path[..k]))?;
                 let file = &by_module[&path[..k]];
                 match aliases.get(&path[..(k + 1).min(path.len())]) {
-                    Some(alias) if is_root(file) && k < path.len() => {
+                    Some(alias) if k < path.len() => {
                         let mut next = alias.clone();
                         next.extend(path[k + 1..].iter().cloned());
                         path = next;
@@ -311,16 +351,16 @@ impl ImportGraph {
             None
         };
         let mut edges = BTreeMap::new();
-        for &file in files.iter().filter(|f| !is_root(f)) {
+        for &file in &files {
             let module = module_of(src, file);
             if is_test(&module) {
                 continue;
             }
+            let code = &codes[file];
             let mut targets = BTreeSet::new();
-            for path in referenced_paths(&codes[file], &module) {
+            for path in referenced_paths(code, &module, &declared_children(code)) {
                 if let Some(t) = target(path)
                     && t != file
-                    && !is_root(t)
                     && !is_test(&module_of(src, t))
                 {
                     targets.insert(t.clone());
@@ -331,6 +371,29 @@ impl ImportGraph {
         ImportGraph {
             src: src.to_owned(),
             edges,
+        }
+    }
+
+    /// Drops every import between two files inside `folder` (a tolerated circle).
+    pub fn forget_imports_within(&mut self, folder: &Path) {
+        for (from, targets) in &mut self.edges {
+            if from.starts_with(folder) {
+                targets.retain(|to| !to.starts_with(folder));
+            }
+        }
+    }
+
+    /// Drops the import of `to` by `from`; whether there was one.
+    pub fn forget_import(&mut self, from: &Path, to: &Path) -> bool {
+        self.edges
+            .get_mut(from)
+            .is_some_and(|targets| targets.remove(to))
+    }
+
+    /// Keeps only the imports between two files inside `folder`.
+    pub fn keep_imports_within(&mut self, folder: &Path) {
+        for (from, targets) in &mut self.edges {
+            targets.retain(|to| from.starts_with(folder) && to.starts_with(folder));
         }
     }
 

@@ -3,14 +3,15 @@
 //! End-to-end tests: the `schedlab` binary driven as a user would, and behaviour that spans
 //! crates (policies acting in environments). The tests live in `tests/`; this library only
 //! holds what they share: where the shipped data are, how to reach the built binary, how to
-//! check a chart file, the import graph the layout rules are checked on, and the length of
-//! every function.
+//! check a chart file, the import graph the layout rules are checked on, what a module root
+//! holds, and the length of every function.
 
 use std::path::{Path, PathBuf};
 
 pub mod code;
 pub mod function_length;
 pub mod import_graph;
+pub mod module_roots;
 
 /// The repository's `data/` folder.
 pub fn data_dir() -> PathBuf {

@@ -2744,3 +2744,28 @@ fn train_offers_every_learner_of_the_table_by_name() {
         assert!(help.contains(row.name) && help.contains(row.help), "{help}");
     }
 }
+
+/// A user error prints its message and causes, and no stack frames, even where the user keeps
+/// `RUST_BACKTRACE=1` set; the error still names what is wrong.
+#[test]
+fn a_user_error_prints_no_backtrace_under_rust_backtrace() {
+    let out = schedlab()
+        .env("RUST_BACKTRACE", "1")
+        .args(["workload", "import", "--format", "philly", "--windows", "2"])
+        .args(["--jobs", "missing.csv", "--nodes", "missing.csv", "-o", "x.toml"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    // a frame is a symbol line followed by its location, `at src/...:line:column`
+    let frames = stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with("at ") && l.contains(".rs:"))
+        .count();
+    let lower = stderr.to_lowercase();
+    assert!(
+        !lower.contains("backtrace") && !lower.contains("lang_start") && frames == 0,
+        "{stderr}"
+    );
+    assert!(stderr.starts_with("Error: "), "{stderr}");
+}

@@ -6,26 +6,34 @@ use std::sync::Arc;
 use schedlab_env::EnvKind;
 
 use super::common::PolicyContext;
-use super::dag::DagContext;
-use super::jobs::JobsContext;
-use super::network::NetworkContext;
-use super::single_job::SingleJobContext;
 use crate::options::PolicyError;
 use crate::policy::Policy;
 
-/// From env's table of kinds (`schedlab_env::kinds_table!`): the context enum, and each
-/// kind's env as a [`SchedulingEnv`] whose context is its row's.
+/// From env's table of kinds (`schedlab_env::kinds_table!`): the context enum, each kind's
+/// env as a [`SchedulingEnv`] whose context is its row's, and each context's `part_of`, the
+/// one way a scheduler of that kind reads its part of an [`EnvContext`].
 macro_rules! env_contexts {
-    ([] $(($kind:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+    ([] $(($kind:ident, $module:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
         /// What a scheduler of one kind of env knows of it: the common part and that env's own.
         #[derive(Debug, Clone)]
         pub enum EnvContext {
-            $($kind($context),)+
+            $($kind(super::$module::$context),)+
         }
 
         $(impl SchedulingEnv for $env {
             fn context(&self) -> EnvContext {
-                EnvContext::$kind($context::of(self))
+                EnvContext::$kind(super::$module::$context::of(self))
+            }
+        }
+
+        impl super::$module::$context {
+            /// This kind's part of `ctx`; a registry row of this kind is only built with one.
+            pub fn part_of(ctx: &EnvContext) -> &Self {
+                match ctx {
+                    EnvContext::$kind(ctx) => ctx,
+                    #[allow(unreachable_patterns)]
+                    other => unreachable!("a {} scheduler built for {:?}", $name, other.kind()),
+                }
             }
         })+
     };
@@ -61,38 +69,6 @@ impl EnvContext {
     /// policy's spaces differ.
     pub fn shape_settings(&self) -> Vec<(String, String)> {
         schedlab_env::each_kind!(EnvContext, self, ctx => ctx.shape_settings())
-    }
-}
-
-/// The single-job part of `ctx`; a registry row of this kind is only built with one.
-pub fn single_job_context(ctx: &EnvContext) -> &SingleJobContext {
-    match ctx {
-        EnvContext::SingleJob(ctx) => ctx,
-        other => unreachable!("a single-job scheduler built for {:?}", other.kind()),
-    }
-}
-
-/// The jobs part of `ctx`; a registry row of this kind is only built with one.
-pub fn jobs_context(ctx: &EnvContext) -> &JobsContext {
-    match ctx {
-        EnvContext::Jobs(ctx) => ctx,
-        other => unreachable!("a jobs scheduler built for {:?}", other.kind()),
-    }
-}
-
-/// The DAG part of `ctx`; a registry row of this kind is only built with one.
-pub fn dag_context(ctx: &EnvContext) -> &DagContext {
-    match ctx {
-        EnvContext::Dag(ctx) => ctx,
-        other => unreachable!("a DAG scheduler built for {:?}", other.kind()),
-    }
-}
-
-/// The network part of `ctx`; a registry row of this kind is only built with one.
-pub fn network_context(ctx: &EnvContext) -> &NetworkContext {
-    match ctx {
-        EnvContext::Network(ctx) => ctx,
-        other => unreachable!("a network scheduler built for {:?}", other.kind()),
     }
 }
 

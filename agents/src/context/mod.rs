@@ -11,10 +11,7 @@ mod single_job;
 
 pub use common::PolicyContext;
 pub use dag::{DagContext, GuideResolver, ResolveGuide};
-pub use env_context::{
-    EnvContext, LoadTrained, SchedulingEnv, TrainedLoader, dag_context, jobs_context,
-    network_context, single_job_context,
-};
+pub use env_context::{EnvContext, LoadTrained, SchedulingEnv, TrainedLoader};
 pub use jobs::{JobsContext, SlotView};
 pub use network::NetworkContext;
 pub use single_job::SingleJobContext;

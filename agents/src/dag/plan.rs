@@ -5,8 +5,8 @@ use std::sync::Arc;
 use schedlab_env::Observation;
 use schedlab_env::dag::{DagWorkload, Problem, Schedule, env_order};
 
+use crate::context::DagContext;
 use crate::context::EnvContext;
-use crate::context::dag_context;
 use crate::options::{OptionSpec, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::{BuildFn, SchedulerRow};
@@ -34,7 +34,7 @@ pub(super) fn plan_policy(
     name: &'static str,
     planner: impl Planner + 'static,
 ) -> Result<Box<dyn Policy>, PolicyError> {
-    let workload = dag_context(ctx).workload.clone();
+    let workload = DagContext::part_of(ctx).workload.clone();
     Ok(Box::new(PlanPolicy::new(name, workload, Box::new(planner))))
 }
 

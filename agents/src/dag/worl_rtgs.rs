@@ -28,8 +28,8 @@ use super::plan_distance::{GapSlope, ftg, spd};
 use super::woa::{
     EVALUATIONS, POPULATION, SEARCH_SEED, SearchBudget, Whale, WoaDraws, best_of, woa_move,
 };
+use crate::context::DagContext;
 use crate::context::EnvContext;
-use crate::context::dag_context;
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::scheduler_row::SchedulerRow;
 
@@ -87,7 +87,7 @@ pub const ROW: SchedulerRow = row(
 
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn crate::Policy>, PolicyError> {
     let spec = options.text("guide").unwrap_or(DEFAULT_GUIDE);
-    let dag = dag_context(ctx);
+    let dag = DagContext::part_of(ctx);
     let guides = dag.guides.as_ref().ok_or_else(|| PolicyError::Option {
         policy: "worl-rtgs".into(),
         key: "guide".into(),
@@ -100,7 +100,7 @@ fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn crate::Policy>, 
         value: spec.into(),
         expected: format!("a trained agent or DAG scheduler for this workload ({e})"),
     })?;
-    let workload = Arc::clone(&dag_context(ctx).workload);
+    let workload = Arc::clone(&DagContext::part_of(ctx).workload);
     let planner = WorlRtgs {
         budget: SearchBudget::from_options(options),
         guided: options.number("guided"),

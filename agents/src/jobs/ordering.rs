@@ -9,7 +9,7 @@ use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 use super::placement::PLACEMENT;
 
 use crate::context::EnvContext;
-use crate::context::{JobsContext, SlotView, jobs_context};
+use crate::context::{JobsContext, SlotView};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::{BuildFn, SchedulerRow};
@@ -73,7 +73,7 @@ fn ordering(
 ) -> Result<Box<dyn Policy>, PolicyError> {
     Ok(Box::new(OrderingPolicy::new(
         name,
-        jobs_context(ctx).clone(),
+        JobsContext::part_of(ctx).clone(),
         order,
         options.choice("placement"),
         backfill,

@@ -12,7 +12,7 @@ use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_WORKERS};
 use super::placement::PLACEMENT;
 
 use crate::context::EnvContext;
-use crate::context::{JobsContext, jobs_context};
+use crate::context::JobsContext;
 use crate::options::{Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -28,7 +28,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
 
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
     Ok(Box::new(PolluxPolicy::new(
-        jobs_context(ctx).clone(),
+        JobsContext::part_of(ctx).clone(),
         options.choice("placement"),
     )))
 }

@@ -17,7 +17,7 @@ use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use super::placement::PLACEMENT;
 
 use crate::context::EnvContext;
-use crate::context::{JobsContext, SlotView, jobs_context};
+use crate::context::{JobsContext, SlotView};
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::Policy;
 use crate::raes::exact::{SearchLimit, solve_exact};
@@ -50,7 +50,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
 
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
     Ok(Box::new(JobsRaesPolicy::new(
-        jobs_context(ctx).clone(),
+        JobsContext::part_of(ctx).clone(),
         options.choice("placement"),
         options.number("idle_weight"),
         SearchLimit::nodes(options.count("node_limit")),

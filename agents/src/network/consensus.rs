@@ -13,7 +13,7 @@ use schedlab_env::Observation;
 use schedlab_env::network::{CentreCost, uniform};
 
 use crate::context::EnvContext;
-use crate::context::{NetworkContext, network_context};
+use crate::context::NetworkContext;
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -34,7 +34,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
 
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
     Ok(Box::new(ConsensusFlows {
-        ctx: network_context(ctx).clone(),
+        ctx: NetworkContext::part_of(ctx).clone(),
         local: options.choice("step") == 1,
         costs: Vec::new(),
         x: Vec::new(),

@@ -15,7 +15,7 @@ use schedlab_env::Observation;
 use schedlab_env::network::{capacity_proportional, optimum, proportional, uniform};
 
 use crate::context::EnvContext;
-use crate::context::{NetworkContext, network_context};
+use crate::context::NetworkContext;
 use crate::options::{Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -55,7 +55,7 @@ pub const OPTIMUM: SchedulerRow = SchedulerRow {
 
 fn build(ctx: &EnvContext, _: &Options, target: Target) -> Result<Box<dyn Policy>, PolicyError> {
     Ok(Box::new(Tracking {
-        ctx: network_context(ctx).clone(),
+        ctx: NetworkContext::part_of(ctx).clone(),
         target,
         goal: Vec::new(),
         x: Vec::new(),

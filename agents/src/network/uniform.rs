@@ -3,7 +3,7 @@
 use schedlab_env::Observation;
 
 use crate::context::EnvContext;
-use crate::context::network_context;
+use crate::context::NetworkContext;
 use crate::options::{Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -18,7 +18,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
 };
 
 fn build(ctx: &EnvContext, _: &Options) -> Result<Box<dyn Policy>, PolicyError> {
-    let ctx = network_context(ctx);
+    let ctx = NetworkContext::part_of(ctx);
     Ok(Box::new(Uniform {
         edges: ctx.workload.base.edges().len(),
         none: ctx.ladder().none(),

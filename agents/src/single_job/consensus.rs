@@ -13,7 +13,7 @@ use schedlab_env::network::{CentreCost, Dynamics, Quantizer, Weights, graph::rin
 use schedlab_env::single_job::features::{NODE_BACKGROUND_CPU, NODE_SPEED};
 
 use crate::context::EnvContext;
-use crate::context::{SingleJobContext, single_job_context};
+use crate::context::SingleJobContext;
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -49,7 +49,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
     let rho = options.number("rho");
     Ok(Box::new(ConsensusPolicy {
-        ctx: single_job_context(ctx).clone(),
+        ctx: SingleJobContext::part_of(ctx).clone(),
         iterations: options.number("iterations") as usize,
         quantizer: if rho > 0.0 {
             Quantizer::Log {

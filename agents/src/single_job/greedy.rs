@@ -4,7 +4,7 @@
 use schedlab_env::Observation;
 
 use crate::context::EnvContext;
-use crate::context::{SingleJobContext, single_job_context};
+use crate::context::SingleJobContext;
 use crate::options::{Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -19,7 +19,9 @@ pub const ROW: SchedulerRow = SchedulerRow {
 };
 
 fn build(ctx: &EnvContext, _options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
-    Ok(Box::new(GreedyPolicy::new(single_job_context(ctx).clone())))
+    Ok(Box::new(GreedyPolicy::new(
+        SingleJobContext::part_of(ctx).clone(),
+    )))
 }
 
 /// Covers each node's last observed demand (used CPU, memory and GPU) with the smallest

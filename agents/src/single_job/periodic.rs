@@ -6,7 +6,7 @@ use schedlab_env::Observation;
 use schedlab_env::single_job::features::NODE_THROUGHPUT;
 
 use crate::context::EnvContext;
-use crate::context::{SingleJobContext, single_job_context};
+use crate::context::SingleJobContext;
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -27,7 +27,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
 
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
     Ok(Box::new(PeriodicPolicy::with_period(
-        single_job_context(ctx).clone(),
+        SingleJobContext::part_of(ctx).clone(),
         options.number("interval_s"),
     )))
 }

@@ -27,7 +27,7 @@ use schedlab_env::single_job::features::{HISTORY, HISTORY_FEATURES, NODE_DELAY, 
 use schedlab_predictors::Predictor;
 
 use crate::context::EnvContext;
-use crate::context::{SingleJobContext, single_job_context};
+use crate::context::SingleJobContext;
 use crate::options::{OptionSpec, OptionType, Options, PolicyError};
 use crate::policy::Policy;
 use crate::raes::exact::{ExactError, SearchLimit, solve_exact};
@@ -46,7 +46,7 @@ pub const ROW: SchedulerRow = SchedulerRow {
 
 fn build(ctx: &EnvContext, options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
     Ok(Box::new(RaesPolicy::new(
-        single_job_context(ctx).clone(),
+        SingleJobContext::part_of(ctx).clone(),
         RaesOptions::from_options(options),
     )?))
 }

@@ -3,7 +3,7 @@
 use schedlab_env::Observation;
 
 use crate::context::EnvContext;
-use crate::context::{SingleJobContext, single_job_context};
+use crate::context::SingleJobContext;
 use crate::options::{Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
@@ -18,7 +18,9 @@ pub const ROW: SchedulerRow = SchedulerRow {
 };
 
 fn build(ctx: &EnvContext, _options: &Options) -> Result<Box<dyn Policy>, PolicyError> {
-    Ok(Box::new(StaticPolicy::new(single_job_context(ctx).clone())))
+    Ok(Box::new(StaticPolicy::new(
+        SingleJobContext::part_of(ctx).clone(),
+    )))
 }
 
 /// Gives every node the ladder's middle level of each resource, or the largest level below it

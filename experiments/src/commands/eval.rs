@@ -84,7 +84,10 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
 }
 
 /// `loaded` as the kind of `_like` (checked above: every workload has the first one's kind).
-fn same_kind<'a, K: Kind>(_like: &K, loaded: &'a schedlab_experiments::workloads::Loaded) -> &'a K {
+fn same_kind<'a, K: Kind + schedlab_experiments::workloads::OfLoaded>(
+    _like: &K,
+    loaded: &'a schedlab_experiments::workloads::Loaded,
+) -> &'a K {
     K::of(loaded).expect("workloads of one kind")
 }
 

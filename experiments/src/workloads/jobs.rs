@@ -33,6 +33,13 @@ impl Kind for Jobs {
     fn env(&self) -> JobsEnv {
         self.setup.env()
     }
+    /// The window and scaling levels, which set the network's shape.
+    fn play_settings(&self) -> Vec<(String, String)> {
+        self.workload.interface_settings()
+    }
+    fn executes_for_real(&self) -> bool {
+        self.workload.execution == schedlab_env::execution::Execution::Real
+    }
     fn describe(&self) -> String {
         format!(
             "{} ({}, {} jobs on {} machines)",

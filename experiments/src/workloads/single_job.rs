@@ -37,6 +37,9 @@ impl Kind for SingleJob {
     fn env(&self) -> SingleJobEnv {
         SingleJobEnv::new(self.scenario.clone())
     }
+    fn executes_for_real(&self) -> bool {
+        self.scenario.workload.execution == schedlab_env::execution::Execution::Real
+    }
     fn describe(&self) -> String {
         format!(
             "{} ({})",
