@@ -1,6 +1,8 @@
 pub mod bench;
 pub mod calibrate;
+pub mod cli;
 pub mod compare;
+pub mod dispatch;
 pub mod eval;
 pub mod fidelity;
 pub mod import;
