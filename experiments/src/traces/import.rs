@@ -8,8 +8,11 @@ use schedlab_env::jobs::{
     FamilySpec, JobRecord, JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
 };
 
+use super::bound::Bound;
+use super::format::Format;
 use super::machines::MachinesFile;
-use super::{Bound, Format, ReadOptions, templates};
+use super::reader::ReadOptions;
+use super::templates;
 use crate::output::write_atomic;
 use crate::traces;
 

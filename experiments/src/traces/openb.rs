@@ -2,8 +2,9 @@
 
 use schedlab_env::jobs::{GPU_MILLI, JobRecord};
 
+use super::reader::{ReadJobs, ReadOptions, check_fits};
 use super::table::{RowError, TextTable};
-use super::{ReadJobs, ReadOptions, check_fits, templates};
+use super::templates;
 
 pub const COLUMNS: [&str; 10] = [
     "name",

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use schedlab_env::jobs::{JobRecord, MachineSpec};
+
 use super::*;
 
 fn traces() -> PathBuf {

@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, HashSet};
 use schedlab_env::cluster::{TaskName, V2018_COLUMNS, parse_task_name};
 use schedlab_env::jobs::JobRecord;
 
+use super::reader::{ReadJobs, ReadOptions, check_fits};
 use super::table::{RowError, TextTable};
-use super::{ReadJobs, ReadOptions, check_fits, templates};
+use super::templates;
 
 struct Task {
     row: usize,
