@@ -9,10 +9,10 @@ use std::path::PathBuf;
 
 use super::context::{Context, mean};
 use super::episodes::{Episodes, jct_by_episode, metric_of};
+use super::learned::bar::{RESAMPLES, compare};
+use super::learned::line::load_windows;
+use super::learned::unfinished::{TableRow, unfinished_by_window};
 use super::learned::windows_in;
-use super::learned_bar::{RESAMPLES, compare};
-use super::learned_line::load_windows;
-use super::learned_unfinished::{TableRow, unfinished_by_window};
 use crate::output::{number, p_text};
 use crate::sweep::journal::Row;
 use crate::sweep::spec::{SweepSpec, TrainSettings};

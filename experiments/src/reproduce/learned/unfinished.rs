@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::episodes::{Episodes, metric_of};
+use crate::reproduce::episodes::{Episodes, metric_of};
 use crate::workloads::{Jobs, Loaded};
 
 /// The jobs one row left unfinished in one window, summed over its seeds.
@@ -50,11 +50,12 @@ fn window_name(path: &str) -> String {
 }
 
 /// Plays a row's episode (window path, seed) again: its metrics, as a sweep row holds them.
-pub(super) type Replay<'a> = &'a dyn Fn(&str, u64) -> anyhow::Result<Vec<(String, f64)>>;
+pub(in crate::reproduce) type Replay<'a> =
+    &'a dyn Fn(&str, u64) -> anyhow::Result<Vec<(String, f64)>>;
 
 /// A table row: its label, its episodes, and how to play one again where its row predates
 /// the end counts (none: such a row is refused).
-pub(super) type TableRow<'a> = (&'a str, &'a Episodes, Option<Replay<'a>>);
+pub(in crate::reproduce) type TableRow<'a> = (&'a str, &'a Episodes, Option<Replay<'a>>);
 
 /// The unfinished jobs of the row `label` by window, from its `episodes`' end counts; `jobs`
 /// is each window's job count by name.
@@ -117,7 +118,7 @@ fn tally(
 /// A paragraph and a table (rows: the windows where a table row left a job unfinished;
 /// columns: those rows, by label) saying where each unfinished job was when its episode ended;
 /// empty when every row finished every job.
-pub(super) fn unfinished_by_window(
+pub(in crate::reproduce) fn unfinished_by_window(
     rows: &[TableRow],
     loaded: &[Loaded],
     windows: &[PathBuf],

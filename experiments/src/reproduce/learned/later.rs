@@ -6,12 +6,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::context::{Context, mean};
-use super::episodes::{episodes_of, metric_of};
-use super::learned_bar::{Paired, compare};
-use super::learned_line::{Line, against_best, load_windows, lowest_mean, unfinished_of};
-use super::learned_room::lower_bounds;
+use super::bar::{Paired, compare};
+use super::line::{Line, against_best, load_windows, lowest_mean, unfinished_of};
+use super::room::lower_bounds;
 use crate::output::number;
+use crate::reproduce::context::{Context, mean};
+use crate::reproduce::episodes::{episodes_of, metric_of};
 use crate::sweep::spec::SweepSpec;
 
 /// Plays `lines`' policies (the held-out table's rows; `specs` its sweeps through the

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use schedlab_env::jobs::{JobsEnv, quantile};
 
-use super::context::mean;
-use super::episodes::{Episodes, metric_of};
-use super::learned_line::Line;
+use super::line::Line;
 use crate::output::{number, p_text};
+use crate::reproduce::context::mean;
+use crate::reproduce::episodes::{Episodes, metric_of};
 use crate::workloads::Jobs;
 
 /// Per held-out episode (in `best`'s order), lower bounds on its mean JCT

@@ -11,19 +11,19 @@
 
 use std::collections::BTreeMap;
 
-use super::context::mean;
 use crate::output::p_text;
+use crate::reproduce::context::mean;
 use crate::stats::{
     iqm, paired, probability_of_improvement, signed_ranks_favour_lower, stratified_bootstrap_ci,
     welch, welch_critical_difference, wilcoxon,
 };
 
 /// Bootstrap resamples of each interval.
-pub(super) const RESAMPLES: usize = 2000;
+pub(in crate::reproduce) const RESAMPLES: usize = 2000;
 
 /// A row's episodes against the best heuristic's on the same (window, seed).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Paired {
+pub(in crate::reproduce) struct Paired {
     /// Mean JCT change, percent.
     pub change: f64,
     pub wilcoxon: f64,
@@ -43,7 +43,7 @@ pub(super) struct Paired {
 
 /// Compares `row` with `best`, each (window, seed) -> the episode's mean JCT, over the
 /// episodes both played.
-pub(super) fn compare(
+pub(in crate::reproduce) fn compare(
     row: &BTreeMap<(String, u64), f64>,
     best: &BTreeMap<(String, u64), f64>,
 ) -> Paired {

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::context::mean;
-use super::protocol::LearnedRun;
+use crate::reproduce::context::mean;
+use crate::reproduce::protocol::LearnedRun;
 
 /// One trained run of a learner on a trace, against the best heuristic.
 pub(super) struct Outcome {

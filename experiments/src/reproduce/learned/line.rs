@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::context::mean;
-use super::episodes::{Episodes, jct_by_episode, metric_of};
-use super::learned_bar::{Paired, compare};
-use super::learned_unfinished::{Replay, TableRow, unfinished_by_window};
+use super::bar::{Paired, compare};
+use super::unfinished::{Replay, TableRow, unfinished_by_window};
+use crate::reproduce::context::mean;
+use crate::reproduce::episodes::{Episodes, jct_by_episode, metric_of};
 use crate::settings::parse_overrides;
 use crate::sweep::run::metrics_row;
 use crate::sweep::spec::pairs;
@@ -21,7 +21,7 @@ pub(super) fn lowest_mean<'a>(lines: impl Iterator<Item = &'a Line>) -> Option<&
 }
 
 /// `windows` loaded under the protocol's settings `set`, and their jobs in all.
-pub(super) fn load_windows(
+pub(in crate::reproduce) fn load_windows(
     windows: &[PathBuf],
     set: &BTreeMap<String, toml::Value>,
 ) -> anyhow::Result<(Vec<crate::workloads::Loaded>, usize)> {
