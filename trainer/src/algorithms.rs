@@ -268,8 +268,86 @@ pub fn load_agent(
 
 #[cfg(test)]
 mod tests {
+    use schedlab_env::{EnvError, Scenario, SingleJobEnv};
+
     use super::*;
+    use crate::errors::Unmet;
     use crate::ppo::PpoConfig;
+
+    fn small() -> SingleJobEnv {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/workloads/small-4node.toml");
+        SingleJobEnv::new(Scenario::load(&path).unwrap())
+    }
+
+    /// PPO's learner built with `key` set to `value`, refused.
+    fn refused_ppo(key: &str, value: serde_json::Value) -> LearnerError {
+        let ppo = AgentKind::named("ppo");
+        let mut config = ppo.default_config(EnvKind::SingleJob);
+        config[key] = value;
+        ppo.learner(&small(), &config, 0, Device::flex().autodiff())
+            .err()
+            .expect("refused")
+    }
+
+    /// A hyperparameter out of range is the learner's configuration error, naming the key and
+    /// its value, never an env's refusal of an action.
+    #[test]
+    fn ppo_with_a_negative_clip_is_refused_naming_clip_and_its_value() {
+        let err = refused_ppo("clip", serde_json::json!(-1.0));
+        assert!(
+            matches!(&err, LearnerError::Unmet(Unmet { key, .. }) if key == "clip"),
+            "{err:?}"
+        );
+        assert!(!matches!(err, LearnerError::Env(EnvError::BadAction(_))));
+        assert_eq!(
+            err.to_string(),
+            "hyperparameters: `clip` = -1: need clip > 0"
+        );
+    }
+
+    /// What only the workload can refuse (a heuristic that does not build on it) is a
+    /// configuration error too.
+    #[test]
+    fn a_filter_heuristic_that_does_not_build_is_refused_naming_the_key() {
+        let err = refused_ppo("filter_heuristic", serde_json::json!("nope"));
+        assert!(matches!(err, LearnerError::Config(_)), "{err:?}");
+        assert!(
+            err.to_string().contains("`filter_heuristic` = nope: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_learners_check_names_the_key_and_value() {
+        for (agent, env, key, value, need) in [
+            ("a2c", EnvKind::SingleJob, "clip", "0", "clip > 0"),
+            ("dqn", EnvKind::SingleJob, "tau", "0", "0 < tau <= 1"),
+            ("es", EnvKind::Jobs, "sigma", "-0.5", "sigma > 0"),
+            (
+                "gnn",
+                EnvKind::Dag,
+                "instances",
+                "0",
+                "1 <= instances <= 4096",
+            ),
+        ] {
+            let err = AgentKind::named(agent)
+                .configure(env, &[(key.to_owned(), value.to_owned())])
+                .unwrap_err();
+            let LearnerError::Unmet(unmet) = &err else {
+                panic!("{agent}: {err:?}");
+            };
+            assert_eq!(
+                (
+                    unmet.key.as_str(),
+                    unmet.value.as_str(),
+                    unmet.need.as_str()
+                ),
+                (key, value, need),
+                "{agent}"
+            );
+        }
+    }
 
     /// A run folder written before a hyperparameter existed still loads: the missing key gets
     /// its default, and what the folder does hold is kept.

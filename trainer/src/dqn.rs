@@ -130,29 +130,50 @@ impl Algorithm for Dqn {
 }
 
 impl DqnConfig {
-    /// Refuses values the loop cannot run with, naming the first.
+    /// Refuses values the loop cannot run with, naming the first's key and value.
     pub fn check(&self) -> Result<(), Unmet> {
         let c = self;
         require(&[
-            ("steps_per_update >= 1", c.steps_per_update >= 1),
-            ("batch_size >= 1", c.batch_size >= 1),
             (
+                "steps_per_update",
+                &c.steps_per_update,
+                "steps_per_update >= 1",
+                c.steps_per_update >= 1,
+            ),
+            (
+                "batch_size",
+                &c.batch_size,
+                "batch_size >= 1",
+                c.batch_size >= 1,
+            ),
+            (
+                "buffer_size",
+                &c.buffer_size,
                 "batch_size <= buffer_size <= 10000000",
                 c.buffer_size >= c.batch_size && c.buffer_size <= MAX_STEPS_HELD,
             ),
-            ("0 < tau <= 1", c.tau > 0.0 && c.tau <= 1.0),
+            ("tau", &c.tau, "0 < tau <= 1", c.tau > 0.0 && c.tau <= 1.0),
             (
+                "epsilon_start",
+                &c.epsilon_start,
                 "0 <= epsilon_start <= 1",
                 (0.0..=1.0).contains(&c.epsilon_start),
             ),
             (
+                "epsilon_end",
+                &c.epsilon_end,
                 "0 <= epsilon_end <= 1",
                 (0.0..=1.0).contains(&c.epsilon_end),
             ),
-            ("huber_delta > 0", c.huber_delta > 0.0),
+            (
+                "huber_delta",
+                &c.huber_delta,
+                "huber_delta > 0",
+                c.huber_delta > 0.0,
+            ),
         ])
         .and(check_common(
-            c.envs,
+            ("envs", c.envs),
             c.lr,
             (c.gamma, c.discount_time_s),
             c.max_grad_norm,

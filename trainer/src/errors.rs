@@ -5,10 +5,15 @@
 use schedlab_agents::PolicyError;
 use schedlab_env::EnvError;
 
-/// A hyperparameter condition a configuration does not meet.
+/// A hyperparameter condition a configuration does not meet: the key, its value and the
+/// condition, so that the refusal says what to change.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("need {0}")]
-pub struct Unmet(pub String);
+#[error("`{key}` = {value}: need {need}")]
+pub struct Unmet {
+    pub key: String,
+    pub value: String,
+    pub need: String,
+}
 
 /// A checkpoint that cannot be read back into this run.
 #[derive(Debug, thiserror::Error)]

@@ -114,20 +114,45 @@ impl Algorithm for Es {
 }
 
 impl EsConfig {
+    /// Refuses values the loop cannot run with, naming the first's key and value.
     pub fn check(&self) -> Result<(), Unmet> {
         require(&[
-            ("1 <= pairs <= 4096", (1..=MAX_ENVS).contains(&self.pairs)),
             (
+                "pairs",
+                &self.pairs,
+                "1 <= pairs <= 4096",
+                (1..=MAX_ENVS).contains(&self.pairs),
+            ),
+            (
+                "windows",
+                &self.windows,
                 "1 <= windows <= 4096",
                 (1..=MAX_ENVS).contains(&self.windows),
             ),
-            ("sigma > 0", self.sigma > 0.0 && self.sigma.is_finite()),
-            ("lr > 0", self.lr > 0.0 && self.lr.is_finite()),
             (
+                "sigma",
+                &self.sigma,
+                "sigma > 0",
+                self.sigma > 0.0 && self.sigma.is_finite(),
+            ),
+            (
+                "lr",
+                &self.lr,
+                "lr > 0",
+                self.lr > 0.0 && self.lr.is_finite(),
+            ),
+            (
+                "hidden",
+                &self.play.hidden,
                 "1 <= hidden <= 65536",
                 (1..=MAX_HIDDEN).contains(&self.play.hidden),
             ),
-            ("max_episode_steps >= 1", self.max_episode_steps >= 1),
+            (
+                "max_episode_steps",
+                &self.max_episode_steps,
+                "max_episode_steps >= 1",
+                self.max_episode_steps >= 1,
+            ),
         ])
     }
 

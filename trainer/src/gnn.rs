@@ -116,18 +116,34 @@ impl Algorithm for Gnn {
 }
 
 impl GnnConfig {
+    /// Refuses values the loop cannot run with, naming the first's key and value.
     pub fn check(&self) -> Result<(), Unmet> {
         check_common(
-            self.instances,
+            ("instances", self.instances),
             self.lr,
             (1.0, 0.0),
             self.max_grad_norm,
             self.hidden,
         )?;
         require(&[
-            ("rollouts >= 2", self.rollouts >= 2),
-            ("entropy_coef >= 0", self.entropy_coef >= 0.0),
-            ("embedding >= 1", self.embedding >= 1),
+            (
+                "rollouts",
+                &self.rollouts,
+                "rollouts >= 2",
+                self.rollouts >= 2,
+            ),
+            (
+                "entropy_coef",
+                &self.entropy_coef,
+                "entropy_coef >= 0",
+                self.entropy_coef >= 0.0,
+            ),
+            (
+                "embedding",
+                &self.embedding,
+                "embedding >= 1",
+                self.embedding >= 1,
+            ),
         ])
     }
 

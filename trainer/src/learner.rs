@@ -2,6 +2,7 @@
 //! count, and checkpoints it can write and restore. The agents themselves are named in
 //! [`crate::algorithms`].
 
+use std::fmt::Display;
 use std::path::Path;
 
 use schedlab_agents::Policy;
@@ -72,32 +73,60 @@ pub trait Learner<M> {
     }
 }
 
-/// `Err` naming the first of `(name, holds)` that does not hold.
-pub(crate) fn require(conditions: &[(&str, bool)]) -> Result<(), Unmet> {
-    match conditions.iter().find(|(_, holds)| !holds) {
-        Some((name, _)) => Err(Unmet((*name).to_owned())),
+/// One condition of a learner's hyperparameters: the key it is set by, that key's value, the
+/// condition, and whether it holds.
+pub(crate) type Condition<'a> = (&'a str, &'a dyn Display, &'a str, bool);
+
+/// `Err` naming the key, the value and the condition of the first of `conditions` that does
+/// not hold.
+pub(crate) fn require(conditions: &[Condition]) -> Result<(), Unmet> {
+    match conditions.iter().find(|(.., holds)| !holds) {
+        Some((key, value, need, _)) => Err(Unmet {
+            key: (*key).to_owned(),
+            value: value.to_string(),
+            need: (*need).to_owned(),
+        }),
         None => Ok(()),
     }
 }
 
-/// The conditions every learner's hyperparameters share.
+/// The conditions every learner's hyperparameters share; `envs` is the key and value of the
+/// env copies it steps.
 pub(crate) fn check_common(
-    envs: usize,
+    (envs_key, envs): (&str, usize),
     lr: f64,
     (gamma, discount_time_s): (f64, f64),
     max_grad_norm: f64,
     hidden: usize,
 ) -> Result<(), Unmet> {
+    let envs_need = format!("1 <= {envs_key} <= 4096");
     require(&[
-        ("1 <= envs <= 4096", (1..=MAX_ENVS).contains(&envs)),
-        ("lr > 0", lr > 0.0),
-        ("0 <= gamma <= 1", (0.0..=1.0).contains(&gamma)),
+        (envs_key, &envs, &envs_need, (1..=MAX_ENVS).contains(&envs)),
+        ("lr", &lr, "lr > 0", lr > 0.0),
         (
+            "gamma",
+            &gamma,
+            "0 <= gamma <= 1",
+            (0.0..=1.0).contains(&gamma),
+        ),
+        (
+            "discount_time_s",
+            &discount_time_s,
             "discount_time_s >= 0",
             discount_time_s >= 0.0 && discount_time_s.is_finite(),
         ),
-        ("max_grad_norm > 0", max_grad_norm > 0.0),
-        ("1 <= hidden <= 65536", (1..=MAX_HIDDEN).contains(&hidden)),
+        (
+            "max_grad_norm",
+            &max_grad_norm,
+            "max_grad_norm > 0",
+            max_grad_norm > 0.0,
+        ),
+        (
+            "hidden",
+            &hidden,
+            "1 <= hidden <= 65536",
+            (1..=MAX_HIDDEN).contains(&hidden),
+        ),
     ])
 }
 
@@ -108,6 +137,8 @@ pub(crate) const MAX_HIDDEN: usize = 65_536;
 /// Steps one rollout or replay buffer holds per copy.
 pub(crate) const MAX_STEPS_HELD: usize = 10_000_000;
 
+/// Why a learner cannot be built: hyperparameters it refuses (a condition unmet, or one the
+/// workload cannot train with), or an env that fails.
 #[derive(Debug, thiserror::Error)]
 pub enum LearnerError {
     #[error("hyperparameters: {0}")]
@@ -116,6 +147,13 @@ pub enum LearnerError {
     Unmet(#[from] Unmet),
     #[error(transparent)]
     Env(#[from] schedlab_env::EnvError),
+}
+
+impl LearnerError {
+    /// The hyperparameter `key`, set to `value`, that the learner cannot train with, and why.
+    pub(crate) fn setting(key: &str, value: impl Display, why: impl Display) -> Self {
+        LearnerError::Config(format!("`{key}` = {value}: {why}"))
+    }
 }
 
 /// Finished episodes and the job's training loss over the env steps of one update.

@@ -43,7 +43,12 @@ impl Algorithm for Toy {
     }
 
     fn check(config: &ToyConfig) -> Result<(), Unmet> {
-        require(&[("steps_per_update >= 1", config.steps_per_update >= 1)])
+        require(&[(
+            "steps_per_update",
+            &config.steps_per_update,
+            "steps_per_update >= 1",
+            config.steps_per_update >= 1,
+        )])
     }
 
     fn learner<E: SchedulingEnv>(

@@ -216,77 +216,67 @@ impl Default for TrajectoryFilter {
 }
 
 impl PpoConfig {
-    /// Refuses values the loop cannot run with, naming the first.
+    /// Refuses values the loop cannot run with, naming the first's key and value.
     pub fn check(&self) -> Result<(), Unmet> {
         let c = self;
+        let same_window = c.baseline.same_window;
         require(&[
             (
+                "rollout_steps",
+                &c.rollout_steps,
                 "1 <= rollout_steps <= 10000000",
                 (1..=MAX_STEPS_HELD).contains(&c.rollout_steps),
             ),
-            ("epochs >= 1", c.epochs >= 1),
+            ("epochs", &c.epochs, "epochs >= 1", c.epochs >= 1),
             (
+                "minibatches",
+                &c.minibatches,
                 "1 <= minibatches <= envs * rollout_steps",
                 c.minibatches >= 1 && c.minibatches <= c.envs.saturating_mul(c.rollout_steps),
             ),
-            ("0 <= gae_lambda <= 1", (0.0..=1.0).contains(&c.gae_lambda)),
-            ("clip > 0", c.clip > 0.0),
             (
-                "warm_start_episodes >= 1 and warm_start_epochs >= 1 with a warm start",
-                c.warm_start.teacher.is_empty() || (c.warm_start.episodes >= 1 && c.warm_start.epochs >= 1),
+                "gae_lambda",
+                &c.gae_lambda,
+                "0 <= gae_lambda <= 1",
+                (0.0..=1.0).contains(&c.gae_lambda),
             ),
-            ("warm_start_lr > 0", c.warm_start.lr > 0.0),
+            ("clip", &c.clip, "clip > 0", c.clip > 0.0),
             (
+                "same_window",
+                &same_window,
                 "same_window = 0, or >= 2 and dividing envs",
-                c.baseline.same_window == 0 || (c.baseline.same_window >= 2 && c.envs.is_multiple_of(c.baseline.same_window)),
+                same_window == 0 || (same_window >= 2 && c.envs.is_multiple_of(same_window)),
             ),
             (
-                "warm_start_dagger_episodes >= 1 and warm_start_dagger_epochs >= 1 with DAgger rounds",
-                c.warm_start.dagger_rounds == 0
-                    || (c.warm_start.dagger_episodes >= 1 && c.warm_start.dagger_epochs >= 1),
+                "target_kl",
+                &c.target_kl,
+                "target_kl >= 0",
+                c.target_kl >= 0.0,
             ),
             (
-                "curriculum_start_s >= 0, and curriculum_end_s >= curriculum_start_s with a curriculum",
-                c.curriculum.start_s >= 0.0
-                    && c.curriculum.start_s.is_finite()
-                    && (c.curriculum.start_s == 0.0
-                        || (c.curriculum.end_s >= c.curriculum.start_s
-                            && c.curriculum.end_s.is_finite())),
-            ),
-            (
-                "0 < curriculum_share <= 1",
-                c.curriculum.share > 0.0 && c.curriculum.share <= 1.0,
-            ),
-            (
-                "0 < filter_quantile <= 1",
-                c.filter.quantile > 0.0 && c.filter.quantile <= 1.0,
-            ),
-            ("0 < filter_share <= 1", c.filter.share > 0.0 && c.filter.share <= 1.0),
-            (
-                "filter_pool >= 2 with a filter heuristic",
-                c.filter.heuristic.is_empty() || c.filter.pool >= 2,
-            ),
-            ("target_kl >= 0", c.target_kl >= 0.0),
-            (
+                "discount_time_s",
+                &c.discount_time_s,
                 "discount_time_s > 0 with skip_forced",
                 !c.skip_forced || c.discount_time_s > 0.0,
             ),
             (
+                "same_window",
+                &same_window,
                 "same_window = 0 with differential",
-                !c.differential || c.baseline.same_window == 0,
+                !c.differential || same_window == 0,
             ),
             (
+                "baseline_heuristic",
+                &c.baseline.heuristic,
                 "same_window = 0 and no differential with a baseline heuristic",
-                c.baseline.heuristic.is_empty() || (c.baseline.same_window == 0 && !c.differential),
-            ),
-            (
-                "warm_start_episodes + warm_start_dagger_rounds * warm_start_dagger_episodes <= 1000",
-                c.warm_start.episodes + c.warm_start.dagger_rounds * c.warm_start.dagger_episodes
-                    <= 1000,
+                c.baseline.heuristic.is_empty() || (same_window == 0 && !c.differential),
             ),
         ])
+        .and(c.warm_start.check())
+        .and(c.curriculum.check())
+        .and(c.filter.check())
         .and(check_common(
-            c.envs,
+            ("envs", c.envs),
             c.lr,
             (c.gamma, c.discount_time_s),
             c.max_grad_norm,
@@ -329,6 +319,107 @@ impl PpoConfig {
             true => self.jobs(),
             false => self,
         }
+    }
+}
+
+impl WarmStart {
+    /// Refuses a warm start that clones nothing or more teacher episodes than the cap.
+    fn check(&self) -> Result<(), Unmet> {
+        let (warm, dagger) = (self, self.dagger_rounds > 0);
+        let demonstrations = warm.episodes + warm.dagger_rounds * warm.dagger_episodes;
+        require(&[
+            (
+                "warm_start_episodes",
+                &warm.episodes,
+                "warm_start_episodes >= 1 with a warm start",
+                warm.teacher.is_empty() || warm.episodes >= 1,
+            ),
+            (
+                "warm_start_epochs",
+                &warm.epochs,
+                "warm_start_epochs >= 1 with a warm start",
+                warm.teacher.is_empty() || warm.epochs >= 1,
+            ),
+            (
+                "warm_start_lr",
+                &warm.lr,
+                "warm_start_lr > 0",
+                warm.lr > 0.0,
+            ),
+            (
+                "warm_start_dagger_episodes",
+                &warm.dagger_episodes,
+                "warm_start_dagger_episodes >= 1 with DAgger rounds",
+                !dagger || warm.dagger_episodes >= 1,
+            ),
+            (
+                "warm_start_dagger_epochs",
+                &warm.dagger_epochs,
+                "warm_start_dagger_epochs >= 1 with DAgger rounds",
+                !dagger || warm.dagger_epochs >= 1,
+            ),
+            (
+                "warm_start_episodes",
+                &format!(
+                    "{} (+ {} x {} DAgger episodes = {demonstrations})",
+                    warm.episodes, warm.dagger_rounds, warm.dagger_episodes
+                ),
+                "warm_start_episodes + warm_start_dagger_rounds * warm_start_dagger_episodes <= 1000",
+                demonstrations <= 1000,
+            ),
+        ])
+    }
+}
+
+impl Curriculum {
+    /// Refuses cuts that shrink or never end.
+    fn check(&self) -> Result<(), Unmet> {
+        require(&[
+            (
+                "curriculum_start_s",
+                &self.start_s,
+                "curriculum_start_s >= 0",
+                self.start_s >= 0.0 && self.start_s.is_finite(),
+            ),
+            (
+                "curriculum_end_s",
+                &self.end_s,
+                "curriculum_end_s >= curriculum_start_s with a curriculum",
+                self.start_s == 0.0 || (self.end_s >= self.start_s && self.end_s.is_finite()),
+            ),
+            (
+                "curriculum_share",
+                &self.share,
+                "0 < curriculum_share <= 1",
+                self.share > 0.0 && self.share <= 1.0,
+            ),
+        ])
+    }
+}
+
+impl TrajectoryFilter {
+    /// Refuses shares out of range and a pool too small to leave windows out of.
+    fn check(&self) -> Result<(), Unmet> {
+        require(&[
+            (
+                "filter_quantile",
+                &self.quantile,
+                "0 < filter_quantile <= 1",
+                self.quantile > 0.0 && self.quantile <= 1.0,
+            ),
+            (
+                "filter_share",
+                &self.share,
+                "0 < filter_share <= 1",
+                self.share > 0.0 && self.share <= 1.0,
+            ),
+            (
+                "filter_pool",
+                &self.pool,
+                "filter_pool >= 2 with a filter heuristic",
+                self.heuristic.is_empty() || self.pool >= 2,
+            ),
+        ])
     }
 }
 

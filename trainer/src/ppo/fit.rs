@@ -7,9 +7,9 @@ use schedlab_agents::SchedulingEnv;
 use schedlab_agents::learned::actor_critic::{PpoBatch, PpoLossConfig};
 use schedlab_agents::learned::batch::stack;
 
-use super::PpoTrainer;
 use super::record::Record;
 use super::shards::sharded_loss;
+use super::trainer::PpoTrainer;
 use crate::grad_norm::global_norm;
 
 impl<E: SchedulingEnv> PpoTrainer<E> {

@@ -7,7 +7,8 @@ use schedlab_agents::SchedulingEnv;
 use schedlab_env::VecEnvHistory;
 use serde::{Deserialize, Serialize};
 
-use super::{Collector, PpoTrainer};
+use super::collector::Collector;
+use super::trainer::PpoTrainer;
 use crate::errors::CheckpointError;
 use crate::training_env::EpisodePlan;
 

@@ -5,8 +5,9 @@ use schedlab_agents::SchedulingEnv;
 use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_env::Observation;
 
+use super::collector::Collector;
 use super::record::Record;
-use super::{Collector, PpoTrainer};
+use super::trainer::PpoTrainer;
 use crate::learner::EpisodeTally;
 
 /// One rollout's records per env copy, `V` of each copy's observation after it, and the

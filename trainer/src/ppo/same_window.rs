@@ -24,8 +24,8 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, SchedulingEnv};
 use schedlab_env::{Observation, StepInfo};
 
+use super::record::Record;
 use crate::learner::EpisodeTally;
-use crate::ppo::record::Record;
 use crate::reward_scale::RewardScale;
 
 /// One copy's episode: its decisions and the virtual time at which each was taken.

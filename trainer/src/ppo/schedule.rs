@@ -3,28 +3,25 @@
 
 use std::sync::Arc;
 
-use schedlab_agents::SchedulingEnv;
-
-use super::{PpoConfig, PpoTrainer};
+use super::config::PpoConfig;
 use crate::training_env::EpisodePlan;
 
-impl<E: SchedulingEnv> PpoTrainer<E> {
-    /// The share of the run's steps done (0 for a run whose length is unknown).
-    pub(super) fn progress(&self) -> f64 {
-        if self.total_steps == 0 {
-            return 0.0;
-        }
-        (self.env_steps as f64 / self.total_steps as f64).min(1.0)
+/// The share of a run of `total_steps` done after `env_steps` (0 for a run whose length is
+/// unknown).
+pub(super) fn progress(env_steps: u64, total_steps: u64) -> f64 {
+    if total_steps == 0 {
+        return 0.0;
     }
+    (env_steps as f64 / total_steps as f64).min(1.0)
+}
 
-    /// The rate for the next update: annealed linearly from `lr` by the share of the run done
-    /// (a run whose length is unknown keeps `lr`).
-    pub(super) fn learning_rate(&self) -> f64 {
-        if !self.config.anneal_lr {
-            return self.config.lr;
-        }
-        self.config.lr * (1.0 - self.progress())
+/// The rate for the next update: annealed linearly from `lr` by the share of the run done,
+/// `progress` (a run whose length is unknown keeps `lr`).
+pub(super) fn learning_rate(config: &PpoConfig, progress: f64) -> f64 {
+    if !config.anneal_lr {
+        return config.lr;
     }
+    config.lr * (1.0 - progress)
 }
 
 /// The episodes copies reset at `progress` (the share of the run done) play: cut at a mean

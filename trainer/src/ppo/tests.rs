@@ -1,12 +1,16 @@
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use schedlab_env::{Scenario, SingleJobEnv};
+use burn::tensor::Device;
+use schedlab_env::{Environment, Observation, Scenario, SingleJobEnv, episode_seed};
 
-use schedlab_agents::registry;
+use schedlab_agents::{SchedulingEnv, registry};
 
 use super::fit::explained_variance;
 use super::record::Record;
+use super::windows::WINDOW_SEEDS;
 use super::*;
+use crate::learner::Learner;
 use crate::play_settings::PlaySettings;
 
 #[test]

@@ -2,16 +2,17 @@
 //! (`same_window`) or beside a baseline heuristic on the copy's seed (`baseline_heuristic`).
 
 use rayon::prelude::*;
-use schedlab_agents::{Policy, SchedulingEnv, registry};
+use schedlab_agents::SchedulingEnv;
 use schedlab_env::episode_seed;
 
-use super::{Collector, PpoConfig, PpoTrainer, WINDOW_SEEDS, same_window};
-use crate::errors::PlayError;
+use super::collector::Collector;
+use super::same_window;
+use super::trainer::PpoTrainer;
 use crate::learner::EpisodeTally;
-use crate::training_env::{EpisodePlan, TrainingEnv};
 
-/// An env copy and the baseline heuristic that plays on it.
-pub(super) type HeuristicCopy<E> = (E, Box<dyn Policy>);
+/// Where `same_window`'s episodes draw their seeds (mixed with the run's seed, the group and
+/// the round): not the evaluation seeds `0..K`.
+pub(super) const WINDOW_SEEDS: u64 = 0x5a3e_0000_0000;
 
 /// An update's episodes, their tally and the baseline heuristic's rollouts on their seeds.
 pub(super) type PlayedWindows<M> = (
@@ -67,29 +68,4 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         }
         Ok((played, tally, baseline))
     }
-}
-
-/// One env copy and one built `baseline_heuristic` per training copy (none without one). The
-/// heuristic plays every decision itself (no forced ones skipped: its plan spans them), under
-/// the copies' plan, so it plays the same window cut at the same time.
-pub(super) fn heuristic_copies<E: SchedulingEnv>(
-    prototype: &E,
-    config: &PpoConfig,
-) -> Result<Vec<HeuristicCopy<TrainingEnv<E>>>, PlayError> {
-    let heuristic = &config.baseline.heuristic;
-    if heuristic.is_empty() {
-        return Ok(Vec::new());
-    }
-    (0..config.envs)
-        .map(|_| {
-            let env = TrainingEnv::new(prototype.fresh_copy(), EpisodePlan::default());
-            let policy = registry::build(heuristic, &env.context(), &[]).map_err(|source| {
-                PlayError::Build {
-                    what: format!("baseline heuristic `{heuristic}`"),
-                    source,
-                }
-            })?;
-            Ok((env, policy))
-        })
-        .collect()
 }

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use super::{TrainError, TrainSpec, invalid, io};
+use super::error::{TrainError, invalid, io};
+use super::spec::TrainSpec;
 use crate::algorithms::AgentKind;
 use crate::learner::Learner;
 use crate::reward_scale::ReturnStats;

@@ -3,7 +3,7 @@
 use schedlab_agents::SchedulingEnv;
 use schedlab_env::EpisodeSummary;
 
-use super::{TrainError, io};
+use super::error::{TrainError, io};
 use crate::evaluation::{eval_scalars, evaluate};
 use crate::learner::Learner;
 use crate::run::{BestPolicy, Manifest, RunDir};

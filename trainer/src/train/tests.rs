@@ -1,10 +1,18 @@
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use burn::module::Module;
+use burn::tensor::Device;
+use schedlab_agents::SchedulingEnv;
 use schedlab_agents::learned::actor_critic::ActorCriticConfig;
+use schedlab_artifacts::sha256_file;
 use schedlab_env::{Environment, EpisodeSummary, Scenario, SingleJobEnv};
 
 use super::*;
+use crate::algorithms::AgentKind;
 use crate::play_settings::PlaySettings;
 use crate::ppo::{Curriculum, PpoConfig, TrajectoryFilter};
+use crate::run::{Manifest, RunDir};
 
 fn small() -> (PathBuf, SingleJobEnv) {
     let workload =
@@ -713,7 +721,7 @@ fn bad_hyperparameters_are_refused_before_a_run_folder_is_made() {
     .unwrap_err()
     .to_string();
     assert!(
-        err.contains("dqn hyperparameters: need batch_size >= 1"),
+        err.contains("dqn hyperparameters: `batch_size` = 0: need batch_size >= 1"),
         "{err}"
     );
     assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);

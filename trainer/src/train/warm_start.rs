@@ -4,7 +4,7 @@
 use schedlab_agents::{SchedulingEnv, registry};
 
 use super::checkpoints::Checkpoints;
-use super::{TrainError, io};
+use super::error::{TrainError, io};
 use crate::evaluation::{curve_means, eval_scalars, evaluate};
 use crate::imitation::WarmStartReport;
 use crate::learner::Learner;

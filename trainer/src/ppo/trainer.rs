@@ -1,0 +1,121 @@
+//! The PPO trainer's state, and how a run's first one is made from its hyperparameters: the
+//! trajectory filter's windows, the training env, the collector, the network and Adam.
+
+use std::sync::Arc;
+
+use burn::optim::grad_clipping::GradientClippingConfig;
+use burn::optim::{AdamConfig, ModuleOptimizer};
+use burn::tensor::Device;
+use schedlab_agents::jobs::ChoiceRestriction;
+use schedlab_agents::ppo::PpoAgent;
+use schedlab_agents::{PolicyContext, SchedulingEnv};
+use schedlab_env::episode_seed;
+
+use super::collector::Collector;
+use super::config::{PpoConfig, check_rollout_memory};
+use super::network::network;
+use super::schedule::{self, episode_plan};
+use crate::learner::LearnerError;
+use crate::reward_scale::RewardScale;
+use crate::training_env::{TrainingEnv, filtered_windows};
+
+/// Where the trajectory filter's pool of windows draws its seeds (mixed with the run's seed):
+/// not the evaluation seeds `0..K`.
+const FILTER_SEEDS: u64 = 0xf117_0000_0000;
+
+pub struct PpoTrainer<E: SchedulingEnv> {
+    pub(super) config: PpoConfig,
+    pub(super) prototype: E,
+    pub(super) collector: Collector<TrainingEnv<E>>,
+    /// The windows the trajectory filter kept, when it is asked for.
+    pub(super) kept_windows: Option<Arc<Vec<u64>>>,
+    pub(super) scale: RewardScale,
+    /// Env steps the run will take in all (for the learning-rate schedule).
+    pub(super) total_steps: u64,
+    pub(super) seed: u64,
+    pub(super) context: PolicyContext,
+    /// The restriction of the choices in training and greedy play (`starts_only`,
+    /// `grow_only`).
+    pub(super) restriction: Option<ChoiceRestriction>,
+    pub(super) agent: PpoAgent,
+    pub(super) optim: ModuleOptimizer,
+    pub(super) device: Device,
+    pub(super) env_steps: u64,
+    /// Updates done (the seed of the next one's sampling and shuffling).
+    pub(super) updates: u64,
+}
+
+impl<E: SchedulingEnv> PpoTrainer<E> {
+    /// Refuses hyperparameters the workload cannot train with (a heuristic that does not
+    /// build or play, a restriction or per-unit network its spaces do not allow), naming the
+    /// key and its value.
+    pub fn new(
+        prototype: &E,
+        config: PpoConfig,
+        seed: u64,
+        device: Device,
+    ) -> Result<Self, LearnerError> {
+        device.seed(seed);
+        check_rollout_memory(&config, &prototype.policy_context())?;
+        let kept_windows = if config.filter.heuristic.is_empty() {
+            None
+        } else {
+            let pool: Vec<u64> = (0..config.filter.pool as u64)
+                .map(|k| episode_seed(seed ^ FILTER_SEEDS, k, 0))
+                .collect();
+            let kept = filtered_windows(
+                prototype,
+                &config.filter.heuristic,
+                &pool,
+                config.filter.quantile,
+            )
+            .map_err(|e| LearnerError::setting("filter_heuristic", &config.filter.heuristic, e))?;
+            Some(Arc::new(kept))
+        };
+        let mut training = TrainingEnv::new(
+            prototype.fresh_copy(),
+            episode_plan(&config, &kept_windows, 0.0),
+        );
+        if config.skip_forced {
+            training = training.skipping_forced(config.gamma, config.discount_time_s);
+        }
+        let restriction = ChoiceRestriction::of(&prototype.context(), config.play.restriction)
+            .map_err(|e| LearnerError::Config(e.to_string()))?;
+        training = training.restricted_to(restriction.clone());
+        let collector = Collector::new(prototype, &training, &config, seed)?;
+        let ctx = prototype.policy_context();
+        let net = network(&config, &ctx)
+            .map_err(|e| LearnerError::setting("per_unit", config.per_unit, e))?
+            .init(&device);
+        let optim = AdamConfig::new()
+            .with_grad_clipping(Some(GradientClippingConfig::Norm(
+                config.max_grad_norm as f32,
+            )))
+            .init();
+        Ok(PpoTrainer {
+            prototype: prototype.fresh_copy(),
+            kept_windows,
+            scale: RewardScale::new(config.envs),
+            total_steps: 0,
+            seed,
+            agent: PpoAgent::new(net, &ctx, seed),
+            context: ctx,
+            restriction,
+            optim,
+            env_steps: 0,
+            updates: 0,
+            config,
+            collector,
+            device,
+        })
+    }
+
+    pub fn agent(&self) -> &PpoAgent {
+        &self.agent
+    }
+
+    /// The share of the run's steps done.
+    pub(super) fn progress(&self) -> f64 {
+        schedule::progress(self.env_steps, self.total_steps)
+    }
+}
