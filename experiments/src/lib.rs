@@ -7,7 +7,6 @@
 //! live in those crates, never here. Command-line arguments (clap's `Args`) are `commands/`'s.
 
 pub mod curves;
-pub mod device;
 pub mod fidelity;
 pub mod output;
 pub mod paths;
@@ -22,3 +21,6 @@ pub mod sweep;
 pub mod traces;
 pub mod training;
 pub mod workloads;
+
+// `--device` lives with the learners it places (trainer/src/device.rs)
+pub use schedlab_trainer::device;

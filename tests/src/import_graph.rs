@@ -180,7 +180,9 @@ pub fn referenced_paths(code: &str, module: &[String], children: &[String]) -> V
             .into_iter()
             .chain(child_heads.iter().map(String::as_str))
             .find(|h| bytes[i..].starts_with(h.as_bytes()));
-        let (Some(head), true) = (head, start_ok) else {
+        // `pub(in crate::a)` restricts visibility; it names no item to import
+        let visibility = code[..i].trim_end().ends_with("(in");
+        let (Some(head), true, false) = (head, start_ok, visibility) else {
             i += 1;
             continue;
         };
@@ -374,27 +376,11 @@ impl ImportGraph {
         }
     }
 
-    /// Drops every import between two files inside `folder` (a tolerated circle).
-    pub fn forget_imports_within(&mut self, folder: &Path) {
-        for (from, targets) in &mut self.edges {
-            if from.starts_with(folder) {
-                targets.retain(|to| !to.starts_with(folder));
-            }
-        }
-    }
-
     /// Drops the import of `to` by `from`; whether there was one.
     pub fn forget_import(&mut self, from: &Path, to: &Path) -> bool {
         self.edges
             .get_mut(from)
             .is_some_and(|targets| targets.remove(to))
-    }
-
-    /// Keeps only the imports between two files inside `folder`.
-    pub fn keep_imports_within(&mut self, folder: &Path) {
-        for (from, targets) in &mut self.edges {
-            targets.retain(|to| from.starts_with(folder) && to.starts_with(folder));
-        }
     }
 
     /// The files along an import cycle, if any.

@@ -35,17 +35,6 @@ fn relative(path: &Path) -> String {
         .to_string()
 }
 
-/// The one exception to the layers, as ARCHITECTURE.md states it: (crate, folder, why). The
-/// files inside such a folder may import one another; nothing outside it may close a circle
-/// through it. A listed exception that no longer holds a circle fails the test, so that the
-/// list only shrinks.
-const TOLERATED_CIRCLES: [(&str, &str, &str); 1] = [(
-    "trainer",
-    "ppo",
-    "PPO's rollout, advantages and update share the trainer's state until the learners issue \
-     gives each a file that owns its state (ARCHITECTURE.md, \"Rules checked by tests\")",
-)];
-
 /// The imports that run back up, each named exactly, with why: (crate, file, the file it
 /// imports, why). The envs start real execution, and real execution runs the envs' own
 /// server, rules and scenarios; these three imports are where the envs start it. Each must
@@ -69,9 +58,6 @@ const START_REAL: &str = "an env starts its episode on real processes where its 
 /// cycle, or the modules of a folder that import one another around a circle.
 fn layout_report(krate: &str, src: &Path) -> Option<String> {
     let mut graph = ImportGraph::of(src);
-    for (_, folder, _) in TOLERATED_CIRCLES.iter().filter(|(k, ..)| *k == krate) {
-        graph.forget_imports_within(&src.join(folder));
-    }
     for (_, from, to, why) in TOLERATED_IMPORTS.iter().filter(|(k, ..)| *k == krate) {
         assert!(
             graph.forget_import(&src.join(from), &src.join(to)),
@@ -105,15 +91,6 @@ fn every_crate_stacks_its_files_and_folders_in_layers() {
         if let Some(report) = layout_report(krate, &src) {
             panic!("{report}");
         }
-    }
-    for (krate, folder, why) in TOLERATED_CIRCLES {
-        let src = repo().join(krate).join("src");
-        let mut inside = ImportGraph::of(&src);
-        inside.keep_imports_within(&src.join(folder));
-        assert!(
-            cycle_report(krate, &inside).is_some(),
-            "{krate}/src/{folder}/ no longer holds a circle: remove its exception ({why})"
-        );
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod a2c;
 pub mod algorithm;
 pub mod algorithms;
+pub mod device;
 pub mod dqn;
 pub mod errors;
 pub mod es;

@@ -10,42 +10,14 @@
 use indicatif::ProgressBar;
 use schedlab_env::jobs::JobsMetrics;
 use schedlab_env::real::jobs::RealJobsReport;
-use serde::{Deserialize, Serialize};
 
-use super::{Fitted, Plan, Sides};
+use super::fitted::{Fitted, JobsCalibration};
+use super::{Plan, Sides};
 use crate::play::{play, play_observed};
 use crate::workloads::{Jobs, Loaded};
 
 /// Points of the speed factor's grid.
 const SPEED_GRID: usize = 61;
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct JobsCalibration {
-    pub episodes: usize,
-    pub starts: usize,
-    pub restarts: usize,
-    /// Mean virtual seconds from a start's decision to the first iteration.
-    pub start_s: f64,
-    /// Mean virtual seconds from a rescale to the first iteration again (the workload's own
-    /// where no calibration episode rescaled a job).
-    pub restart_s: f64,
-    pub speed_factor: f64,
-    /// Mean |sim - real| / real of the mean JCT over the calibration episodes, at the fit.
-    pub fit_error: f64,
-}
-
-impl JobsCalibration {
-    fn settings(&self) -> Vec<(String, String)> {
-        [
-            ("episode.start_s", self.start_s),
-            ("episode.restart_s", self.restart_s),
-            ("episode.speed_factor", self.speed_factor),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), format!("{v:e}")))
-        .collect()
-    }
-}
 
 /// A real episode's metrics and what its processes measured.
 pub fn play_real(

@@ -7,20 +7,12 @@ use indicatif::ProgressBar;
 use schedlab_env::EnvKind;
 use serde_json::Value;
 
-use super::report::{Episode, Fitted, Report, summarise};
+use super::fitted::Fitted;
+use super::plan::Plan;
+use super::report::{Episode, Report, summarise};
 use super::sides::Sides;
 use super::{jobs, single_job};
 use crate::workloads::Loaded;
-
-/// What to play.
-pub struct Plan {
-    pub policies: Vec<String>,
-    pub seeds: Vec<u64>,
-    /// The real episodes the simulator is calibrated on: policies and seeds apart from the
-    /// compared ones, so that the error is measured on episodes the fit never saw.
-    pub calibration_policies: Vec<String>,
-    pub calibration_seeds: Vec<u64>,
-}
 
 /// Plays `plan` on the workload at `path` (single-job or jobs) under `overrides` (workload
 /// settings) with the policies' `options`; `bar` counts real episodes.

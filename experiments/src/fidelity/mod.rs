@@ -6,8 +6,10 @@
 //! each way, `report.rs` summarises.
 
 pub mod calibrate;
+mod fitted;
 mod jobs;
 mod measure;
+mod plan;
 mod report;
 mod sides;
 mod single_job;
@@ -15,7 +17,8 @@ mod single_job;
 mod tests;
 
 pub use calibrate::Calibration;
-pub use jobs::JobsCalibration;
-pub use measure::{Plan, calibrate_on, default_calibration_policies, measure};
-pub use report::{Episode, Fitted, PolicyRow, Report, kendall_tau, summarise};
+pub use fitted::{Fitted, JobsCalibration};
+pub use measure::{calibrate_on, default_calibration_policies, measure};
+pub use plan::Plan;
+pub use report::{Episode, PolicyRow, Report, kendall_tau, summarise};
 pub use sides::Sides;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Calibration, JobsCalibration};
+use super::fitted::Fitted;
 
 /// One (policy, seed) played three ways; each side holds the episode's metrics.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -37,36 +37,6 @@ pub struct PolicyRow {
     pub sim_rank: usize,
     pub calibrated_rank: usize,
     pub real_rank: usize,
-}
-
-/// The simulator's constants fitted to real episodes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Fitted {
-    SingleJob(Calibration),
-    Jobs(JobsCalibration),
-}
-
-impl Fitted {
-    /// One line: what was fitted and measured, on what.
-    pub fn describe(&self) -> String {
-        match self {
-            Fitted::SingleJob(c) => format!(
-                "compute x{:.3} and jitter sigma {:.3} from {} real pushes (Amdahl, GPU saturation, interference and transfers off, as the emulation has none)",
-                c.compute_scale, c.straggler_sigma, c.pushes
-            ),
-            Fitted::Jobs(c) => format!(
-                "start {:.0} s over {} starts and restart {:.0} s over {} restarts (measured), speed x{:.3} (fitted, {:.1}% off on the {} calibration episodes)",
-                c.start_s,
-                c.starts,
-                c.restart_s,
-                c.restarts,
-                c.speed_factor,
-                100.0 * c.fit_error,
-                c.episodes
-            ),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

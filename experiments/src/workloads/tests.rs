@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use schedlab_env::gym::{CheckOptions, check_env};
 use schedlab_env::jobs::JobsEnv;
-use schedlab_env::{EnvKind, Environment};
+use schedlab_env::EnvKind;
 
 use super::{Jobs, Kind, load, with_kind};
 
