@@ -21,8 +21,13 @@ fn shipped() -> Vec<std::path::PathBuf> {
     files
 }
 
+/// Shipped single-job workloads whose walks stop after some steps: paper-10node's rounds compute
+/// real gradients of the reference paper's model, and its three walks to the end took 94 s of
+/// this test's 100 s; small-4node and a9a-svm walk the same env to its end.
+const WALKED_IN_PART: [(&str, usize); 1] = [("paper-10node.toml", 40)];
+
 /// Every shipped workload of every kind keeps the env contract. Single-job episodes are
-/// walked to their end; jobs traces run for tens of thousands of decision points, so
+/// walked to their end (but those of `WALKED_IN_PART`); jobs traces run for tens of thousands of decision points, so
 /// their walks stop after 3000 steps, and one of them is walked to its end with its
 /// horizon cut to two days after the first arrival. A workload that executes for real is
 /// checked in the simulator: the checker replays episodes to compare them, which the wall
@@ -37,17 +42,19 @@ fn every_shipped_workload_passes_the_env_checker() {
         if loaded.executes_for_real() {
             loaded = load(&path, &simulated).unwrap();
         }
-        let options = if loaded.env_kind() == EnvKind::Jobs {
-            CheckOptions {
-                max_steps: Some(3000),
-                ..CheckOptions::default()
-            }
-        } else {
-            CheckOptions::default()
+        let walked_in_part = WALKED_IN_PART.iter().find(|(name, _)| path.ends_with(name));
+        let max_steps = match walked_in_part {
+            Some((_, steps)) => Some(*steps),
+            None if loaded.env_kind() == EnvKind::Jobs => Some(3000),
+            None => None,
+        };
+        let options = CheckOptions {
+            max_steps,
+            ..CheckOptions::default()
         };
         let report = with_kind!(&loaded, |w| check_env(&w.env(), options))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        if loaded.env_kind() != EnvKind::Jobs {
+        if max_steps.is_none() {
             assert!(report.ended, "{}: {report:?}", path.display());
         }
     }
