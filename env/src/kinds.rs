@@ -1,23 +1,25 @@
 //! Every kind of env behind one type: the one dispatch over kinds, for the command line and
 //! the Python binding alike. [`kinds_table!`] is the table of kinds, one row each (its name,
 //! its loaded workload, its env, the context schedulers get of it). Made from it: `EnvKind`
-//! (in `workload_file.rs`, which reads a file's kind), [`AnyWorkload`], [`AnyEnv`],
+//! (with the kind a file declares), [`AnyWorkload`], [`AnyEnv`],
 //! [`AnyVecEnv`] and [`each_kind!`] here, the agents' `EnvContext` and the command line's
 //! `Loaded` in their crates. A workload file names its kind (`kind = "jobs"`, `"dag"`,
-//! `"network"`; single-job files name none); [`AnyWorkload::load`] reads it into that kind's
-//! [`Workload`]. Adding a kind is its module and a row here (ARCHITECTURE.md, "Add a kind of
-//! environment").
+//! `"network"`; single-job files name none); [`AnyWorkload::load_file`] loads the file, read
+//! once, into that kind's [`Workload`]. Adding a kind is its module and a row here
+//! (ARCHITECTURE.md, "Add a kind of environment").
 
 use std::path::Path;
 
 use crate::error::{EnvError, Result};
 use crate::gym::{Environment, Observation, VecEnv, Workload};
-use crate::workload_file::EnvKind;
+use crate::workload_file::WorkloadFile;
 
 /// The table of kinds, given to the macro `$callback` (after the tokens in brackets) as rows
-/// `(Variant, "name", "what it is", loaded workload, env, schedulers' context)`. The context
-/// is named only: it is resolved where the callback expands (the agents crate). With `each`,
-/// it is the match behind [`each_kind!`].
+/// `(Variant, module, "name", "what it is", loaded workload, env, schedulers' context)`. The
+/// module is the folder every crate that knows the kind keeps it in (`env/src/jobs/`,
+/// `agents/src/jobs/` with its `SCHEDULERS`, `agents/src/context/jobs.rs`,
+/// `experiments/src/workloads/jobs.rs`); the context is named only: it is resolved where the
+/// callback expands (the agents crate). With `each`, it is the match behind [`each_kind!`].
 #[macro_export]
 macro_rules! kinds_table {
     (@rows [callback $callback:ident [$($args:tt)*]] $($row:tt),+) => {
@@ -31,14 +33,14 @@ macro_rules! kinds_table {
     }};
     ($($how:tt)*) => {
         $crate::kinds_table! { @rows [$($how)*]
-            (SingleJob, "single-job", "One training job on a cluster of nodes.",
+            (SingleJob, single_job, "single-job", "One training job on a cluster of nodes.",
                 std::sync::Arc<$crate::single_job::Scenario>, $crate::single_job::SingleJobEnv,
                 SingleJobContext),
-            (Jobs, "jobs", "Many jobs arriving at a cluster of machines.",
+            (Jobs, jobs, "jobs", "Many jobs arriving at a cluster of machines.",
                 $crate::jobs::JobsSetup, $crate::jobs::JobsEnv, JobsContext),
-            (Dag, "dag", "DAGs of tasks placed on heterogeneous GPUs.",
+            (Dag, dag, "dag", "DAGs of tasks placed on heterogeneous GPUs.",
                 std::sync::Arc<$crate::dag::DagWorkload>, $crate::dag::DagEnv, DagContext),
-            (Network, "network", "Computing centres sharing CPUs and training by consensus.",
+            (Network, network, "network", "Computing centres sharing CPUs and training by consensus.",
                 std::sync::Arc<$crate::network::NetworkWorkload>, $crate::network::NetworkEnv,
                 NetworkContext)
         }
@@ -55,18 +57,18 @@ macro_rules! each_kind {
 }
 
 macro_rules! define_kinds {
-    ([] $(($kind:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+    ([] $(($kind:ident, $module:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
         /// A workload file of any kind, loaded and ready to make envs from.
         pub enum AnyWorkload {
             $($kind($workload),)+
         }
 
         impl AnyWorkload {
-            /// Loads the workload file at `path` with `overrides` (dotted `section.key=value`)
-            /// set.
-            pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<AnyWorkload> {
-                Ok(match EnvKind::of_file(path)? {
-                    $(EnvKind::$kind => AnyWorkload::$kind(<$workload>::load(path, overrides)?),)+
+            /// Loads `file` (read once) as the kind it declares, with `overrides` (dotted
+            /// `section.key=value`) set.
+            pub fn load_file(file: &WorkloadFile, overrides: &[(String, String)]) -> Result<AnyWorkload> {
+                Ok(match EnvKind::of(file)? {
+                    $(EnvKind::$kind => AnyWorkload::$kind(<$workload>::load(file, overrides)?),)+
                 })
             }
 
@@ -107,6 +109,77 @@ macro_rules! define_kinds {
 }
 
 kinds_table!(callback define_kinds []);
+
+/// `EnvKind` from the table of kinds (`crate::kinds`).
+macro_rules! env_kind {
+    ([] $(($kind:ident, $module:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
+        /// The kinds of env a workload file can be for.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum EnvKind {
+            $(#[doc = $doc] $kind,)+
+        }
+
+        impl EnvKind {
+            pub const ALL: [EnvKind; [$(EnvKind::$kind),+].len()] = [$(EnvKind::$kind),+];
+
+            /// As the command line and workload files say it.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(EnvKind::$kind => $name,)+
+                }
+            }
+
+            /// As type names and Gymnasium ids say it (`schedlab/SingleJob-v0`).
+            pub fn type_name(self) -> &'static str {
+                match self {
+                    $(EnvKind::$kind => stringify!($kind),)+
+                }
+            }
+        }
+    };
+}
+
+kinds_table!(callback env_kind []);
+
+impl AnyWorkload {
+    /// Reads the workload file at `path` and loads it ([`AnyWorkload::load_file`]).
+    pub fn load(path: &Path, overrides: &[(String, String)]) -> Result<AnyWorkload> {
+        AnyWorkload::load_file(&WorkloadFile::read(path)?, overrides)
+    }
+}
+
+impl EnvKind {
+    /// The kind the workload file at `path` declares ([`EnvKind::of`]).
+    pub fn of_file(path: &Path) -> Result<EnvKind> {
+        EnvKind::of(&WorkloadFile::read(path)?)
+    }
+
+    /// The kind a workload file declares (`kind = "jobs"`, `"dag"`, `"network"`); a file
+    /// that declares none is a single-job workload.
+    pub fn of(file: &WorkloadFile) -> Result<EnvKind> {
+        let table = file.table(&[])?;
+        let Some(kind) = table.get("kind") else {
+            return Ok(EnvKind::SingleJob);
+        };
+        let name = kind.as_str().unwrap_or_default();
+        let declared = || {
+            EnvKind::ALL
+                .into_iter()
+                .filter(|k| *k != EnvKind::SingleJob)
+        };
+        declared().find(|k| k.name() == name).ok_or_else(|| {
+            let names: Vec<String> = declared().map(|k| format!("\"{}\"", k.name())).collect();
+            EnvError::config(
+                &file.path,
+                "kind",
+                format!(
+                    "must be {} (none for a single-job workload), got {kind}",
+                    names.join(", ")
+                ),
+            )
+        })
+    }
+}
 
 /// What one step of an env of any kind gives: its step info as JSON.
 pub struct AnyStep {

@@ -21,6 +21,7 @@ pub mod cluster;
 pub mod dag;
 pub mod data;
 pub mod error;
+pub mod execution;
 pub mod gym;
 pub mod jobs;
 pub mod kinds;
@@ -41,4 +42,4 @@ pub use gym::{
     VecEnv, VecEnvHistory, VecStep, check_env, episode_seed,
 };
 pub use single_job::{Scenario, SingleJobEnv, SingleJobInfo, SingleJobMetrics, SingleJobWorkload};
-pub use workload_file::EnvKind;
+pub use kinds::EnvKind;

@@ -1,67 +1,16 @@
-//! Workload files as TOML, whatever their kind: the kind a file declares, the file read with
-//! `key.path=value` overrides set as `--set` gives them, deserialised into a kind's schema
-//! with every failure named by file, key path, line and column, and paths written in it
-//! resolved against its folder.
+//! Workload files as TOML, whatever their kind: a file's text read once ([`WorkloadFile`]),
+//! then parsed as often as a command needs (the kind it declares, the schema of that kind,
+//! with `key.path=value` overrides set as `--set` gives them), every failure named by file,
+//! key path, line and column, and paths written in it resolved against its folder.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use serde::de::DeserializeOwned;
 
 use crate::error::{EnvError, Result};
 use crate::limits;
-
-/// `EnvKind` from the table of kinds (`crate::kinds`).
-macro_rules! env_kind {
-    ([] $(($kind:ident, $name:literal, $doc:literal, $workload:ty, $env:ty, $context:ident)),+) => {
-        /// The kinds of env a workload file can be for.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum EnvKind {
-            $(#[doc = $doc] $kind,)+
-        }
-
-        impl EnvKind {
-            pub const ALL: [EnvKind; [$(EnvKind::$kind),+].len()] = [$(EnvKind::$kind),+];
-
-            /// As the command line and workload files say it.
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(EnvKind::$kind => $name,)+
-                }
-            }
-
-            /// As type names and Gymnasium ids say it (`schedlab/SingleJob-v0`).
-            pub fn type_name(self) -> &'static str {
-                match self {
-                    $(EnvKind::$kind => stringify!($kind),)+
-                }
-            }
-        }
-    };
-}
-
-crate::kinds_table!(callback env_kind []);
-
-impl EnvKind {
-    /// The kind a workload file declares (`kind = "jobs"`, `"dag"`, `"network"`); a file
-    /// that declares none is a single-job workload.
-    pub fn of_file(path: &Path) -> Result<EnvKind> {
-        let table = read_with_overrides(path, &[])?;
-        let Some(kind) = table.get("kind") else {
-            return Ok(EnvKind::SingleJob);
-        };
-        let name = kind.as_str().unwrap_or_default();
-        EnvKind::ALL
-            .into_iter()
-            .find(|k| k.name() == name && *k != EnvKind::SingleJob)
-            .ok_or_else(|| {
-                EnvError::config(
-                    path,
-                    "kind",
-                    format!("must be \"jobs\", \"dag\" or \"network\" (none for a single-job workload), got {kind}"),
-                )
-            })
-    }
-}
 
 /// A path written in the workload file at `workload_path`, relative to the file's folder.
 pub fn resolve(workload_path: &Path, relative: &str) -> PathBuf {
@@ -71,52 +20,77 @@ pub fn resolve(workload_path: &Path, relative: &str) -> PathBuf {
         .join(relative)
 }
 
-/// A workload file as a TOML table with `key.path=value` overrides set.
-pub(crate) fn read_with_overrides(
-    path: &Path,
-    overrides: &[(String, String)],
-) -> Result<toml::Table> {
-    Ok(read(path, overrides)?.1)
+/// A workload file's path and its text, read once: the kind it declares, its kind's schema
+/// and the play settings of the policies a command plays on it are all parsed from this
+/// text, so a command reads the file once (experiments/src/settings.rs, `Settings::load`).
+#[derive(Debug, Clone)]
+pub struct WorkloadFile {
+    pub path: PathBuf,
+    pub text: String,
 }
 
-/// The file's text and its table with `overrides` set.
-fn read(path: &Path, overrides: &[(String, String)]) -> Result<(String, toml::Table)> {
-    limits::check_file_size(path, limits::WORKLOAD_FILE_BYTES, "workload file")?;
-    let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
-    let mut table: toml::Table = toml::from_str(&text).map_err(|e| {
-        let (key, message) = describe_error(&text, &e);
-        EnvError::config(path, key, message)
-    })?;
-    for (key, value) in overrides {
-        set_key(&mut table, key, value).map_err(|e| EnvError::config(path, key, e.to_string()))?;
+/// How many times each workload file was read in this process, by the path as given: what
+/// tests read to see that a command reads its workload file once.
+static READS: Mutex<BTreeMap<PathBuf, usize>> = Mutex::new(BTreeMap::new());
+
+/// How many times the workload file at `path` (spelt as it was read) has been read.
+pub fn reads_of(path: &Path) -> usize {
+    let reads = READS.lock().unwrap_or_else(PoisonError::into_inner);
+    reads.get(path).copied().unwrap_or(0)
+}
+
+impl WorkloadFile {
+    /// Reads the workload file at `path`, refused above the size limit before it is read.
+    pub fn read(path: &Path) -> Result<WorkloadFile> {
+        limits::check_file_size(path, limits::WORKLOAD_FILE_BYTES, "workload file")?;
+        let text = std::fs::read_to_string(path).map_err(|e| EnvError::io(path, e))?;
+        *READS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(path.to_owned())
+            .or_default() += 1;
+        Ok(WorkloadFile {
+            path: path.to_owned(),
+            text,
+        })
     }
-    limits::check_workload_table(path, &table)?;
-    Ok((text, table))
-}
 
-/// Reads `path` with `overrides` set into the schema `T`. Where the schema refuses it, the
-/// error names the key path and, when the file's own text is at fault, its line and column;
-/// a fault only the overrides make says so.
-pub(crate) fn load_as<T: DeserializeOwned>(
-    path: &Path,
-    overrides: &[(String, String)],
-) -> Result<T> {
-    let (text, table) = read(path, overrides)?;
-    T::deserialize(toml::Value::Table(table)).map_err(|from_table| {
-        // a table has no positions: the text alone, parsed again, shows where it fails
-        let (key, message) = match toml::from_str::<T>(&text) {
-            Err(from_text) if from_text.span().is_some() => {
-                let (_, message) = describe_error(&text, &from_text);
-                (key_path(&from_table), message)
-            }
-            _ if !overrides.is_empty() => (
-                key_path(&from_table),
-                format!("{} (as the overrides set it)", from_table.message()),
-            ),
-            _ => (key_path(&from_table), from_table.message().to_owned()),
-        };
-        EnvError::config(path, key, message)
-    })
+    /// The file as a TOML table with `key.path=value` overrides set.
+    pub(crate) fn table(&self, overrides: &[(String, String)]) -> Result<toml::Table> {
+        let (path, text) = (&self.path, &self.text);
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| {
+            let (key, message) = describe_error(text, &e);
+            EnvError::config(path, key, message)
+        })?;
+        for (key, value) in overrides {
+            set_key(&mut table, key, value)
+                .map_err(|e| EnvError::config(path, key, e.to_string()))?;
+        }
+        limits::check_workload_table(path, &table)?;
+        Ok(table)
+    }
+
+    /// The file with `overrides` set, in the schema `T`. Where the schema refuses it, the
+    /// error names the key path and, when the file's own text is at fault, its line and
+    /// column; a fault only the overrides make says so.
+    pub(crate) fn load_as<T: DeserializeOwned>(&self, overrides: &[(String, String)]) -> Result<T> {
+        let table = self.table(overrides)?;
+        T::deserialize(toml::Value::Table(table)).map_err(|from_table| {
+            // a table has no positions: the text alone, parsed again, shows where it fails
+            let (key, message) = match toml::from_str::<T>(&self.text) {
+                Err(from_text) if from_text.span().is_some() => {
+                    let (_, message) = describe_error(&self.text, &from_text);
+                    (key_path(&from_table), message)
+                }
+                _ if !overrides.is_empty() => (
+                    key_path(&from_table),
+                    format!("{} (as the overrides set it)", from_table.message()),
+                ),
+                _ => (key_path(&from_table), from_table.message().to_owned()),
+            };
+            EnvError::config(&self.path, key, message)
+        })
+    }
 }
 
 /// An error of parsing `text` as `(key path, "line L, column C: message")`; the key path is
@@ -211,7 +185,8 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        match load_as::<Schema>(&path, &overrides).unwrap_err() {
+        let file = WorkloadFile::read(&path).unwrap();
+        match file.load_as::<Schema>(&overrides).unwrap_err() {
             EnvError::Config {
                 path: p,
                 key,
@@ -250,6 +225,18 @@ mod tests {
         );
         assert_eq!(key, "window.queued");
         assert!(message.contains("as the overrides set it"), "{message}");
+    }
+
+    /// Loading a workload of any kind reads its file once: the kind it declares and its
+    /// schema are parsed from that one text.
+    #[test]
+    fn loading_a_workload_of_any_kind_reads_its_file_once() {
+        // a text of its own, so that no other test reads this file
+        let text = crate::testkit::two_node_workload("hb_asgd", "") + "# read once\n";
+        let path = crate::testkit::write_workload(&text);
+        let before = reads_of(&path);
+        crate::kinds::AnyWorkload::load(&path, &[]).unwrap();
+        assert_eq!(reads_of(&path) - before, 1);
     }
 
     #[test]

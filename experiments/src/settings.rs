@@ -1,5 +1,7 @@
 //! `--set KEY=VALUE` pairs: parsing, and splitting them into workload and policy settings.
 
+use schedlab_env::workload_file::WorkloadFile;
+
 /// Parses `KEY=VALUE` overrides.
 pub fn parse_overrides(raw: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     raw.iter()
@@ -108,15 +110,17 @@ impl Settings {
     }
 
     /// Parses `raw`, loads the workload at `path` with the workload settings and checks the
-    /// policy settings against `policies` there.
+    /// policy settings against `policies` there. The file is read once: its kind (which
+    /// trained policies' settings apply) and the workload are parsed from that one text.
     pub fn load(
         raw: &[String],
         path: &std::path::Path,
         policies: &[String],
     ) -> anyhow::Result<(Self, crate::workloads::Loaded)> {
         let mut settings = Settings::split(parse_overrides(raw)?);
-        settings.add_trained_settings(policies, crate::workloads::kind_of_file(path)?)?;
-        let loaded = crate::workloads::load(path, &settings.workload)?;
+        let file = WorkloadFile::read(path)?;
+        settings.add_trained_settings(policies, crate::workloads::declared_kind(&file)?)?;
+        let loaded = crate::workloads::load_file(&file, &settings.workload)?;
         settings.check_policy_options(policies, loaded.env_kind())?;
         if loaded.executes_for_real() {
             remove_real_runs_on_interrupt();
@@ -152,8 +156,11 @@ fn merge_play_settings(
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+    use std::path::PathBuf;
 
-    use super::merge_play_settings;
+    use schedlab_env::workload_file::reads_of;
+
+    use super::{Settings, merge_play_settings};
 
     fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
         items
@@ -198,5 +205,22 @@ mod tests {
         // a user setting of the disputed key settles it
         let user = pairs(&[("window.interface", "one-choice")]);
         assert!(merge_play_settings(&user, &[a, other]).is_ok());
+    }
+
+    /// `Settings::load` reads its workload file once, for a single job and for a jobs window
+    /// with a trained policy's settings: the kind and the workload are parsed from one text.
+    #[test]
+    fn settings_load_reads_the_workload_file_once() {
+        for (name, policy) in [
+            ("small-4node.toml", "static"),
+            ("philly-mini.toml", "philly-bc-raes-ppo"),
+        ] {
+            // spelt as no other test spells it (reads are counted by path, and `..` is kept
+            // in a path's components), so tests beside it in one process do not count
+            let path: PathBuf = crate::paths::shipped_workload("../workloads").join(name);
+            let before = reads_of(&path);
+            Settings::load(&[], &path, &[policy.to_owned()]).unwrap();
+            assert_eq!(reads_of(&path) - before, 1, "{}", path.display());
+        }
     }
 }

@@ -10,12 +10,12 @@
 
 use std::sync::Arc;
 
+use super::instance::DagWorkload;
 use super::metrics::DagMetrics;
 use super::problem::Problem;
 use super::ranks::{env_order, lower_bound_s, mean_exec_s, upward_rank};
 use super::schedule::Builder;
 use super::window::ReadyWindow;
-use super::workload::DagWorkload;
 use crate::error::{EnvError, Result};
 use crate::gym::{ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo};
 
@@ -356,17 +356,5 @@ impl Environment for DagEnv {
 
     fn fresh_copy(&self) -> Self {
         DagEnv::new(Arc::clone(&self.workload))
-    }
-}
-
-impl crate::gym::Workload for Arc<DagWorkload> {
-    type Env = DagEnv;
-
-    fn load(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Self> {
-        DagWorkload::load(path, overrides).map(Arc::new)
-    }
-
-    fn env(&self) -> DagEnv {
-        DagEnv::new(Arc::clone(self))
     }
 }

@@ -2,7 +2,7 @@
 //! jobs in the system and idle cost; the reward from them; an episode's metrics.
 
 use super::metrics::{JobsMetrics, quantile, share};
-use super::spec::MILLI_PER_UNIT;
+use super::schema::MILLI_PER_UNIT;
 use super::state::{Episode, Shared, Status, status_index};
 
 pub(super) fn integrate(sh: &Shared, episode: &mut Episode, to: f64) {

@@ -23,14 +23,14 @@ use super::family::sample_window;
 use super::machines::Placement;
 use super::metrics::{Integrals, JobsMetrics};
 use super::observe;
-use super::spec::{Fidelity, Interface, JobsWorkload};
+use super::schema::{Fidelity, Interface, JobsWorkload};
 use super::state::{Episode, Job, Shared, Status};
 use super::trained::TrainedJob;
 use crate::error::{EnvError, Result};
+use crate::execution::Execution;
 use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
-use crate::real::Execution;
 use crate::real::jobs::{RealCluster, RealJobsReport};
 use crate::single_job::scenario::Scenario;
 

@@ -7,7 +7,8 @@
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use super::spec::{FamilySpec, JobsWorkload, MachineSpec, fits_empty};
+use super::requests::fits_empty;
+use super::schema::{FamilySpec, JobsWorkload, MachineSpec};
 
 /// One sampled window: where it lies in the period and what it was drawn as.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -157,7 +158,7 @@ pub fn sample_window(
 fn draw_machines(
     types: &[MachineSpec],
     share: f64,
-    jobs: &[super::spec::JobRecord],
+    jobs: &[super::schema::JobRecord],
     rng: &mut StdRng,
 ) -> Vec<MachineSpec> {
     let mut pool: Vec<usize> = types

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use super::spec::{GPU_MILLI, MAX_GPUS, MachineSpec};
+use super::schema::{GPU_MILLI, MAX_GPUS, MachineSpec};
 
 /// Which machine a container goes to among those it fits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

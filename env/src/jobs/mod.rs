@@ -1,20 +1,24 @@
 //! Many training jobs arriving over time on a shared cluster (see ARCHITECTURE.md): the jobs workload
-//! file, machines with shareable GPUs, the surrogate progress model fitted per model
-//! template, and a gym-like env whose policy decides at each decision point which queued
-//! jobs start, where, and with how many containers of what size.
+//! file (`schema.rs`, `checks.rs`, `load.rs`, as every kind's), machines with shareable GPUs,
+//! the surrogate progress model fitted per model template (`speedup.rs`), and a gym-like env
+//! whose policy decides at each decision point which queued jobs start, where, and with how
+//! many containers of what size.
 
 mod accounting;
 mod bounds;
+mod checks;
 mod choice;
 mod conserve;
 mod dynamics;
 mod env;
 mod family;
+mod load;
 mod machines;
 mod metrics;
 pub mod observe;
-mod setup;
-mod spec;
+mod requests;
+mod schema;
+mod speedup;
 mod state;
 pub mod trained;
 
@@ -24,11 +28,12 @@ mod tests;
 pub use choice::{Choice, ChoiceLayout, Restriction, level_distance};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use family::{WindowDraw, sample_window};
+pub use load::JobsSetup;
 pub use machines::{Cluster, Container, Placement};
 pub use metrics::{JobsMetrics, quantile};
-pub use setup::JobsSetup;
-pub use spec::{
+pub use requests::{fits_empty, scaled_request};
+pub use schema::{
     FamilySpec, Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
     MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, Template, TraceSource, Window,
-    fits_empty, scaled_request, speedup,
 };
+pub use speedup::speedup;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use super::machines::{Cluster, Container};
 use super::metrics::Integrals;
-use super::spec::{GPU_MILLI, JobsWorkload, scaled_request};
+use super::requests::scaled_request;
+use super::schema::{GPU_MILLI, JobsWorkload};
 use super::trained::TrainedJob;
 use crate::real::jobs::RealCluster;
 

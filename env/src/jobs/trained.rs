@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::spec::{JobsWorkload, Template};
+use super::schema::{JobsWorkload, Template};
 use crate::cluster::Resource;
 use crate::error::Result;
 use crate::gym::Observation;

@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use super::allocation::{lipschitz, step_size, uniform};
 use super::cost::total_cost;
+use super::instance::{Instance, NetworkWorkload};
 use super::metrics::NetworkMetrics;
 use super::training::{ConsensusTraining, centralised_objective};
-use super::workload::{Instance, NetworkWorkload};
 use crate::error::{EnvError, Result};
 use crate::gym::{ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo};
 use crate::model::Model;
@@ -356,17 +356,5 @@ impl Environment for NetworkEnv {
 
     fn fresh_copy(&self) -> Self {
         NetworkEnv::new(Arc::clone(&self.workload))
-    }
-}
-
-impl crate::gym::Workload for Arc<NetworkWorkload> {
-    type Env = NetworkEnv;
-
-    fn load(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Self> {
-        NetworkWorkload::load(path, overrides).map(Arc::new)
-    }
-
-    fn env(&self) -> NetworkEnv {
-        NetworkEnv::new(Arc::clone(self))
     }
 }

@@ -4,19 +4,23 @@
 //! docs/network.md): communication graphs that may change over time, quantised
 //! channels, the centres' costs of CPUs, the centralised optimum, and the all-time-feasible
 //! allocation dynamics, and distributed training by consensus with gradient tracking; the
-//! workload file (`kind = "network"`) and the gym env where schedulers move CPUs along the
-//! graph's edges while the centres train.
+//! workload file (`kind = "network"`; `schema.rs`, `checks.rs`, `load.rs`, as every kind's)
+//! with each episode's instance of it (`instance.rs`), and the gym env where schedulers move
+//! CPUs along the graph's edges while the centres train.
 
 pub mod allocation;
+mod checks;
 pub mod cost;
 mod env;
 pub mod graph;
+mod instance;
 mod ladder;
+mod load;
 mod metrics;
 pub mod quantize;
+mod schema;
 pub mod switching;
 pub mod training;
-mod workload;
 
 pub use allocation::{
     BelowBound, Dynamics, capacity_proportional, lipschitz, proportional, step_size, uniform,
@@ -24,15 +28,13 @@ pub use allocation::{
 pub use cost::{CentreCost, optimum, sampled_costs, total_cost};
 pub use env::{CENTRE_FEATURES, EDGE_FEATURES, NETWORK_FEATURES, NetworkEnv, NetworkInfo};
 pub use graph::{Graph, Weights};
+pub use instance::{Instance, NetworkWorkload};
 pub use ladder::FlowLadder;
 pub use metrics::NetworkMetrics;
 pub use quantize::Quantizer;
+pub use schema::{CentresSpec, EpisodeSpec, GraphSpec, NetworkWorkloadSpec, TrainingSpec};
 pub use switching::{Disconnected, GraphKind, GraphSequence, Switching};
 pub use training::{ConsensusTraining, centralised_descent, centralised_objective, shards};
-pub use workload::{
-    CentresSpec, EpisodeSpec, GraphSpec, Instance, NetworkWorkload, NetworkWorkloadSpec,
-    TrainingSpec,
-};
 
 #[cfg(test)]
 mod env_tests;

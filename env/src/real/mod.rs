@@ -17,12 +17,10 @@ pub(crate) mod messages;
 pub mod process;
 mod runs;
 pub mod single_job;
-mod spec;
 mod turn;
 pub mod wire;
 pub mod worker;
 
 pub use runs::remove_every_run;
 pub(crate) use runs::{next_run_tag, register, remove_run};
-pub use spec::{Execution, RealSpec};
 pub(crate) use turn::Turn;

@@ -11,10 +11,10 @@ use super::features::{
 use super::metrics::{MetricSums, SingleJobMetrics};
 use crate::cluster::{Amounts, Background, Ladder, Resource};
 use crate::error::{EnvError, Result};
+use crate::execution::Execution;
 use crate::gym::{
     ActionError, ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo,
 };
-use crate::real::Execution;
 use crate::real::single_job::RealTraining;
 use crate::single_job::scenario::Scenario;
 use crate::single_job::sim::rules;
@@ -591,17 +591,5 @@ impl Environment for SingleJobEnv {
     }
     fn fresh_copy(&self) -> Self {
         SingleJobEnv::new(Arc::clone(&self.scenario))
-    }
-}
-
-impl crate::gym::Workload for Arc<Scenario> {
-    type Env = SingleJobEnv;
-
-    fn load(path: &std::path::Path, overrides: &[(String, String)]) -> Result<Self> {
-        Scenario::load_with_overrides(path, overrides)
-    }
-
-    fn env(&self) -> Self::Env {
-        SingleJobEnv::new(Arc::clone(self))
     }
 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use burn::tensor::Device;
 
-use super::workload::SingleJobWorkload;
+use super::schema::SingleJobWorkload;
 use crate::cluster::{BackgroundSpec, NodeSpec, TraceStats, TraceTask, load_v2018_tasks};
 use crate::data::{Prepared, load_csv, load_libsvm, prepare};
 use crate::error::{EnvError, Result};
@@ -38,18 +38,6 @@ impl std::fmt::Debug for Scenario {
 }
 
 impl Scenario {
-    pub fn load(path: &Path) -> Result<Arc<Scenario>> {
-        Self::load_with_overrides(path, &[])
-    }
-
-    pub fn load_with_overrides(
-        path: &Path,
-        overrides: &[(String, String)],
-    ) -> Result<Arc<Scenario>> {
-        let workload = SingleJobWorkload::load_with_overrides(path, overrides)?;
-        Self::from_workload(path, workload)
-    }
-
     /// Loads data, model and trace for an already validated workload read from `path`.
     pub fn from_workload(path: &Path, workload: SingleJobWorkload) -> Result<Arc<Scenario>> {
         let (data, dropped_rows) = load_dataset(path, &workload.job.dataset)?;

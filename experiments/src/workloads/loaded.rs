@@ -1,4 +1,4 @@
-//! A workload file of any kind, loaded: [`Loaded`] and [`load`], made from env's table of kinds
+//! A workload file of any kind, loaded: [`Loaded`] and [`load_file`], made from env's table of kinds
 //! (`schedlab_env::kinds`), and [`with_kind!`], which picks the kind through env's
 //! `each_kind!` so that commands are written once, generic over [`Kind`].
 
@@ -6,6 +6,7 @@ use std::path::Path;
 
 use schedlab_env::EnvKind;
 use schedlab_env::kinds::AnyWorkload;
+use schedlab_env::workload_file::WorkloadFile;
 
 use super::kind::{Kind, KindRow};
 
@@ -42,10 +43,11 @@ macro_rules! loaded_kinds {
             }
         })+
 
-        /// Loads a workload file of any kind; `overrides` (dotted `section.key=value`) change
-        /// the workload where its kind allows.
-        pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
-            Ok(match AnyWorkload::load(path, overrides)? {
+        /// Loads a workload file of any kind, read once ([`WorkloadFile`]); `overrides`
+        /// (dotted `section.key=value`) change the workload where its kind allows.
+        pub fn load_file(file: &WorkloadFile, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
+            let path = file.path.as_path();
+            Ok(match AnyWorkload::load_file(file, overrides)? {
                 $(AnyWorkload::$kind(w) => Loaded::$kind(super::$module::$kind::from((w, path))),)+
             })
         }
@@ -62,9 +64,19 @@ macro_rules! with_kind {
     };
 }
 
+/// Reads the workload file at `path` and loads it ([`load_file`]).
+pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Loaded> {
+    load_file(&WorkloadFile::read(path)?, overrides)
+}
+
 /// The kind of env a workload file is for (its `kind` field; none is a single-job workload).
 pub fn kind_of_file(path: &Path) -> anyhow::Result<EnvKind> {
     Ok(EnvKind::of_file(path)?)
+}
+
+/// The kind a workload file already read declares ([`kind_of_file`]).
+pub fn declared_kind(file: &WorkloadFile) -> anyhow::Result<EnvKind> {
+    Ok(EnvKind::of(file)?)
 }
 
 impl Loaded {

@@ -17,7 +17,7 @@ pub use crate::with_kind;
 pub use dag::Dag;
 pub use jobs::Jobs;
 pub use kind::{InfoOf, Kind, KindRow, MetricsOf};
-pub use loaded::{Loaded, OfLoaded, kind_of_file, load};
+pub use loaded::{Loaded, OfLoaded, declared_kind, kind_of_file, load, load_file};
 pub use network::Network;
 pub use single_job::SingleJob;
 

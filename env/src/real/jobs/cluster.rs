@@ -14,7 +14,8 @@ use super::job_run::{ContainerGroup, Event, JobPlan, JobRun};
 use crate::error::{EnvError, Result};
 use crate::jobs::{Container, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT};
 use crate::real::cgroup::{Group, Hierarchy};
-use crate::real::{RealSpec, Turn};
+use crate::execution::RealSpec;
+use crate::real::Turn;
 use crate::single_job::scenario::Scenario;
 
 /// Wall seconds of one iteration of a job at its requested allocation.

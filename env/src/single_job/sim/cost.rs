@@ -13,7 +13,7 @@
 //!   container has a GPU, otherwise in the container's memory, next to one model copy.
 
 use crate::cluster::{Amounts, NodeSpec};
-use crate::single_job::workload::{JobSpec, SimSpec};
+use crate::single_job::schema::{JobSpec, SimSpec};
 
 #[derive(Debug, Clone)]
 pub struct CostModel {

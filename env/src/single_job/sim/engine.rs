@@ -21,7 +21,7 @@ use crate::cluster::Amounts;
 use crate::error::{EnvError, Result};
 use crate::single_job::compression::Compression;
 use crate::single_job::scenario::Scenario;
-use crate::single_job::workload::{OptimizerKind, Topology};
+use crate::single_job::schema::{OptimizerKind, Topology};
 
 /// Rows x parameters below which spreading gradients over threads costs more than it saves.
 const PARALLEL_WORK_THRESHOLD: usize = 2_000_000;

@@ -2,7 +2,7 @@
 //! one (`env/src/real/single_job/`): the hierarchical batch and the resource-adequate learning rate.
 
 use crate::cluster::{Amounts, NodeSpec};
-use crate::single_job::workload::{JobSpec, OptimizerKind};
+use crate::single_job::schema::{JobSpec, OptimizerKind};
 
 /// `m_i(t) = floor(m_base * T_avg / T_i(t-1))` for HB-ASGD (Ji et al. 2025, eq. 17), `m_base`
 /// otherwise; clamped to `[1, max_batch]`. `own` is the worker's last compute time scaled to

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::single_job::workload::{JobSpec, OptimizerKind};
+use crate::single_job::schema::{JobSpec, OptimizerKind};
 
 const ADAM_BETA1: f64 = 0.9;
 const ADAM_BETA2: f64 = 0.999;

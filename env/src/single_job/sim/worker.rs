@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 use crate::cluster::Amounts;
 use crate::data::Dataset;
 use crate::model::Model;
-use crate::single_job::workload::{JobSpec, OptimizerKind};
+use crate::single_job::schema::{JobSpec, OptimizerKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {

@@ -1,10 +1,10 @@
 //! The single-job workload file's schema (TOML): one training job, the cluster of nodes it
-//! runs on and the episode around it. Reading and validating it is `load.rs`'s.
+//! runs on and the episode around it. Checking it is `checks.rs`'s, reading it `load.rs`'s.
 
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{BackgroundSpec, Ladder, NodeSpec};
-use crate::real::{Execution, RealSpec};
+use crate::execution::{Execution, RealSpec};
 use crate::schema::{DatasetSpec, ModelKind, Prices};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
