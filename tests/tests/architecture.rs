@@ -268,7 +268,9 @@ fn the_paths_of_a_file_are_read_through_super_crate_and_groups() {
 /// per kind) or asks a file its kind.
 /// Code that goes through env's `each_kind!` uses the one match rather than writing another.
 fn matches_over_kinds(code: &str) -> bool {
-    writes_a_match_over_kinds(code) || code.contains("EnvKind::of_file(")
+    writes_a_match_over_kinds(code)
+        || code.contains("EnvKind::of_file(")
+        || code.contains("EnvKind::of(")
 }
 
 /// Whether `code` writes a match whose arms name all four kinds.
