@@ -41,5 +41,5 @@ pub use gym::{
     ActionSpace, Environment, EpisodeSummary, Observation, ObservationSpace, Step, StepInfo,
     VecEnv, VecEnvHistory, VecStep, check_env, episode_seed,
 };
-pub use single_job::{Scenario, SingleJobEnv, SingleJobInfo, SingleJobMetrics, SingleJobWorkload};
 pub use kinds::EnvKind;
+pub use single_job::{Scenario, SingleJobEnv, SingleJobInfo, SingleJobMetrics, SingleJobWorkload};

@@ -20,7 +20,10 @@ fn _schedlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEnv>()?;
     m.add_class::<PyVecEnv>()?;
     // the kinds as env's table names them, so that python/schedlab/env.py lists none by hand
-    let kinds: Vec<&str> = schedlab_env::EnvKind::ALL.iter().map(|k| k.type_name()).collect();
+    let kinds: Vec<&str> = schedlab_env::EnvKind::ALL
+        .iter()
+        .map(|k| k.type_name())
+        .collect();
     m.add("KINDS", kinds)?;
     Ok(())
 }

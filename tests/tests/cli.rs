@@ -2752,7 +2752,14 @@ fn a_user_error_prints_no_backtrace_under_rust_backtrace() {
     let out = schedlab()
         .env("RUST_BACKTRACE", "1")
         .args(["workload", "import", "--format", "philly", "--windows", "2"])
-        .args(["--jobs", "missing.csv", "--nodes", "missing.csv", "-o", "x.toml"])
+        .args([
+            "--jobs",
+            "missing.csv",
+            "--nodes",
+            "missing.csv",
+            "-o",
+            "x.toml",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

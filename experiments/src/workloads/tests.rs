@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use schedlab_env::EnvKind;
 use schedlab_env::gym::{CheckOptions, check_env};
 use schedlab_env::jobs::JobsEnv;
-use schedlab_env::EnvKind;
 
 use super::{Jobs, Kind, load, with_kind};
 

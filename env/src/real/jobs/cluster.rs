@@ -12,10 +12,10 @@ use serde::Serialize;
 use super::checkpoint;
 use super::job_run::{ContainerGroup, Event, JobPlan, JobRun};
 use crate::error::{EnvError, Result};
-use crate::jobs::{Container, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT};
-use crate::real::cgroup::{Group, Hierarchy};
 use crate::execution::RealSpec;
+use crate::jobs::{Container, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT};
 use crate::real::Turn;
+use crate::real::cgroup::{Group, Hierarchy};
 use crate::single_job::scenario::Scenario;
 
 /// Wall seconds of one iteration of a job at its requested allocation.

@@ -14,14 +14,14 @@ use super::server::{evaluate, serve};
 use super::state::{Context, RealWorker, Shared, idle_worker};
 use crate::cluster::Amounts;
 use crate::error::{EnvError, Result};
+use crate::execution::RealSpec;
 use crate::real::cgroup::Hierarchy;
 use crate::real::connect::{StartFailure, WorkerListener};
-use crate::execution::RealSpec;
 use crate::real::{Turn, process};
 use crate::single_job::compression::Compression;
 use crate::single_job::scenario::Scenario;
-use crate::single_job::sim::{CostModel, Server, WorkerRound, rules};
 use crate::single_job::schema::{OptimizerKind, Topology};
+use crate::single_job::sim::{CostModel, Server, WorkerRound, rules};
 use crate::single_job::{PushRecord, Training};
 
 /// The least CPU quota the kernel takes (1 ms per 1 s period): a background tenant's with no
