@@ -8,6 +8,7 @@
 //! workload declares) and nothing of how they simulate, of training loops, logging or the
 //! command line.
 
+pub mod bandit;
 pub mod context;
 pub mod dag;
 pub mod dqn;

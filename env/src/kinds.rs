@@ -42,7 +42,10 @@ macro_rules! kinds_table {
                 std::sync::Arc<$crate::dag::DagWorkload>, $crate::dag::DagEnv, DagContext),
             (Network, network, "network", "Computing centres sharing CPUs and training by consensus.",
                 std::sync::Arc<$crate::network::NetworkWorkload>, $crate::network::NetworkEnv,
-                NetworkContext)
+                NetworkContext),
+            (Bandit, bandit, "bandit", "A masked contextual bandit with a known optimum (tests, calibration).",
+                std::sync::Arc<$crate::bandit::BanditWorkload>, $crate::bandit::BanditEnv,
+                BanditContext)
         }
     };
 }

@@ -17,6 +17,7 @@
 //! (a real run starts its workers as the binary's hidden `real-process` subcommand, the one
 //! name it knows): those crates depend on it, never the reverse.
 
+pub mod bandit;
 pub mod cluster;
 pub mod dag;
 pub mod data;

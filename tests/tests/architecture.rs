@@ -338,6 +338,131 @@ fn one_dispatch_over_the_kinds_serves_the_cli_and_the_python_binding() {
     ));
 }
 
+/// The modules a kind keeps in each crate that knows it (ARCHITECTURE.md, "Add a kind of
+/// environment"), for the kind whose module is `m`: the places a kind may be named in.
+fn own_modules(m: &str) -> [String; 4] {
+    [
+        format!("env/src/{m}/"),
+        format!("agents/src/{m}/"),
+        format!("agents/src/context/{m}.rs"),
+        format!("experiments/src/workloads/{m}.rs"),
+    ]
+}
+
+/// The lines of `code` (code only: comments and strings blanked) with an identifier that
+/// holds `word`, any case, as (line number, line).
+fn lines_naming(code: &str, word: &str) -> Vec<(usize, String)> {
+    let word = word.to_lowercase();
+    code.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|ident| ident.to_lowercase().contains(&word))
+        })
+        .map(|(k, line)| (k + 1, line.trim().to_owned()))
+        .collect()
+}
+
+/// Where the kind of module `m` is named outside its own modules, among `files` (path
+/// relative to the repository, code only), other than its `mod` lines and its one row of
+/// the table of kinds (the consecutive lines of `env/src/kinds.rs` that name it).
+fn places_beyond_one_row(files: &[(String, String)], m: &str) -> Vec<String> {
+    let own = own_modules(m);
+    let mod_lines = [format!("pub mod {m};"), format!("mod {m};")];
+    let mut beyond = Vec::new();
+    for (file, code) in files {
+        if own.iter().any(|o| file.starts_with(o.as_str())) {
+            continue;
+        }
+        let mut row_lines = Vec::new();
+        for (line, text) in lines_naming(code, m) {
+            if mod_lines.contains(&text) {
+                continue;
+            }
+            if file == "env/src/kinds.rs" {
+                row_lines.push(line);
+                continue;
+            }
+            beyond.push(format!("{file}:{line}: {text}"));
+        }
+        if row_lines.windows(2).any(|w| w[1] > w[0] + 1) {
+            beyond.push(format!("{file}: lines {row_lines:?} are more than one row"));
+        }
+    }
+    beyond
+}
+
+/// The bandit (`env/src/bandit/`) is the kind added in one place: outside the module it keeps
+/// in each crate that knows it, it is named only in their `mod` lines and its row of the
+/// table of kinds; every command, the registry, the contexts and the Python binding reach it
+/// from the row. A kind that needed a match arm or a registration anywhere else would be
+/// named there, and this fails; so does a second row planted in the table.
+#[test]
+fn a_kind_is_named_only_in_its_modules_their_mod_lines_and_its_row() {
+    let mut files = Vec::new();
+    for krate in CRATES.iter().filter(|k| **k != "tests") {
+        for (file, code) in production_code(&repo().join(krate).join("src")) {
+            files.push((relative(&file), code));
+        }
+    }
+    let mut python = Vec::new();
+    for entry in std::fs::read_dir(repo().join("python/schedlab")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "py") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            python.extend(
+                lines_naming(&text, "bandit")
+                    .into_iter()
+                    .map(|(l, t)| format!("{}:{l}: {t}", relative(&path))),
+            );
+        }
+    }
+    let mut beyond = places_beyond_one_row(&files, "bandit");
+    beyond.extend(python);
+    assert!(beyond.is_empty(), "{beyond:#?}");
+    let named: BTreeSet<&str> = files
+        .iter()
+        .filter(|(file, code)| {
+            !own_modules("bandit")
+                .iter()
+                .any(|o| file.starts_with(o.as_str()))
+                && !lines_naming(code, "bandit").is_empty()
+        })
+        .map(|(file, _)| file.as_str())
+        .collect();
+    assert_eq!(
+        named,
+        BTreeSet::from([
+            "agents/src/context/mod.rs",
+            "agents/src/lib.rs",
+            "env/src/kinds.rs",
+            "env/src/lib.rs",
+            "experiments/src/workloads/mod.rs",
+        ])
+    );
+    // planted: a match arm in the command line, and a second row in the table
+    let row = "(Toy, toy, \"toy\", \"\",\n  Arc<toy::W>, toy::E,\n  ToyContext),\n";
+    let planted = [
+        ("env/src/lib.rs".to_owned(), "pub mod toy;\n".to_owned()),
+        (
+            "env/src/kinds.rs".to_owned(),
+            format!("{row}(Jobs, jobs),\n{row}"),
+        ),
+        (
+            "experiments/src/commands/run.rs".to_owned(),
+            "match kind { EnvKind::Toy => 1, _ => 0 }\n".to_owned(),
+        ),
+        (
+            "experiments/src/workloads/toy.rs".to_owned(),
+            "struct Toy;\n".to_owned(),
+        ),
+    ];
+    let found = places_beyond_one_row(&planted, "toy");
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found[0].starts_with("env/src/kinds.rs: lines [1, 2, 3, 5, 6, 7]"));
+    assert!(found[1].starts_with("experiments/src/commands/run.rs:1: match kind"));
+}
+
 /// Comments cite files of the repository, never ones outside it.
 #[test]
 fn no_comment_cites_the_design_notes_outside_the_repository() {

@@ -2,6 +2,7 @@
 //! one kind of env adds ([`EnvContext`]). These files import no scheduler, so every scheduler
 //! can import them.
 
+mod bandit;
 mod common;
 mod dag;
 mod env_context;

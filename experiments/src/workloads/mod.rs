@@ -6,6 +6,7 @@
 //! module in env's table, implementing [`Kind`], and its `mod` line (ARCHITECTURE.md, "Add a
 //! kind of environment").
 
+mod bandit;
 mod dag;
 mod jobs;
 mod kind;

@@ -1,0 +1,175 @@
+//! The bandit env: each step shows a state drawn from the episode's seed (one-hot), masks
+//! the odd states' best levels and pays each dimension's mean reward of the level chosen plus
+//! Gaussian noise; the episode terminates after the workload's steps. One step is one second
+//! of virtual time.
+
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+
+use super::instance::BanditWorkload;
+use super::metrics::BanditMetrics;
+use crate::error::{EnvError, Result};
+use crate::gym::{ActionSpace, Environment, Field, Observation, ObservationSpace, Step, StepInfo};
+
+/// What a step reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BanditInfo {
+    pub step: usize,
+    /// The state the next action answers (the one shown).
+    pub state: usize,
+    /// The step's mean reward forgone against the optimum.
+    pub regret: f64,
+    pub metrics: Option<BanditMetrics>,
+}
+
+impl StepInfo<BanditMetrics> for BanditInfo {
+    fn metrics(&self) -> Option<&BanditMetrics> {
+        self.metrics.as_ref()
+    }
+    fn time_s(&self) -> f64 {
+        self.step as f64
+    }
+}
+
+struct Episode {
+    rng: StdRng,
+    state: usize,
+    step: usize,
+    regret: f64,
+    optimal: usize,
+    episode_return: f64,
+}
+
+pub struct BanditEnv {
+    workload: Arc<BanditWorkload>,
+    action_space: ActionSpace,
+    observation_space: ObservationSpace,
+    episode: Option<Episode>,
+}
+
+impl BanditEnv {
+    pub fn new(workload: Arc<BanditWorkload>) -> Self {
+        let b = &workload.spec.bandit;
+        BanditEnv {
+            action_space: ActionSpace::grid("dim", b.dims, vec![Field::new("level", b.levels)]),
+            observation_space: ObservationSpace::new(&[("state", 1, b.states)]),
+            workload,
+            episode: None,
+        }
+    }
+
+    pub fn workload(&self) -> &Arc<BanditWorkload> {
+        &self.workload
+    }
+
+    /// The state the current observation shows (none before the first `reset`).
+    pub fn state(&self) -> Option<usize> {
+        self.episode.as_ref().map(|e| e.state)
+    }
+
+    fn observe(&self, state: usize) -> Observation {
+        let b = &self.workload.spec.bandit;
+        let mut features = vec![0.0f32; b.states];
+        features[state] = 1.0;
+        let action_mask = (0..b.dims)
+            .flat_map(|dim| self.workload.allowed(state, dim))
+            .collect();
+        Observation {
+            features,
+            action_mask,
+        }
+    }
+
+    fn info(e: &Episode, regret: f64) -> BanditInfo {
+        BanditInfo {
+            step: e.step,
+            state: e.state,
+            regret,
+            metrics: None,
+        }
+    }
+}
+
+impl Environment for BanditEnv {
+    type Metrics = BanditMetrics;
+    type Info = BanditInfo;
+
+    fn workload_name(&self) -> &str {
+        self.workload.name()
+    }
+    fn action_space(&self) -> &ActionSpace {
+        &self.action_space
+    }
+    fn observation_space(&self) -> &ObservationSpace {
+        &self.observation_space
+    }
+    fn step_limit(&self) -> usize {
+        self.workload.spec.bandit.steps
+    }
+
+    fn reset(&mut self, seed: u64) -> Result<(Observation, BanditInfo)> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let state = rng.random_range(0..self.workload.spec.bandit.states);
+        let episode = Episode {
+            rng,
+            state,
+            step: 0,
+            regret: 0.0,
+            optimal: 0,
+            episode_return: 0.0,
+        };
+        let info = Self::info(&episode, 0.0);
+        self.episode = Some(episode);
+        Ok((self.observe(state), info))
+    }
+
+    fn step(&mut self, action: &[usize]) -> Result<Step<BanditInfo>> {
+        let w = Arc::clone(&self.workload);
+        let b = &w.spec.bandit;
+        let e = self.episode.as_mut().ok_or(EnvError::EpisodeOver)?;
+        if e.step == b.steps {
+            return Err(EnvError::EpisodeOver);
+        }
+        let mask: Vec<bool> = (0..b.dims).flat_map(|d| w.allowed(e.state, d)).collect();
+        self.action_space
+            .check(action, &mask)
+            .map_err(|err| EnvError::BadAction(err.to_string()))?;
+        let optimum = w.optimum(e.state);
+        let mut reward = 0.0;
+        for (dim, &level) in action.iter().enumerate() {
+            let noise: f64 = StandardNormal.sample(&mut e.rng);
+            reward += w.mean(e.state, dim, level) + b.noise * noise;
+        }
+        let regret = w.regret(e.state, action);
+        e.optimal += action.iter().zip(&optimum).filter(|(a, o)| a == o).count();
+        e.regret += regret;
+        e.episode_return += reward;
+        e.step += 1;
+        e.state = e.rng.random_range(0..b.states);
+        let terminated = e.step == b.steps;
+        let mut info = Self::info(e, regret);
+        if terminated {
+            info.metrics = Some(BanditMetrics {
+                regret: e.regret,
+                optimal_share: e.optimal as f64 / (e.step * b.dims) as f64,
+                steps: e.step,
+                episode_return: e.episode_return,
+            });
+        }
+        let observation = self.observe(self.episode.as_ref().expect("stepped above").state);
+        Ok(Step {
+            observation,
+            reward,
+            terminated,
+            truncated: false,
+            info,
+        })
+    }
+
+    fn fresh_copy(&self) -> Self {
+        BanditEnv::new(Arc::clone(&self.workload))
+    }
+}
