@@ -117,10 +117,18 @@ impl Settings {
         path: &std::path::Path,
         policies: &[String],
     ) -> anyhow::Result<(Self, crate::workloads::Loaded)> {
+        Self::load_file(raw, &WorkloadFile::read(path)?, policies)
+    }
+
+    /// [`Settings::load`] of a workload file already read.
+    pub fn load_file(
+        raw: &[String],
+        file: &WorkloadFile,
+        policies: &[String],
+    ) -> anyhow::Result<(Self, crate::workloads::Loaded)> {
         let mut settings = Settings::split(parse_overrides(raw)?);
-        let file = WorkloadFile::read(path)?;
-        settings.add_trained_settings(policies, crate::workloads::declared_kind(&file)?)?;
-        let loaded = crate::workloads::load_file(&file, &settings.workload)?;
+        settings.add_trained_settings(policies, crate::workloads::declared_kind(file)?)?;
+        let loaded = crate::workloads::load_file(file, &settings.workload)?;
         settings.check_policy_options(policies, loaded.env_kind())?;
         if loaded.executes_for_real() {
             remove_real_runs_on_interrupt();

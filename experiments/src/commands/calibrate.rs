@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use schedlab_env::workload_file::set_key;
+use schedlab_env::workload_file::{WorkloadFile, set_key};
 use schedlab_experiments::fidelity::{Plan, Sides, calibrate_on, default_calibration_policies};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
-use schedlab_experiments::workloads::kind_of_file;
+use schedlab_experiments::workloads::declared_kind;
 
 #[derive(Args)]
 pub struct CalibrateArgs {
@@ -35,11 +35,12 @@ pub struct CalibrateArgs {
 }
 
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
+    let file = WorkloadFile::read(&args.workload)?;
     let policies = match &args.policy {
         Some(policies) => policies.clone(),
-        None => default_calibration_policies(kind_of_file(&args.workload)?),
+        None => default_calibration_policies(declared_kind(&file)?),
     };
-    let (settings, _) = Settings::load(&args.overrides, &args.workload, &policies)?;
+    let (settings, _) = Settings::load_file(&args.overrides, &file, &policies)?;
     schedlab_experiments::settings::remove_real_runs_on_interrupt();
     let out = output_path(&args.workload, args.out.as_deref())?;
     let plan = Plan {
@@ -50,13 +51,11 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     };
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len();
     let bar = episode_bar(episodes as u64, "real episodes".into())?;
-    let sides = Sides::load(&args.workload, &settings.workload)?;
+    let sides = Sides::of(&file, &settings.workload)?;
     let (fitted, fitted_settings) = calibrate_on(&sides, &settings.policy, &plan, &bar)?;
     bar.finish_and_clear();
-    let text = std::fs::read_to_string(&args.workload)
+    let mut table: toml::Table = toml::from_str(&file.text)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.workload.display()))?;
-    let mut table: toml::Table =
-        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", args.workload.display()))?;
     for (key, value) in settings.workload.iter().chain(&fitted_settings) {
         set_key(&mut table, key, value)
             .map_err(|e| anyhow::anyhow!("`{key}` in {}: {e}", args.workload.display()))?;

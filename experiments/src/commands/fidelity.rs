@@ -1,6 +1,7 @@
 //! `schedlab fidelity`: policies played in the simulator and on real processes, the
 //! simulator's error before and after calibration, and the policies' ranks both ways.
 
+use schedlab_env::workload_file::WorkloadFile;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -38,7 +39,8 @@ pub struct FidelityArgs {
 }
 
 pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
-    let (settings, loaded) = Settings::load(&args.overrides, &args.workload, &args.policy)?;
+    let file = WorkloadFile::read(&args.workload)?;
+    let (settings, loaded) = Settings::load_file(&args.overrides, &file, &args.policy)?;
     schedlab_experiments::settings::remove_real_runs_on_interrupt();
     let plan = Plan {
         policies: args.policy.clone(),
@@ -52,13 +54,7 @@ pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len()
         + plan.policies.len() * plan.seeds.len();
     let bar = episode_bar(episodes as u64, "real episodes".into())?;
-    let report = measure(
-        &args.workload,
-        &settings.workload,
-        &settings.policy,
-        &plan,
-        &bar,
-    )?;
+    let report = measure(&file, &settings.workload, &settings.policy, &plan, &bar)?;
     bar.finish_and_clear();
     print_report(&report);
     if let Some(path) = &args.json {

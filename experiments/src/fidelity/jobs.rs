@@ -112,7 +112,8 @@ mod tests {
     fn calibration_recovers_a_known_speed_factor_from_synthetic_runs() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../data/workloads/philly-real.toml");
-        let sides = Sides::load(&path, &[]).unwrap();
+        let file = schedlab_env::workload_file::WorkloadFile::read(&path).unwrap();
+        let sides = Sides::of(&file, &[]).unwrap();
         let truth = [("execution", "sim"), ("episode.speed_factor", "1.3")]
             .map(|(k, v)| (k.to_owned(), v.to_owned()));
         let Loaded::Jobs(synthetic) = crate::workloads::load(&path, &truth).unwrap() else {

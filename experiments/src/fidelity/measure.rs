@@ -1,10 +1,9 @@
 //! Playing a fidelity plan: the calibration episodes first, then each compared (policy, seed)
 //! in the simulator, in the calibrated simulator and on real processes.
 
-use std::path::Path;
-
 use indicatif::ProgressBar;
 use schedlab_env::EnvKind;
+use schedlab_env::workload_file::WorkloadFile;
 use serde_json::Value;
 
 use super::fitted::Fitted;
@@ -14,17 +13,17 @@ use super::sides::Sides;
 use super::{jobs, single_job};
 use crate::workloads::Loaded;
 
-/// Plays `plan` on the workload at `path` (single-job or jobs) under `overrides` (workload
-/// settings) with the policies' `options`; `bar` counts real episodes.
+/// Plays `plan` on the workload file `file` (single-job or jobs, already read) under
+/// `overrides` (workload settings) with the policies' `options`; `bar` counts real episodes.
 pub fn measure(
-    path: &Path,
+    file: &WorkloadFile,
     overrides: &[(String, String)],
     options: &[(String, String)],
     plan: &Plan,
     bar: &ProgressBar,
 ) -> anyhow::Result<Report> {
     check_plan(plan)?;
-    let loaded = Sides::load(path, overrides)?;
+    let loaded = Sides::of(file, overrides)?;
     let fitted = calibrate_on(&loaded, options, plan, bar)?;
     let calibrated = loaded.with(&fitted.1)?;
     let mut episodes = Vec::new();
@@ -69,7 +68,7 @@ pub fn calibrate_on(
         (Loaded::Jobs(_), Loaded::Jobs(real)) => jobs::calibrate(loaded, real, options, plan, bar),
         _ => anyhow::bail!(
             "{}: fidelity plays single-job and jobs workloads; real execution of the other kinds is not built",
-            loaded.path.display()
+            loaded.file.path.display()
         ),
     }
 }

@@ -1,27 +1,28 @@
-//! A workload loaded twice, for the simulator and for real execution, and the simulator again
-//! with calibrated settings on top.
+//! A workload loaded twice from the one reading of its file, for the simulator and for real
+//! execution, and the simulator again with calibrated settings on top.
 
-use std::path::Path;
+use schedlab_env::workload_file::WorkloadFile;
 
 use crate::workloads::Loaded;
 
 /// A workload loaded for the simulator and for real execution.
 pub struct Sides {
-    pub(super) path: std::path::PathBuf,
+    pub(super) file: WorkloadFile,
     overrides: Vec<(String, String)>,
     pub sim: Loaded,
     pub real: Loaded,
 }
 
 impl Sides {
-    pub fn load(path: &Path, overrides: &[(String, String)]) -> anyhow::Result<Sides> {
+    /// Both sides of the workload file `file` (already read) under `overrides`.
+    pub fn of(file: &WorkloadFile, overrides: &[(String, String)]) -> anyhow::Result<Sides> {
         let load = |execution: &str| {
             let mut all = overrides.to_vec();
             all.push(("execution".into(), execution.into()));
-            crate::workloads::load(path, &all)
+            crate::workloads::load_file(file, &all)
         };
         Ok(Sides {
-            path: path.to_owned(),
+            file: file.clone(),
             overrides: overrides.to_vec(),
             sim: load("sim")?,
             real: load("real")?,
@@ -33,6 +34,30 @@ impl Sides {
         let mut all = self.overrides.clone();
         all.extend(settings.iter().cloned());
         all.push(("execution".into(), "sim".into()));
-        crate::workloads::load(&self.path, &all)
+        crate::workloads::load_file(&self.file, &all)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use schedlab_env::workload_file::reads_of;
+
+    use super::*;
+
+    /// `calibrate` and `fidelity` read their workload file once (`WorkloadFile::read`) and load
+    /// both sides, and the calibrated simulator, from that text.
+    #[test]
+    fn both_sides_and_the_calibrated_simulator_load_without_reading_the_file_again() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../data/workloads/philly-real.toml");
+        let file = WorkloadFile::read(&path).unwrap();
+        let after_read = reads_of(&path);
+        let sides = Sides::of(&file, &[]).unwrap();
+        sides
+            .with(&[("episode.speed_factor".into(), "1.1".into())])
+            .unwrap();
+        assert_eq!(reads_of(&path), after_read);
+        assert!(!sides.sim.executes_for_real());
+        assert!(sides.real.executes_for_real());
     }
 }

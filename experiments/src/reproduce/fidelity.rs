@@ -5,6 +5,7 @@
 //! (`crate::fidelity`). A workload's measurement is kept in the output folder and reused while
 //! the protocol and the sources are the same, so an interrupted run resumes by workload.
 
+use schedlab_env::workload_file::WorkloadFile;
 use serde::{Deserialize, Serialize};
 
 use schedlab_env::real::cgroup::Hierarchy;
@@ -114,10 +115,10 @@ fn measured(cx: &Context, name: &str, case: &FidelityCase) -> anyhow::Result<Rep
         episodes as u64,
         format!("fidelity: real episodes of {}", case.workload),
     )?;
-    let workload = shipped_workload(&case.workload);
+    let file = WorkloadFile::read(&shipped_workload(&case.workload))?;
     let (settings, _) =
-        crate::settings::Settings::load(&pairs(&case.set), &workload, &plan.policies)?;
-    let report = measure(&workload, &settings.workload, &settings.policy, &plan, &bar)?;
+        crate::settings::Settings::load_file(&pairs(&case.set), &file, &plan.policies)?;
+    let report = measure(&file, &settings.workload, &settings.policy, &plan, &bar)?;
     bar.finish_and_clear();
     let kept = Kept {
         key,
