@@ -441,23 +441,24 @@ fn a_kind_is_named_only_in_its_modules_their_mod_lines_and_its_row() {
         ])
     );
     // planted: a match arm in the command line, and a second row in the table
-    let row = "(Toy, toy, \"toy\", \"\",\n  Arc<toy::W>, toy::E,\n  ToyContext),\n";
+    let row =
+        "(Pebble, pebble, \"pebble\", \"\",\n  Arc<pebble::W>, pebble::E,\n  PebbleContext),\n";
     let planted = [
-        ("env/src/lib.rs".to_owned(), "pub mod toy;\n".to_owned()),
+        ("env/src/lib.rs".to_owned(), "pub mod pebble;\n".to_owned()),
         (
             "env/src/kinds.rs".to_owned(),
             format!("{row}(Jobs, jobs),\n{row}"),
         ),
         (
             "experiments/src/commands/run.rs".to_owned(),
-            "match kind { EnvKind::Toy => 1, _ => 0 }\n".to_owned(),
+            "match kind { EnvKind::Pebble => 1, _ => 0 }\n".to_owned(),
         ),
         (
-            "experiments/src/workloads/toy.rs".to_owned(),
-            "struct Toy;\n".to_owned(),
+            "experiments/src/workloads/pebble.rs".to_owned(),
+            "struct Pebble;\n".to_owned(),
         ),
     ];
-    let found = places_beyond_one_row(&planted, "toy");
+    let found = places_beyond_one_row(&planted, "pebble");
     assert_eq!(found.len(), 2, "{found:#?}");
     assert!(found[0].starts_with("env/src/kinds.rs: lines [1, 2, 3, 5, 6, 7]"));
     assert!(found[1].starts_with("experiments/src/commands/run.rs:1: match kind"));

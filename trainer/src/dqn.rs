@@ -7,7 +7,6 @@ use std::path::Path;
 
 use burn::config::Config;
 use burn::module::Module;
-use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::Device;
 use rand::SeedableRng;
@@ -23,7 +22,7 @@ use schedlab_env::{Observation, VecEnv};
 
 use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
-use crate::grad_norm::global_norm;
+use crate::grad_norm::clip_global_norm;
 use crate::learner::{
     EpisodeTally, Learner, LearnerError, MAX_STEPS_HELD, UpdateStats, check_common, require,
 };
@@ -222,11 +221,8 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
         let net = BranchingQConfig::new(ctx.observation_space.len(), space.mask_len())
             .with_hidden(config.hidden)
             .init(&device);
-        let optim = AdamConfig::new()
-            .with_grad_clipping(Some(GradientClippingConfig::Norm(
-                config.max_grad_norm as f32,
-            )))
-            .init();
+        // gradients are clipped by their global norm before each step (crate::grad_norm)
+        let optim = AdamConfig::new().init();
         let replay = ReplayBuffer::new(
             config.buffer_size,
             ctx.observation_space.len(),
@@ -323,8 +319,13 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
             loss.loss.clone().into_scalar::<f32>(),
             loss.chosen_q.into_scalar::<f32>(),
         );
-        let grads = GradientsParams::from_grads(loss.loss.backward(), &self.agent.net);
-        let values = (td, q, global_norm(&self.agent.net, &grads));
+        let mut grads = GradientsParams::from_grads(loss.loss.backward(), &self.agent.net);
+        let norm = clip_global_norm(
+            &self.agent.net,
+            &mut grads,
+            self.config.max_grad_norm as f32,
+        );
+        let values = (td, q, norm);
         let net = self.agent.net.clone();
         self.agent.net = self.optim.step(self.config.lr, net, grads);
         values

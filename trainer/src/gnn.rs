@@ -16,7 +16,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use burn::config::Config;
-use burn::grad_clipping::GradientClippingConfig;
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -36,7 +35,7 @@ use schedlab_env::{ActionSpace, StepInfo, episode_seed};
 
 use crate::algorithm::Algorithm;
 use crate::errors::{CheckpointError, Unmet};
-use crate::grad_norm::global_norm;
+use crate::grad_norm::clip_global_norm;
 use crate::learner::{Learner, LearnerError, UpdateStats, check_common, require};
 use crate::run::{Manifest, RunDir, load_optimizer, load_record};
 use crate::trained::TrainedRun;
@@ -191,11 +190,8 @@ impl<E: SchedulingEnv> GnnTrainer<E> {
         };
         device.seed(seed);
         let net = config.network().init(&device);
-        let optim = AdamConfig::new()
-            .with_grad_clipping(Some(GradientClippingConfig::Norm(
-                config.max_grad_norm as f32,
-            )))
-            .init();
+        // gradients are clipped by their global norm before each step (crate::grad_norm)
+        let optim = AdamConfig::new().init();
         Ok(GnnTrainer {
             envs: (0..config.rollouts)
                 .map(|_| prototype.fresh_copy())
@@ -370,8 +366,8 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for GnnTrainer<E> {
         let entropy_coef = self.config.entropy_coef * (1.0 - progress);
         let advantages = advantages(&played);
         let (loss, policy_loss, entropy) = self.loss(&played, &advantages, entropy_coef);
-        let grads = GradientsParams::from_grads(loss.backward(), &self.net);
-        let grad_norm = global_norm(&self.net, &grads);
+        let mut grads = GradientsParams::from_grads(loss.backward(), &self.net);
+        let grad_norm = clip_global_norm(&self.net, &mut grads, self.config.max_grad_norm as f32);
         self.net = self.optim.step(self.config.lr, self.net.clone(), grads);
         Ok(UpdateStats {
             env_steps: self.env_steps,

@@ -346,6 +346,8 @@ pub struct PpoBatch {
     /// The chosen level per dimension, `[rows, dims]`.
     pub actions: Vec<usize>,
     pub old_log_probs: Vec<f32>,
+    /// The critic's values at collection (for [`PpoLossConfig::clip_value`]).
+    pub old_values: Vec<f32>,
     pub advantages: Vec<f32>,
     pub returns: Vec<f32>,
 }
@@ -359,6 +361,10 @@ pub struct PpoLossConfig {
     pub value_coef: f32,
     #[config(default = 0.01)]
     pub entropy_coef: f32,
+    /// Clip the value update by `clip` around the values at collection (CleanRL's
+    /// `clip_vloss`).
+    #[config(default = false)]
+    pub clip_value: bool,
 }
 
 /// The loss terms, and CleanRL's diagnostics of the update, for logging.
@@ -405,7 +411,16 @@ pub fn ppo_loss(
     let unclipped = ratio.clone() * advantages.clone();
     let clipped = ratio.clamp(1.0 - config.clip, 1.0 + config.clip) * advantages;
     let policy = unclipped.min_pair(clipped).mean().neg();
-    let value = squared_error(values, tensor1(batch.returns.clone()));
+    let returns = tensor1(batch.returns.clone());
+    let value = if config.clip_value {
+        let old = tensor1(batch.old_values.clone());
+        let clipped = old.clone() + (values.clone() - old).clamp(-config.clip, config.clip);
+        let unclipped = (values - returns.clone()).powi_scalar(2);
+        let clipped = (clipped - returns).powi_scalar(2);
+        unclipped.max_pair(clipped).mean()
+    } else {
+        squared_error(values, returns)
+    };
     let entropy = (log_probs.clone().exp() * log_probs)
         .sum_dim(1)
         .mean()
@@ -596,6 +611,7 @@ mod tests {
             masks: mask.clone(),
             actions: target.to_vec(),
             old_log_probs: vec![joint(&before)],
+            old_values: vec![0.0],
             advantages: vec![1.0],
             returns: vec![1.0],
         };
@@ -623,6 +639,34 @@ mod tests {
             (policy + 1.0 + config.clip).abs() < 1e-5,
             "policy term {policy}"
         );
+        // the clipped value loss is the larger of the two errors: from an old value far
+        // below the target, the clipped value lands short of it and its error counts
+        let values = |net: &ActorCritic| -> f32 {
+            let (_, v) = net.forward(Tensor::from_data(
+                TensorData::new(observations.clone(), [1, 4]),
+                &device,
+            ));
+            v.into_data().try_to_vec::<f32>().unwrap()[0]
+        };
+        let v = values(&net);
+        let far = PpoBatch {
+            old_values: vec![v - 10.0],
+            returns: vec![v],
+            ..batch.clone()
+        };
+        let plain = ppo_loss(&net, &space, &far, &config, &device).value;
+        let clipped = ppo_loss(
+            &net,
+            &space,
+            &far,
+            &config.clone().with_clip_value(true),
+            &device,
+        )
+        .value;
+        let (plain, clipped) = (plain.into_scalar::<f32>(), clipped.into_scalar::<f32>());
+        assert!(plain < 1e-8, "{plain}");
+        let short = 10.0 - config.clip;
+        assert!((clipped - short * short).abs() < 1e-3, "{clipped}");
         assert_eq!(after[1].exp(), 0.0, "the masked level keeps probability 0");
         let allowed: Vec<bool> = mask.iter().map(|&m| m > 0.0).collect();
         assert_ne!(argmax(&space, &after, &allowed)[0], 1);
@@ -663,6 +707,7 @@ mod tests {
             masks: masks.clone(),
             actions: actions.clone(),
             old_log_probs: old,
+            old_values: vec![0.0, 0.0],
             advantages: advantages.clone(),
             returns: vec![0.0, 0.0],
         };

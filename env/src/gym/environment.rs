@@ -11,7 +11,9 @@ use crate::gym::columns::MetricColumn;
 pub struct Step<I> {
     pub observation: Observation,
     pub reward: f64,
-    /// The episode reached its goal (the job its target loss; every job finished).
+    /// The episode reached its goal (the job its target loss; every job finished), or its
+    /// reward settled what was left (a jobs episode at `max_time_s` charges every unfinished
+    /// job its remaining time), so no value follows it.
     pub terminated: bool,
     /// A round, step or time limit ended the episode first.
     pub truncated: bool,

@@ -30,34 +30,37 @@ pub(super) fn integrate(sh: &Shared, episode: &mut Episode, to: f64) {
 }
 
 /// Minus the job-seconds spent in the system since the last step, in `reward.time_unit_s`
-/// (the integral of jobs in the system is their total completion time), plus at truncation
+/// (the integral of jobs in the system is their total completion time), plus at `max_time_s` (the settlement that ends the episode)
 /// every unfinished job's remaining time at its request; minus the idle term when
 /// `reward.lambda_idle` is set. So the return times the unit is minus the total JCT that
 /// [`metrics`] reports, and holding a job forever never pays.
-pub(super) fn reward(sh: &Shared, episode: &mut Episode, truncated: bool) -> f64 {
+pub(super) fn reward(sh: &Shared, episode: &mut Episode, settled: bool) -> f64 {
     let w = &sh.workload;
     let unit = w.reward.time_unit_s;
     let (in_system, idle) = (episode.sums.in_system, episode.sums.idle_cost);
     let (last_in_system, last_idle) = episode.reward_marks;
     episode.reward_marks = (in_system, idle);
     let mut job_seconds = in_system - last_in_system;
-    if truncated {
+    if settled {
         job_seconds += (0..episode.jobs.len())
             .filter(|&i| episode.jobs[i].arrived && episode.jobs[i].status != Status::Done)
             .map(|i| remaining_at_request_s(sh, episode, i))
             .sum::<f64>();
     }
     // potential-based shaping (Ng, Harada and Russell, "Policy invariance under reward
-    // transformations", ICML 1999): the drop in the jobs' projected remaining seconds, so that
-    // slowing a long job is charged when it is done rather than days later; none is left at
-    // the end, where the truncation charge above stands in for it
+    // transformations", ICML 1999): F = gamma_t Phi(s') - Phi(s) with Phi minus the jobs'
+    // projected remaining seconds and gamma_t the step's discount, so that slowing a long job
+    // is charged when it is done rather than days later and the optimal policy of the
+    // discounted return stands; none is left at the end, where the settlement stands in for it
     let shaping = if w.reward.remaining_potential {
-        let now = if truncated {
+        let now = if settled {
             0.0
         } else {
             projected_remaining_s(sh, episode)
         };
-        (std::mem::replace(&mut episode.potential_mark, now) - now) / unit
+        let (before, at) = std::mem::replace(&mut episode.potential_mark, (now, episode.now));
+        let discount = w.reward.potential_gamma.powf((episode.now - at) / unit);
+        (before - discount * now) / unit
     } else {
         0.0
     };

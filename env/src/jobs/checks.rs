@@ -64,6 +64,12 @@ impl JobsWorkload {
                 format!("must be a positive number, got {}", self.reward.time_unit_s),
             );
         }
+        if !(self.reward.potential_gamma > 0.0 && self.reward.potential_gamma <= 1.0) {
+            return bad(
+                "reward.potential_gamma".into(),
+                format!("must be in (0, 1], got {}", self.reward.potential_gamma),
+            );
+        }
         if !(self.reward.lambda_idle >= 0.0 && self.reward.lambda_idle.is_finite()) {
             return bad(
                 "reward.lambda_idle".into(),

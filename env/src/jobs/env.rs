@@ -169,7 +169,7 @@ impl JobsEnv {
         let mut episode = self.new_episode(jobs, trained_jobs, executed);
         let (terminated, truncated) = advance(&self.shared, &mut episode)?;
         episode.done = terminated || truncated;
-        episode.potential_mark = projected_remaining_s(&self.shared, &episode);
+        episode.potential_mark = (projected_remaining_s(&self.shared, &episode), episode.now);
         let observation = self.observe(&mut episode, true);
         let info = self.info(&episode, Vec::new());
         self.episode = Some(episode);
@@ -283,7 +283,7 @@ impl JobsEnv {
             used_rate: [0.0; 3],
             sums: Integrals::default(),
             reward_marks: (0.0, 0.0),
-            potential_mark: 0.0,
+            potential_mark: (0.0, 0.0),
             window: Vec::new(),
             changed: vec![false; w.window.slots()],
             mask: Vec::new(),
@@ -330,9 +330,12 @@ impl JobsEnv {
                 return Err(e);
             }
         };
-        let reward = reward(&self.shared, &mut episode, truncated);
+        // at `max_time_s` the reward settles every unfinished job's remaining time, so nothing
+        // follows: the episode terminates there, and a learner must not bootstrap past it
+        let settled = truncated;
+        let reward = reward(&self.shared, &mut episode, settled);
         episode.episode_return += reward;
-        episode.done = terminated || truncated;
+        episode.done = terminated || settled;
         let observation = self.observe(&mut episode, redraw);
         let mut info = self.info(&episode, rejected);
         if episode.done {
@@ -344,8 +347,8 @@ impl JobsEnv {
         Ok(Step {
             observation,
             reward,
-            terminated,
-            truncated,
+            terminated: terminated || settled,
+            truncated: false,
             info,
         })
     }

@@ -155,6 +155,10 @@ pub struct JobsReward {
     /// An episode's return then differs from minus its total JCT by the first state's
     /// potential only (a constant of the window), so the ranking of schedules stands.
     pub remaining_potential: bool,
+    /// The discount per `time_unit_s` of the shaping term, `gamma^(elapsed / time_unit_s)` per
+    /// step: the learner's (PPO's and DQN's jobs defaults are 0.99 per 3,600 s, as
+    /// `time_unit_s`), so the shaped discounted return ranks policies as the plain one does.
+    pub potential_gamma: f64,
 }
 
 impl Default for JobsReward {
@@ -163,6 +167,7 @@ impl Default for JobsReward {
             time_unit_s: 3600.0,
             lambda_idle: 0.0,
             remaining_potential: false,
+            potential_gamma: 0.99,
         }
     }
 }

@@ -195,9 +195,9 @@ pub(super) struct Episode {
     pub used_rate: [f64; 3],
     pub sums: Integrals,
     pub reward_marks: (f64, f64),
-    /// The jobs' projected remaining seconds when the last reward was taken
-    /// (`reward.remaining_potential`, accounting.rs).
-    pub potential_mark: f64,
+    /// The jobs' projected remaining seconds when the last reward was taken, and the virtual
+    /// time it was taken at (`reward.remaining_potential`, accounting.rs).
+    pub potential_mark: (f64, f64),
     pub window: Vec<Option<u32>>,
     /// One-choice interface: the slots changed since the window was drawn.
     pub changed: Vec<bool>,

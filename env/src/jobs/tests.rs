@@ -9,6 +9,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use super::*;
+use crate::gym::StepInfo;
 
 fn template(name: &str, contention: f64) -> Template {
     Template {
@@ -264,7 +265,8 @@ fn a_job_held_until_the_time_limit_is_charged_its_time_in_the_system_and_its_wor
         }
         let step = env.step(&action).unwrap();
         if let Some(m) = step.info.metrics {
-            assert!(step.truncated && !step.terminated);
+            // the reward settled the unfinished jobs: a terminal, not a cut
+            assert!(step.terminated && !step.truncated);
             break m;
         }
         (observation, info) = (step.observation, step.info);
@@ -1203,8 +1205,10 @@ fn a_job_preempted_until_the_drawings_are_spent_is_started_on_the_frozen_cluster
 }
 
 /// Potential-based shaping leaves the ranking of schedules alone: with
-/// `reward.remaining_potential` an episode's return differs from the plain one by the same
-/// amount whatever the policy (the first state's potential), and that amount is not zero.
+/// `reward.remaining_potential` an episode's discounted return (`reward.potential_gamma` per
+/// `time_unit_s`) differs from the plain one by the same amount whatever the policy (the
+/// first state's potential), and that amount is not zero. Without the discount in the
+/// shaping term (Phi(s) - Phi(s'), as it was) the shift differs between policies.
 #[test]
 fn remaining_potential_shifts_every_policys_return_by_one_constant() {
     let jobs = vec![
@@ -1219,27 +1223,50 @@ fn remaining_potential_shifts_every_policys_return_by_one_constant() {
     let mut plain = workload(jobs, 2, 2);
     plain.window.work_conserving = false;
     plain.episode.max_time_s = 20_000.0;
+    let gamma = 0.9;
     let mut shaped = plain.clone();
     shaped.reward.remaining_potential = true;
-    let episode_return = |w: &JobsWorkload, start: bool| {
+    shaped.reward.potential_gamma = gamma;
+    let unit = plain.reward.time_unit_s;
+    // the return discounted by `gamma` per time unit, as a learner counts it
+    let episode_return = |w: &JobsWorkload, start: bool, discounted: bool| {
         let mut env = JobsEnv::new(Arc::new(w.clone()));
-        let (mut observation, _) = env.reset(3).unwrap();
-        let mut total = 0.0;
+        let (mut observation, info) = env.reset(3).unwrap();
+        let (mut total, mut weight, mut clock) = (0.0, 1.0, info.time_s());
         loop {
             let step = env.step(&per_slot_rule(&env, &observation, start)).unwrap();
-            total += step.reward;
+            total += weight * step.reward;
+            if discounted {
+                weight *= gamma.powf((step.info.time_s() - clock) / unit);
+            }
+            clock = step.info.time_s();
             if step.terminated || step.truncated {
                 return total;
             }
             observation = step.observation;
         }
     };
-    let shift = |start: bool| episode_return(&shaped, start) - episode_return(&plain, start);
-    let (starting, holding) = (shift(true), shift(false));
+    let shift = |w: &JobsWorkload, start: bool, discounted: bool| {
+        episode_return(w, start, discounted) - episode_return(&plain, start, discounted)
+    };
     assert!(
-        (episode_return(&plain, true) - episode_return(&plain, false)).abs() > 1.0,
+        (episode_return(&plain, true, true) - episode_return(&plain, false, true)).abs() > 1.0,
         "the two policies play different episodes"
     );
+    let (starting, holding) = (shift(&shaped, true, true), shift(&shaped, false, true));
     assert!(starting.abs() > 0.1, "{starting}");
     assert!((starting - holding).abs() < 1e-9, "{starting} vs {holding}");
+    // undiscounted shaping (gamma 1) is invariant for the undiscounted return only
+    let mut undiscounted = shaped.clone();
+    undiscounted.reward.potential_gamma = 1.0;
+    let (starting, holding) = (
+        shift(&undiscounted, true, false),
+        shift(&undiscounted, false, false),
+    );
+    assert!((starting - holding).abs() < 1e-9, "{starting} vs {holding}");
+    let (starting, holding) = (
+        shift(&undiscounted, true, true),
+        shift(&undiscounted, false, true),
+    );
+    assert!((starting - holding).abs() > 1e-3, "{starting} vs {holding}");
 }

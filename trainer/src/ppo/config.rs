@@ -1,6 +1,7 @@
 //! PPO's hyperparameters: their defaults (A2C's and the jobs cluster's too), their checks
 //! and the memory a rollout of them takes.
 
+use schedlab_agents::learned::gae::LambdaPer;
 use schedlab_agents::{EnvKind, PolicyContext};
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +33,14 @@ pub struct PpoConfig {
     /// decisions are not discounted and the horizon is a span of time.
     pub discount_time_s: f64,
     pub gae_lambda: f64,
+    /// Where time sets the discount (`discount_time_s > 0`): `time` counts `gae_lambda` per
+    /// `discount_time_s` as the discount, so same-time choices pass the next interval's
+    /// advantage on whole; `choice` counts it per step (agents/src/learned/gae.rs).
+    pub gae_lambda_per: LambdaPer,
     pub clip: f64,
+    /// Clip the value update as the policy's (CleanRL's `clip_vloss`): the loss is the larger
+    /// of `(V - R)^2` and `(V_old + clip(V - V_old, -clip, clip) - R)^2`.
+    pub clip_value: bool,
     pub value_coef: f64,
     pub entropy_coef: f64,
     /// Gradient norm clip.
@@ -83,7 +91,9 @@ impl Default for PpoConfig {
             gamma: 0.99,
             discount_time_s: 0.0,
             gae_lambda: 0.95,
+            gae_lambda_per: LambdaPer::Time,
             clip: 0.2,
+            clip_value: false,
             value_coef: 0.5,
             entropy_coef: 0.01,
             max_grad_norm: 0.5,

@@ -10,7 +10,7 @@ use schedlab_agents::learned::batch::stack;
 use super::record::Record;
 use super::shards::sharded_loss;
 use super::trainer::PpoTrainer;
-use crate::grad_norm::global_norm;
+use crate::grad_norm::clip_global_norm;
 
 impl<E: SchedulingEnv> PpoTrainer<E> {
     /// Optimises the clipped objective on `rows` (record, advantage, value target); returns
@@ -29,7 +29,8 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let loss_config = PpoLossConfig::new()
             .with_clip(self.config.clip as f32)
             .with_value_coef(self.config.value_coef as f32)
-            .with_entropy_coef(entropy_coef);
+            .with_entropy_coef(entropy_coef)
+            .with_clip_value(self.config.clip_value);
         let per_batch = match self.config.minibatch_size {
             0 => rows.len().div_ceil(self.config.minibatches.max(1)),
             size => size,
@@ -54,8 +55,12 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                     *sum += term;
                 }
                 count += 1.0;
-                let grads = loss.grads;
-                sums[5] += global_norm(&self.agent.net, &grads);
+                let mut grads = loss.grads;
+                sums[5] += clip_global_norm(
+                    &self.agent.net,
+                    &mut grads,
+                    self.config.max_grad_norm as f32,
+                );
                 let net = self.agent.net.clone();
                 self.agent.net = self.optim.step(lr, net, grads);
             }
@@ -142,6 +147,7 @@ pub(super) fn minibatch(
         masks,
         actions,
         old_log_probs: chunk.iter().map(|&k| rows[k].0.log_prob).collect(),
+        old_values: chunk.iter().map(|&k| rows[k].0.value).collect(),
         advantages: advantages.iter().map(|a| (a - mean) / std).collect(),
         returns: chunk.iter().map(|&k| rows[k].2).collect(),
     }

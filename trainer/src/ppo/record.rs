@@ -10,8 +10,9 @@ pub(crate) struct Record {
     pub log_prob: f32,
     pub value: f32,
     pub reward: f32,
-    /// This step's discount (see `discount_time_s`).
+    /// This step's discount (see `discount_time_s`) and GAE lambda (`gae_lambda_per`).
     pub discount: f32,
+    pub lambda: f32,
     pub terminated: bool,
     pub truncated: bool,
     /// `V` of the episode's final observation, for a truncated round.

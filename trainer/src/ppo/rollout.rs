@@ -2,7 +2,7 @@
 //! updates, and each step's advantage and value target.
 
 use schedlab_agents::SchedulingEnv;
-use schedlab_agents::learned::gae::{Transition, gae, step_discount};
+use schedlab_agents::learned::gae::{Transition, gae, step_discount, step_lambda};
 use schedlab_env::Observation;
 
 use super::collector::Collector;
@@ -62,6 +62,12 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                         self.config.discount_time_s,
                         step.elapsed_s[i],
                     ),
+                    lambda: step_lambda(
+                        self.config.gae_lambda,
+                        self.config.gae_lambda_per,
+                        self.config.discount_time_s,
+                        step.elapsed_s[i],
+                    ),
                     terminated: step.terminated[i],
                     truncated: step.truncated[i],
                     final_value: if step.truncated[i] {
@@ -116,9 +122,10 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                     terminated: r.terminated,
                     truncated: r.truncated,
                     discount: r.discount,
+                    lambda: r.lambda,
                 })
                 .collect();
-            let (advantages, returns) = gae(&transitions, self.config.gae_lambda as f32);
+            let (advantages, returns) = gae(&transitions);
             rows.extend(
                 trajectory
                     .iter()

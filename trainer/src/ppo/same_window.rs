@@ -85,6 +85,8 @@ pub(crate) fn play<E: SchedulingEnv>(
                 value: acted.values[k],
                 reward: step.reward as f32,
                 discount: step_discount(gamma, discount_time_s, now - clocks[c]),
+                // whole-episode returns against a baseline: lambda 1
+                lambda: 1.0,
                 terminated: step.terminated,
                 truncated: step.truncated,
                 final_value: None,
@@ -287,6 +289,7 @@ mod tests {
                     value: 0.0,
                     reward,
                     discount: 1.0,
+                    lambda: 1.0,
                     terminated: false,
                     truncated: false,
                     final_value: None,

@@ -46,6 +46,7 @@ fn rows_of(batch: &PpoBatch, range: Range<usize>, space: &ActionSpace) -> PpoBat
         masks: wide(&batch.masks, space.mask_len()),
         actions: batch.actions[range.start * dims..range.end * dims].to_vec(),
         old_log_probs: batch.old_log_probs[range.clone()].to_vec(),
+        old_values: batch.old_values[range.clone()].to_vec(),
         advantages: batch.advantages[range.clone()].to_vec(),
         returns: batch.returns[range].to_vec(),
     }

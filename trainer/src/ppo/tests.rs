@@ -25,6 +25,7 @@ fn explained_variance_compares_the_critic_with_the_targets_mean() {
         value,
         reward: 0.0,
         discount: 1.0,
+        lambda: 1.0,
         terminated: false,
         truncated: false,
         final_value: None,

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, ModuleOptimizer};
 use burn::tensor::Device;
 use schedlab_agents::jobs::ChoiceRestriction;
@@ -87,11 +86,8 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let net = network(&config, &ctx)
             .map_err(|e| LearnerError::setting("per_unit", config.per_unit, e))?
             .init(&device);
-        let optim = AdamConfig::new()
-            .with_grad_clipping(Some(GradientClippingConfig::Norm(
-                config.max_grad_norm as f32,
-            )))
-            .init();
+        // gradients are clipped by their global norm before each step (fit.rs)
+        let optim = AdamConfig::new().init();
         Ok(PpoTrainer {
             prototype: prototype.fresh_copy(),
             kept_windows,
