@@ -17,6 +17,8 @@ pub mod evaluation;
 pub mod gnn;
 pub mod grad_norm;
 pub mod imitation;
+#[cfg(test)]
+mod known_answers;
 pub mod learner;
 pub mod play_settings;
 pub mod ppo;

@@ -18,7 +18,7 @@ use crate::gym::{ActionSpace, Environment, Field, Observation, ObservationSpace,
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BanditInfo {
     pub step: usize,
-    /// The state the next action answers (the one shown).
+    /// The state the step's action answered (at `reset`, the one shown).
     pub state: usize,
     /// The step's mean reward forgone against the optimum.
     pub regret: f64,
@@ -144,6 +144,7 @@ impl Environment for BanditEnv {
             reward += w.mean(e.state, dim, level) + b.noise * noise;
         }
         let regret = w.regret(e.state, action);
+        let answered = e.state;
         e.optimal += action.iter().zip(&optimum).filter(|(a, o)| a == o).count();
         e.regret += regret;
         e.episode_return += reward;
@@ -151,6 +152,7 @@ impl Environment for BanditEnv {
         e.state = e.rng.random_range(0..b.states);
         let terminated = e.step == b.steps;
         let mut info = Self::info(e, regret);
+        info.state = answered;
         if terminated {
             info.metrics = Some(BanditMetrics {
                 regret: e.regret,

@@ -1,14 +1,17 @@
 //! A bandit workload, loaded: its mean rewards, its masks and its known optimum.
 
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::seq::SliceRandom;
 
 use super::schema::BanditWorkloadSpec;
 
 #[derive(Debug, Clone)]
 pub struct BanditWorkload {
     pub spec: BanditWorkloadSpec,
-    /// `means[state][dim][level]`, uniform in [0, 1) from the spec's seed.
+    /// `means[state][dim][level]`: per (state, dim), the evenly spaced values
+    /// `0, 1/(levels-1), ..., 1` in an order the spec's seed shuffles, so the best level beats
+    /// the next by `1/(levels-1)` and the answer is clear of the noise.
     means: Vec<Vec<Vec<f64>>>,
 }
 
@@ -19,7 +22,12 @@ impl BanditWorkload {
         let means = (0..b.states)
             .map(|_| {
                 (0..b.dims)
-                    .map(|_| (0..b.levels).map(|_| rng.random::<f64>()).collect())
+                    .map(|_| {
+                        let top = (b.levels - 1) as f64;
+                        let mut means: Vec<f64> = (0..b.levels).map(|l| l as f64 / top).collect();
+                        means.shuffle(&mut rng);
+                        means
+                    })
                     .collect()
             })
             .collect();

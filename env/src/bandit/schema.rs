@@ -27,6 +27,7 @@ pub struct BanditSpec {
     pub steps: usize,
     /// Standard deviation of the Gaussian noise on each dimension's reward.
     pub noise: f64,
-    /// Draws the mean rewards, uniform in [0, 1): the workload's fixed instance.
+    /// Orders each (state, dimension)'s evenly spaced mean rewards in [0, 1]: the workload's
+    /// fixed instance.
     pub seed: u64,
 }
