@@ -10,6 +10,7 @@
 
 pub mod bandit;
 pub mod context;
+pub mod control;
 pub mod dag;
 pub mod dqn;
 pub mod jobs;

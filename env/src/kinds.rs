@@ -45,7 +45,10 @@ macro_rules! kinds_table {
                 NetworkContext),
             (Bandit, bandit, "bandit", "A masked contextual bandit with a known optimum (tests, calibration).",
                 std::sync::Arc<$crate::bandit::BanditWorkload>, $crate::bandit::BanditEnv,
-                BanditContext)
+                BanditContext),
+            (Control, control, "control", "CartPole-v1 and Acrobot-v1 with Gymnasium's dynamics (calibration).",
+                std::sync::Arc<$crate::control::ControlWorkload>, $crate::control::ControlEnv,
+                ControlContext)
         }
     };
 }

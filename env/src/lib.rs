@@ -19,6 +19,7 @@
 
 pub mod bandit;
 pub mod cluster;
+pub mod control;
 pub mod dag;
 pub mod data;
 pub mod error;

@@ -350,14 +350,29 @@ fn own_modules(m: &str) -> [String; 4] {
 }
 
 /// The lines of `code` (code only: comments and strings blanked) with an identifier that
-/// holds `word`, any case, as (line number, line).
+/// names the kind of module `word` (lower case): the module itself, or a type of its
+/// (`Word` then a capital or nothing, as `BanditEnv`), as (line number, line).
 fn lines_naming(code: &str, word: &str) -> Vec<(usize, String)> {
-    let word = word.to_lowercase();
+    let camel: String = word
+        .split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
+        })
+        .collect();
+    let names = |ident: &str| {
+        ident == word
+            || ident
+                .strip_prefix(camel.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_uppercase))
+    };
     code.lines()
         .enumerate()
         .filter(|(_, line)| {
             line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|ident| ident.to_lowercase().contains(&word))
+                .any(names)
         })
         .map(|(k, line)| (k + 1, line.trim().to_owned()))
         .collect()
@@ -392,7 +407,12 @@ fn places_beyond_one_row(files: &[(String, String)], m: &str) -> Vec<String> {
     beyond
 }
 
-/// The bandit (`env/src/bandit/`) is the kind added in one place: outside the module it keeps
+/// The kinds added since the table reached every place a kind needs, by module: each is named
+/// nowhere but its modules, their `mod` lines and its row.
+const KINDS_IN_ONE_PLACE: [&str; 2] = ["bandit", "control"];
+
+/// The bandit (`env/src/bandit/`) and the control tasks (`env/src/control/`) are kinds added
+/// in one place: outside the module it keeps
 /// in each crate that knows it, it is named only in their `mod` lines and its row of the
 /// table of kinds; every command, the registry, the contexts and the Python binding reach it
 /// from the row. A kind that needed a match arm or a registration anywhere else would be
@@ -417,29 +437,33 @@ fn a_kind_is_named_only_in_its_modules_their_mod_lines_and_its_row() {
             );
         }
     }
-    let mut beyond = places_beyond_one_row(&files, "bandit");
+    let mut beyond: Vec<String> = KINDS_IN_ONE_PLACE
+        .iter()
+        .flat_map(|m| places_beyond_one_row(&files, m))
+        .collect();
     beyond.extend(python);
     assert!(beyond.is_empty(), "{beyond:#?}");
-    let named: BTreeSet<&str> = files
-        .iter()
-        .filter(|(file, code)| {
-            !own_modules("bandit")
-                .iter()
-                .any(|o| file.starts_with(o.as_str()))
-                && !lines_naming(code, "bandit").is_empty()
-        })
-        .map(|(file, _)| file.as_str())
-        .collect();
-    assert_eq!(
-        named,
-        BTreeSet::from([
-            "agents/src/context/mod.rs",
-            "agents/src/lib.rs",
-            "env/src/kinds.rs",
-            "env/src/lib.rs",
-            "experiments/src/workloads/mod.rs",
-        ])
-    );
+    for m in KINDS_IN_ONE_PLACE {
+        let named: BTreeSet<&str> = files
+            .iter()
+            .filter(|(file, code)| {
+                !own_modules(m).iter().any(|o| file.starts_with(o.as_str()))
+                    && !lines_naming(code, m).is_empty()
+            })
+            .map(|(file, _)| file.as_str())
+            .collect();
+        assert_eq!(
+            named,
+            BTreeSet::from([
+                "agents/src/context/mod.rs",
+                "agents/src/lib.rs",
+                "env/src/kinds.rs",
+                "env/src/lib.rs",
+                "experiments/src/workloads/mod.rs",
+            ]),
+            "{m}"
+        );
+    }
     // planted: a match arm in the command line, and a second row in the table
     let row =
         "(Pebble, pebble, \"pebble\", \"\",\n  Arc<pebble::W>, pebble::E,\n  PebbleContext),\n";

@@ -1,7 +1,8 @@
 //! Tasks whose answer is known, learned through the same trainer, run folders and loaders as
 //! any scheduling env: each learner trains on the masked bandit (data/workloads/bandit.toml,
 //! env/src/bandit/) and its greedy policy must play the optimum, the best allowed level of
-//! every dimension, which odd states mask.
+//! every dimension, which odd states mask; PPO with CleanRL's settings must solve CartPole-v1
+//! (data/workloads/cartpole.toml, env/src/control/) as CleanRL's does.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -97,5 +98,97 @@ fn dqn_plays_the_bandits_optimum_on_two_seeds() {
             1.0,
             "seed {seed}"
         );
+    }
+}
+
+/// CleanRL ppo.py's settings in this learner's keys (docs/learned.md): `value_coef` 0.25 is
+/// CleanRL's `vf_coef` 0.5 on half the squared error; the torsos are ReLU, CleanRL's tanh.
+pub(crate) const CLEANRL_PPO: [(&str, &str); 15] = [
+    ("envs", "4"),
+    ("rollout_steps", "128"),
+    ("lr", "2.5e-4"),
+    ("anneal_lr", "true"),
+    ("epochs", "4"),
+    ("minibatches", "4"),
+    ("gamma", "0.99"),
+    ("gae_lambda", "0.95"),
+    ("clip", "0.2"),
+    ("clip_value", "true"),
+    ("entropy_coef", "0.01"),
+    ("value_coef", "0.25"),
+    ("max_grad_norm", "0.5"),
+    ("hidden", "64"),
+    ("normalize_rewards", "false"),
+];
+
+/// The env step at which the mean return of the last 20 training episodes first reached
+/// `bar`, training `agent` with `settings` on the control workload `file` in a run of
+/// `steps` (what schedules such as the learning rate's span) stopped after `within`.
+fn steps_to_reach(
+    agent: &str,
+    file: &str,
+    settings: &[(&str, &str)],
+    (steps, within): (u64, u64),
+    seed: u64,
+    bar: f64,
+) -> Option<u64> {
+    use schedlab_env::EpisodeSummary;
+    use schedlab_env::control::{ControlEnv, ControlWorkload};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/workloads")
+        .join(file);
+    let env = ControlEnv::new(Arc::new(ControlWorkload::load(&path, &[]).unwrap()));
+    let out = tempfile::tempdir().unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let kind = AgentKind::named(agent);
+    let pairs: Vec<(String, String)> = settings
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let config = kind.configure(env.context().kind(), &pairs).unwrap();
+    let spec = TrainSpec {
+        workload_path: &path,
+        out: out.path(),
+        seed,
+        steps,
+        checkpoint_every: steps,
+        eval_every: steps,
+        eval_episodes: 0,
+        resume: None,
+        stop: Some(&stop),
+        play_settings: &[],
+        workload_settings: &[],
+    };
+    let (mut returns, mut reached) = (Vec::new(), None);
+    let device = Device::flex().autodiff();
+    train(kind, &env, config, &spec, device, &mut |p| {
+        returns.extend(p.stats.finished.iter().map(|m| m.episode_return()));
+        let last = &returns[returns.len().saturating_sub(20)..];
+        if reached.is_none() && last.len() == 20 && last.iter().sum::<f64>() / 20.0 >= bar {
+            reached = Some(p.stats.env_steps);
+        }
+        if p.stats.env_steps >= within || reached.is_some() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    reached
+}
+
+/// CleanRL's bar for CartPole-v1: PPO with ppo.py's settings (a run of its 500k steps, the
+/// rate annealed over them) averages 475 or more over 20 training episodes within 300k
+/// steps, on 2 of 2 seeds.
+#[test]
+fn ppo_with_cleanrls_settings_solves_cartpole_on_two_seeds() {
+    for seed in [0, 1] {
+        let reached = steps_to_reach(
+            "ppo",
+            "cartpole.toml",
+            &CLEANRL_PPO,
+            (500_000, 300_000),
+            seed,
+            475.0,
+        );
+        assert!(reached.is_some(), "seed {seed}: never reached 475");
     }
 }

@@ -4,6 +4,7 @@
 
 mod bandit;
 mod common;
+mod control;
 mod dag;
 mod env_context;
 mod jobs;

@@ -7,6 +7,7 @@
 //! kind of environment").
 
 mod bandit;
+mod control;
 mod dag;
 mod jobs;
 mod kind;

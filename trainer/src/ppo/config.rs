@@ -1,7 +1,7 @@
 //! PPO's hyperparameters: their defaults (A2C's and the jobs cluster's too), their checks
 //! and the memory a rollout of them takes.
 
-use schedlab_agents::learned::gae::LambdaPer;
+use schedlab_agents::learned::gae::{LambdaPer, step_lambda};
 use schedlab_agents::{EnvKind, PolicyContext};
 use serde::{Deserialize, Serialize};
 
@@ -321,6 +321,16 @@ impl PpoConfig {
             entropy_coef: 0.003,
             ..self
         }
+    }
+
+    /// The GAE lambda of a step that took `elapsed_s` (`gae_lambda_per`).
+    pub fn step_lambda(&self, elapsed_s: f64) -> f32 {
+        step_lambda(
+            self.gae_lambda,
+            self.gae_lambda_per,
+            self.discount_time_s,
+            elapsed_s,
+        )
     }
 
     /// These settings with [`PpoConfig::jobs`]'s where `env` is the jobs cluster.

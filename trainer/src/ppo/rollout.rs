@@ -2,7 +2,7 @@
 //! updates, and each step's advantage and value target.
 
 use schedlab_agents::SchedulingEnv;
-use schedlab_agents::learned::gae::{Transition, gae, step_discount, step_lambda};
+use schedlab_agents::learned::gae::{Transition, gae, step_discount};
 use schedlab_env::Observation;
 
 use super::collector::Collector;
@@ -62,12 +62,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
                         self.config.discount_time_s,
                         step.elapsed_s[i],
                     ),
-                    lambda: step_lambda(
-                        self.config.gae_lambda,
-                        self.config.gae_lambda_per,
-                        self.config.discount_time_s,
-                        step.elapsed_s[i],
-                    ),
+                    lambda: self.config.step_lambda(step.elapsed_s[i]),
                     terminated: step.terminated[i],
                     truncated: step.truncated[i],
                     final_value: if step.truncated[i] {
