@@ -33,9 +33,10 @@ pub struct PpoConfig {
     /// decisions are not discounted and the horizon is a span of time.
     pub discount_time_s: f64,
     pub gae_lambda: f64,
-    /// Where time sets the discount (`discount_time_s > 0`): `time` counts `gae_lambda` per
-    /// `discount_time_s` as the discount, so same-time choices pass the next interval's
-    /// advantage on whole; `choice` counts it per step (agents/src/learned/gae.rs).
+    /// Where time sets the discount (`discount_time_s > 0`): `choice` counts `gae_lambda` per
+    /// step (the default: it won on the tiny Philly family's validation windows,
+    /// docs/learned.md); `time` counts it per `discount_time_s` as the discount, so same-time
+    /// choices pass the next interval's advantage on whole (agents/src/learned/gae.rs).
     pub gae_lambda_per: LambdaPer,
     pub clip: f64,
     /// Clip the value update as the policy's (CleanRL's `clip_vloss`): the loss is the larger
@@ -91,7 +92,7 @@ impl Default for PpoConfig {
             gamma: 0.99,
             discount_time_s: 0.0,
             gae_lambda: 0.95,
-            gae_lambda_per: LambdaPer::Time,
+            gae_lambda_per: LambdaPer::Choice,
             clip: 0.2,
             clip_value: false,
             value_coef: 0.5,
