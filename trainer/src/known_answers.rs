@@ -4,8 +4,9 @@
 //! every dimension, which odd states mask; PPO with CleanRL's settings must solve CartPole-v1
 //! (data/workloads/cartpole.toml, env/src/control/) as CleanRL's does.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use burn::tensor::Device;
 use schedlab_agents::SchedulingEnv;
@@ -14,6 +15,29 @@ use schedlab_env::bandit::{BanditEnv, BanditWorkload};
 
 use crate::algorithms::{AgentKind, load_agent};
 use crate::train::{TrainSpec, train};
+
+/// A run of `steps` from `seed` with one checkpoint at its end and no evaluations.
+fn run_spec<'a>(
+    path: &'a Path,
+    out: &'a Path,
+    seed: u64,
+    steps: u64,
+    stop: Option<&'a AtomicBool>,
+) -> TrainSpec<'a> {
+    TrainSpec {
+        workload_path: path,
+        out,
+        seed,
+        steps,
+        checkpoint_every: steps,
+        eval_every: steps,
+        eval_episodes: 0,
+        resume: None,
+        stop,
+        play_settings: &[],
+        workload_settings: &[],
+    }
+}
 
 /// The share of (step, dimension) choices of `episodes` greedy episodes that are the
 /// optimum, after `agent` trained `steps` rounds from `seed` with its bandit defaults.
@@ -24,19 +48,7 @@ fn greedy_optimal_share(agent: &str, steps: u64, seed: u64) -> f64 {
     let out = tempfile::tempdir().unwrap();
     let kind = AgentKind::named(agent);
     let config = kind.configure(env.context().kind(), &[]).unwrap();
-    let spec = TrainSpec {
-        workload_path: &path,
-        out: out.path(),
-        seed,
-        steps,
-        checkpoint_every: steps,
-        eval_every: steps,
-        eval_episodes: 0,
-        resume: None,
-        stop: None,
-        play_settings: &[],
-        workload_settings: &[],
-    };
+    let spec = run_spec(&path, out.path(), seed, steps, None);
     let device = Device::flex();
     let run = train(
         kind,
@@ -68,37 +80,27 @@ fn greedy_optimal_share(agent: &str, steps: u64, seed: u64) -> f64 {
     optimal as f64 / choices as f64
 }
 
+/// The greedy policy of `agent` after `steps` plays the optimum everywhere, on seeds 0 and 1.
+fn plays_the_optimum_on_two_seeds(agent: &str, steps: u64) {
+    for seed in [0, 1] {
+        let share = greedy_optimal_share(agent, steps, seed);
+        assert_eq!(share, 1.0, "{agent} seed {seed}");
+    }
+}
+
 #[test]
 fn ppo_plays_the_bandits_optimum_on_two_seeds() {
-    for seed in [0, 1] {
-        assert_eq!(
-            greedy_optimal_share("ppo", 60_000, seed),
-            1.0,
-            "seed {seed}"
-        );
-    }
+    plays_the_optimum_on_two_seeds("ppo", 60_000);
 }
 
 #[test]
 fn a2c_plays_the_bandits_optimum_on_two_seeds() {
-    for seed in [0, 1] {
-        assert_eq!(
-            greedy_optimal_share("a2c", 200_000, seed),
-            1.0,
-            "seed {seed}"
-        );
-    }
+    plays_the_optimum_on_two_seeds("a2c", 200_000);
 }
 
 #[test]
 fn dqn_plays_the_bandits_optimum_on_two_seeds() {
-    for seed in [0, 1] {
-        assert_eq!(
-            greedy_optimal_share("dqn", 20_000, seed),
-            1.0,
-            "seed {seed}"
-        );
-    }
+    plays_the_optimum_on_two_seeds("dqn", 20_000);
 }
 
 /// CleanRL ppo.py's settings in this learner's keys (docs/learned.md): `value_coef` 0.25 is
@@ -139,26 +141,14 @@ fn steps_to_reach(
         .join(file);
     let env = ControlEnv::new(Arc::new(ControlWorkload::load(&path, &[]).unwrap()));
     let out = tempfile::tempdir().unwrap();
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stop = AtomicBool::new(false);
     let kind = AgentKind::named(agent);
     let pairs: Vec<(String, String)> = settings
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let config = kind.configure(env.context().kind(), &pairs).unwrap();
-    let spec = TrainSpec {
-        workload_path: &path,
-        out: out.path(),
-        seed,
-        steps,
-        checkpoint_every: steps,
-        eval_every: steps,
-        eval_episodes: 0,
-        resume: None,
-        stop: Some(&stop),
-        play_settings: &[],
-        workload_settings: &[],
-    };
+    let spec = run_spec(&path, out.path(), seed, steps, Some(&stop));
     let (mut returns, mut reached) = (Vec::new(), None);
     let device = Device::flex().autodiff();
     train(kind, &env, config, &spec, device, &mut |p| {
@@ -168,7 +158,7 @@ fn steps_to_reach(
             reached = Some(p.stats.env_steps);
         }
         if p.stats.env_steps >= within || reached.is_some() {
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            stop.store(true, Ordering::Relaxed);
         }
     })
     .unwrap();
