@@ -70,25 +70,19 @@ impl BanditEnv {
         self.episode.as_ref().map(|e| e.state)
     }
 
-    fn observe(&self, state: usize) -> Observation {
-        let b = &self.workload.spec.bandit;
-        let mut features = vec![0.0f32; b.states];
-        features[state] = 1.0;
-        let action_mask = (0..b.dims)
+    /// The levels `state` allows, every dimension's in turn.
+    fn mask(&self, state: usize) -> Vec<bool> {
+        (0..self.workload.spec.bandit.dims)
             .flat_map(|dim| self.workload.allowed(state, dim))
-            .collect();
-        Observation {
-            features,
-            action_mask,
-        }
+            .collect()
     }
 
-    fn info(e: &Episode, regret: f64) -> BanditInfo {
-        BanditInfo {
-            step: e.step,
-            state: e.state,
-            regret,
-            metrics: None,
+    fn observe(&self, state: usize) -> Observation {
+        let mut features = vec![0.0f32; self.workload.spec.bandit.states];
+        features[state] = 1.0;
+        Observation {
+            features,
+            action_mask: self.mask(state),
         }
     }
 }
@@ -113,30 +107,34 @@ impl Environment for BanditEnv {
     fn reset(&mut self, seed: u64) -> Result<(Observation, BanditInfo)> {
         let mut rng = StdRng::seed_from_u64(seed);
         let state = rng.random_range(0..self.workload.spec.bandit.states);
-        let episode = Episode {
+        self.episode = Some(Episode {
             rng,
             state,
             step: 0,
             regret: 0.0,
             optimal: 0,
             episode_return: 0.0,
+        });
+        let info = BanditInfo {
+            step: 0,
+            state,
+            regret: 0.0,
+            metrics: None,
         };
-        let info = Self::info(&episode, 0.0);
-        self.episode = Some(episode);
         Ok((self.observe(state), info))
     }
 
     fn step(&mut self, action: &[usize]) -> Result<Step<BanditInfo>> {
         let w = Arc::clone(&self.workload);
         let b = &w.spec.bandit;
-        let e = self.episode.as_mut().ok_or(EnvError::EpisodeOver)?;
-        if e.step == b.steps {
-            return Err(EnvError::EpisodeOver);
-        }
-        let mask: Vec<bool> = (0..b.dims).flat_map(|d| w.allowed(e.state, d)).collect();
+        let shown = match &self.episode {
+            Some(e) if e.step < b.steps => e.state,
+            _ => return Err(EnvError::EpisodeOver),
+        };
         self.action_space
-            .check(action, &mask)
+            .check(action, &self.mask(shown))
             .map_err(|err| EnvError::BadAction(err.to_string()))?;
+        let e = self.episode.as_mut().expect("checked above");
         let optimum = w.optimum(e.state);
         let mut reward = 0.0;
         for (dim, &level) in action.iter().enumerate() {
@@ -144,24 +142,25 @@ impl Environment for BanditEnv {
             reward += w.mean(e.state, dim, level) + b.noise * noise;
         }
         let regret = w.regret(e.state, action);
-        let answered = e.state;
         e.optimal += action.iter().zip(&optimum).filter(|(a, o)| a == o).count();
         e.regret += regret;
         e.episode_return += reward;
         e.step += 1;
         e.state = e.rng.random_range(0..b.states);
         let terminated = e.step == b.steps;
-        let mut info = Self::info(e, regret);
-        info.state = answered;
-        if terminated {
-            info.metrics = Some(BanditMetrics {
+        let info = BanditInfo {
+            step: e.step,
+            state: shown,
+            regret,
+            metrics: terminated.then(|| BanditMetrics {
                 regret: e.regret,
                 optimal_share: e.optimal as f64 / (e.step * b.dims) as f64,
                 steps: e.step,
                 episode_return: e.episode_return,
-            });
-        }
-        let observation = self.observe(self.episode.as_ref().expect("stepped above").state);
+            }),
+        };
+        let next = e.state;
+        let observation = self.observe(next);
         Ok(Step {
             observation,
             reward,
