@@ -15,6 +15,7 @@ pub mod dag;
 pub mod dqn;
 pub mod jobs;
 pub mod learned;
+pub mod markov;
 pub mod network;
 pub mod options;
 mod policy;

@@ -48,7 +48,10 @@ macro_rules! kinds_table {
                 BanditContext),
             (Control, control, "control", "CartPole-v1 and Acrobot-v1 with Gymnasium's dynamics (calibration).",
                 std::sync::Arc<$crate::control::ControlWorkload>, $crate::control::ControlEnv,
-                ControlContext)
+                ControlContext),
+            (Markov, markov, "markov", "A chain MDP and a semi-Markov chain of same-time choices, with known answers (calibration).",
+                std::sync::Arc<$crate::markov::MarkovWorkload>, $crate::markov::MarkovEnv,
+                MarkovContext)
         }
     };
 }

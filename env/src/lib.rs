@@ -28,6 +28,7 @@ pub mod gym;
 pub mod jobs;
 pub mod kinds;
 pub mod limits;
+pub mod markov;
 pub mod model;
 pub mod network;
 pub mod real;

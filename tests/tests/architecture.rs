@@ -409,9 +409,10 @@ fn places_beyond_one_row(files: &[(String, String)], m: &str) -> Vec<String> {
 
 /// The kinds added since the table reached every place a kind needs, by module: each is named
 /// nowhere but its modules, their `mod` lines and its row.
-const KINDS_IN_ONE_PLACE: [&str; 2] = ["bandit", "control"];
+const KINDS_IN_ONE_PLACE: [&str; 3] = ["bandit", "control", "markov"];
 
-/// The bandit (`env/src/bandit/`) and the control tasks (`env/src/control/`) are kinds added
+/// The bandit (`env/src/bandit/`), the control tasks (`env/src/control/`) and the chains
+/// (`env/src/markov/`) are kinds added
 /// in one place: outside the module it keeps
 /// in each crate that knows it, it is named only in their `mod` lines and its row of the
 /// table of kinds; every command, the registry, the contexts and the Python binding reach it

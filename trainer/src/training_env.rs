@@ -150,6 +150,9 @@ impl<E: Environment> Environment for TrainingEnv<E> {
     fn step_limit(&self) -> usize {
         self.inner.step_limit()
     }
+    fn draws_from_seed(&self) -> bool {
+        self.inner.draws_from_seed()
+    }
 
     fn reset(&mut self, seed: u64) -> schedlab_env::Result<(Observation, Self::Info)> {
         let window = match &self.plan.windows {

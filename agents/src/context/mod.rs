@@ -8,6 +8,7 @@ mod control;
 mod dag;
 mod env_context;
 mod jobs;
+mod markov;
 mod network;
 mod single_job;
 

@@ -42,6 +42,11 @@ pub trait Environment: Send {
     fn step_limit(&self) -> usize;
     /// Starts an episode; everything random in it derives from `seed`.
     fn reset(&mut self, seed: u64) -> Result<(Observation, Self::Info)>;
+    /// Whether two seeds can give different episodes (the env checker asks that they do);
+    /// false only for an env with nothing random in it.
+    fn draws_from_seed(&self) -> bool {
+        true
+    }
     fn step(&mut self, action: &[usize]) -> Result<Step<Self::Info>>;
     /// A new env of the same workload with no episode started (cheap: workloads are shared).
     fn fresh_copy(&self) -> Self

@@ -12,6 +12,7 @@ mod dag;
 mod jobs;
 mod kind;
 mod loaded;
+mod markov;
 mod network;
 mod single_job;
 
