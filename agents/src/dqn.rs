@@ -25,6 +25,9 @@ pub struct BranchingQConfig {
     pub outputs: usize,
     #[config(default = 128)]
     pub hidden: usize,
+    /// The second hidden layer's width; 0: `hidden`.
+    #[config(default = 0)]
+    pub hidden_out: usize,
 }
 
 #[derive(Module, Debug)]
@@ -36,10 +39,15 @@ pub struct BranchingQ {
 
 impl BranchingQConfig {
     pub fn init(&self, device: &Device) -> BranchingQ {
+        let second = if self.hidden_out == 0 {
+            self.hidden
+        } else {
+            self.hidden_out
+        };
         BranchingQ {
             torso_in: LinearConfig::new(self.inputs, self.hidden).init(device),
-            torso_out: LinearConfig::new(self.hidden, self.hidden).init(device),
-            q: LinearConfig::new(self.hidden, self.outputs).init(device),
+            torso_out: LinearConfig::new(self.hidden, second).init(device),
+            q: LinearConfig::new(second, self.outputs).init(device),
         }
     }
 }
@@ -57,7 +65,8 @@ impl BranchingQ {
 /// Double-DQN targets per dimension for one transition: the next action is chosen by the
 /// online network among the next state's allowed levels, and valued by the target network:
 /// `y_d = r + gamma * (1 - terminal) * Q_target(s', argmax_{allowed l} Q_online(s', l))_d`,
-/// `gamma` being the transition's own discount.
+/// `gamma` being the transition's own discount. Given the target network's values as
+/// `online_next` too, it is plain DQN's `max_l Q_target(s', l)` (CleanRL's dqn.py).
 /// (Branching: every dimension shares the reward, as in Tavakoli et al.'s mean-free variant.)
 pub fn double_dqn_targets(
     space: &ActionSpace,
@@ -285,6 +294,9 @@ mod tests {
             double_dqn_targets(&space, 2.0, true, 0.5, &online, &target, &mask),
             vec![2.0; 3]
         );
+        // plain DQN: the target network both chooses and values (the best allowed level)
+        let y = double_dqn_targets(&space, 1.0, false, 0.5, &target, &target, &mask);
+        assert_eq!(y, vec![1.0 + 0.5 * 4.0, 1.0 + 0.5 * 2.0, 1.0 + 0.5 * 0.7]);
     }
 
     #[test]

@@ -48,9 +48,16 @@ pub struct DqnConfig {
     /// Env rounds collected before the first gradient step.
     #[config(default = 500)]
     pub learning_starts: u64,
-    /// Gradient steps after each parallel step of the copies.
+    /// Gradient steps after every `train_every`-th parallel step of the copies.
     #[config(default = 1)]
     pub gradient_steps: usize,
+    /// Parallel steps of the copies between gradient steps (CleanRL's `train_frequency`).
+    #[config(default = 1)]
+    pub train_every: u64,
+    /// Double DQN (the online network picks the next action, the target values it); false:
+    /// the target network's own best value, as CleanRL's dqn.py.
+    #[config(default = true)]
+    pub double: bool,
     #[config(default = 5e-4)]
     pub lr: f64,
     #[config(default = 0.99)]
@@ -72,7 +79,8 @@ pub struct DqnConfig {
     /// Env rounds over which epsilon falls linearly from start to end.
     #[config(default = 10_000)]
     pub exploration_steps: u64,
-    /// Huber threshold of the TD loss.
+    /// Huber threshold of the TD loss. A threshold above every TD error makes it half the
+    /// squared error, CleanRL's `mse_loss` at half the gradient (Adam's step is the same).
     #[config(default = 1.0)]
     pub huber_delta: f64,
     /// Multiplies every reward before it is replayed, so the TD targets, the Huber threshold
@@ -86,6 +94,9 @@ pub struct DqnConfig {
     pub max_grad_norm: f64,
     #[config(default = 128)]
     pub hidden: usize,
+    /// The second hidden layer's width; 0: `hidden` (CleanRL's dqn.py: 120 then 84).
+    #[config(default = 0)]
+    pub hidden_out: usize,
 }
 
 /// Double DQN with action branching (`--agent dqn`).
@@ -128,6 +139,7 @@ impl Algorithm for Dqn {
         let ctx = trained.context();
         let net = BranchingQConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
             .with_hidden(config.hidden)
+            .with_hidden_out(config.hidden_out)
             .init(trained.device);
         let net = trained.load_weights(net)?;
         Ok(Box::new(DqnAgent::new(net, ctx, trained.manifest.seed)))
@@ -156,6 +168,12 @@ impl DqnConfig {
                 &c.buffer_size,
                 "batch_size <= buffer_size <= 10000000",
                 c.buffer_size >= c.batch_size && c.buffer_size <= MAX_STEPS_HELD,
+            ),
+            (
+                "train_every",
+                &c.train_every,
+                "train_every >= 1",
+                c.train_every >= 1,
             ),
             ("tau", &c.tau, "0 < tau <= 1", c.tau > 0.0 && c.tau <= 1.0),
             (
@@ -232,6 +250,7 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
         let space = &ctx.action_space;
         let net = BranchingQConfig::new(ctx.observation_space.len(), space.mask_len())
             .with_hidden(config.hidden)
+            .with_hidden_out(config.hidden_out)
             .init(&device);
         // gradients are clipped by their global norm before each step (crate::grad_norm)
         let optim = AdamConfig::new().init();
@@ -291,8 +310,12 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
             .iter()
             .flat_map(|t| t.next_observation.iter().copied())
             .collect();
-        let online_next = q_values_of(&self.agent.net, next.clone(), rows);
-        let target_next = q_values_of(&self.target, next, rows);
+        let target_next = q_values_of(&self.target, next.clone(), rows);
+        let chooser = if self.config.double {
+            q_values_of(&self.agent.net, next, rows)
+        } else {
+            target_next.clone()
+        };
         let width = self.context.action_space.mask_len();
         let targets = picked
             .iter()
@@ -303,7 +326,7 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
                     t.reward,
                     t.terminal,
                     t.discount,
-                    &online_next[row * width..(row + 1) * width],
+                    &chooser[row * width..(row + 1) * width],
                     &target_next[row * width..(row + 1) * width],
                     t.next_mask,
                 )
@@ -380,7 +403,10 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
             }
             tally.record(&step);
             self.observations = step.observations;
-            if self.replay.len() >= self.warm_replay() {
+            // counted from the env steps, so a resumed run keeps the cadence
+            if self.replay.len() >= self.warm_replay()
+                && (self.env_steps / copies) % self.config.train_every == 0
+            {
                 for _ in 0..self.config.gradient_steps {
                     let (loss, q, grad_norm) = self.train_step();
                     loss_sum += loss;

@@ -31,15 +31,22 @@ pub enum LambdaPer {
     /// `lambda^(elapsed / time unit)`, as the discount: same-time choices carry it whole, so
     /// a decision point's first choice sees the interval after it as its last one does.
     Time,
+    /// `lambda = 1` across a same-time step, `lambda` per timed step whatever its length: a
+    /// decision point's choices share the next interval's advantage whole, as with `Time`,
+    /// while the trace across intervals decays per interval, as with `Choice`.
+    Point,
 }
 
 /// The `lambda_t` of a step that took `elapsed_s`: `lambda` per step when `time_unit_s` is 0
-/// or `per` is [`LambdaPer::Choice`], else `lambda^(elapsed_s / time_unit_s)`.
+/// or `per` is [`LambdaPer::Choice`]; else `lambda^(elapsed_s / time_unit_s)` per
+/// [`LambdaPer::Time`], and 1 for a same-time step, `lambda` for a timed one, per
+/// [`LambdaPer::Point`].
 pub fn step_lambda(lambda: f64, per: LambdaPer, time_unit_s: f64, elapsed_s: f64) -> f32 {
     match per {
         LambdaPer::Time if time_unit_s > 0.0 => {
             lambda.powf(elapsed_s.max(0.0) / time_unit_s) as f32
         }
+        LambdaPer::Point if time_unit_s > 0.0 && elapsed_s <= 0.0 => 1.0,
         _ => lambda as f32,
     }
 }
@@ -175,12 +182,21 @@ mod tests {
                 .collect()
         };
         let timed_alone = -1.0;
-        let (per_time, _) = gae(&chain(LambdaPer::Time));
-        assert!(per_time[0] <= 0.9 * timed_alone, "{}", per_time[0]);
+        for whole in [LambdaPer::Time, LambdaPer::Point] {
+            let (advantages, _) = gae(&chain(whole));
+            assert!(
+                advantages[0] <= 0.9 * timed_alone,
+                "{whole:?}: {}",
+                advantages[0]
+            );
+        }
         let (per_choice, _) = gae(&chain(LambdaPer::Choice));
         assert!((per_choice[0] - 0.95f32.powi(64) * timed_alone).abs() < 1e-4);
         assert!(per_choice[0] > 0.1 * timed_alone, "{}", per_choice[0]);
-        // without a time unit both count lambda per step
+        // without a time unit all count lambda per step; per point, a timed step of any length
+        // carries lambda once
         assert_eq!(step_lambda(0.95, LambdaPer::Time, 0.0, 5.0), 0.95);
+        assert_eq!(step_lambda(0.95, LambdaPer::Point, 0.0, 0.0), 0.95);
+        assert_eq!(step_lambda(0.95, LambdaPer::Point, unit, 7.0 * unit), 0.95);
     }
 }

@@ -1,0 +1,153 @@
+"""Records the reference learning curves that `schedlab reproduce learners` plots beside the
+Rust learners': Stable-Baselines3's PPO, DQN and A2C, unmodified, at CleanRL's settings
+(ppo.py and dqn.py), on CartPole-v1 and Acrobot-v1, 500k env steps, one thread.
+
+CleanRL's own package does not install on Python 3.11 (PyPI has only its 0.4 releases for
+it), so the references are SB3's, as the issue that asked for them allows. Where SB3 cannot
+express a CleanRL setting it keeps its own, listed in data/reference/README.md.
+
+    python -m venv /opt/refvenv && /opt/refvenv/bin/pip install torch gymnasium==1.2.2 \
+        stable-baselines3==2.9.2
+    /opt/refvenv/bin/python examples/record_sb3_reference.py data/reference ppo cartpole 0 1 2 3 4
+
+Each run appends to OUT/sb3-curves.csv (algo, task, seed, step, mean_return, episodes: the
+mean return of the training episodes that ended in each 10k-step bin) and OUT/sb3-runs.csv
+(the greedy return over 20 episodes at the end, the env steps per second of the whole run,
+updates included, and the versions). A run already in sb3-runs.csv is skipped, so the
+script resumes where it was stopped.
+"""
+
+import csv
+import os
+import sys
+import time
+
+import gymnasium
+import numpy as np
+import stable_baselines3
+import torch
+from stable_baselines3 import A2C, DQN, PPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.env_util import make_vec_env
+
+STEPS = 500_000
+BIN = 10_000
+TASKS = {"cartpole": "CartPole-v1", "acrobot": "Acrobot-v1"}
+
+
+def linear(start):
+    return lambda remaining: start * remaining
+
+
+def model(algo, env, seed):
+    if algo == "ppo":
+        # ppo.py: 4 envs x 128 steps, 4 minibatches, 4 epochs, lr 2.5e-4 annealed, clip 0.2
+        # (SB3 clips the value prediction, CleanRL takes the larger of both losses), tanh 64x64
+        return PPO(
+            "MlpPolicy", env, n_steps=128, batch_size=128, n_epochs=4,
+            learning_rate=linear(2.5e-4), gamma=0.99, gae_lambda=0.95, clip_range=0.2,
+            clip_range_vf=0.2, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
+            policy_kwargs=dict(net_arch=dict(pi=[64, 64], vf=[64, 64]),
+                               activation_fn=torch.nn.Tanh),
+            seed=seed, device="cpu")
+    if algo == "dqn":
+        # dqn.py: 1 env, replay 10k, batch 128, learning starts 10k, a gradient step every 10,
+        # target copied every 500, epsilon 1 -> 0.05 over half the run, ReLU 120x84; SB3 keeps
+        # its Huber loss and double-free target, and clips no gradient here as dqn.py
+        return DQN(
+            "MlpPolicy", env, learning_rate=2.5e-4, buffer_size=10_000,
+            learning_starts=10_000, batch_size=128, tau=1.0, gamma=0.99, train_freq=10,
+            gradient_steps=1, target_update_interval=500, exploration_fraction=0.5,
+            exploration_initial_eps=1.0, exploration_final_eps=0.05, max_grad_norm=1e9,
+            policy_kwargs=dict(net_arch=[120, 84]), seed=seed, device="cpu")
+    if algo == "a2c":
+        # schedlab's A2C settings (trainer/src/ppo/config.rs, `PpoConfig::a2c`): 4 envs x 5
+        # steps, Adam at 7e-4, lambda 0.95, entropy 0.01, tanh 64x64
+        return A2C(
+            "MlpPolicy", env, n_steps=5, learning_rate=7e-4, gamma=0.99, gae_lambda=0.95,
+            ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5, use_rms_prop=False,
+            normalize_advantage=False,
+            policy_kwargs=dict(net_arch=dict(pi=[64, 64], vf=[64, 64]),
+                               activation_fn=torch.nn.Tanh),
+            seed=seed, device="cpu")
+    raise SystemExit(f"unknown algo {algo!r}: ppo, dqn or a2c")
+
+
+class Curve(BaseCallback):
+    """Training episodes' returns, by the env step at which each ended."""
+
+    def __init__(self):
+        super().__init__()
+        self.episodes = []
+
+    def _on_step(self):
+        for info in self.locals["infos"]:
+            if "episode" in info:
+                self.episodes.append((self.num_timesteps, info["episode"]["r"]))
+        return True
+
+
+def greedy_return(agent, env_id, episodes=20):
+    env = gymnasium.make(env_id)
+    total = 0.0
+    for k in range(episodes):
+        observation, _ = env.reset(seed=10_000 + k)
+        done = False
+        while not done:
+            action, _ = agent.predict(observation, deterministic=True)
+            observation, reward, terminated, truncated, _ = env.step(int(action))
+            total += reward
+            done = terminated or truncated
+    return total / episodes
+
+
+def done_runs(path):
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {(r["algo"], r["task"], r["seed"]) for r in csv.DictReader(f)}
+
+
+def append(path, header, rows):
+    new = not os.path.exists(path)
+    with open(path, "a", newline="") as f:
+        writer = csv.writer(f)
+        if new:
+            writer.writerow(header)
+        writer.writerows(rows)
+
+
+def main(out, algo, task, seeds):
+    torch.set_num_threads(1)
+    os.makedirs(out, exist_ok=True)
+    runs = os.path.join(out, "sb3-runs.csv")
+    for seed in seeds:
+        if (algo, task, str(seed)) in done_runs(runs):
+            continue
+        envs = 1 if algo == "dqn" else 4
+        env = make_vec_env(TASKS[task], n_envs=envs, seed=seed)
+        agent = model(algo, env, seed)
+        curve = Curve()
+        start = time.perf_counter()
+        agent.learn(total_timesteps=STEPS, callback=curve)
+        wall = time.perf_counter() - start
+        bins = {}
+        for step, ret in curve.episodes:
+            bins.setdefault(min(step, STEPS - 1) // BIN, []).append(ret)
+        append(os.path.join(out, "sb3-curves.csv"),
+               ["algo", "task", "seed", "step", "mean_return", "episodes"],
+               [[algo, task, seed, (b + 1) * BIN, round(float(np.mean(r)), 3), len(r)]
+                for b, r in sorted(bins.items())])
+        append(runs,
+               ["algo", "task", "seed", "greedy_return", "env_steps_per_s", "wall_s",
+                "sb3", "torch", "gymnasium"],
+               [[algo, task, seed, round(greedy_return(agent, TASKS[task]), 2),
+                 round(STEPS / wall, 1), round(wall, 1), stable_baselines3.__version__,
+                 torch.__version__, gymnasium.__version__]])
+        print(f"{algo} {task} seed {seed}: {wall:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 5:
+        raise SystemExit(__doc__)
+    main(sys.argv[1], sys.argv[2], sys.argv[3], [int(s) for s in sys.argv[4:]])
