@@ -496,6 +496,93 @@ fn bench_network_prints_its_step_rule_and_consensus_plays_beside_static() {
     );
 }
 
+/// `reproduce learners` trains each learner of its protocol on a task, sets its curve beside
+/// the recorded reference's at the same step and draws the figure; a rerun trains nothing.
+#[test]
+fn reproduce_learners_sets_each_learner_beside_its_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = std::fs::read_to_string(data_dir().join("experiments/reproduce.toml")).unwrap();
+    let protocol = dir.path().join("protocol.toml");
+    std::fs::write(
+        &protocol,
+        shipped[..shipped.find("\n[learners]").unwrap()].to_owned()
+            + r#"
+[learners]
+tasks = ["cartpole.toml"]
+bin_steps = 10000
+greedy_episodes = 2
+reference_curves = "reference/sb3-curves.csv"
+reference_runs = "reference/sb3-runs.csv"
+
+[[learners.learners]]
+label = "PPO"
+agent = "ppo"
+steps = 10000
+seeds = [0, 1]
+set = { envs = 4, rollout_steps = 64, hidden = 16 }
+
+[[learners.learners]]
+label = "Q"
+agent = "dqn"
+steps = 10000
+seeds = [0]
+set = { learning_starts = 200, hidden = 16 }
+"#,
+    )
+    .unwrap();
+    let doc = dir.path().join("EXPERIMENTS.md");
+    let reproduce = || {
+        run_ok(&[
+            "reproduce",
+            "learners",
+            "--protocol",
+            arg(&protocol),
+            "--out",
+            arg(&dir.path().join("out")),
+            "--doc",
+            arg(&doc),
+            "--figures",
+            arg(&dir.path().join("figures")),
+        ])
+    };
+    let first = reproduce();
+    assert!(
+        first.contains("training PPO seed 1 on cartpole.toml"),
+        "{first}"
+    );
+    let text = std::fs::read_to_string(&doc).unwrap();
+    assert!(
+        text.contains("(learners)") && !text.contains("(tuning)"),
+        "{text}"
+    );
+    let row = |label: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("| {label} |")))
+            .unwrap_or_else(|| panic!("no row {label}: {text}"))
+            .to_owned()
+    };
+    // PPO's reference is recorded: its final point is SB3's at step 10000, a number
+    let ppo: Vec<String> = row("PPO").split('|').map(|c| c.trim().to_owned()).collect();
+    assert!(
+        ppo[3].split(' ').next().unwrap().parse::<f64>().is_ok(),
+        "{ppo:?}"
+    );
+    assert!(ppo[4] == "yes" || ppo[4] == "no", "{ppo:?}");
+    // every learner has its own row with its final IQM and greedy return
+    let q: Vec<String> = row("Q").split('|').map(|c| c.trim().to_owned()).collect();
+    assert_eq!(q.len(), 8, "{q:?}");
+    assert!(
+        q[2].split(' ').next().unwrap().parse::<f64>().is_ok(),
+        "{q:?}"
+    );
+    assert_eq!(
+        png_size(&dir.path().join("figures/learners-cartpole.png")).0,
+        900
+    );
+    let again = reproduce();
+    assert!(!again.contains("training"), "{again}");
+}
+
 /// `reproduce network` writes its section into a document of its own, keeps the demand
 /// throughout and draws its figure; no single-job tuning runs for it.
 #[test]
@@ -1951,7 +2038,7 @@ agent = "ppo"
 steps = 1024
 seeds = [0, 1]
 set = { per_unit = true, hidden = 16, rollout_steps = 32 }
-"#,
+"# + &shipped[shipped.find("\n[learners]").unwrap()..],
     )
     .unwrap();
     protocol

@@ -15,6 +15,7 @@ pub enum Target {
     Conserving,
     Learned,
     Fidelity,
+    Learners,
     All,
 }
 
@@ -59,6 +60,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Conserving => vec!["conserving"],
         Target::Learned => vec!["learned"],
         Target::Fidelity => vec!["fidelity"],
+        Target::Learners => vec!["learners"],
         Target::All => schedlab_experiments::reproduce::targets().to_vec(),
     };
     let settings = schedlab_experiments::reproduce::Settings {

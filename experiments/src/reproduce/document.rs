@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// The sections in document order.
-pub(super) const SECTIONS: [&str; 10] = [
+pub(super) const SECTIONS: [&str; 11] = [
     "tuning",
     "fig2",
     "table1",
@@ -15,6 +15,7 @@ pub(super) const SECTIONS: [&str; 10] = [
     "conserving",
     "learned",
     "fidelity",
+    "learners",
 ];
 
 /// Every section in document order: those `reproduced` by this run from their files in `out`;

@@ -1,8 +1,9 @@
 //! `schedlab reproduce`: the workbench's versions of the reference paper's convergence figure
 //! (fig2), resource-use table (table1) and end-to-end table (table2), the DAG study of
 //! WORL-RTGS (dag), the network of computing centres (network), communication-efficient
-//! training (communication), learned schedulers on held-out trace windows (learned) and the
-//! simulator against real execution (fidelity), each a sweep over the
+//! training (communication), learned schedulers on held-out trace windows (learned), the
+//! simulator against real execution (fidelity) and the learners on tasks with known answers
+//! beside reference implementations (learners), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and paired tests, plotted, and
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
@@ -17,6 +18,7 @@ mod episodes;
 mod fidelity;
 mod fig2;
 mod learned;
+mod learners;
 mod network;
 mod protocol;
 mod run;

@@ -29,6 +29,26 @@ pub struct Protocol {
     pub communication: CommunicationProtocol,
     pub learned: LearnedProtocol,
     pub fidelity: FidelityProtocol,
+    pub learners: LearnersProtocol,
+}
+
+/// The learners section: PPO, DQN and A2C on tasks with known answers beside reference
+/// implementations' curves at the same settings (issue 67).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LearnersProtocol {
+    /// Workloads in `data/workloads/`, each a task the references also ran (by file stem).
+    pub tasks: Vec<String>,
+    /// Env steps per point of a learning curve: the mean return of the training episodes that
+    /// ended in it.
+    pub bin_steps: u64,
+    /// Greedy episodes played by each trained run at the end.
+    pub greedy_episodes: u64,
+    /// The references' curves and runs, in `data/` (`examples/record_sb3_reference.py`).
+    pub reference_curves: String,
+    pub reference_runs: String,
+    /// Each learner's reference is the reference run of its agent's name.
+    pub learners: Vec<LearnedRun>,
 }
 
 /// The fidelity section: policies played in the simulator and on real processes (issue 55).
