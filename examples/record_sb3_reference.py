@@ -51,6 +51,8 @@ def model(algo, env, seed):
                                activation_fn=torch.nn.Tanh),
             seed=seed, device="cpu")
     if algo == "dqn":
+        # (SB3 2.9.2's DQN with torch 2.15 did not learn CartPole here, at these settings or
+        # rl-zoo's, so its runs are not kept as a reference: docs/learned.md)
         # dqn.py: 1 env, replay 10k, batch 128, learning starts 10k, a gradient step every 10,
         # target copied every 500, epsilon 1 -> 0.05 over half the run, ReLU 120x84; SB3 keeps
         # its Huber loss and double-free target, and clips no gradient here as dqn.py
