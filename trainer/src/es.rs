@@ -159,7 +159,7 @@ impl EsConfig {
     /// The actor-critic whose actor it trains: per unit, for `ctx`'s spaces.
     pub fn network(&self, ctx: &PolicyContext) -> Result<ActorCriticConfig, LearnerError> {
         ActorCriticConfig::per_unit(&ctx.observation_space, &ctx.action_space)
-            .map(|net| net.with_hidden(self.play.hidden))
+            .map(|net| net.with_hidden(self.play.hidden).with_tanh(self.play.tanh))
             .map_err(|e| {
                 LearnerError::Config(format!("the es learner trains a per-unit actor: {e}"))
             })

@@ -222,8 +222,8 @@ fn lambda_per_point_or_time_carries_a_decision_points_cost_to_its_first_choice()
 }
 
 /// CleanRL ppo.py's settings in this learner's keys (docs/learned.md): `value_coef` 0.25 is
-/// CleanRL's `vf_coef` 0.5 on half the squared error; the torsos are ReLU, CleanRL's tanh.
-pub(crate) const CLEANRL_PPO: [(&str, &str); 15] = [
+/// CleanRL's `vf_coef` 0.5 on half the squared error; the torsos are tanh, as CleanRL's.
+pub(crate) const CLEANRL_PPO: [(&str, &str); 16] = [
     ("envs", "4"),
     ("rollout_steps", "128"),
     ("lr", "2.5e-4"),
@@ -238,6 +238,7 @@ pub(crate) const CLEANRL_PPO: [(&str, &str); 15] = [
     ("value_coef", "0.25"),
     ("max_grad_norm", "0.5"),
     ("hidden", "64"),
+    ("tanh", "true"),
     ("normalize_rewards", "false"),
 ];
 

@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 pub struct PlaySettings {
     /// Units of each hidden layer.
     pub hidden: usize,
+    /// Tanh torsos (CleanRL's and SB3's); false: ReLU.
+    pub tanh: bool,
     /// Play the network of the best greedy evaluation rather than the last: model selection
     /// on the training family's evaluation episodes, as Stable-Baselines3's `EvalCallback`
     /// keeps `best_model` (the run folder's policy is that network; a resumed run continues
@@ -29,6 +31,7 @@ impl PlaySettings {
     pub const fn new(hidden: usize) -> Self {
         PlaySettings {
             hidden,
+            tanh: false,
             keep_best: false,
             restriction: None,
         }
@@ -38,6 +41,9 @@ impl PlaySettings {
 #[derive(Serialize, Deserialize)]
 struct PlayKeys {
     hidden: usize,
+    /// Absent from runs saved before it existed: ReLU.
+    #[serde(default)]
+    tanh: bool,
     keep_best: bool,
     starts_only: bool,
     grow_only: bool,
@@ -59,6 +65,7 @@ impl TryFrom<PlayKeys> for PlaySettings {
         };
         Ok(PlaySettings {
             hidden: keys.hidden,
+            tanh: keys.tanh,
             keep_best: keys.keep_best,
             restriction,
         })
@@ -69,6 +76,7 @@ impl From<PlaySettings> for PlayKeys {
     fn from(play: PlaySettings) -> Self {
         PlayKeys {
             hidden: play.hidden,
+            tanh: play.tanh,
             keep_best: play.keep_best,
             starts_only: play.restriction == Some(Restriction::StartsOnly),
             grow_only: play.restriction == Some(Restriction::GrowOnly),
@@ -99,9 +107,17 @@ mod tests {
         let json = serde_json::to_value(&embedded).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"lr": 0.5, "hidden": 16, "keep_best": false, "starts_only": false, "grow_only": true})
+            serde_json::json!({"lr": 0.5, "hidden": 16, "tanh": false, "keep_best": false, "starts_only": false, "grow_only": true})
         );
         assert_eq!(serde_json::from_value::<Embedding>(json).unwrap(), embedded);
+        // a run saved before `tanh` existed played ReLU torsos
+        let older = serde_json::json!({"lr": 0.5, "hidden": 16, "keep_best": false, "starts_only": false, "grow_only": true});
+        assert!(
+            !serde_json::from_value::<Embedding>(older)
+                .unwrap()
+                .play
+                .tanh
+        );
         let both = serde_json::json!({"lr": 0.5, "hidden": 16, "keep_best": false, "starts_only": true, "grow_only": true});
         let err = serde_json::from_value::<Embedding>(both).unwrap_err();
         assert!(err.to_string().contains("exclude each other"), "{err}");

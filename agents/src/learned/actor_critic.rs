@@ -21,7 +21,7 @@
 use burn::config::Config;
 use burn::module::{Module, Param};
 use burn::nn::{Initializer, Linear, LinearConfig};
-use burn::tensor::activation::relu;
+use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor, TensorData};
 use schedlab_env::ActionSpace;
 
@@ -47,26 +47,32 @@ pub struct ActorCriticConfig {
     /// without it every choice is a unit's option (the DAG env's GPUs).
     #[config(default = true)]
     pub advance: bool,
+    /// Tanh torsos, as CleanRL's ppo.py and SB3's actor-critics have; false: ReLU.
+    #[config(default = false)]
+    pub tanh: bool,
 }
 
-/// Two ReLU layers.
+/// Two layers, ReLU or tanh.
 #[derive(Module, Debug)]
 pub struct Torso {
     input: Linear,
     output: Linear,
+    tanh: bool,
 }
 
 impl Torso {
-    fn new(inputs: usize, hidden: usize, start: Start, device: &Device) -> Self {
+    fn new(inputs: usize, hidden: usize, tanh: bool, start: Start, device: &Device) -> Self {
         let gain = std::f64::consts::SQRT_2;
         Torso {
             input: linear(inputs, hidden, gain, start, device),
             output: linear(hidden, hidden, gain, start, device),
+            tanh,
         }
     }
 
     fn forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
-        relu(self.output.forward(relu(self.input.forward(x))))
+        let activate = |x: Tensor<D>| if self.tanh { tanh(x) } else { relu(x) };
+        activate(self.output.forward(activate(self.input.forward(x))))
     }
 }
 
@@ -165,8 +171,8 @@ impl ActorCriticConfig {
             (self.inputs, self.outputs)
         };
         ActorCritic {
-            actor: Torso::new(inputs, self.hidden, start, device),
-            critic: Torso::new(inputs, self.hidden, start, device),
+            actor: Torso::new(inputs, self.hidden, self.tanh, start, device),
+            critic: Torso::new(inputs, self.hidden, self.tanh, start, device),
             policy: linear(self.hidden, outputs, 0.01, start, device),
             value: linear(self.hidden, 1, 1.0, start, device),
             units: self.units,
@@ -189,6 +195,7 @@ impl ActorCritic {
             units: self.units,
             unit_features: self.unit_features,
             advance: self.advance,
+            tanh: self.actor.tanh,
             layers: self.actor_layers().map(|layer| {
                 let [inputs, outputs] = layer.weight.dims();
                 (inputs, outputs)

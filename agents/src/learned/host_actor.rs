@@ -13,6 +13,8 @@ pub struct ActorShape {
     pub unit_features: usize,
     /// Whether the last choice is `advance`, scored as the mean of the units' advance scores.
     pub advance: bool,
+    /// Tanh torso layers; false: ReLU.
+    pub tanh: bool,
     /// `(inputs, outputs)` of the torso's input and output layers and of the policy head.
     pub layers: [(usize, usize); 3],
 }
@@ -54,6 +56,7 @@ impl<'a> HostActor<'a> {
             unit_features: per,
             advance,
             layers,
+            ..
         } = *self.shape;
         let outputs = layers[2].1;
         let options = if advance { outputs - 1 } else { outputs };
@@ -85,27 +88,32 @@ impl<'a> HostActor<'a> {
         argmax_allowed(&self.logits, mask)
     }
 
-    /// The policy head's outputs for `self.input`, into `self.hidden[2]`: two ReLU layers,
-    /// then a linear one.
+    /// The policy head's outputs for `self.input`, into `self.hidden[2]`: two ReLU (or tanh)
+    /// layers, then a linear one.
     fn score_input(&mut self) {
         let (params, layers) = (self.params, &self.shape.layers);
+        let torso: fn(f32) -> f32 = if self.shape.tanh {
+            f32::tanh
+        } else {
+            |o| o.max(0.0)
+        };
         let [first, second, head] = &mut self.hidden;
         let mut at = 0;
-        dense(&self.input, params, &mut at, layers[0], first, true);
-        dense(first, params, &mut at, layers[1], second, true);
-        dense(second, params, &mut at, layers[2], head, false);
+        dense(&self.input, params, &mut at, layers[0], first, Some(torso));
+        dense(first, params, &mut at, layers[1], second, Some(torso));
+        dense(second, params, &mut at, layers[2], head, None);
     }
 }
 
-/// `out = x W + b` (then ReLU where `relu`) with `W` and `b` read from `params` at `at`,
-/// which moves past them.
+/// `out = x W + b` (then `activation` where there is one) with `W` and `b` read from
+/// `params` at `at`, which moves past them.
 fn dense(
     x: &[f32],
     params: &[f32],
     at: &mut usize,
     (inputs, outputs): (usize, usize),
     out: &mut Vec<f32>,
-    relu: bool,
+    activation: Option<fn(f32) -> f32>,
 ) {
     let weight = &params[*at..*at + inputs * outputs];
     *at += inputs * outputs;
@@ -117,8 +125,8 @@ fn dense(
             out.iter_mut().zip(row).for_each(|(o, w)| *o += xi * w);
         }
     }
-    if relu {
-        out.iter_mut().for_each(|o| *o = o.max(0.0));
+    if let Some(activate) = activation {
+        out.iter_mut().for_each(|o| *o = activate(*o));
     }
 }
 
@@ -141,7 +149,7 @@ mod tests {
         let device = Device::flex();
         device.seed(3);
         let mut rng = StdRng::seed_from_u64(9);
-        for (options, advance) in [(4, 1), (3, 0)] {
+        for (options, advance, tanh) in [(4, 1, false), (3, 0, false), (4, 1, true)] {
             let (units, per, global) = (5, 3, 2);
             let observation = ObservationSpace::new(&[("unit", units, per), ("global", 1, global)]);
             let choices = units * options + advance;
@@ -149,8 +157,10 @@ mod tests {
             let net = ActorCriticConfig::per_unit(&observation, &space)
                 .unwrap()
                 .with_hidden(8)
+                .with_tanh(tanh)
                 .init(&device);
             let shape = net.actor_shape().unwrap();
+            assert_eq!(shape.tanh, tanh);
             // a bolder policy head than the near-uniform start, so choices differ by state
             let params: Vec<f32> = net
                 .actor_parameters()

@@ -16,5 +16,7 @@ pub fn network(
     } else {
         ActorCriticConfig::new(ctx.observation_space.len(), ctx.action_space.mask_len())
     };
-    Ok(net.with_hidden(config.play.hidden))
+    Ok(net
+        .with_hidden(config.play.hidden)
+        .with_tanh(config.play.tanh))
 }
