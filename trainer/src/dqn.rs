@@ -311,11 +311,12 @@ impl<E: SchedulingEnv> DqnTrainer<E> {
             .flat_map(|t| t.next_observation.iter().copied())
             .collect();
         let target_next = q_values_of(&self.target, next.clone(), rows);
-        let chooser = if self.config.double {
-            q_values_of(&self.agent.net, next, rows)
-        } else {
-            target_next.clone()
-        };
+        // double DQN chooses by the online network; plain DQN by the target itself
+        let online_next = self
+            .config
+            .double
+            .then(|| q_values_of(&self.agent.net, next, rows));
+        let chooser = online_next.as_deref().unwrap_or(&target_next);
         let width = self.context.action_space.mask_len();
         let targets = picked
             .iter()
