@@ -94,6 +94,36 @@ fn every_crate_stacks_its_files_and_folders_in_layers() {
     }
 }
 
+/// PPO's phases in CleanRL's order each own their state: the rollout, the advantages and the
+/// update import neither the trainer that holds them nor its learner, nor the module root
+/// that declares them, and none of them imports a later phase.
+#[test]
+fn ppos_phases_import_neither_the_trainer_nor_a_later_phase() {
+    let src = repo().join("trainer/src");
+    let graph = ImportGraph::of(&src);
+    let ppo = src.join("ppo");
+    let phases = ["rollout.rs", "advantages.rs", "update.rs"];
+    let holders = [
+        src.join("ppo.rs"),
+        ppo.join("trainer.rs"),
+        ppo.join("learner.rs"),
+    ];
+    let mut wrong = Vec::new();
+    for (k, phase) in phases.iter().enumerate() {
+        let imports = graph
+            .edges
+            .get(&ppo.join(phase))
+            .unwrap_or_else(|| panic!("trainer/src/ppo/{phase} is gone"));
+        let later = phases[k + 1..].iter().map(|p| ppo.join(p));
+        for target in holders.iter().cloned().chain(later) {
+            if imports.contains(&target) {
+                wrong.push(format!("ppo/{phase} imports {}", relative(&target)));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 /// A child that imports back, by a bare path, the root that declares it: `ppo.rs` declares
 /// `fit` and uses `fit::step`, and `ppo/fit.rs` names `super::Trainer`, which `ppo.rs` itself
 /// defines. The root is a node like any other file.

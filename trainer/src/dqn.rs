@@ -406,7 +406,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for DqnTrainer<E> {
             self.observations = step.observations;
             // counted from the env steps, so a resumed run keeps the cadence
             if self.replay.len() >= self.warm_replay()
-                && (self.env_steps / copies) % self.config.train_every == 0
+                && (self.env_steps / copies).is_multiple_of(self.config.train_every)
             {
                 for _ in 0..self.config.gradient_steps {
                     let (loss, q, grad_norm) = self.train_step();

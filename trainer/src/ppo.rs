@@ -1,11 +1,11 @@
-//! The PPO loop: collect `rollout_steps` rounds from every env copy, estimate advantages
-//! with GAE, then optimise the clipped objective for `epochs` passes over shuffled
-//! minibatches.
+//! The PPO loop in CleanRL's order, a file per phase that owns its state: collect
+//! `rollout_steps` rounds from every env copy (`rollout`), estimate advantages with GAE
+//! (`advantages`), then optimise the clipped objective for `epochs` passes over shuffled
+//! minibatches (`update`). `trainer` holds the three and the agent they share.
 
+mod advantages;
 mod algorithm;
-mod collector;
 mod config;
-mod fit;
 mod learner;
 mod network;
 mod record;
@@ -15,6 +15,7 @@ mod same_window;
 mod schedule;
 mod shards;
 mod trainer;
+mod update;
 mod windows;
 
 pub use algorithm::Ppo;

@@ -48,7 +48,7 @@ impl BanditWorkload {
         let levels = &self.means[state][dim];
         let best = argmax(levels.iter().copied());
         (0..levels.len())
-            .map(|level| state % 2 == 0 || level != best)
+            .map(|level| state.is_multiple_of(2) || level != best)
             .collect()
     }
 

@@ -156,7 +156,7 @@ impl Environment for ControlEnv {
         e.over = terminated || truncated;
         let info = ControlInfo {
             step: e.step,
-            metrics: e.over.then(|| ControlMetrics {
+            metrics: e.over.then_some(ControlMetrics {
                 steps: e.step,
                 terminated,
                 episode_return: e.episode_return,

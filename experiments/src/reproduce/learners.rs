@@ -82,7 +82,7 @@ impl Runs {
             .filter(|step| seeds.iter().all(|s| s.contains_key(step)))
             .map(|&step| {
                 let at: Vec<f64> = seeds.iter().map(|s| s[&step]).collect();
-                let ci = stratified_bootstrap_ci(&[at.clone()], iqm, RESAMPLES, step);
+                let ci = stratified_bootstrap_ci(std::slice::from_ref(&at), iqm, RESAMPLES, step);
                 (step, iqm(&at), ci)
             })
             .collect()

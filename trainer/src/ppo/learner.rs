@@ -1,5 +1,5 @@
-//! PPO's side of the learner contract (trainer/src/learner.rs): an update (a rollout or whole
-//! episodes, then the clipped objective), the warm start, checkpoints and greedy play.
+//! PPO's side of the learner contract (trainer/src/learner.rs): an update (a rollout, its
+//! advantages, the clipped objective), the warm start, checkpoints and greedy play.
 
 use std::path::Path;
 
@@ -10,9 +10,7 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{Policy, SchedulingEnv};
 use schedlab_env::episode_seed;
 
-use super::collector::Collector;
-use super::same_window;
-use super::schedule::{episode_plan, learning_rate};
+use super::schedule::{entropy_coef, episode_plan, learning_rate};
 use super::trainer::PpoTrainer;
 use crate::errors::{CheckpointError, PlayError};
 use crate::imitation::{CloneSettings, WarmStartPlan, WarmStartReport, warm_start};
@@ -30,38 +28,32 @@ const DEMONSTRATION_SEEDS: u64 = 1_000_000;
 const UPDATE_SEEDS: u64 = 0x0bda_0000_0000;
 
 impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
-    /// One rollout and one optimisation phase.
+    /// The three phases in CleanRL's order: a rollout, its advantages, the update.
     fn update(&mut self) -> schedlab_env::Result<UpdateStats<E::Metrics>> {
         let seed = episode_seed(self.seed ^ UPDATE_SEEDS, 0, self.updates);
         let mut shuffle = StdRng::seed_from_u64(seed);
         self.agent.reset(seed);
         self.updates += 1;
-        let lr = learning_rate(&self.config, self.progress());
-        let plan = episode_plan(&self.config, &self.kept_windows, self.progress());
-        self.collector.set_plan(&plan);
-        let ((fit, gradient_steps), tally) = if let Collector::Windows { .. } = self.collector {
-            let (played, tally, heuristic) = self.play_windows()?;
-            let targets = match heuristic {
-                Some(rollouts) => same_window::advantages_against_heuristic(&played, &rollouts),
-                None => same_window::advantages(&played, self.config.baseline.same_window),
-            };
-            let rows = played
-                .iter()
-                .zip(&targets)
-                .flat_map(|(episode, (advantages, returns))| {
-                    episode.records.iter().zip(advantages).zip(returns)
-                })
-                .map(|((r, &a), &g)| (r, a, g))
-                .collect::<Vec<_>>();
-            (self.fit(&rows, lr, &mut shuffle), tally)
-        } else {
-            let (records, last_values, tally) = self.rollout()?;
-            let rows = self.gae_rows(&records, &last_values);
-            (self.fit(&rows, lr, &mut shuffle), tally)
-        };
+        let progress = self.progress();
+        let lr = learning_rate(&self.config, progress);
+        let plan = episode_plan(&self.config, &self.kept_windows, progress);
+        self.rollout.set_plan(&plan);
+        let (mut experience, tally) =
+            self.rollout
+                .collect(&mut self.agent, &self.config, self.seed)?;
+        self.advantages.scale_rewards(&mut experience, &self.config);
+        let rows = self.advantages.rows(&experience, &self.config);
+        let (fit, gradient_steps) = self.update.fit(
+            &mut self.agent,
+            &self.context.action_space,
+            &rows,
+            (lr, entropy_coef(&self.config, progress)),
+            &self.config,
+            &mut shuffle,
+        );
         let (finished, train_loss) = tally.finish();
         Ok(UpdateStats {
-            env_steps: self.env_steps,
+            env_steps: self.rollout.env_steps(),
             gradient_steps,
             scalars: [
                 ("losses/policy_loss", fit.policy_loss),
@@ -99,7 +91,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
     }
 
     fn env_steps(&self) -> u64 {
-        self.env_steps
+        self.rollout.env_steps()
     }
 
     fn plan(&mut self, total_steps: u64) {
@@ -139,30 +131,31 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
         warm_start(
             &self.prototype,
             &mut self.agent,
-            &mut self.scale,
+            self.advantages.scale_mut(),
             &plan,
-            &self.device,
+            self.update.device(),
         )
         .map(Some)
     }
 
     fn save(&self, run: &RunDir, manifest: &Manifest) -> std::io::Result<()> {
         run.save_record(&manifest.model, &self.agent.net)?;
-        run.save_optimizer(&manifest.optimizer, &self.optim)
+        run.save_optimizer(&manifest.optimizer, &self.update.optim)
     }
 
     fn restore(&mut self, run: &Path, manifest: &Manifest) -> Result<(), CheckpointError> {
         self.agent.net = load_record(self.agent.net.clone(), run, &manifest.model)?;
-        self.optim = load_optimizer(&self.optim, run, &manifest.optimizer)?;
-        self.env_steps = manifest.step;
+        self.update.optim = load_optimizer(&self.update.optim, run, &manifest.optimizer)?;
+        self.rollout.set_env_steps(manifest.step);
         if let Some(stats) = manifest.return_stats {
-            self.scale.restore(stats);
+            self.advantages.scale_mut().restore(stats);
         }
         Ok(())
     }
 
     fn return_stats(&self) -> Option<ReturnStats> {
-        (self.config.normalize_rewards || self.config.differential).then(|| self.scale.stats())
+        (self.config.normalize_rewards || self.config.differential)
+            .then(|| self.advantages.scale().stats())
     }
 
     fn resume_state(&self) -> Option<serde_json::Value> {

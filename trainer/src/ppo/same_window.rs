@@ -84,6 +84,7 @@ pub(crate) fn play<E: SchedulingEnv>(
                 log_prob: acted.log_probs[k],
                 value: acted.values[k],
                 reward: step.reward as f32,
+                elapsed_s: now - clocks[c],
                 discount: step_discount(gamma, discount_time_s, now - clocks[c]),
                 // whole-episode returns against a baseline: lambda 1
                 lambda: 1.0,
@@ -288,6 +289,7 @@ mod tests {
                     log_prob: 0.0,
                     value: 0.0,
                     reward,
+                    elapsed_s: 0.0,
                     discount: 1.0,
                     lambda: 1.0,
                     terminated: false,

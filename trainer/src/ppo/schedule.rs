@@ -1,5 +1,6 @@
-//! What changes over a run: the share done, the annealed learning rate, and the episodes
-//! copies reset to (the curriculum's cut and the trajectory filter's windows).
+//! What changes over a run: the share done, the annealed learning rate and entropy bonus,
+//! and the episodes copies reset to (the curriculum's cut and the trajectory filter's
+//! windows).
 
 use std::sync::Arc;
 
@@ -22,6 +23,16 @@ pub(super) fn learning_rate(config: &PpoConfig, progress: f64) -> f64 {
         return config.lr;
     }
     config.lr * (1.0 - progress)
+}
+
+/// The entropy bonus for the next update: annealed linearly to 0 by `progress` where
+/// `anneal_entropy` asks.
+pub(super) fn entropy_coef(config: &PpoConfig, progress: f64) -> f32 {
+    if config.anneal_entropy {
+        (config.entropy_coef * (1.0 - progress)) as f32
+    } else {
+        config.entropy_coef as f32
+    }
 }
 
 /// The episodes copies reset at `progress` (the share of the run done) play: cut at a mean

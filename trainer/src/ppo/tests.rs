@@ -6,11 +6,13 @@ use schedlab_env::{Environment, Observation, Scenario, SingleJobEnv, episode_see
 
 use schedlab_agents::{SchedulingEnv, registry};
 
-use super::fit::explained_variance;
 use super::record::Record;
+use super::rollout::Experience;
+use super::same_window::{HeuristicRollout, Played};
+use super::update::explained_variance;
 use super::windows::WINDOW_SEEDS;
 use super::*;
-use crate::learner::Learner;
+use crate::learner::{EpisodeTally, Learner};
 use crate::play_settings::PlaySettings;
 
 #[test]
@@ -24,6 +26,7 @@ fn explained_variance_compares_the_critic_with_the_targets_mean() {
         log_prob: 0.0,
         value,
         reward: 0.0,
+        elapsed_s: 0.0,
         discount: 1.0,
         lambda: 1.0,
         terminated: false,
@@ -61,6 +64,25 @@ fn trainer_with(config: PpoConfig, seed: u64) -> PpoTrainer<SingleJobEnv> {
         Device::flex().autodiff(),
     )
     .unwrap()
+}
+
+type Tally = EpisodeTally<<SingleJobEnv as schedlab_env::Environment>::Metrics>;
+
+/// One rollout phase of `t`, raw rewards.
+fn collect(t: &mut PpoTrainer<SingleJobEnv>) -> (Experience, Tally) {
+    t.rollout.collect(&mut t.agent, &t.config, t.seed).unwrap()
+}
+
+/// One phase of whole episodes of `t`, rewards scaled as the update scales them.
+fn play_windows(
+    t: &mut PpoTrainer<SingleJobEnv>,
+) -> (Vec<Played>, Tally, Option<Vec<HeuristicRollout>>) {
+    let (mut experience, tally) = collect(t);
+    t.advantages.scale_rewards(&mut experience, &t.config);
+    match experience {
+        Experience::Episodes { played, heuristic } => (played, tally, heuristic),
+        _ => panic!("a whole-episode collector"),
+    }
 }
 
 fn trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
@@ -193,7 +215,7 @@ fn window_trainer(seed: u64) -> PpoTrainer<SingleJobEnv> {
 #[test]
 fn same_window_plays_whole_episodes_a_window_per_group_and_repeats_with_the_seed() {
     let mut t = window_trainer(5);
-    let (played, tally, heuristic) = t.play_windows().unwrap();
+    let (played, tally, heuristic) = play_windows(&mut t);
     assert!(heuristic.is_none(), "no baseline heuristic asked for");
     let (finished, _) = tally.finish();
     assert_eq!(finished.len(), 4, "one whole episode per copy");
@@ -207,7 +229,7 @@ fn same_window_plays_whole_episodes_a_window_per_group_and_repeats_with_the_seed
     assert_eq!(first(2), first(3));
     assert_ne!(first(0), first(2), "groups draw their own windows");
     let decisions: usize = played.iter().map(|e| e.records.len()).sum();
-    assert_eq!(t.env_steps, decisions as u64);
+    assert_eq!(t.rollout.env_steps(), decisions as u64);
     for e in &played {
         assert_eq!(e.times.len(), e.records.len());
         assert_eq!(
@@ -216,7 +238,7 @@ fn same_window_plays_whole_episodes_a_window_per_group_and_repeats_with_the_seed
         );
         assert!(e.times.windows(2).all(|w| w[1] > w[0]), "{:?}", e.times);
     }
-    let (again, ..) = t.play_windows().unwrap();
+    let (again, ..) = play_windows(&mut t);
     assert_ne!(
         &again[0].records[0].observation.features,
         first(0),
@@ -340,12 +362,16 @@ fn the_differential_form_measures_rewards_against_the_running_rate_and_checkpoin
     t.update().unwrap();
     let stats = t.return_stats().expect("the rate is kept in checkpoints");
     assert!(stats.seconds > 0.0 && stats.reward_sum != 0.0, "{stats:?}");
-    let rate = t.scale.reward_rate();
+    let rate = t.advantages.scale().reward_rate();
     assert_eq!(rate, stats.reward_sum / stats.seconds);
     // the next rollout's rewards are its raw ones less that rate times their span
-    let (records, _, _) = t.rollout().unwrap();
+    let (mut experience, _) = collect(&mut t);
+    t.advantages.scale_rewards(&mut experience, &t.config);
+    let Experience::Steps { records, .. } = experience else {
+        panic!("a rollout collector");
+    };
     let raw: f64 = records.iter().flatten().map(|r| f64::from(r.reward)).sum();
-    let after = t.scale.stats();
+    let after = t.advantages.scale().stats();
     let (rewards, seconds) = (
         after.reward_sum - stats.reward_sum,
         after.seconds - stats.seconds,
@@ -410,7 +436,7 @@ fn a_baseline_heuristic_plays_each_copys_own_seed_and_trains_repeatably() {
         ..PpoConfig::default()
     };
     let mut t = trainer_with(config(), 3);
-    let (played, _, heuristic) = t.play_windows().unwrap();
+    let (played, _, heuristic) = play_windows(&mut t);
     let heuristic = heuristic.expect("the heuristic played");
     assert_eq!(heuristic.len(), 2);
     let first = |c: usize| &played[c].records[0].observation.features;
@@ -422,7 +448,7 @@ fn a_baseline_heuristic_plays_each_copys_own_seed_and_trains_repeatably() {
         let seed = episode_seed(3 ^ WINDOW_SEEDS, c as u64, 0);
         let mut alone =
             same_window::play_heuristic(&mut env, fixed.as_mut(), seed, (0.99, 0.0)).unwrap();
-        same_window::scale_heuristic(&t.scale, std::slice::from_mut(&mut alone));
+        same_window::scale_heuristic(t.advantages.scale(), std::slice::from_mut(&mut alone));
         assert_eq!(rollout, &alone, "copy {c}");
     }
     let update = |seed| {

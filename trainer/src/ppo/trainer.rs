@@ -1,21 +1,23 @@
-//! The PPO trainer's state, and how a run's first one is made from its hyperparameters: the
-//! trajectory filter's windows, the training env, the collector, the network and Adam.
+//! The PPO trainer: its three phases in CleanRL's order, each owning its state (the rollout
+//! its env copies, trainer/src/ppo/rollout.rs; the advantages the reward scale,
+//! trainer/src/ppo/advantages.rs; the update Adam, trainer/src/ppo/update.rs), the agent
+//! they share, and how a run's first trainer is made from its hyperparameters.
 
 use std::sync::Arc;
 
-use burn::optim::{AdamConfig, ModuleOptimizer};
 use burn::tensor::Device;
 use schedlab_agents::jobs::ChoiceRestriction;
 use schedlab_agents::ppo::PpoAgent;
 use schedlab_agents::{PolicyContext, SchedulingEnv};
 use schedlab_env::episode_seed;
 
-use super::collector::Collector;
+use super::advantages::Advantages;
 use super::config::{PpoConfig, check_rollout_memory};
 use super::network::network;
+use super::rollout::Rollout;
 use super::schedule::{self, episode_plan};
+use super::update::Update;
 use crate::learner::LearnerError;
-use crate::reward_scale::RewardScale;
 use crate::training_env::{TrainingEnv, filtered_windows};
 
 /// Where the trajectory filter's pool of windows draws its seeds (mixed with the run's seed):
@@ -25,10 +27,11 @@ const FILTER_SEEDS: u64 = 0xf117_0000_0000;
 pub struct PpoTrainer<E: SchedulingEnv> {
     pub(super) config: PpoConfig,
     pub(super) prototype: E,
-    pub(super) collector: Collector<TrainingEnv<E>>,
+    pub(super) rollout: Rollout<TrainingEnv<E>>,
+    pub(super) advantages: Advantages,
+    pub(super) update: Update,
     /// The windows the trajectory filter kept, when it is asked for.
     pub(super) kept_windows: Option<Arc<Vec<u64>>>,
-    pub(super) scale: RewardScale,
     /// Env steps the run will take in all (for the learning-rate schedule).
     pub(super) total_steps: u64,
     pub(super) seed: u64,
@@ -37,9 +40,6 @@ pub struct PpoTrainer<E: SchedulingEnv> {
     /// `grow_only`).
     pub(super) restriction: Option<ChoiceRestriction>,
     pub(super) agent: PpoAgent,
-    pub(super) optim: ModuleOptimizer,
-    pub(super) device: Device,
-    pub(super) env_steps: u64,
     /// Updates done (the seed of the next one's sampling and shuffling).
     pub(super) updates: u64,
 }
@@ -81,28 +81,24 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
         let restriction = ChoiceRestriction::of(&prototype.context(), config.play.restriction)
             .map_err(|e| LearnerError::Config(e.to_string()))?;
         training = training.restricted_to(restriction.clone());
-        let collector = Collector::new(prototype, &training, &config, seed)?;
+        let rollout = Rollout::new(prototype, &training, &config, seed)?;
         let ctx = prototype.policy_context();
         let net = network(&config, &ctx)
             .map_err(|e| LearnerError::setting("per_unit", config.per_unit, e))?
             .init(&device);
-        // gradients are clipped by their global norm before each step (fit.rs)
-        let optim = AdamConfig::new().init();
         Ok(PpoTrainer {
             prototype: prototype.fresh_copy(),
             kept_windows,
-            scale: RewardScale::new(config.envs),
+            advantages: Advantages::new(config.envs),
+            update: Update::new(device),
             total_steps: 0,
             seed,
             agent: PpoAgent::new(net, &ctx, seed),
             context: ctx,
             restriction,
-            optim,
-            env_steps: 0,
             updates: 0,
             config,
-            collector,
-            device,
+            rollout,
         })
     }
 
@@ -112,6 +108,6 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
 
     /// The share of the run's steps done.
     pub(super) fn progress(&self) -> f64 {
-        schedule::progress(self.env_steps, self.total_steps)
+        schedule::progress(self.rollout.env_steps(), self.total_steps)
     }
 }

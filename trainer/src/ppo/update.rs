@@ -1,71 +1,82 @@
-//! The optimisation phase: the clipped objective over shuffled minibatches for `epochs`
-//! passes, and what it saw as CleanRL charts it.
+//! CleanRL's third phase, the update: the clipped objective over shuffled minibatches for
+//! `epochs` passes, each gradient clipped by its global norm before Adam's step, and what the
+//! phase saw as CleanRL charts it. It owns Adam's state and the device the loss runs on.
 
+use burn::optim::{AdamConfig, ModuleOptimizer};
+use burn::tensor::Device;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use schedlab_agents::SchedulingEnv;
 use schedlab_agents::learned::actor_critic::{PpoBatch, PpoLossConfig};
 use schedlab_agents::learned::batch::stack;
+use schedlab_agents::ppo::PpoAgent;
+use schedlab_env::ActionSpace;
 
-use super::record::Record;
+use super::advantages::Row;
+use super::config::PpoConfig;
 use super::shards::sharded_loss;
-use super::trainer::PpoTrainer;
 use crate::grad_norm::clip_global_norm;
 
-impl<E: SchedulingEnv> PpoTrainer<E> {
-    /// Optimises the clipped objective on `rows` (record, advantage, value target); returns
-    /// the mean policy loss, value loss and entropy, and the gradient steps taken.
+/// The update phase's state.
+pub(super) struct Update {
+    pub(super) optim: ModuleOptimizer,
+    device: Device,
+}
+
+impl Update {
+    pub(super) fn new(device: Device) -> Self {
+        Update {
+            optim: AdamConfig::new().init(),
+            device,
+        }
+    }
+
+    /// Where the loss runs (the warm start fits there too).
+    pub(super) fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Optimises `agent`'s clipped objective on `rows` at rate `lr` and entropy bonus
+    /// `entropy_coef`; returns what it saw and the gradient steps taken.
     pub(super) fn fit(
         &mut self,
-        rows: &[(&Record, f32, f32)],
-        lr: f64,
+        agent: &mut PpoAgent,
+        action_space: &ActionSpace,
+        rows: &[Row],
+        (lr, entropy_coef): (f64, f32),
+        config: &PpoConfig,
         shuffle: &mut StdRng,
     ) -> (FitStats, u64) {
-        let entropy_coef = if self.config.anneal_entropy {
-            self.config.entropy_coef * (1.0 - self.progress())
-        } else {
-            self.config.entropy_coef
-        } as f32;
         let loss_config = PpoLossConfig::new()
-            .with_clip(self.config.clip as f32)
-            .with_value_coef(self.config.value_coef as f32)
+            .with_clip(config.clip as f32)
+            .with_value_coef(config.value_coef as f32)
             .with_entropy_coef(entropy_coef)
-            .with_clip_value(self.config.clip_value);
-        let per_batch = match self.config.minibatch_size {
-            0 => rows.len().div_ceil(self.config.minibatches.max(1)),
+            .with_clip_value(config.clip_value);
+        let per_batch = match config.minibatch_size {
+            0 => rows.len().div_ceil(config.minibatches.max(1)),
             size => size,
         };
         let mut order: Vec<usize> = (0..rows.len()).collect();
         let (mut sums, mut count) = ([0f32; 6], 0.0);
         let mut epochs_run = 0;
-        for _ in 0..self.config.epochs {
+        for _ in 0..config.epochs {
             order.shuffle(shuffle);
             epochs_run += 1;
             let (epoch_kl, epoch_batches) = (sums[3], count);
             for chunk in order.chunks(per_batch) {
-                let batch = minibatch(rows, chunk, self.config.normalize_advantages);
-                let loss = sharded_loss(
-                    &self.agent.net,
-                    &self.context.action_space,
-                    &batch,
-                    &loss_config,
-                    &self.device,
-                );
+                let batch = minibatch(rows, chunk, config.normalize_advantages);
+                let loss =
+                    sharded_loss(&agent.net, action_space, &batch, &loss_config, &self.device);
                 for (sum, term) in sums.iter_mut().zip(loss.terms) {
                     *sum += term;
                 }
                 count += 1.0;
                 let mut grads = loss.grads;
-                sums[5] += clip_global_norm(
-                    &self.agent.net,
-                    &mut grads,
-                    self.config.max_grad_norm as f32,
-                );
-                let net = self.agent.net.clone();
-                self.agent.net = self.optim.step(lr, net, grads);
+                sums[5] += clip_global_norm(&agent.net, &mut grads, config.max_grad_norm as f32);
+                let net = agent.net.clone();
+                agent.net = self.optim.step(lr, net, grads);
             }
             let kl = (sums[3] - epoch_kl) / (count - epoch_batches);
-            if self.config.target_kl > 0.0 && f64::from(kl) > self.config.target_kl {
+            if config.target_kl > 0.0 && f64::from(kl) > config.target_kl {
                 break;
             }
         }
@@ -86,7 +97,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             grad_norm,
             explained_variance: explained_variance(rows),
             entropy_coef,
-            epochs_run: (self.config.target_kl > 0.0).then_some(epochs_run),
+            epochs_run: (config.target_kl > 0.0).then_some(epochs_run),
         };
         (stats, count as u64)
     }
@@ -111,7 +122,7 @@ pub(super) struct FitStats {
 /// `1 - Var(G - V) / Var(G)` of the critic's values at collection against the value
 /// targets: 1 predicts them exactly, 0 no better than their mean, below 0 worse. None where
 /// the targets do not vary (not charted: a non-finite curve would read as divergence).
-pub(super) fn explained_variance(rows: &[(&Record, f32, f32)]) -> Option<f32> {
+pub(super) fn explained_variance(rows: &[Row]) -> Option<f32> {
     let variance = |v: &mut dyn Iterator<Item = f64>| {
         let v: Vec<f64> = v.collect();
         let mean = v.iter().sum::<f64>() / v.len() as f64;
@@ -123,11 +134,7 @@ pub(super) fn explained_variance(rows: &[(&Record, f32, f32)]) -> Option<f32> {
 }
 
 /// Gathers rows into a batch, standardising the advantages within it if asked.
-pub(super) fn minibatch(
-    rows: &[(&Record, f32, f32)],
-    chunk: &[usize],
-    normalize: bool,
-) -> PpoBatch {
+pub(super) fn minibatch(rows: &[Row], chunk: &[usize], normalize: bool) -> PpoBatch {
     let advantages: Vec<f32> = chunk.iter().map(|&k| rows[k].1).collect();
     let (mean, std) = if normalize {
         let mean = advantages.iter().sum::<f32>() / advantages.len() as f32;
