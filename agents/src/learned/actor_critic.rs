@@ -21,7 +21,7 @@
 use burn::config::Config;
 use burn::module::{Module, Param};
 use burn::nn::{Initializer, Linear, LinearConfig};
-use burn::tensor::activation::{relu, tanh};
+use burn::tensor::activation::{relu, sigmoid};
 use burn::tensor::{Device, Tensor, TensorData};
 use schedlab_env::ActionSpace;
 
@@ -71,9 +71,24 @@ impl Torso {
     }
 
     fn forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
-        let activate = |x: Tensor<D>| if self.tanh { tanh(x) } else { relu(x) };
+        let activate = |x: Tensor<D>| {
+            if self.tanh {
+                tanh_by_sigmoid(x)
+            } else {
+                relu(x)
+            }
+        };
         activate(self.output.forward(activate(self.input.forward(x))))
     }
+}
+
+/// tanh as 2σ(2x) − 1, the same function: flex computes a sigmoid with one `expf` per
+/// element where its tanh calls libm's `tanhf` (an `expm1f` inside), and autodiff recomputes
+/// either in the backward pass. On CartPole with ppo.py's settings `tanhf` took 53% of PPO's
+/// training time (docs/learned.md, "Speed"). The host actor computes the same expression
+/// (agents/src/learned/host_actor.rs).
+pub(crate) fn tanh_by_sigmoid<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    sigmoid(x.mul_scalar(2.0)).mul_scalar(2.0).sub_scalar(1.0)
 }
 
 /// How a network's weights start.
@@ -514,6 +529,33 @@ mod tests {
     /// Per unit: permuting the units (the jobs env's window slots, the DAG env's GPUs)
     /// permutes their options' logits and leaves the advance logit, where the space has one,
     /// and the value as they were.
+    /// The sigmoid form is tanh, in value and in gradient, from saturation through 0.
+    #[test]
+    fn tanh_by_sigmoid_is_tanh_and_has_its_gradient() {
+        let device = Device::flex().autodiff();
+        let xs: Vec<f32> = (-200..=200)
+            .map(|k| k as f32 * 0.05)
+            .chain([-60.0, 60.0])
+            .collect();
+        let n = xs.len();
+        let input =
+            || Tensor::<1>::from_data(TensorData::new(xs.clone(), [n]), &device).require_grad();
+        let x = input();
+        let y = tanh_by_sigmoid(x.clone());
+        let gradient = x.grad(&y.clone().sum().backward()).unwrap();
+        let values = y.into_data().try_to_vec::<f32>().unwrap();
+        let gradients = gradient.into_data().try_to_vec::<f32>().unwrap();
+        for ((x, y), g) in xs.iter().zip(&values).zip(&gradients) {
+            assert!(
+                (y - x.tanh()).abs() <= 2e-7,
+                "tanh({x}): {y} against {}",
+                x.tanh()
+            );
+            let exact = 1.0 - x.tanh().powi(2);
+            assert!((g - exact).abs() <= 1e-6, "tanh'({x}): {g} against {exact}");
+        }
+    }
+
     #[test]
     fn permuting_the_units_permutes_their_scores_and_nothing_else() {
         use schedlab_env::ObservationSpace;

@@ -93,7 +93,7 @@ impl<'a> HostActor<'a> {
     fn score_input(&mut self) {
         let (params, layers) = (self.params, &self.shape.layers);
         let torso: fn(f32) -> f32 = if self.shape.tanh {
-            f32::tanh
+            tanh_by_sigmoid
         } else {
             |o| o.max(0.0)
         };
@@ -103,6 +103,19 @@ impl<'a> HostActor<'a> {
         dense(first, params, &mut at, layers[1], second, Some(torso));
         dense(second, params, &mut at, layers[2], head, None);
     }
+}
+
+/// tanh as the burn network computes it, 2σ(2x) − 1 with flex's sigmoid
+/// (agents/src/learned/actor_critic.rs, `tanh_by_sigmoid`), so the two choose alike.
+fn tanh_by_sigmoid(x: f32) -> f32 {
+    let z = 2.0 * x;
+    let sigmoid = if z >= 0.0 {
+        1.0 / (1.0 + (-z).exp())
+    } else {
+        let e = z.exp();
+        e / (1.0 + e)
+    };
+    sigmoid * 2.0 - 1.0
 }
 
 /// `out = x W + b` (then `activation` where there is one) with `W` and `b` read from
