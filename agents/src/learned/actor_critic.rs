@@ -1,10 +1,10 @@
 //! The actor-critic network of A2C and PPO and the objectives trained on it: the PPO clipped
 //! objective and behaviour cloning of a teacher (`imitation_loss`).
 //!
-//! Actor and critic are separate two-layer ReLU torsos (a shared torso lets the value loss,
-//! large on long episodes, pull the policy's features around), orthogonally initialised with
-//! CleanRL's gains: sqrt(2) in the torsos, 0.01 on the policy head (near-uniform first
-//! policy), 1 on the value head.
+//! Actor and critic are separate two-layer torsos, ReLU or (`tanh`) tanh (a shared torso lets
+//! the value loss, large on long episodes, pull the policy's features around), orthogonally
+//! initialised with CleanRL's gains: sqrt(2) in the torsos, 0.01 on the policy head
+//! (near-uniform first policy), 1 on the value head.
 //!
 //! Flat (`units == 0`): one logit per action level (factorised: one categorical per node and
 //! resource). Per unit (`units > 0`), for a one-choice space laid out unit-major with a last
@@ -85,8 +85,8 @@ impl Torso {
 /// tanh as 2σ(2x) − 1, the same function: flex computes a sigmoid with one `expf` per
 /// element where its tanh calls libm's `tanhf` (an `expm1f` inside), and autodiff recomputes
 /// either in the backward pass. On CartPole with ppo.py's settings `tanhf` took 53% of PPO's
-/// training time (docs/learned.md, "Speed"). The host actor computes the same expression
-/// (agents/src/learned/host_actor.rs).
+/// training time (docs/learned.md, "Tasks with known answers"). The host actor computes the
+/// same expression (agents/src/learned/host_actor.rs).
 pub(crate) fn tanh_by_sigmoid<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     sigmoid(x.mul_scalar(2.0)).mul_scalar(2.0).sub_scalar(1.0)
 }
