@@ -265,7 +265,13 @@ fn task_part(cx: &Context, file: &str) -> anyhow::Result<String> {
 pub fn learners(cx: &Context) -> anyhow::Result<String> {
     let p = &cx.protocol.learners;
     let mut text = format!(
-        "## Learners on tasks with known answers (learners)\n\n`schedlab reproduce learners` (a debug build): PPO, DQN and A2C each trained {} times (seeds {:?}) on every task, beside Stable-Baselines3's PPO, DQN and A2C at the same settings, unmodified, recorded once (`data/reference/`, `examples/record_sb3_reference.py`; its versions are in `sb3-runs.csv`). PPO and DQN take CleanRL ppo.py's and dqn.py's settings, A2C schedlab's own (`data/experiments/reproduce.toml`). A curve's point is the IQM over seeds of the mean return of the training episodes that ended in each {} env steps, its CI a 95% bootstrap over seeds ({RESAMPLES} resamples); \"final\" is schedlab's last such point and the reference's at the same step. The greedy return is the mean over {} episodes of the trained policy. schedlab's env steps per second count its whole run (updates included) in this build; the references' were recorded while other work shared the machine, so only docs/learned.md's quiet comparison is one of speed.\n",
+        "## Learners on tasks with known answers (learners)\n\n`schedlab reproduce learners` ({}): PPO, DQN and A2C each trained {} times (seeds {:?}) on every task, beside Stable-Baselines3's PPO, DQN and A2C at the same settings, unmodified, recorded once (`data/reference/`, `examples/record_sb3_reference.py`; its versions are in `sb3-runs.csv`). PPO and DQN take CleanRL ppo.py's and dqn.py's settings, A2C schedlab's own (`data/experiments/reproduce.toml`). A curve's point is the IQM over seeds of the mean return of the training episodes that ended in each {} env steps, its CI a 95% bootstrap over seeds ({RESAMPLES} resamples); \"final\" is schedlab's last such point and the reference's at the same step. The greedy return is the mean over {} episodes of the trained policy. schedlab's env steps per second count its whole run (updates included) in this build; the references' were recorded while other work shared the machine, so only docs/learned.md's quiet comparison is one of speed.\n",
+        // the steps per second below are this build's
+        if cfg!(debug_assertions) {
+            "a debug build"
+        } else {
+            "a release build"
+        },
         p.learners.first().map_or(0, |l| l.seeds.len()),
         p.learners.first().map_or(&Vec::new(), |l| &l.seeds),
         p.bin_steps,
