@@ -78,12 +78,7 @@ impl BanditEnv {
     }
 
     fn observe(&self, state: usize) -> Observation {
-        let mut features = vec![0.0f32; self.workload.spec.bandit.states];
-        features[state] = 1.0;
-        Observation {
-            features,
-            action_mask: self.mask(state),
-        }
+        Observation::one_hot(self.workload.spec.bandit.states, state, self.mask(state))
     }
 }
 

@@ -281,6 +281,17 @@ pub struct Observation {
 }
 
 impl Observation {
+    /// State `index` of `states` as a one-hot vector (the tabular tasks' observation), with
+    /// `action_mask`.
+    pub fn one_hot(states: usize, index: usize, action_mask: Vec<bool>) -> Self {
+        let mut features = vec![0.0f32; states];
+        features[index] = 1.0;
+        Observation {
+            features,
+            action_mask,
+        }
+    }
+
     /// The allowed levels of one dimension as a mask slice.
     pub fn mask_of(&self, space: &ActionSpace, dim: usize) -> &[bool] {
         &self.action_mask[space.mask_range(dim)]

@@ -82,12 +82,7 @@ impl MarkovEnv {
     }
 
     fn observe(&self, position: usize) -> Observation {
-        let mut features = vec![0.0f32; self.observation_space.len()];
-        features[position] = 1.0;
-        Observation {
-            features,
-            action_mask: self.mask(position),
-        }
+        Observation::one_hot(self.observation_space.len(), position, self.mask(position))
     }
 }
 
