@@ -38,9 +38,7 @@ impl<E: SchedulingEnv> Learner<E::Metrics> for PpoTrainer<E> {
         let lr = learning_rate(&self.config, progress);
         let plan = episode_plan(&self.config, &self.kept_windows, progress);
         self.rollout.set_plan(&plan);
-        let (mut experience, tally) =
-            self.rollout
-                .collect(&mut self.agent, &self.config, self.seed)?;
+        let (mut experience, tally) = self.rollout.collect(&mut self.agent, &self.config)?;
         self.advantages.scale_rewards(&mut experience, &self.config);
         let rows = self.advantages.rows(&experience, &self.config);
         let (fit, gradient_steps) = self.update.fit(

@@ -20,10 +20,12 @@ use crate::errors::{CheckpointError, PlayError};
 use crate::learner::{EpisodeTally, LearnerError};
 use crate::training_env::{EpisodePlan, TrainingEnv};
 
-/// The rollout phase's state: the copies and the env steps taken over the run.
+/// The rollout phase's state: the copies, the env steps taken over the run, and the run's
+/// seed (whole episodes draw their seeds from it).
 pub(super) struct Rollout<E> {
     collector: Collector<E>,
     env_steps: u64,
+    seed: u64,
 }
 
 /// Where an update's experience comes from.
@@ -106,6 +108,7 @@ impl<E: SchedulingEnv> Rollout<TrainingEnv<E>> {
         Ok(Rollout {
             collector,
             env_steps: 0,
+            seed,
         })
     }
 
@@ -134,13 +137,11 @@ impl<E: SchedulingEnv> Rollout<TrainingEnv<E>> {
         };
     }
 
-    /// One update's experience of `agent` and the episodes that ended in it; `seed` is the
-    /// run's (the whole episodes' seeds mix it).
+    /// One update's experience of `agent` and the episodes that ended in it.
     pub(super) fn collect(
         &mut self,
         agent: &mut PpoAgent,
         config: &PpoConfig,
-        seed: u64,
     ) -> schedlab_env::Result<(Experience, EpisodeTally<E::Metrics>)> {
         match &mut self.collector {
             Collector::Steps { envs, observations } => {
@@ -160,7 +161,7 @@ impl<E: SchedulingEnv> Rollout<TrainingEnv<E>> {
                 rounds,
             } => {
                 let (played, tally, heuristic) =
-                    play_windows(copies, heuristic, rounds, agent, config, seed)?;
+                    play_windows(copies, heuristic, rounds, agent, config, self.seed)?;
                 self.env_steps += played.iter().map(|e| e.records.len() as u64).sum::<u64>();
                 Ok((Experience::Episodes { played, heuristic }, tally))
             }

@@ -70,7 +70,7 @@ type Tally = EpisodeTally<<SingleJobEnv as schedlab_env::Environment>::Metrics>;
 
 /// One rollout phase of `t`, raw rewards.
 fn collect(t: &mut PpoTrainer<SingleJobEnv>) -> (Experience, Tally) {
-    t.rollout.collect(&mut t.agent, &t.config, t.seed).unwrap()
+    t.rollout.collect(&mut t.agent, &t.config).unwrap()
 }
 
 /// One phase of whole episodes of `t`, rewards scaled as the update scales them.
