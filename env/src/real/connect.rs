@@ -54,7 +54,7 @@ impl WorkerListener {
         process::spawn(&args, false)
     }
 
-    /// The `n` workers' connections in index order, each sent `scenario`'s workload, its shard
+    /// The `n` workers' connections in index order, each sent `scenario`'s workload, its index
     /// and `seed`, and ready; `None` once `stopped()`. While waiting, `check` fails the start
     /// (a started process that exited).
     pub fn connect(
@@ -78,7 +78,6 @@ impl WorkerListener {
                 path: path.clone(),
                 seed,
                 index,
-                shards: n,
             };
             send(stream, &setup, &[]).map_err(|e| lost(index, e))?;
         }

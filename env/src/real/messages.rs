@@ -3,26 +3,27 @@
 use serde::{Deserialize, Serialize};
 
 use crate::single_job::SingleJobWorkload;
+use crate::single_job::sim::rules::Shard;
 
 /// Server to worker.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum ToWorker {
     /// The job: the workload as loaded (overrides applied), the file it came from (paths
-    /// resolve against it), the episode's seed, and the worker's shard of the training rows:
-    /// every `shards`-th row from `index`.
+    /// resolve against it), the episode's seed, and the worker's index.
     Setup {
         workload: Box<SingleJobWorkload>,
         path: std::path::PathBuf,
         seed: u64,
         index: usize,
-        shards: usize,
     },
-    /// An iteration: the parameters (the vector beside) at `version`, the batch, and the CPU
-    /// seconds of emulated compute to burn beside the real gradient.
+    /// An iteration: the parameters (the vector beside) at `version`, the batch, the shard of
+    /// the training rows it samples, and the CPU seconds of emulated compute to burn beside
+    /// the real gradient.
     Work {
         version: u64,
         epoch: u64,
         batch: usize,
+        shard: Shard,
         burn_cpu_s: f64,
     },
     /// The episode is over.

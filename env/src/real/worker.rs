@@ -59,7 +59,6 @@ fn work(stream: &mut TcpStream, index: usize) -> std::result::Result<(), Ending>
         path,
         seed,
         index,
-        shards,
     } = setup
     else {
         return Err(Ending::Failed(EnvError::RealExecution {
@@ -72,13 +71,11 @@ fn work(stream: &mut TcpStream, index: usize) -> std::result::Result<(), Ending>
     let workload_batch = workload.job.base_batch;
     let scenario = Scenario::from_workload(&path, *workload)?;
     let train = &scenario.data.train;
-    // the scenario refuses fewer training rows than workers: no shard is empty
-    let shard: Vec<usize> = (index..train.len()).step_by(shards.max(1)).collect();
     let worker_seed = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     // one untimed gradient before the clock starts: a cold process's first pass faults in its
     // code and data, which under a slice of a core would cost seconds of the first round
     let warm_up = scenario.model.init_params(&mut StdRng::seed_from_u64(seed));
-    let rows: Vec<usize> = shard.iter().copied().take(workload_batch).collect();
+    let rows: Vec<usize> = (0..workload_batch.min(train.len())).collect();
     compute_gradient(&*scenario.model, train, &warm_up, &rows, l2);
     send(stream, &FromWorker::Ready, &[]).map_err(lost)?;
     loop {
@@ -88,6 +85,7 @@ fn work(stream: &mut TcpStream, index: usize) -> std::result::Result<(), Ending>
             version,
             epoch,
             batch,
+            shard,
             burn_cpu_s,
         } = message
         else {
@@ -98,8 +96,9 @@ fn work(stream: &mut TcpStream, index: usize) -> std::result::Result<(), Ending>
         // checkpoint draws the rows it would have drawn uninterrupted
         let mut rng =
             StdRng::seed_from_u64(worker_seed ^ version.wrapping_mul(0xbf58_476d_1ce4_e5b9));
+        let shard_rows = shard.len(train.len());
         let rows: Vec<usize> = (0..batch)
-            .map(|_| shard[rng.random_range(0..shard.len())])
+            .map(|_| shard.row(rng.random_range(0..shard_rows)))
             .collect();
         let result = compute_gradient(&*scenario.model, train, &params, &rows, l2);
         // the virtual compute stands for the whole iteration, the real gradient included

@@ -26,6 +26,7 @@ use crate::real::messages::{FromWorker, ToWorker};
 use crate::real::process;
 use crate::real::wire::{receive, send};
 use crate::single_job::scenario::Scenario;
+use crate::single_job::sim::rules::Shard;
 
 /// What a job trains, fixed for an episode.
 pub struct JobPlan {
@@ -203,13 +204,14 @@ fn train(context: &Context, events: &Sender<Event>, children: &mut Vec<Child>) -
     let burn_cpu_s = plan.cpu_per_iteration / n as f64;
     let lr = plan.scenario.workload.job.lr as f32;
     while iteration < plan.iterations && !context.stop.load(Ordering::SeqCst) {
-        let work = ToWorker::Work {
+        let work = |index| ToWorker::Work {
             version: iteration,
             epoch: 0,
             batch: rows,
+            shard: Shard { index, of: n },
             burn_cpu_s,
         };
-        match one_iteration(&mut streams, &work, &params) {
+        match one_iteration(&mut streams, work, &params) {
             Ok(sum) => {
                 let scale = lr / n as f32;
                 params
@@ -233,15 +235,15 @@ fn train(context: &Context, events: &Sender<Event>, children: &mut Vec<Child>) -
     Ok(!stopped)
 }
 
-/// One synchronous iteration: every worker's gradient at `params`, summed.
+/// One synchronous iteration: every worker's gradient at `params` (on the work `work` gives its index), summed.
 fn one_iteration(
     streams: &mut [TcpStream],
-    work: &ToWorker,
+    work: impl Fn(usize) -> ToWorker,
     params: &[f32],
 ) -> std::io::Result<Vec<f32>> {
-    for stream in streams.iter_mut() {
+    for (index, stream) in streams.iter_mut().enumerate() {
         match receive::<FromWorker>(stream)? {
-            (FromWorker::Pull, _) => send(stream, work, params)?,
+            (FromWorker::Pull, _) => send(stream, &work(index), params)?,
             _ => return Err(std::io::Error::other("a worker spoke out of turn")),
         }
     }

@@ -9,7 +9,8 @@ use crate::error::{EnvError, Result};
 use crate::real::messages::{FromWorker, ToWorker};
 use crate::real::wire::{receive, send};
 use crate::single_job::PushRecord;
-use crate::single_job::sim::{Applied, rules};
+use crate::single_job::sim::Applied;
+use crate::single_job::sim::rules::{self, Shard};
 
 /// Serves worker `index`'s pulls and pushes until it goes or the episode ends.
 pub(super) fn serve(context: &Context, index: usize, mut stream: TcpStream) {
@@ -87,10 +88,12 @@ fn next_work(context: &Context, index: usize) -> Option<(ToWorker, Arc<Vec<f32>>
         _ => now,
     });
     let burn_cpu_s = context.k * context.time_scale * job.sample_gflop * batch as f64;
+    let shard = Shard::among_running(state.workers.iter().map(|w| w.running), index);
     let work = ToWorker::Work {
         version,
         epoch,
         batch,
+        shard,
         burn_cpu_s,
     };
     Some((work, params))

@@ -15,6 +15,7 @@ use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 
 use super::cost::CostModel;
+use super::rules::Shard;
 use super::server::{Applied, Server};
 use super::worker::{Iteration, Phase, Worker, WorkerRound};
 use crate::cluster::Amounts;
@@ -347,16 +348,15 @@ impl TrainingSim {
     }
 
     /// Worker `w`'s next minibatch: its rows and the GFLOP it costs, with the iteration's
-    /// jitter and straggling drawn from the worker's stream. A worker samples its own shard,
-    /// every `nodes`-th training row from `w`, as a real worker does (`env/src/real/worker.rs`): the
-    /// data of a node without a container is not trained on.
+    /// jitter and straggling drawn from the worker's stream. A worker samples its shard among
+    /// the running workers ([`Shard`]), as a real worker does (`env/src/real/worker.rs`).
     fn draw_minibatch(&mut self, w: usize, batch: usize) -> (Vec<usize>, f64) {
-        let shards = self.workers.len();
-        let shard_rows = shard_len(self.scenario.data.train.len(), w, shards);
+        let shard = Shard::among_running(self.workers.iter().map(|o| o.running), w);
+        let shard_rows = shard.len(self.scenario.data.train.len());
         let sim = &self.cost.sim;
         let worker = &mut self.workers[w];
         let rows = (0..batch)
-            .map(|_| w + shards * worker.rng.random_range(0..shard_rows))
+            .map(|_| shard.row(worker.rng.random_range(0..shard_rows)))
             .collect();
         let jitter: f64 = StandardNormal.sample(&mut worker.rng);
         let straggles = worker.rng.random_bool(sim.straggler_prob);
@@ -764,34 +764,43 @@ impl TrainingSim {
     }
 }
 
-/// Rows in shard `index` of `shards` over `rows` training rows: every `shards`-th row from
-/// `index` (the scenario refuses fewer rows than shards).
-fn shard_len(rows: usize, index: usize, shards: usize) -> usize {
-    (rows - index).div_ceil(shards)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testkit::{scenario, two_node_workload};
 
-    /// Each worker draws only rows of its own shard, and from all of it over many draws.
+    /// Worker `w`'s distinct rows over 300 minibatches of 64.
+    fn rows_seen(sim: &mut TrainingSim, w: usize) -> std::collections::BTreeSet<usize> {
+        (0..300).flat_map(|_| sim.draw_minibatch(w, 64).0).collect()
+    }
+
+    /// The running workers split the training rows: with both running each draws only, and
+    /// over many draws all, of every other row; alone, one worker draws from all of them.
     #[test]
-    fn a_worker_samples_its_own_shard() {
+    fn the_running_workers_split_the_training_rows() {
         let scenario = scenario(&two_node_workload("hb_asgd", ""));
         let train_rows = scenario.data.train.len();
         let mut sim = TrainingSim::new(scenario, 5).unwrap();
+        sim.workers.iter_mut().for_each(|w| w.running = true);
         for w in 0..2 {
-            let mut seen = std::collections::BTreeSet::new();
-            for _ in 0..200 {
-                let (rows, _) = sim.draw_minibatch(w, 64);
-                assert!(
-                    rows.iter().all(|&r| r % 2 == w && r < train_rows),
-                    "{rows:?}"
-                );
-                seen.extend(rows);
-            }
-            assert_eq!(seen.len(), shard_len(train_rows, w, 2), "worker {w}");
+            let seen = rows_seen(&mut sim, w);
+            assert!(seen.iter().all(|&r| r % 2 == w), "worker {w}: {seen:?}");
+            assert_eq!(seen.len(), (w..train_rows).step_by(2).count(), "worker {w}");
         }
+        sim.workers[0].running = false;
+        assert_eq!(rows_seen(&mut sim, 1), (0..train_rows).collect());
+    }
+
+    /// A worker's shard index counts the running workers before it; the count is of all running.
+    #[test]
+    fn a_shard_is_the_workers_rank_among_the_running() {
+        let running = [true, false, true, true, false];
+        let shard = |w| Shard::among_running(running.into_iter(), w);
+        assert_eq!(shard(0), Shard { index: 0, of: 3 });
+        assert_eq!(shard(2), Shard { index: 1, of: 3 });
+        assert_eq!(shard(3), Shard { index: 2, of: 3 });
+        assert_eq!(Shard { index: 2, of: 3 }.len(10), 3);
+        assert_eq!(Shard { index: 0, of: 3 }.len(10), 4);
+        assert_eq!(Shard { index: 2, of: 3 }.row(2), 8);
     }
 }

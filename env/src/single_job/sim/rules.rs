@@ -1,5 +1,8 @@
-//! HB-ASGD's two resource rules, shared by the simulated server (`engine.rs`) and the real
-//! one (`env/src/real/single_job/`): the hierarchical batch and the resource-adequate learning rate.
+//! The rules the simulated server (`engine.rs`) and the real one (`env/src/real/single_job/`)
+//! share: HB-ASGD's hierarchical batch and resource-adequate learning rate, and which training
+//! rows a worker samples.
+
+use serde::{Deserialize, Serialize};
 
 use crate::cluster::{Amounts, NodeSpec};
 use crate::single_job::schema::{JobSpec, OptimizerKind};
@@ -51,4 +54,44 @@ pub fn adequacy_factor(
 /// gpu_gflops)`, without Amdahl's law, GPU saturation or interference.
 pub fn nominal_rate(node: &NodeSpec, alloc: &Amounts) -> f64 {
     node.speed * (alloc[0] * node.cpu_gflops_per_core + alloc[2] * node.gpu_gflops)
+}
+
+/// The training rows a worker samples: every `of`-th row from `index`. The running workers
+/// split the rows between them and the split is re-cut whenever that set changes, as elastic
+/// data-parallel training re-partitions its data at every rescale (torch elastic's
+/// `ElasticDistributedSampler` takes the current replica count and rank). A shard per node
+/// instead would leave the rows of every node without a container untrained, and on a
+/// 4,000-row dataset an allocation of two nodes then cannot reach the target (docs/single-job.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: usize,
+    pub of: usize,
+}
+
+impl Shard {
+    /// Worker `worker`'s shard among the workers `running` flags (in worker order; it must be
+    /// one of them).
+    pub fn among_running(running: impl Iterator<Item = bool>, worker: usize) -> Shard {
+        let (index, of) = running.enumerate().fold((0, 0), |(index, of), (w, runs)| {
+            (
+                index + usize::from(runs && w < worker),
+                of + usize::from(runs),
+            )
+        });
+        Shard {
+            index,
+            of: of.max(1),
+        }
+    }
+
+    /// Rows in the shard, of `rows` training rows (the scenario refuses fewer rows than nodes,
+    /// so no shard of running workers is empty).
+    pub fn len(&self, rows: usize) -> usize {
+        (rows - self.index).div_ceil(self.of)
+    }
+
+    /// The shard's `k`-th training row.
+    pub fn row(&self, k: usize) -> usize {
+        self.index + self.of * k
+    }
 }
