@@ -304,6 +304,10 @@ pub struct Table2 {
     /// with HB-ASGD, from table1's episodes: the same workload, optimiser set and seeds.
     #[serde(default)]
     pub learned: Vec<Table2Learned>,
+    /// Seeds no training or tuning uses, on which the learned agents are played again beside
+    /// HB-ASGD + static and + RAES.
+    #[serde(default)]
+    pub unseen_seeds: Vec<u64>,
     /// The row the ratios divide by.
     pub reference: String,
     pub rows: Vec<Table2Row>,

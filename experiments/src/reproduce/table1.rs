@@ -2,6 +2,7 @@
 //! training curves, and the same schedulers' families on a real trace (jobs cluster).
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use schedlab_trainer::tensorboard::read_scalars;
@@ -203,15 +204,20 @@ fn jobs_cluster(cx: &Context) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// The run folder table1's sweep trained `agent` in (after the sweep has run).
+pub(super) fn trained_run(cx: &Context, spec: &SweepSpec, agent: &str) -> anyhow::Result<PathBuf> {
+    let runs = cx.args.out.join(&spec.name).join("runs").join(HB_ASGD);
+    let workload_name = schedlab_env::SingleJobWorkload::load(&cx.paper)?.name;
+    latest_run(&runs, &workload_name, agent, spec.train.seed)
+        .with_context(|| format!("no {agent} run in {}", runs.display()))
+}
+
 /// The learned agents' episodic return while they trained, from their TensorBoard files.
 fn training_curves(cx: &Context, spec: &SweepSpec) -> anyhow::Result<()> {
     let smoothing = cx.protocol.table1.training_smoothing;
-    let runs = cx.args.out.join(&spec.name).join("runs").join(HB_ASGD);
-    let workload_name = schedlab_env::SingleJobWorkload::load(&cx.paper)?.name;
     let mut curves = Vec::new();
     for agent in ["dqn", "ppo"] {
-        let run = latest_run(&runs, &workload_name, agent, spec.train.seed)
-            .with_context(|| format!("no {agent} run in {}", runs.display()))?;
+        let run = trained_run(cx, spec, agent)?;
         let scalars = read_scalars(&run)?;
         let points: Vec<(f64, f64)> = scalars
             .by_tag

@@ -4,7 +4,7 @@
 use super::context::{Context, Tuned, mean, mean_ci, paired_p, values};
 use super::protocol::HB_ASGD;
 use crate::sweep::journal::Row;
-use crate::sweep::spec::{SweepSpec, TrainSettings};
+use crate::sweep::spec::{SweepSpec, TRAIN_PREFIX, TrainSettings};
 
 pub fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     let t2 = &cx.protocol.table2;
@@ -50,6 +50,7 @@ pub fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     }
     let learned = learned_rows(cx, tuned, &rows, &ours)?;
     text += &learned.rows;
+    let unseen = unseen_seeds(cx, tuned)?;
     let time = |policy: &str, opt: &str| mean(&values(&rows, policy, opt, "completion_time_s"));
     let best = t2
         .rows
@@ -68,7 +69,72 @@ pub fn table2(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
         effect("async_sgd", "asynchronous SGD"),
         paper_effects(cx),
     );
+    text += &unseen;
     Ok(text)
+}
+
+/// The learned agents beside HB-ASGD + static and + RAES on the protocol's unseen seeds:
+/// table1's trained runs, played by folder so that nothing trains again.
+fn unseen_seeds(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
+    let t2 = &cx.protocol.table2;
+    if t2.unseen_seeds.is_empty() || t2.learned.is_empty() {
+        return Ok(String::new());
+    }
+    let table1 = super::table1::table1_spec(cx, tuned);
+    let mut rows = vec![("HB-ASGD + static".to_owned(), "static".to_owned())];
+    rows.push(("HB-ASGD + RAES".to_owned(), "raes".to_owned()));
+    for agent in &t2.learned {
+        let name = agent.policy.trim_start_matches(TRAIN_PREFIX);
+        let run = super::table1::trained_run(cx, &table1, name)?;
+        rows.push((agent.label.clone(), run.display().to_string()));
+    }
+    let spec = SweepSpec {
+        name: "table2-unseen".into(),
+        policies: rows.iter().map(|(_, policy)| policy.clone()).collect(),
+        seeds: t2.unseen_seeds.clone(),
+        train: TrainSettings::default(),
+        ..table1
+    };
+    let played = cx.sweep(&spec)?;
+    let metric = |policy: &str, name: &str| values(&played, policy, HB_ASGD, name);
+    let static_times = metric("static", "completion_time_s");
+    let seeds = &t2.unseen_seeds;
+    let mut text = format!(
+        "### On seeds no training, tuning or table uses
+
+Seeds {}-{} ({} episodes each; the learned rows are the agents above, played from their run folders; p against HB-ASGD + static, paired by seed: Wilcoxon signed-rank; paired t)
+
+         | configuration | completion time (s) | p | lower than static | reached |
+| --- | --- | --- | --- | --- |
+",
+        seeds.iter().min().expect("non-empty"),
+        seeds.iter().max().expect("non-empty"),
+        seeds.len()
+    );
+    for (label, policy) in &rows {
+        let times = metric(policy, "completion_time_s");
+        let reached = metric(policy, "target_reached");
+        let (p, lower) = if policy == "static" {
+            (String::new(), String::new())
+        } else {
+            let lower = times
+                .iter()
+                .zip(&static_times)
+                .filter(|(t, s)| t < s)
+                .count();
+            (
+                paired_p(&times, &static_times).cell(),
+                format!("{lower}/{}", times.len()),
+            )
+        };
+        text += &format!(
+            "| {label} | {} | {p} | {lower} | {}/{} |\n",
+            mean_ci(&times),
+            reached.iter().sum::<f64>(),
+            reached.len()
+        );
+    }
+    Ok(text + "\n")
 }
 
 /// How RAES instead of static allocation changes `optimizer`'s time to target, with the paired
