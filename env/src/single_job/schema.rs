@@ -162,8 +162,11 @@ fn default_beta() -> f64 {
 fn default_tau() -> u64 {
     4
 }
+/// The factor lowers the tuned rate when resources are tight and never raises it: raised
+/// up to 2, HB-ASGD at its tuned rate overshot on paper-10node's ample allocations and some
+/// never reached the target (docs/single-job.md, "The learning-rate rule").
 fn default_lr_bounds() -> (f64, f64) {
-    (0.5, 2.0)
+    (0.5, 1.0)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -206,7 +209,8 @@ pub struct JobSpec {
     /// workers have pushed; the rest's iterations are cancelled.
     #[serde(default)]
     pub backup_workers: usize,
-    /// Bounds on HB-ASGD's resource-adequacy factor on the learning rate.
+    /// Bounds on HB-ASGD's resource-adequacy factor on the learning rate (`[low, high]`,
+    /// `low <= 1 <= high`; default `[0.5, 1.0]`).
     #[serde(default = "default_lr_bounds")]
     pub lr_factor_bounds: (f64, f64),
     /// Validation loss (mean data loss, no penalty) at which the job is done.

@@ -38,13 +38,21 @@ fn fixed_batch_optimizers_keep_the_base_batch() {
     }
 }
 
+/// By default the factor falls with tight allocations and stays at 1 with ample ones; bounds
+/// above 1 let ample allocations raise it.
 #[test]
-fn learning_rate_rises_with_ample_allocations_and_falls_with_tight_ones() {
-    let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", "")));
-    env.reset(0).unwrap();
-    let tight = env.step(&uniform(2, [1, 1, 0])).unwrap().info.lr_factor;
-    let ample = env.step(&uniform(2, [3, 2, 0])).unwrap().info.lr_factor;
-    assert!(ample > 1.0 && tight < 1.0, "tight {tight}, ample {ample}");
+fn learning_rate_falls_with_tight_allocations_and_rises_only_where_bounds_allow() {
+    let factors = |job_extra: &str| {
+        let mut env = SingleJobEnv::new(scenario(&two_node_workload("hb_asgd", job_extra)));
+        env.reset(0).unwrap();
+        let tight = env.step(&uniform(2, [1, 1, 0])).unwrap().info.lr_factor;
+        let ample = env.step(&uniform(2, [3, 2, 0])).unwrap().info.lr_factor;
+        (tight, ample)
+    };
+    let (tight, ample) = factors("");
+    assert!(tight < 1.0 && ample == 1.0, "tight {tight}, ample {ample}");
+    let (tight, ample) = factors("lr_factor_bounds = [0.5, 2.0]");
+    assert!(tight < 1.0 && ample > 1.0, "tight {tight}, ample {ample}");
 }
 
 #[test]

@@ -29,8 +29,9 @@ pub fn next_batch(
 
 /// HB-ASGD's learning-rate factor: `sqrt(rho)` clipped to `lr_factor_bounds`, with `rho` the
 /// running containers' nominal rate ([`nominal_rate`], `rates`) over the reference
-/// allocation's. Ample allocations raise the step, tight ones lower it (square-root scaling,
-/// as for a larger aggregate batch). The other optimisers keep factor 1.
+/// allocation's (square-root scaling, as for a larger aggregate batch). Tight allocations lower
+/// the step; ample ones raise it only as far as the bounds allow, which by default is not at
+/// all (`default_lr_bounds` in `schema.rs`). The other optimisers keep factor 1.
 ///
 /// The paper says only that the rate rises when resources are sufficient and falls when they
 /// are tight (Ji et al. 2025, section 3.3). The rule reads the resources allocated, not the
