@@ -374,6 +374,14 @@ impl Protocol {
                 learned.policy
             );
         }
+        if let Some(seed) = self
+            .table2
+            .unseen_seeds
+            .iter()
+            .find(|s| self.tuning.seeds.contains(s))
+        {
+            anyhow::bail!("table2.unseen_seeds: seed {seed} is a tuning seed");
+        }
         self.reference()?;
         for c in &self.communication.configurations {
             let rate = c.rate_of.as_deref().unwrap_or(&c.optimizer);
@@ -480,6 +488,13 @@ mod tests {
         .unwrap();
         let err = bad.check().unwrap_err().to_string();
         assert!(err.contains("train:dqm") && err.contains("table1"), "{err}");
+        // the learned rows' unseen seeds are not the seeds the rates were tuned on
+        let bad: Protocol = toml::from_str(
+            &text.replace("unseen_seeds = [2000, 2001", "unseen_seeds = [1001, 2001"),
+        )
+        .unwrap();
+        let err = bad.check().unwrap_err().to_string();
+        assert!(err.contains("seed 1001 is a tuning seed"), "{err}");
         assert!(toml::from_str::<Protocol>(&text.replace("round_s", "round_secs")).is_err());
         // play options are played by the DAG section only; on a jobs learner they are refused
         let bad: Protocol = toml::from_str(&text.replace(

@@ -100,13 +100,8 @@ fn unseen_seeds(cx: &Context, tuned: &Tuned) -> anyhow::Result<String> {
     let static_times = metric("static", "completion_time_s");
     let seeds = &t2.unseen_seeds;
     let mut text = format!(
-        "### On seeds no training, tuning or table uses
-
-Seeds {}-{} ({} episodes each; the learned rows are the agents above, played from their run folders; p against HB-ASGD + static, paired by seed: Wilcoxon signed-rank; paired t)
-
-         | configuration | completion time (s) | p | lower than static | reached |
-| --- | --- | --- | --- | --- |
-",
+        "### On seeds no training, tuning or table uses\n\nSeeds {}-{} ({} episodes each; the learned rows are the agents above, played from their run folders; p against HB-ASGD + static, paired by seed: Wilcoxon signed-rank; paired t)\n\n\
+         | configuration | completion time (s) | p | lower than static | reached |\n| --- | --- | --- | --- | --- |\n",
         seeds.iter().min().expect("non-empty"),
         seeds.iter().max().expect("non-empty"),
         seeds.len()
