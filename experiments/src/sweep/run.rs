@@ -116,8 +116,10 @@ pub fn latest_run(runs: &Path, workload_name: &str, agent: &str, seed: u64) -> O
 }
 
 /// The run folder of `agent` trained on `target`'s variant under `runs_root`: an existing one
-/// that trained under the same workload settings and reached the spec's steps, one resumed to
-/// them, or a new one (also where the newest run trained under other settings).
+/// that these sources trained under the same workload settings and that reached the spec's
+/// steps, one resumed to them, or a new one (also where the newest run trained under other
+/// settings or was trained by other env, agents or trainer sources, which would play a policy
+/// the env it is played on never trained).
 fn trained_run(
     spec: &SweepSpec,
     agent: &str,
@@ -138,8 +140,14 @@ fn trained_run(
     let runs = runs_root.join(variant_name);
     let workload_name = training.workload.name().to_owned();
     let settings: BTreeMap<String, String> = training.workload_settings.iter().cloned().collect();
+    let sources = runs.join(format!(
+        "{workload_name}__{agent}__{}.sources",
+        spec.train.seed
+    ));
+    let from_these_sources =
+        std::fs::read_to_string(&sources).ok().as_deref() == Some(SOURCES_FINGERPRINT);
     let existing = match latest_run(&runs, &workload_name, agent, spec.train.seed) {
-        Some(run) => {
+        Some(run) if from_these_sources => {
             let manifest = Manifest::read(&run)?;
             if manifest.workload_settings != settings {
                 None
@@ -149,8 +157,12 @@ fn trained_run(
                 Some(run)
             }
         }
-        None => None,
+        _ => None,
     };
+    if existing.is_none() {
+        std::fs::create_dir_all(&runs).with_context(|| format!("{}", runs.display()))?;
+        write_atomic(&sources, SOURCES_FINGERPRINT.as_bytes())?;
+    }
     let raw = spec
         .train
         .hyperparameters

@@ -309,6 +309,7 @@ fn run_folders(runs: &Path) -> Vec<PathBuf> {
         .unwrap()
         .flat_map(|variant| std::fs::read_dir(variant.unwrap().path()).unwrap())
         .map(|run| run.unwrap().path())
+        .filter(|path| path.is_dir())
         .collect();
     folders.sort();
     folders
@@ -347,6 +348,36 @@ fn shards_sharing_pretrained_runs_train_nothing_and_merge_into_the_whole() {
     let merged = merge(&dirs, &root.path().join("merged")).unwrap();
     let whole = run(&spec, &options(&root.path().join("whole"), Shard::WHOLE)).unwrap();
     assert_eq!(merged, whole);
+}
+
+/// A run that other env, agents or trainer sources trained is not played as this build's:
+/// the sweep trains a new one beside it.
+#[test]
+fn runs_trained_by_other_sources_are_trained_again() {
+    let root = tempfile::tempdir().unwrap();
+    let mut spec = grid_spec(1, 1, 1, 1);
+    spec.policies.push("train:ppo".into());
+    spec.train.steps = 32;
+    let shared = root.path().join("runs");
+    train_all(&spec, &shared).unwrap();
+    let trained = run_folders(&shared);
+    assert_eq!(trained.len(), 1);
+    let sources: Vec<PathBuf> = std::fs::read_dir(shared.join(spec.variant_name(0)))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sources"))
+        .collect();
+    assert_eq!(sources.len(), 1, "{sources:?}");
+    std::fs::write(&sources[0], "another build").unwrap();
+    train_all(&spec, &shared).unwrap();
+    let now = run_folders(&shared);
+    assert_eq!(now.len(), 2, "a new run beside the old: {now:?}");
+    assert_eq!(
+        std::fs::read_to_string(&sources[0]).unwrap(),
+        SOURCES_FINGERPRINT
+    );
+    train_all(&spec, &shared).unwrap();
+    assert_eq!(run_folders(&shared), now, "and that one is reused");
 }
 
 /// Two sweeps started together on one folder: one writes, the other is refused naming the
