@@ -11,9 +11,10 @@ use schedlab_trainer::run::Manifest;
 use schedlab_trainer::train::TrainSpec;
 
 use super::protocol::LearnedRun;
-use crate::output::write_atomic;
 use crate::settings::parse_overrides;
-use crate::sources::SOURCES_FINGERPRINT;
+use crate::sources::{
+    SOURCES_FINGERPRINT, record_these_sources, recorded_as_these_sources, recorded_sources,
+};
 use crate::sweep::run::{forget_policies, latest_run};
 use crate::sweep::spec::pairs;
 use crate::training::train_loaded;
@@ -101,8 +102,8 @@ pub(super) fn trained<'a>(
     let config = kind.configure(loaded.env_kind(), &parse_overrides(&pairs(&learner.set))?)?;
     let family_sha256 = sha256_file(family).with_context(|| format!("{}", family.display()))?;
     // a run of this learner from these sources: finished, or killed and resumed where it stopped
-    let trained_by = std::fs::read_to_string(&sources).ok();
-    let from_these_sources = trained_by.as_deref() == Some(SOURCES_FINGERPRINT);
+    let trained_by = recorded_sources(&sources);
+    let from_these_sources = recorded_as_these_sources(&sources);
     let same = |manifest: &Manifest| {
         // a run from before a hyperparameter existed trained with its default
         kind.backfilled(&manifest.config) == config
@@ -194,7 +195,7 @@ fn start_afresh(runs: &Path, stale: &[PathBuf], sources: &Path) -> anyhow::Resul
             .with_context(|| format!("removing the outdated {}", runs.display()))?;
     }
     std::fs::create_dir_all(runs).with_context(|| format!("{}", runs.display()))?;
-    write_atomic(sources, SOURCES_FINGERPRINT.as_bytes())
+    record_these_sources(sources)
 }
 
 /// `BC of raes + PPO` -> `bc-of-raes-ppo`.

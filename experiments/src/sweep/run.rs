@@ -19,7 +19,7 @@ use super::table::write_results;
 use crate::output::write_atomic;
 use crate::play::{episode_bar, make_policy, play};
 use crate::settings::Settings;
-use crate::sources::SOURCES_FINGERPRINT;
+use crate::sources::{SOURCES_FINGERPRINT, record_these_sources, recorded_as_these_sources};
 use crate::training::train_loaded;
 use crate::workloads::{Kind, Loaded, with_kind};
 
@@ -144,8 +144,7 @@ fn trained_run(
         "{workload_name}__{agent}__{}.sources",
         spec.train.seed
     ));
-    let from_these_sources =
-        std::fs::read_to_string(&sources).ok().as_deref() == Some(SOURCES_FINGERPRINT);
+    let from_these_sources = recorded_as_these_sources(&sources);
     let existing = match latest_run(&runs, &workload_name, agent, spec.train.seed) {
         Some(run) if from_these_sources => {
             let manifest = Manifest::read(&run)?;
@@ -161,7 +160,7 @@ fn trained_run(
     };
     if existing.is_none() {
         std::fs::create_dir_all(&runs).with_context(|| format!("{}", runs.display()))?;
-        write_atomic(&sources, SOURCES_FINGERPRINT.as_bytes())?;
+        record_these_sources(&sources)?;
     }
     let raw = spec
         .train
