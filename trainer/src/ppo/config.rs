@@ -68,6 +68,8 @@ pub struct PpoConfig {
     /// far times the step's span, so that the return measures doing better than usual rather
     /// than how much work a window holds. Pair it with `gamma` near 1.
     pub differential: bool,
+    /// The update's optimiser: `adam` (CleanRL's) or `rmsprop` (SB3's A2C default).
+    pub optimizer: Optimizer,
     #[serde(flatten)]
     pub play: PlaySettings,
     #[serde(flatten)]
@@ -106,11 +108,36 @@ impl Default for PpoConfig {
             anneal_entropy: false,
             skip_forced: false,
             differential: false,
+            optimizer: Optimizer::Adam,
             play: PlaySettings::new(128),
             warm_start: WarmStart::default(),
             baseline: Baseline::default(),
             curriculum: Curriculum::default(),
             filter: TrajectoryFilter::default(),
+        }
+    }
+}
+
+/// The optimiser of PPO's and A2C's update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Optimizer {
+    /// Adam, epsilon 1e-5 (CleanRL ppo.py's).
+    Adam,
+    /// RMSprop as SB3's A2C builds it: torch's RMSprop at alpha 0.99, epsilon 1e-5 added to
+    /// the root, no momentum (burn's default momentum is 0.9).
+    Rmsprop,
+}
+
+impl Optimizer {
+    pub(crate) fn init(self) -> burn::optim::ModuleOptimizer {
+        match self {
+            Optimizer::Adam => burn::optim::AdamConfig::new().with_epsilon(1e-5).init(),
+            Optimizer::Rmsprop => burn::optim::RmsPropConfig::new()
+                .with_alpha(0.99)
+                .with_epsilon(1e-5)
+                .with_momentum(0.0)
+                .init(),
         }
     }
 }
@@ -462,4 +489,59 @@ pub(super) fn check_rollout_memory(
         ),
         steps * per_step * 2,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use burn::nn::{Linear, LinearConfig};
+    use burn::optim::GradientsParams;
+    use burn::tensor::{Device, Tensor};
+
+    use super::Optimizer;
+
+    /// Two steps of `rmsprop` on loss = sum(x W + b) move each parameter as torch's RMSprop
+    /// does at SB3's arguments: v = 0.99 v + 0.01 g^2, p -= lr g / (sqrt(v) + 1e-5), with no
+    /// momentum (burn's default of 0.9 would move the second step by 1.9 times the first's).
+    #[test]
+    fn rmsprop_steps_as_torchs_at_sb3s_arguments() {
+        let device = Device::flex().autodiff();
+        let mut layer: Linear = LinearConfig::new(2, 1).init(&device);
+        let values = |layer: &Linear| -> Vec<f32> {
+            let mut v = layer.weight.val().into_data().try_to_vec::<f32>().unwrap();
+            v.extend(
+                layer
+                    .bias
+                    .as_ref()
+                    .unwrap()
+                    .val()
+                    .into_data()
+                    .try_to_vec::<f32>()
+                    .unwrap(),
+            );
+            v
+        };
+        let start = values(&layer);
+        let mut optim = Optimizer::Rmsprop.init();
+        let lr = 0.01;
+        let x = Tensor::<2>::from_floats([[1.0, 2.0], [3.0, 4.0]], &device);
+        // the gradient is the same at every step: column sums of x for W, 2 rows for b
+        let grads = [4.0f32, 6.0, 2.0];
+        let mut square = [0.0f32; 3];
+        let mut want = start.clone();
+        for _ in 0..2 {
+            let loss = layer.forward(x.clone()).sum();
+            let g = GradientsParams::from_grads(loss.backward(), &layer);
+            layer = optim.step(lr, layer, g);
+            for k in 0..3 {
+                square[k] = 0.99 * square[k] + 0.01 * grads[k] * grads[k];
+                want[k] -= lr as f32 * grads[k] / (square[k].sqrt() + 1e-5);
+            }
+        }
+        for (got, want) in values(&layer).iter().zip(&want) {
+            assert!(
+                (got - want).abs() < 1e-5,
+                "{got} vs {want} (from {start:?})"
+            );
+        }
+    }
 }

@@ -90,7 +90,7 @@ impl<E: SchedulingEnv> PpoTrainer<E> {
             prototype: prototype.fresh_copy(),
             kept_windows,
             advantages: Advantages::new(config.envs),
-            update: Update::new(device),
+            update: Update::new(device, config.optimizer),
             total_steps: 0,
             seed,
             agent: PpoAgent::new(net, &ctx, seed),

@@ -1,8 +1,9 @@
 //! CleanRL's third phase, the update: the clipped objective over shuffled minibatches for
-//! `epochs` passes, each gradient clipped by its global norm before Adam's step, and what the
-//! phase saw as CleanRL charts it. It owns Adam's state and the device the loss runs on.
+//! `epochs` passes, each gradient clipped by its global norm before the optimiser's step (Adam,
+//! or RMSprop for SB3's A2C), and what the phase saw as CleanRL charts it. It owns the
+//! optimiser's state and the device the loss runs on.
 
-use burn::optim::{AdamConfig, ModuleOptimizer};
+use burn::optim::ModuleOptimizer;
 use burn::tensor::Device;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -12,7 +13,7 @@ use schedlab_agents::ppo::PpoAgent;
 use schedlab_env::ActionSpace;
 
 use super::advantages::Row;
-use super::config::PpoConfig;
+use super::config::{Optimizer, PpoConfig};
 use super::shards::sharded_loss;
 use crate::grad_norm::clip_global_norm;
 
@@ -23,9 +24,9 @@ pub(super) struct Update {
 }
 
 impl Update {
-    pub(super) fn new(device: Device) -> Self {
+    pub(super) fn new(device: Device, optimizer: Optimizer) -> Self {
         Update {
-            optim: AdamConfig::new().init(),
+            optim: optimizer.init(),
             device,
         }
     }
