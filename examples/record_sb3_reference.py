@@ -1,10 +1,10 @@
 """Records the reference learning curves that `schedlab reproduce learners` plots beside the
-Rust learners': Stable-Baselines3's PPO, DQN and A2C, unmodified, at CleanRL's settings
-(ppo.py and dqn.py), on CartPole-v1 and Acrobot-v1, 500k env steps, one thread.
+Rust learners': Stable-Baselines3's PPO and DQN, unmodified, at CleanRL's settings (ppo.py and
+dqn.py), and its A2C at its defaults, on CartPole-v1 and Acrobot-v1, 500k env steps, one thread.
 
-CleanRL's own package does not install on Python 3.11 (PyPI has only its 0.4 releases for
-it), so the references are SB3's, as the issue that asked for them allows. Where SB3 cannot
-express a CleanRL setting it keeps its own, listed in data/reference/README.md.
+CleanRL's own scripts are recorded beside these by examples/record_cleanrl_reference.py; SB3's
+PPO is a second reference and its A2C the only one. Where SB3 cannot express a CleanRL setting
+it keeps its own (the comments in `model` below).
 
     python -m venv /opt/refvenv && /opt/refvenv/bin/pip install torch gymnasium==1.2.2 \
         stable-baselines3==2.9.2
@@ -17,18 +17,18 @@ updates included, and the versions). A run already in sb3-runs.csv is skipped, s
 script resumes where it was stopped.
 """
 
-import csv
 import os
 import sys
 import time
 
 import gymnasium
-import numpy as np
 import stable_baselines3
 import torch
 from stable_baselines3 import A2C, DQN, PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
+
+from reference_csv import CURVE_HEADER, append, curve_rows, done_runs
 
 STEPS = 500_000
 BIN = 10_000
@@ -63,15 +63,9 @@ def model(algo, env, seed):
             exploration_initial_eps=1.0, exploration_final_eps=0.05, max_grad_norm=1e9,
             policy_kwargs=dict(net_arch=[120, 84]), seed=seed, device="cpu")
     if algo == "a2c":
-        # schedlab's A2C settings (trainer/src/ppo/config.rs, `PpoConfig::a2c`): 4 envs x 5
-        # steps, Adam at 7e-4, lambda 0.95, entropy 0.01, tanh 64x64
-        return A2C(
-            "MlpPolicy", env, n_steps=5, learning_rate=7e-4, gamma=0.99, gae_lambda=0.95,
-            ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5, use_rms_prop=False,
-            normalize_advantage=False,
-            policy_kwargs=dict(net_arch=dict(pi=[64, 64], vf=[64, 64]),
-                               activation_fn=torch.nn.Tanh),
-            seed=seed, device="cpu")
+        # SB3's A2C defaults: RMSprop (alpha 0.99, eps 1e-5), 5 steps, lr 7e-4 constant,
+        # lambda 1, entropy 0, value 0.5, grad norm 0.5, no advantage normalisation, tanh 64x64
+        return A2C("MlpPolicy", env, seed=seed, device="cpu")
     raise SystemExit(f"unknown algo {algo!r}: ppo, dqn or a2c")
 
 
@@ -103,22 +97,6 @@ def greedy_return(agent, env_id, episodes=20):
     return total / episodes
 
 
-def done_runs(path):
-    if not os.path.exists(path):
-        return set()
-    with open(path) as f:
-        return {(r["algo"], r["task"], r["seed"]) for r in csv.DictReader(f)}
-
-
-def append(path, header, rows):
-    new = not os.path.exists(path)
-    with open(path, "a", newline="") as f:
-        writer = csv.writer(f)
-        if new:
-            writer.writerow(header)
-        writer.writerows(rows)
-
-
 def main(out, algo, task, seeds):
     torch.set_num_threads(1)
     os.makedirs(out, exist_ok=True)
@@ -133,13 +111,8 @@ def main(out, algo, task, seeds):
         start = time.perf_counter()
         agent.learn(total_timesteps=STEPS, callback=curve)
         wall = time.perf_counter() - start
-        bins = {}
-        for step, ret in curve.episodes:
-            bins.setdefault(min(step, STEPS - 1) // BIN, []).append(ret)
-        append(os.path.join(out, "sb3-curves.csv"),
-               ["algo", "task", "seed", "step", "mean_return", "episodes"],
-               [[algo, task, seed, (b + 1) * BIN, round(float(np.mean(r)), 3), len(r)]
-                for b, r in sorted(bins.items())])
+        append(os.path.join(out, "sb3-curves.csv"), CURVE_HEADER,
+               curve_rows(algo, task, seed, curve.episodes, STEPS, BIN))
         append(runs,
                ["algo", "task", "seed", "greedy_return", "env_steps_per_s", "wall_s",
                 "sb3", "torch", "gymnasium"],

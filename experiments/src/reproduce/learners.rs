@@ -1,9 +1,10 @@
 //! learners: PPO, DQN and A2C calibrated on tasks with known answers (CartPole-v1 and
 //! Acrobot-v1) against a reference implementation at the same settings (issue 67): each
 //! learner's learning curve, the IQM over seeds of the mean training return per bin of env
-//! steps with a bootstrap CI (rliable), beside Stable-Baselines3's recorded curves
-//! (`data/reference/`, `examples/record_sb3_reference.py`); its final IQM against the
-//! reference's, its greedy return and its env steps per second.
+//! steps with a bootstrap CI (rliable), beside CleanRL's and Stable-Baselines3's recorded curves
+//! (`data/reference/`, `examples/record_cleanrl_reference.py`, `examples/record_sb3_reference.py`);
+//! its final IQM against the first reference's that ran it, its greedy return and its env steps
+//! per second.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,7 +16,7 @@ use serde::Deserialize;
 
 use super::cached_training::{Training, trained};
 use super::context::Context;
-use super::protocol::{LearnedRun, LearnersProtocol};
+use super::protocol::{LearnedRun, LearnersReference};
 use crate::curves::tensorboard_curve;
 use crate::paths::{data_root, shipped_workload};
 use crate::play::play_seeds;
@@ -28,7 +29,7 @@ const WITHIN: f64 = 0.05;
 /// Bootstrap resamples of every CI.
 const RESAMPLES: usize = 2_000;
 
-/// A reference curve's row (`sb3-curves.csv`).
+/// A reference curve's row (`cleanrl-curves.csv`, `sb3-curves.csv`).
 #[derive(Deserialize)]
 struct CurveRow {
     algo: String,
@@ -38,7 +39,7 @@ struct CurveRow {
     mean_return: f64,
 }
 
-/// A reference run's row (`sb3-runs.csv`).
+/// A reference run's row (`cleanrl-runs.csv`, `sb3-runs.csv`; other columns hold versions).
 #[derive(Deserialize)]
 struct RunRow {
     algo: String,
@@ -113,10 +114,13 @@ fn binned(episodes: &[(f64, f64)], bin: u64, steps: u64) -> Vec<(u64, f64)> {
         .collect()
 }
 
-/// The references' runs on `task`, by algorithm.
-fn references(p: &LearnersProtocol, task: &str) -> anyhow::Result<BTreeMap<String, Runs>> {
-    let curves: Vec<CurveRow> = rows(&data_root(&p.reference_curves).join(&p.reference_curves))?;
-    let runs: Vec<RunRow> = rows(&data_root(&p.reference_runs).join(&p.reference_runs))?;
+/// A reference implementation's runs on `task`, by algorithm.
+fn reference_runs(
+    reference: &LearnersReference,
+    task: &str,
+) -> anyhow::Result<BTreeMap<String, Runs>> {
+    let curves: Vec<CurveRow> = rows(&data_root(&reference.curves).join(&reference.curves))?;
+    let runs: Vec<RunRow> = rows(&data_root(&reference.runs).join(&reference.runs))?;
     let mut by_algo: BTreeMap<String, BTreeMap<u64, Vec<(u64, f64)>>> = BTreeMap::new();
     for row in curves.into_iter().filter(|r| r.task == task) {
         by_algo
@@ -186,6 +190,62 @@ fn median(values: &[f64]) -> f64 {
     crate::stats::median(values.to_vec())
 }
 
+/// A learner's table row: its final IQM beside each reference's at the same step (`of_agent`:
+/// each reference's runs of the learner's agent, if it ran it), the verdict against the first
+/// reference that ran it, the greedy returns and the speeds.
+fn learner_row(label: &str, ours: &Runs, of_agent: &[(&str, Option<&Runs>)]) -> String {
+    // the references at the step schedlab's curve ends at: the same budget
+    let ours_last = ours.last();
+    let at_our_end = |runs: &Runs| ours_last.and_then(|(step, _, _)| runs.at(step));
+    let verdict = match of_agent.iter().find_map(|(name, r)| r.map(|r| (name, r))) {
+        None => "no reference recorded".to_owned(),
+        Some((name, reference)) => match (ours_last, at_our_end(reference)) {
+            (Some((_, a, _)), Some((_, b, _))) => {
+                let met = a >= b || (a - b).abs() <= WITHIN * b.abs();
+                format!("{}, against {name}", if met { "yes" } else { "no" })
+            }
+            _ => format!("no {name} point at that step"),
+        },
+    };
+    let final_text = |last: Option<(u64, f64, (f64, f64))>| {
+        last.map_or("—".to_owned(), |(_, v, ci)| ci_text((v, ci)))
+    };
+    let or_dash =
+        |v: Option<f64>, digits: usize| v.map_or("—".to_owned(), |v| format!("{v:.digits$}"));
+    let finals: Vec<String> = of_agent
+        .iter()
+        .map(|(_, r)| final_text(r.and_then(at_our_end)))
+        .collect();
+    let greedy: Vec<String> = of_agent
+        .iter()
+        .map(|(_, r)| {
+            or_dash(
+                r.filter(|r| !r.greedy.is_empty()).map(|r| iqm(&r.greedy)),
+                1,
+            )
+        })
+        .collect();
+    let speeds: Vec<String> = of_agent
+        .iter()
+        .map(|(_, r)| {
+            or_dash(
+                r.filter(|r| !r.speeds.is_empty())
+                    .map(|r| median(&r.speeds)),
+                0,
+            )
+        })
+        .collect();
+    format!(
+        "| {label} | {} | {} | {verdict} | {:.1} / {} | {:.0} / {} |\n",
+        final_text(ours_last),
+        finals.join(" | "),
+        iqm(&ours.greedy),
+        greedy.join(" / "),
+        median(&ours.speeds),
+        speeds.join(" / ")
+    )
+}
+
 /// One task's table rows and figure series.
 fn task_part(cx: &Context, file: &str) -> anyhow::Result<String> {
     let p = &cx.protocol.learners;
@@ -194,50 +254,32 @@ fn task_part(cx: &Context, file: &str) -> anyhow::Result<String> {
         .file_stem()
         .and_then(|s| s.to_str())
         .with_context(|| format!("task `{file}` has no file stem"))?;
-    let references = references(p, task)?;
+    let references: Vec<(&str, BTreeMap<String, Runs>)> = p
+        .references
+        .iter()
+        .map(|r| Ok((r.name.as_str(), reference_runs(r, task)?)))
+        .collect::<anyhow::Result<_>>()?;
+    let names: Vec<&str> = references.iter().map(|(name, _)| *name).collect();
     let mut table = format!(
-        "\n**{task}** ({file}):\n\n| learner | final IQM [95% CI], schedlab | final IQM, SB3 | within {:.0}% or better | greedy IQM, schedlab / SB3 | env steps/s, schedlab / SB3 (median) |\n| --- | --- | --- | --- | --- | --- |\n",
-        WITHIN * 100.0
+        "\n**{task}** ({file}):\n\n| learner | final IQM [95% CI], schedlab | {} | within {:.0}% of the first reference, or better | greedy IQM, schedlab / {} | env steps/s, schedlab / {} (median) |\n|{}\n",
+        names
+            .iter()
+            .map(|n| format!("final IQM, {n}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        WITHIN * 100.0,
+        names.join(" / "),
+        names.join(" / "),
+        " --- |".repeat(5 + names.len()),
     );
     let mut series = Vec::new();
     for learner in &p.learners {
         let ours = learner_runs(cx, &path, task, learner)?;
-        let reference = references.get(&learner.agent);
-        // the reference at the step schedlab's curve ends at: the same budget
-        let ours_last = ours.last();
-        let ref_last = ours_last.and_then(|(step, _, _)| reference.and_then(|r| r.at(step)));
-        let verdict = match (ours_last, ref_last) {
-            (Some((_, a, _)), Some((_, b, _))) => {
-                if a >= b || (a - b).abs() <= WITHIN * b.abs() {
-                    "yes"
-                } else {
-                    "no"
-                }
-            }
-            (Some(_), None) if reference.is_some() => "no reference point at that step",
-            _ => "no reference recorded",
-        };
-        let final_text = |last: Option<(u64, f64, (f64, f64))>| {
-            last.map_or("—".to_owned(), |(_, v, ci)| ci_text((v, ci)))
-        };
-        let or_dash =
-            |v: Option<f64>, digits: usize| v.map_or("—".to_owned(), |v| format!("{v:.digits$}"));
-        let greedy_ref = reference
-            .filter(|r| !r.greedy.is_empty())
-            .map(|r| iqm(&r.greedy));
-        let speed_ref = reference
-            .filter(|r| !r.speeds.is_empty())
-            .map(|r| median(&r.speeds));
-        table += &format!(
-            "| {} | {} | {} | {verdict} | {:.1} / {} | {:.0} / {} |\n",
-            learner.label,
-            final_text(ours_last),
-            final_text(ref_last),
-            iqm(&ours.greedy),
-            or_dash(greedy_ref, 1),
-            median(&ours.speeds),
-            or_dash(speed_ref, 0)
-        );
+        let of_agent: Vec<(&str, Option<&Runs>)> = references
+            .iter()
+            .map(|(name, runs)| (*name, runs.get(&learner.agent)))
+            .collect();
+        table += &learner_row(&learner.label, &ours, &of_agent);
         let points = |runs: &Runs| -> Vec<(f64, f64)> {
             runs.iqm_curve()
                 .iter()
@@ -245,8 +287,10 @@ fn task_part(cx: &Context, file: &str) -> anyhow::Result<String> {
                 .collect()
         };
         series.push((format!("{} (schedlab)", learner.label), points(&ours)));
-        if let Some(r) = reference {
-            series.push((format!("{} (SB3)", learner.label), points(r)));
+        for (name, r) in &of_agent {
+            if let Some(r) = r {
+                series.push((format!("{} ({name})", learner.label), points(r)));
+            }
         }
     }
     let figure = format!("learners-{task}.png");
@@ -265,7 +309,7 @@ fn task_part(cx: &Context, file: &str) -> anyhow::Result<String> {
 pub fn learners(cx: &Context) -> anyhow::Result<String> {
     let p = &cx.protocol.learners;
     let mut text = format!(
-        "## Learners on tasks with known answers (learners)\n\n`schedlab reproduce learners` ({}): PPO, DQN and A2C each trained {} times (seeds {:?}) on every task, beside Stable-Baselines3's PPO, DQN and A2C at the same settings, unmodified, recorded once (`data/reference/`, `examples/record_sb3_reference.py`; its versions are in `sb3-runs.csv`). PPO and DQN take CleanRL ppo.py's and dqn.py's settings, A2C schedlab's own (`data/experiments/reproduce.toml`). A curve's point is the IQM over seeds of the mean return of the training episodes that ended in each {} env steps, its CI a 95% bootstrap over seeds ({RESAMPLES} resamples); \"final\" is schedlab's last such point and the reference's at the same step. The greedy return is the mean over {} episodes of the trained policy. schedlab's env steps per second count its whole run (updates included) in this build; the references' were recorded while other work shared the machine, so only docs/learned.md's quiet comparison is one of speed.\n",
+        "## Learners on tasks with known answers (learners)\n\n`schedlab reproduce learners` ({}): PPO, DQN and A2C each trained {} times (seeds {:?}) on every task, beside the references ({}), unmodified, recorded once (`data/reference/`; their versions are in its `*-runs.csv`). PPO and DQN take CleanRL ppo.py's and dqn.py's settings, A2C schedlab's own (`data/experiments/reproduce.toml`); CleanRL's rows are its own ppo.py and dqn.py at their defaults (`examples/record_cleanrl_reference.py`), SB3's its PPO and A2C at the same settings (`examples/record_sb3_reference.py`). A learner is measured against the first reference that ran it. A curve's point is the IQM over seeds of the mean return of the training episodes that ended in each {} env steps, its CI a 95% bootstrap over seeds ({RESAMPLES} resamples); \"final\" is schedlab's last such point and the reference's at the same step. The greedy return is the mean over {} episodes of the trained policy. schedlab's env steps per second count its whole run (updates included) in this build; the references' were recorded while other work shared the machine, so only docs/learned.md's quiet comparison is one of speed.\n",
         // the steps per second below are this build's
         if cfg!(debug_assertions) {
             "a debug build"
@@ -274,6 +318,11 @@ pub fn learners(cx: &Context) -> anyhow::Result<String> {
         },
         p.learners.first().map_or(0, |l| l.seeds.len()),
         p.learners.first().map_or(&Vec::new(), |l| &l.seeds),
+        p.references
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
         p.bin_steps,
         p.greedy_episodes,
     );
@@ -285,7 +334,7 @@ pub fn learners(cx: &Context) -> anyhow::Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Runs, binned};
+    use super::{Runs, binned, learner_row};
 
     /// Episodes are binned by the step they ended at; a bin holds its end step.
     #[test]
@@ -315,5 +364,36 @@ mod tests {
         assert_eq!(curve[0].1, 4.0);
         let (lo, hi) = curve[0].2;
         assert!(lo <= 4.0 && 4.0 <= hi && lo >= 1.0 && hi <= 100.0);
+    }
+
+    /// A learner is judged against the first reference that ran its agent, at the step its own
+    /// curve ends at; a reference without its agent is a dash beside it.
+    #[test]
+    fn the_verdict_is_against_the_first_reference_that_ran_the_agent() {
+        let runs = |final_return: f64| Runs {
+            curves: vec![vec![(10, 0.0), (20, final_return)]; 4],
+            greedy: vec![final_return],
+            speeds: vec![1000.0],
+        };
+        let ours = runs(100.0);
+        let cells =
+            |row: String| -> Vec<String> { row.split('|').map(|c| c.trim().to_owned()).collect() };
+        let (close, far, ahead) = (runs(104.0), runs(110.0), runs(90.0));
+        let row = cells(learner_row(
+            "PPO",
+            &ours,
+            &[("A", None), ("B", Some(&close))],
+        ));
+        assert_eq!(row[3], "—");
+        assert!(row[4].starts_with("104.0"), "{row:?}");
+        assert_eq!(row[5], "yes, against B");
+        let row = cells(learner_row(
+            "PPO",
+            &ours,
+            &[("A", Some(&far)), ("B", Some(&ahead))],
+        ));
+        assert_eq!(row[5], "no, against A");
+        let row = cells(learner_row("PPO", &ours, &[("A", None)]));
+        assert_eq!(row[4], "no reference recorded");
     }
 }

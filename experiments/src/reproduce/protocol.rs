@@ -44,11 +44,20 @@ pub struct LearnersProtocol {
     pub bin_steps: u64,
     /// Greedy episodes played by each trained run at the end.
     pub greedy_episodes: u64,
-    /// The references' curves and runs, in `data/` (`examples/record_sb3_reference.py`).
-    pub reference_curves: String,
-    pub reference_runs: String,
-    /// Each learner's reference is the reference run of its agent's name.
+    /// The reference implementations, in order of preference: a learner is measured against
+    /// the first that recorded runs of its agent's name, and set beside all of them.
+    pub references: Vec<LearnersReference>,
     pub learners: Vec<LearnedRun>,
+}
+
+/// One reference implementation's recorded curves and runs, in `data/`
+/// (`examples/record_cleanrl_reference.py`, `examples/record_sb3_reference.py`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LearnersReference {
+    pub name: String,
+    pub curves: String,
+    pub runs: String,
 }
 
 /// The fidelity section: policies played in the simulator and on real processes (issue 55).
