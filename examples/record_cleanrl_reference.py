@@ -32,7 +32,8 @@ import stable_baselines3
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from reference_csv import CURVE_HEADER, append, curve_rows, done_runs
+from reference_runs import (CURVE_HEADER, append, curve_rows, done_runs,
+                            greedy_return)
 
 STEPS = 500_000
 BIN = 10_000
@@ -55,20 +56,6 @@ def greedy_action(algo, trained, observation):
         if algo == "dqn":
             return int(torch.argmax(trained["q_network"](x), dim=1))
         return int(torch.argmax(trained["agent"].actor(x), dim=1))
-
-
-def greedy_return(algo, trained, env_id, episodes=20):
-    env = gymnasium.make(env_id)
-    total = 0.0
-    for k in range(episodes):
-        observation, _ = env.reset(seed=10_000 + k)
-        done = False
-        while not done:
-            observation, reward, terminated, truncated, _ = env.step(
-                greedy_action(algo, trained, observation))
-            total += reward
-            done = terminated or truncated
-    return total / episodes
 
 
 def scalars(run_dir, tag):
@@ -112,10 +99,11 @@ def main(cleanrl, out, algo, task, seeds):
             sps = scalars(run_dir, "charts/SPS")[-1][1]
         append(os.path.join(out, "cleanrl-curves.csv"), CURVE_HEADER,
                curve_rows(algo, task, seed, episodes, STEPS, BIN))
+        greedy = greedy_return(lambda o: greedy_action(algo, trained, o), TASKS[task])
         append(runs,
                ["algo", "task", "seed", "greedy_return", "env_steps_per_s", "cleanrl", "sb3",
                 "torch", "gymnasium", "gym"],
-               [[algo, task, seed, round(greedy_return(algo, trained, TASKS[task]), 2),
+               [[algo, task, seed, round(greedy, 2),
                  round(float(sps), 1), version, stable_baselines3.__version__,
                  torch.__version__, gymnasium.__version__, gym_version()]])
         print(f"{algo} {task} seed {seed}: {sps:.0f} env steps/s", flush=True)

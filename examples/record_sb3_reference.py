@@ -28,7 +28,8 @@ from stable_baselines3 import A2C, DQN, PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
-from reference_csv import CURVE_HEADER, append, curve_rows, done_runs
+from reference_runs import (CURVE_HEADER, append, curve_rows, done_runs,
+                            greedy_return)
 
 STEPS = 500_000
 BIN = 10_000
@@ -83,20 +84,6 @@ class Curve(BaseCallback):
         return True
 
 
-def greedy_return(agent, env_id, episodes=20):
-    env = gymnasium.make(env_id)
-    total = 0.0
-    for k in range(episodes):
-        observation, _ = env.reset(seed=10_000 + k)
-        done = False
-        while not done:
-            action, _ = agent.predict(observation, deterministic=True)
-            observation, reward, terminated, truncated, _ = env.step(int(action))
-            total += reward
-            done = terminated or truncated
-    return total / episodes
-
-
 def main(out, algo, task, seeds):
     torch.set_num_threads(1)
     os.makedirs(out, exist_ok=True)
@@ -113,10 +100,12 @@ def main(out, algo, task, seeds):
         wall = time.perf_counter() - start
         append(os.path.join(out, "sb3-curves.csv"), CURVE_HEADER,
                curve_rows(algo, task, seed, curve.episodes, STEPS, BIN))
+        greedy = greedy_return(
+            lambda o: int(agent.predict(o, deterministic=True)[0]), TASKS[task])
         append(runs,
                ["algo", "task", "seed", "greedy_return", "env_steps_per_s", "wall_s",
                 "sb3", "torch", "gymnasium"],
-               [[algo, task, seed, round(greedy_return(agent, TASKS[task]), 2),
+               [[algo, task, seed, round(greedy, 2),
                  round(STEPS / wall, 1), round(wall, 1), stable_baselines3.__version__,
                  torch.__version__, gymnasium.__version__]])
         print(f"{algo} {task} seed {seed}: {wall:.0f} s", flush=True)
