@@ -12,9 +12,7 @@ use schedlab_trainer::train::TrainSpec;
 
 use super::protocol::LearnedRun;
 use crate::settings::parse_overrides;
-use crate::sources::{
-    SOURCES_FINGERPRINT, record_these_sources, recorded_as_these_sources, recorded_sources,
-};
+use crate::sources::{SOURCES_FINGERPRINT, record_these_sources, recorded_sources};
 use crate::sweep::run::{forget_policies, latest_run};
 use crate::sweep::spec::pairs;
 use crate::training::train_loaded;
@@ -103,7 +101,7 @@ pub(super) fn trained<'a>(
     let family_sha256 = sha256_file(family).with_context(|| format!("{}", family.display()))?;
     // a run of this learner from these sources: finished, or killed and resumed where it stopped
     let trained_by = recorded_sources(&sources);
-    let from_these_sources = recorded_as_these_sources(&sources);
+    let from_these_sources = trained_by.as_deref() == Some(SOURCES_FINGERPRINT);
     let same = |manifest: &Manifest| {
         // a run from before a hyperparameter existed trained with its default
         kind.backfilled(&manifest.config) == config
