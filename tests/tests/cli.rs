@@ -556,6 +556,11 @@ set = { learning_starts = 200, hidden = 16 }
         text.contains("(learners)") && !text.contains("(tuning)"),
         "{text}"
     );
+    // the opening names the protocol's references and no other
+    assert!(
+        text.contains("SB3: `data/reference/sb3-curves.csv`") && !text.contains("CleanRL"),
+        "{text}"
+    );
     let row = |label: &str| {
         text.lines()
             .find(|l| l.starts_with(&format!("| {label} |")))
