@@ -556,9 +556,11 @@ set = { learning_starts = 200, hidden = 16 }
         text.contains("(learners)") && !text.contains("(tuning)"),
         "{text}"
     );
-    // the opening names the protocol's references and no other
+    // the opening names the protocol's learners with their seeds, and its references and no other
     assert!(
-        text.contains("SB3: `data/reference/sb3-curves.csv`") && !text.contains("CleanRL"),
+        text.contains("(PPO [0, 1], Q [0])")
+            && text.contains("SB3: `data/reference/sb3-curves.csv`")
+            && !text.contains("CleanRL"),
         "{text}"
     );
     let row = |label: &str| {
