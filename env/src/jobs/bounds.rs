@@ -85,7 +85,8 @@ fn allocations(sh: &Shared, i: usize) -> impl Iterator<Item = Allocation> + '_ {
             sh.empty_cluster
                 .can_place(container, count)
                 .then(|| Allocation {
-                    speedup: template.speedup(count as f64, scaling.sizes[s]),
+                    speedup: template.speedup(count as f64, scaling.sizes[s])
+                        * sh.fastest_factor(i),
                     usage: container.map(|c| c as f64 * count as f64),
                 })
         })

@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use super::heterogeneity::ModelSpeeds;
 use super::requests::fits_empty;
 use super::schema::{Fidelity, GPU_MILLI, JobsWorkload, MAX_CONTENTION, MAX_GPUS};
 use crate::error::{EnvError, Result};
@@ -18,6 +19,7 @@ impl JobsWorkload {
         self.check_machines(path)?;
         let template_names = self.check_templates(path)?;
         self.check_jobs(path, &template_names)?;
+        self.check_heterogeneity(path)?;
         self.check_family(path)
     }
 
@@ -264,5 +266,15 @@ impl JobsWorkload {
             }
         }
         Ok(())
+    }
+
+    /// The GPU models and job types map onto the matrix (`heterogeneity.rs` names the fault).
+    fn check_heterogeneity(&self, path: &Path) -> Result<()> {
+        match &self.heterogeneity {
+            Some(h) => ModelSpeeds::resolve(self, h)
+                .map(|_| ())
+                .map_err(|(key, why)| EnvError::config(path, key, why)),
+            None => Ok(()),
+        }
     }
 }

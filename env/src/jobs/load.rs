@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::env::JobsEnv;
 use super::schema::{Fidelity, JobsWorkload};
+use super::throughputs::Throughputs;
 use super::trained::load_templates;
 use crate::Scenario;
 use crate::error::{EnvError, Result};
@@ -41,6 +42,10 @@ impl JobsWorkload {
             limits::check_file_size(&table_path, limits::memory_limit() / 16, "job table")?;
             workload.jobs = schedlab_artifacts::read_job_table(&table_path)
                 .map_err(|e| EnvError::config(&table_path, "(table)", e.to_string()))?;
+        }
+        if let Some(h) = workload.heterogeneity.as_mut() {
+            let matrix_path = resolve(path, &h.throughputs);
+            h.matrix = Some(Arc::new(Throughputs::read(&matrix_path)?));
         }
         let machines = workload.machine_count() as f64;
         limits::check_total(

@@ -1,6 +1,7 @@
 //! Many training jobs arriving over time on a shared cluster (see ARCHITECTURE.md): the jobs workload
 //! file (`schema.rs`, `checks.rs`, `load.rs`, as every kind's), machines with shareable GPUs,
-//! the surrogate progress model fitted per model template (`speedup.rs`), and a gym-like env
+//! the surrogate progress model fitted per model template (`speedup.rs`), optionally scaled by
+//! the GPU model a job runs on (`heterogeneity.rs`, from `throughputs.rs`), and a gym-like env
 //! whose policy decides at each decision point which queued jobs start, where, and with how
 //! many containers of what size.
 
@@ -12,6 +13,7 @@ mod conserve;
 mod dynamics;
 mod env;
 mod family;
+mod heterogeneity;
 mod load;
 mod machines;
 mod metrics;
@@ -20,8 +22,11 @@ mod requests;
 mod schema;
 mod speedup;
 mod state;
+pub mod throughputs;
 pub mod trained;
 
+#[cfg(test)]
+mod heterogeneity_tests;
 #[cfg(test)]
 mod tests;
 
@@ -33,7 +38,8 @@ pub use machines::{Cluster, Container, Placement};
 pub use metrics::{JobsMetrics, quantile};
 pub use requests::{fits_empty, scaled_request};
 pub use schema::{
-    FamilySpec, Fidelity, GPU_MILLI, Interface, JobRecord, JobsEpisode, JobsReward, JobsWorkload,
-    MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, Scaling, Template, TraceSource, Window,
+    FamilySpec, Fidelity, GPU_MILLI, Heterogeneity, Interface, JobRecord, JobsEpisode, JobsReward,
+    JobsWorkload, MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, ModelMapping, Scaling,
+    Template, TraceSource, Window,
 };
 pub use speedup::speedup;

@@ -3,7 +3,12 @@
 //! (inline, or in a separate job table that `load.rs` reads). Unknown keys are refused by
 //! name; impossible values by `checks.rs`.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+
+use super::throughputs::Throughputs;
 
 use crate::cluster::one;
 use crate::execution::{Execution, RealSpec};
@@ -50,6 +55,10 @@ pub struct JobsWorkload {
     #[serde(default)]
     pub prices: Prices,
     pub machines: Vec<MachineSpec>,
+    /// Opt-in: the machines' GPU models run jobs at measured speeds (docs/heterogeneity.md).
+    /// Without it `gpu_model` is a label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heterogeneity: Option<Heterogeneity>,
     pub templates: Vec<Template>,
     #[serde(default)]
     pub jobs: Vec<JobRecord>,
@@ -336,6 +345,37 @@ pub struct Template {
     /// workload's seconds: `T(n, s) = time_at_one_s / S(n, s)`.
     #[serde(default)]
     pub time_at_one_s: f64,
+    /// The job type of the throughput matrix this template's jobs run as, with
+    /// `[heterogeneity]` on (a key of the matrix, `ResNet-50 (batch size 64)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_type: Option<String>,
+}
+
+/// How the machines' GPU models set the jobs' speeds (docs/heterogeneity.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Heterogeneity {
+    /// The throughput matrix, Gavel's format, relative to the workload file.
+    pub throughputs: String,
+    /// The measured model a job's trace duration is its time on.
+    pub reference_model: String,
+    /// Every `gpu_model` of a machine with GPUs, onto the measured model it runs as.
+    pub models: BTreeMap<String, ModelMapping>,
+    /// The matrix, read by `JobsWorkload::load`.
+    #[serde(skip)]
+    pub matrix: Option<Arc<Throughputs>>,
+}
+
+/// A machine's GPU model as a measured one: `factor` times its throughput.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelMapping {
+    pub measured: String,
+    #[serde(default = "default_speed_factor")]
+    pub factor: f64,
+    /// Where the factor comes from (a public figure, or a stated assumption).
+    #[serde(default)]
+    pub why: String,
 }
 
 pub use schedlab_artifacts::JobRecord;

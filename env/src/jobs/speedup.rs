@@ -30,6 +30,7 @@ mod tests {
             fitted_from: String::new(),
             workload: String::new(),
             time_at_one_s: 0.0,
+            job_type: None,
         };
         assert!((t(0.0).speedup(4.0, 1.0) - 4.0).abs() < 1e-12);
         assert!((t(0.0).speedup(2.0, 2.0) - 4.0).abs() < 1e-12);

@@ -6,6 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
+use super::heterogeneity::ModelSpeeds;
 use super::machines::{Cluster, Container};
 use super::metrics::Integrals;
 use super::requests::scaled_request;
@@ -111,6 +112,8 @@ pub(super) struct Shared {
     pub arrival_order: Vec<u32>,
     /// The empty cluster, with the workload's request shapes indexed; each episode copies it.
     pub empty_cluster: Cluster,
+    /// The templates' speeds on the machines' GPU models, with `[heterogeneity]` on.
+    pub model_speeds: Option<ModelSpeeds>,
 }
 
 impl Shared {
@@ -147,6 +150,10 @@ impl Shared {
             .collect();
         let shapes: Vec<[u32; 3]> = jobs.iter().map(|j| j.request()).collect();
         let empty_cluster = Cluster::new(&workload.machines, &shapes);
+        let model_speeds = workload.heterogeneity.as_ref().map(|h| {
+            ModelSpeeds::resolve(&workload, h)
+                .unwrap_or_else(|(key, why)| panic!("validated at load: {key}: {why}"))
+        });
         Shared {
             workload,
             template,
@@ -154,7 +161,24 @@ impl Shared {
             parents,
             arrival_order,
             empty_cluster,
+            model_speeds,
         }
+    }
+
+    /// Job `i`'s speed on `containers` against the reference GPU model (1 without
+    /// `[heterogeneity]`).
+    pub fn model_factor(&self, i: usize, containers: &[Container]) -> f64 {
+        self.model_speeds
+            .as_ref()
+            .map_or(1.0, |s| s.factor(self.template[i], containers))
+    }
+
+    /// The largest speed job `i` can have on any GPU model of the cluster (1 without
+    /// `[heterogeneity]`), for lower bounds.
+    pub fn fastest_factor(&self, i: usize) -> f64 {
+        self.model_speeds
+            .as_ref()
+            .map_or(1.0, |s| s.fastest(self.template[i]))
     }
 
     pub fn template_of(&self, job: usize) -> usize {

@@ -11,7 +11,7 @@ use rand::{RngExt, SeedableRng};
 use super::*;
 use crate::gym::StepInfo;
 
-fn template(name: &str, contention: f64) -> Template {
+pub(super) fn template(name: &str, contention: f64) -> Template {
     Template {
         name: name.into(),
         contention,
@@ -20,10 +20,17 @@ fn template(name: &str, contention: f64) -> Template {
         fitted_from: String::new(),
         workload: String::new(),
         time_at_one_s: 0.0,
+        job_type: None,
     }
 }
 
-fn job(id: &str, arrival_s: f64, duration_s: f64, workers: u32, gpu_milli: u32) -> JobRecord {
+pub(super) fn job(
+    id: &str,
+    arrival_s: f64,
+    duration_s: f64,
+    workers: u32,
+    gpu_milli: u32,
+) -> JobRecord {
     JobRecord {
         id: id.into(),
         arrival_s,
@@ -37,7 +44,7 @@ fn job(id: &str, arrival_s: f64, duration_s: f64, workers: u32, gpu_milli: u32) 
     }
 }
 
-fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
+pub(super) fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
     let w = JobsWorkload {
         kind: "jobs".into(),
         name: "test".into(),
@@ -73,6 +80,7 @@ fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> JobsWorkload {
             gpus,
             gpu_model: String::new(),
         }],
+        heterogeneity: None,
         templates: vec![template("t", 0.0)],
         jobs,
         jobs_table: None,
@@ -126,7 +134,7 @@ fn per_slot_rule(env: &JobsEnv, observation: &crate::Observation, start: bool) -
         .collect()
 }
 
-fn play(env: &mut JobsEnv, seed: u64) -> JobsMetrics {
+pub(super) fn play(env: &mut JobsEnv, seed: u64) -> JobsMetrics {
     let (mut observation, _) = env.reset(seed).unwrap();
     loop {
         let action = start_requested(env, &observation);

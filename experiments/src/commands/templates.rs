@@ -100,6 +100,7 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
             .display()
             .to_string(),
         time_at_one_s: scale,
+        job_type: None,
         name: args.name.clone(),
         contention: sigma,
         size_exponent: kappa,

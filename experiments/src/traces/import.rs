@@ -158,6 +158,7 @@ fn import_one(
         reward: Default::default(),
         prices: Default::default(),
         machines,
+        heterogeneity: None,
         templates: template_list,
         jobs: Vec::new(),
         jobs_table: None,

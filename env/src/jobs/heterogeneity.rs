@@ -1,0 +1,198 @@
+//! Opt-in GPU heterogeneity (`[heterogeneity]`, docs/heterogeneity.md): how fast a job of a
+//! template runs on the machines' GPU models, from a measured throughput matrix
+//! (`throughputs.rs`). A job's trace duration is its time at its request on the reference
+//! model; the template's speed-up curve keeps setting how it scales with its containers, and
+//! the matrix sets the ratio of one model to the reference at the job's GPU count.
+
+use super::machines::Container;
+use super::schema::{GPU_MILLI, Heterogeneity, JobsWorkload};
+use super::throughputs::Throughputs;
+
+/// The GPU counts Gavel measures.
+const COUNTS: [u32; 4] = [1, 2, 4, 8];
+
+/// Each template's speed on each mapped model, against the reference model.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct ModelSpeeds {
+    /// Per machine (as the cluster numbers them), its mapped model; `None` without GPUs.
+    machine_model: Vec<Option<usize>>,
+    /// `[template][model][spread as usize][count]`: the ratio, NaN where not measured.
+    ratio: Vec<Vec<[[f64; 4]; 2]>>,
+    /// Per template, its largest ratio on any machine's model (for lower bounds).
+    fastest: Vec<f64>,
+}
+
+/// What is wrong, as (key, why).
+type Refusal = (String, String);
+
+impl ModelSpeeds {
+    pub fn resolve(workload: &JobsWorkload, h: &Heterogeneity) -> Result<Self, Refusal> {
+        let matrix = h.matrix.as_deref().ok_or((
+            "heterogeneity.throughputs".to_owned(),
+            "the matrix was not read: load the workload from its file".to_owned(),
+        ))?;
+        if !matrix.has_model(&h.reference_model) {
+            return Err((
+                "heterogeneity.reference_model".to_owned(),
+                format!(
+                    "`{}` is not a model of {}",
+                    h.reference_model, h.throughputs
+                ),
+            ));
+        }
+        let mut models: Vec<&str> = Vec::new();
+        let mut machine_model = Vec::new();
+        for (i, spec) in workload.machines.iter().enumerate() {
+            let model = (spec.gpus > 0)
+                .then(|| model_index(h, matrix, &mut models, i, &spec.gpu_model))
+                .transpose()?;
+            machine_model.extend(std::iter::repeat_n(model, spec.count));
+        }
+        let used: Vec<bool> = (0..workload.templates.len())
+            .map(|t| {
+                let name = &workload.templates[t].name;
+                workload.jobs.iter().any(|j| &j.template == name)
+            })
+            .collect();
+        let mut ratio = Vec::new();
+        for (t, template) in workload.templates.iter().enumerate() {
+            let key = format!("templates[{t}].job_type");
+            let Some(job_type) = &template.job_type else {
+                if used[t] {
+                    return Err((
+                        key,
+                        format!(
+                            "template `{}` names no job type: with heterogeneity on, every template jobs use needs one",
+                            template.name
+                        ),
+                    ));
+                }
+                ratio.push(vec![[[f64::NAN; 4]; 2]; models.len()]);
+                continue;
+            };
+            let reference = |c| matrix.alone(&h.reference_model, false, job_type, c);
+            if reference(1).is_none() {
+                return Err((
+                    key,
+                    format!(
+                        "`{job_type}` is not measured on the reference model `{}` at 1 GPU",
+                        h.reference_model
+                    ),
+                ));
+            }
+            let mut per_model = Vec::new();
+            for name in &models {
+                let mapping = &h.models[*name];
+                let mut table = [[f64::NAN; 4]; 2];
+                for (spread, row) in table.iter_mut().enumerate() {
+                    for (c, cell) in row.iter_mut().enumerate() {
+                        let measured = matrix
+                            .alone(&mapping.measured, spread == 1, job_type, COUNTS[c])
+                            .or_else(|| {
+                                matrix.alone(&mapping.measured, false, job_type, COUNTS[c])
+                            });
+                        if let (Some(here), Some(there)) = (measured, reference(COUNTS[c])) {
+                            *cell = mapping.factor * here / there;
+                        }
+                    }
+                }
+                if table[0][0].is_nan() {
+                    return Err((
+                        key,
+                        format!(
+                            "`{job_type}` is not measured on `{}` (machines of model `{name}`) at 1 GPU",
+                            mapping.measured
+                        ),
+                    ));
+                }
+                per_model.push(table);
+            }
+            ratio.push(per_model);
+        }
+        let fastest = ratio
+            .iter()
+            .map(|per_model| {
+                per_model
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .copied()
+                    .filter(|r| !r.is_nan())
+                    .fold(1.0_f64, f64::max)
+            })
+            .collect();
+        Ok(ModelSpeeds {
+            machine_model,
+            ratio,
+            fastest,
+        })
+    }
+
+    /// The speed of a job of `template` on `containers` against the reference model: the
+    /// ratio at the largest measured GPU count up to the job's, spread when its GPUs are on
+    /// more than one machine, and the slowest model's where they are on several models (a
+    /// synchronous job waits for its slowest worker). 1 without GPUs.
+    pub fn factor(&self, template: usize, containers: &[Container]) -> f64 {
+        let with_gpus = || containers.iter().filter(|c| c.gpu_milli() > 0);
+        let milli: u32 = with_gpus().map(Container::gpu_milli).sum();
+        let Some(first) = with_gpus().next() else {
+            return 1.0;
+        };
+        let gpus = milli.div_ceil(GPU_MILLI).max(1);
+        let spread = with_gpus().any(|c| c.machine != first.machine);
+        let top = COUNTS.iter().rposition(|&c| c <= gpus).unwrap_or(0);
+        with_gpus()
+            .filter_map(|c| self.machine_model[c.machine as usize])
+            .map(|model| {
+                let row = &self.ratio[template][model][usize::from(spread)];
+                (0..=top)
+                    .rev()
+                    .map(|c| row[c])
+                    .find(|r| !r.is_nan())
+                    .unwrap_or(row[0])
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The largest speed of a job of `template` on any model of the cluster, at least 1.
+    pub fn fastest(&self, template: usize) -> f64 {
+        self.fastest[template]
+    }
+}
+
+/// The index in `models` of the model machine spec `i`'s `gpu_model` maps onto.
+fn model_index<'a>(
+    h: &'a Heterogeneity,
+    matrix: &Throughputs,
+    models: &mut Vec<&'a str>,
+    i: usize,
+    gpu_model: &str,
+) -> Result<usize, Refusal> {
+    let Some((name, mapping)) = h.models.get_key_value(gpu_model) else {
+        return Err((
+            format!("machines[{i}].gpu_model"),
+            format!(
+                "`{gpu_model}` is not in heterogeneity.models: map it onto a measured model (docs/heterogeneity.md)"
+            ),
+        ));
+    };
+    if !matrix.has_model(&mapping.measured) {
+        return Err((
+            format!("heterogeneity.models.{name}.measured"),
+            format!("`{}` is not a model of {}", mapping.measured, h.throughputs),
+        ));
+    }
+    if !(mapping.factor > 0.0 && mapping.factor.is_finite()) {
+        return Err((
+            format!("heterogeneity.models.{name}.factor"),
+            format!("must be a positive number, got {}", mapping.factor),
+        ));
+    }
+    Ok(match models.iter().position(|m| m == name) {
+        Some(index) => index,
+        None => {
+            models.push(name);
+            models.len() - 1
+        }
+    })
+}
