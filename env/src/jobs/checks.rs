@@ -270,11 +270,18 @@ impl JobsWorkload {
 
     /// The GPU models and job types map onto the matrix (`heterogeneity.rs` names the fault).
     fn check_heterogeneity(&self, path: &Path) -> Result<()> {
-        match &self.heterogeneity {
-            Some(h) => ModelSpeeds::resolve(self, h)
-                .map(|_| ())
-                .map_err(|(key, why)| EnvError::config(path, key, why)),
-            None => Ok(()),
+        let Some(h) = &self.heterogeneity else {
+            return Ok(());
+        };
+        if self.fidelity == Fidelity::Trained || self.execution == Execution::Real {
+            return Err(EnvError::config(
+                path,
+                "heterogeneity",
+                "sets the surrogate's speeds on the virtual clock; a trained or real job's speed is its own",
+            ));
         }
+        ModelSpeeds::resolve(self, h)
+            .map(|_| ())
+            .map_err(|(key, why)| EnvError::config(path, key, why))
     }
 }

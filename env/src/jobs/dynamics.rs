@@ -112,8 +112,8 @@ fn allocate(
     job.version += 1;
     let template = &sh.workload.templates[sh.template[i]];
     job.rate = template.speedup(count as f64, sh.workload.scaling.sizes[size_level]) * job.speed;
-    if sh.model_speeds.is_some() {
-        job.rate *= sh.model_factor(i, &job.containers);
+    if let Some(speeds) = &sh.model_speeds {
+        job.rate *= speeds.factor(sh.template[i], &job.containers);
     }
     // restarting or starting containers are allocated but do no work
     let pause_from = if was_running {

@@ -82,30 +82,8 @@ impl ModelSpeeds {
             }
             let mut per_model = Vec::new();
             for name in &models {
-                let mapping = &h.models[*name];
-                let mut table = [[f64::NAN; 4]; 2];
-                for (spread, row) in table.iter_mut().enumerate() {
-                    for (c, cell) in row.iter_mut().enumerate() {
-                        let measured = matrix
-                            .alone(&mapping.measured, spread == 1, job_type, COUNTS[c])
-                            .or_else(|| {
-                                matrix.alone(&mapping.measured, false, job_type, COUNTS[c])
-                            });
-                        if let (Some(here), Some(there)) = (measured, reference(COUNTS[c])) {
-                            *cell = mapping.factor * here / there;
-                        }
-                    }
-                }
-                if table[0][0].is_nan() {
-                    return Err((
-                        key,
-                        format!(
-                            "`{job_type}` is not measured on `{}` (machines of model `{name}`) at 1 GPU",
-                            mapping.measured
-                        ),
-                    ));
-                }
-                per_model.push(table);
+                per_model
+                    .push(ratios_on(h, matrix, name, job_type).map_err(|why| (key.clone(), why))?);
             }
             ratio.push(per_model);
         }
@@ -158,6 +136,37 @@ impl ModelSpeeds {
     pub fn fastest(&self, template: usize) -> f64 {
         self.fastest[template]
     }
+}
+
+/// `job_type`'s ratios on machines of model `name` to the reference, `[spread][count]`; NaN
+/// where not measured, refused where not measured at 1 GPU.
+fn ratios_on(
+    h: &Heterogeneity,
+    matrix: &Throughputs,
+    name: &str,
+    job_type: &str,
+) -> Result<[[f64; 4]; 2], String> {
+    let mapping = &h.models[name];
+    let reference = |c| matrix.alone(&h.reference_model, false, job_type, c);
+    let mut table = [[f64::NAN; 4]; 2];
+    for (spread, row) in table.iter_mut().enumerate() {
+        for (c, cell) in row.iter_mut().enumerate() {
+            // a spread figure the file lacks: the packed one stands
+            let measured = matrix
+                .alone(&mapping.measured, spread == 1, job_type, COUNTS[c])
+                .or_else(|| matrix.alone(&mapping.measured, false, job_type, COUNTS[c]));
+            if let (Some(here), Some(there)) = (measured, reference(COUNTS[c])) {
+                *cell = mapping.factor * here / there;
+            }
+        }
+    }
+    if table[0][0].is_nan() {
+        return Err(format!(
+            "`{job_type}` is not measured on `{}` (machines of model `{name}`) at 1 GPU",
+            mapping.measured
+        ));
+    }
+    Ok(table)
 }
 
 /// The index in `models` of the model machine spec `i`'s `gpu_model` maps onto.

@@ -5,8 +5,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
 use super::heterogeneity::ModelSpeeds;
-use super::tests::{job, play, template, workload};
+use super::tests::{
+    conserved_under_random_actions, job, play, random_workload, template, workload,
+};
 use super::throughputs::Throughputs;
 use super::*;
 
@@ -190,6 +196,17 @@ fn an_unmapped_model_a_template_without_a_type_and_an_unknown_type_are_named() {
         .measured = "t4".into();
     let e = refusal(&w);
     assert!(e.contains("heterogeneity.models.T4.measured"), "{e}");
+
+    let mut w = heterogeneous(vec![job("a", 0.0, 10.0, 1, 1000)]);
+    w.fidelity = Fidelity::Trained;
+    for t in &mut w.templates {
+        (t.workload, t.time_at_one_s) = ("job.toml".into(), 10.0);
+    }
+    let e = refusal(&w);
+    assert!(
+        e.contains("heterogeneity") && e.contains("surrogate"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -209,4 +226,27 @@ fn a_workload_file_reads_its_matrix_beside_it_and_refuses_unknown_keys() {
     let e = JobsWorkload::load(&file, &[]).unwrap_err().to_string();
     assert!(e.contains("reference_modell"), "{e}");
     std::fs::remove_dir_all(&folder).unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// On machines of four GPU models, with each job's type drawn: capacity and jobs are
+    /// conserved, time never goes back, the return is minus the total JCT, and no job beats
+    /// its lower bound at its fastest model (tests.rs says each check).
+    #[test]
+    fn the_envs_invariants_hold_on_gpu_models(seed in 0u64..10_000) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let random = random_workload(&mut rng);
+        let mut w = heterogeneous(random.jobs.clone());
+        w.episode = random.episode.clone();
+        for machine in &mut w.machines {
+            machine.gpus = 2;
+        }
+        for j in &mut w.jobs {
+            j.template = format!("t{}", rng.random_range(0..TYPES.len()));
+        }
+        w.validate(Path::new("het.toml")).unwrap();
+        conserved_under_random_actions(Arc::new(w), seed, &mut rng)?;
+    }
 }

@@ -165,14 +165,6 @@ impl Shared {
         }
     }
 
-    /// Job `i`'s speed on `containers` against the reference GPU model (1 without
-    /// `[heterogeneity]`).
-    pub fn model_factor(&self, i: usize, containers: &[Container]) -> f64 {
-        self.model_speeds
-            .as_ref()
-            .map_or(1.0, |s| s.factor(self.template[i], containers))
-    }
-
     /// The largest speed job `i` can have on any GPU model of the cluster (1 without
     /// `[heterogeneity]`), for lower bounds.
     pub fn fastest_factor(&self, i: usize) -> f64 {

@@ -333,7 +333,7 @@ fn same_seed_same_metrics_and_speed_noise_changes_with_the_seed() {
     assert_ne!(a.jct_avg_s, c.jct_avg_s);
 }
 
-fn random_workload(rng: &mut StdRng) -> JobsWorkload {
+pub(super) fn random_workload(rng: &mut StdRng) -> JobsWorkload {
     let n = rng.random_range(1..30);
     let mut jobs: Vec<JobRecord> = (0..n)
         .map(|k| {
@@ -383,63 +383,96 @@ proptest! {
     fn capacity_and_jobs_are_conserved_under_random_actions(seed in 0u64..10_000) {
         let mut rng = StdRng::seed_from_u64(seed);
         let w = Arc::new(random_workload(&mut rng));
-        let jobs = w.jobs.len();
-        let mut env = JobsEnv::new(w);
-        let (mut observation, mut info) = env.reset(seed).unwrap();
-        let space = env.action_space().clone();
-        let mut rewards = 0.0;
-        for _ in 0..5000 {
-            let action: Vec<usize> = (0..space.dims())
-                .map(|d| {
-                    let allowed = observation.allowed(&space, d);
-                    allowed[rng.random_range(0..allowed.len())]
-                })
-                .collect();
-            let step = env.step(&action).unwrap();
-            rewards += step.reward;
-            prop_assert!(step.info.time_s >= info.time_s);
-            let held = env.held_per_machine();
-            for (m, (free, capacity)) in env.machine_state().iter().enumerate() {
-                for r in 0..3 {
-                    prop_assert!(free[r] <= capacity[r]);
-                    prop_assert_eq!(held[m][r] + free[r] as u64, capacity[r] as u64);
-                }
-            }
-            let i = &step.info;
-            prop_assert_eq!(i.waiting + i.queued + i.running + i.finished, jobs);
-            info = step.info;
-            if let Some(m) = &info.metrics {
-                prop_assert_eq!(m.finished + m.unfinished, jobs);
-                prop_assert_eq!(m.finished, info.finished);
-                prop_assert_eq!((m.running_at_end, m.queued_at_end), (info.running, info.queued));
-                prop_assert!(m.stranded_at_end <= m.queued_at_end);
-                if env.workload().window.work_conserving {
-                    prop_assert_eq!(m.stranded_at_end, 0, "work left stranded at the end");
-                }
-                let total_jct: f64 = env.completion_times().iter().sum();
-                let unit = env.workload().reward.time_unit_s;
-                prop_assert!(
-                    (rewards * unit + total_jct).abs() <= 1e-9 * total_jct.max(1.0),
-                    "return {} h, total JCT {} s", rewards, total_jct
-                );
-                prop_assert!((m.episode_return - rewards).abs() <= 1e-12 * rewards.abs().max(1.0));
-                let bounds = env.jct_lower_bounds_s();
-                prop_assert_eq!(bounds.len(), jobs);
-                for (jct, bound) in env.completion_times().iter().zip(&bounds) {
-                    prop_assert!(*jct >= bound * (1.0 - 1e-12), "JCT {} under its bound {}", jct, bound);
-                }
-                let bound = env.total_jct_lower_bound_s().unwrap();
-                if m.unfinished == 0 {
-                    prop_assert!(total_jct >= bound * (1.0 - 1e-9), "total JCT {} under {}", total_jct, bound);
-                }
-                // work conservation: no episode ends with a queued job that could start
-                prop_assert!(env.queued_that_fit().is_empty(), "{:?}", env.queued_that_fit());
-                break;
-            }
-            observation = step.observation;
-        }
-        prop_assert!(info.metrics.is_some(), "the episode ended within 5000 steps");
+        conserved_under_random_actions(w, seed, &mut rng)?;
     }
+}
+
+/// One episode of `w` from `seed` under random mask-allowed actions drawn from `rng`, checked
+/// as `capacity_and_jobs_are_conserved_under_random_actions` says.
+pub(super) fn conserved_under_random_actions(
+    w: Arc<JobsWorkload>,
+    seed: u64,
+    rng: &mut StdRng,
+) -> std::result::Result<(), TestCaseError> {
+    let jobs = w.jobs.len();
+    let mut env = JobsEnv::new(w);
+    let (mut observation, mut info) = env.reset(seed).unwrap();
+    let space = env.action_space().clone();
+    let mut rewards = 0.0;
+    for _ in 0..5000 {
+        let action: Vec<usize> = (0..space.dims())
+            .map(|d| {
+                let allowed = observation.allowed(&space, d);
+                allowed[rng.random_range(0..allowed.len())]
+            })
+            .collect();
+        let step = env.step(&action).unwrap();
+        rewards += step.reward;
+        prop_assert!(step.info.time_s >= info.time_s);
+        let held = env.held_per_machine();
+        for (m, (free, capacity)) in env.machine_state().iter().enumerate() {
+            for r in 0..3 {
+                prop_assert!(free[r] <= capacity[r]);
+                prop_assert_eq!(held[m][r] + free[r] as u64, capacity[r] as u64);
+            }
+        }
+        let i = &step.info;
+        prop_assert_eq!(i.waiting + i.queued + i.running + i.finished, jobs);
+        info = step.info;
+        if let Some(m) = &info.metrics {
+            prop_assert_eq!(m.finished + m.unfinished, jobs);
+            prop_assert_eq!(m.finished, info.finished);
+            prop_assert_eq!(
+                (m.running_at_end, m.queued_at_end),
+                (info.running, info.queued)
+            );
+            prop_assert!(m.stranded_at_end <= m.queued_at_end);
+            if env.workload().window.work_conserving {
+                prop_assert_eq!(m.stranded_at_end, 0, "work left stranded at the end");
+            }
+            let total_jct: f64 = env.completion_times().iter().sum();
+            let unit = env.workload().reward.time_unit_s;
+            prop_assert!(
+                (rewards * unit + total_jct).abs() <= 1e-9 * total_jct.max(1.0),
+                "return {} h, total JCT {} s",
+                rewards,
+                total_jct
+            );
+            prop_assert!((m.episode_return - rewards).abs() <= 1e-12 * rewards.abs().max(1.0));
+            let bounds = env.jct_lower_bounds_s();
+            prop_assert_eq!(bounds.len(), jobs);
+            for (jct, bound) in env.completion_times().iter().zip(&bounds) {
+                prop_assert!(
+                    *jct >= bound * (1.0 - 1e-12),
+                    "JCT {} under its bound {}",
+                    jct,
+                    bound
+                );
+            }
+            let bound = env.total_jct_lower_bound_s().unwrap();
+            if m.unfinished == 0 {
+                prop_assert!(
+                    total_jct >= bound * (1.0 - 1e-9),
+                    "total JCT {} under {}",
+                    total_jct,
+                    bound
+                );
+            }
+            // work conservation: no episode ends with a queued job that could start
+            prop_assert!(
+                env.queued_that_fit().is_empty(),
+                "{:?}",
+                env.queued_that_fit()
+            );
+            break;
+        }
+        observation = step.observation;
+    }
+    prop_assert!(
+        info.metrics.is_some(),
+        "the episode ended within 5000 steps"
+    );
+    Ok(())
 }
 
 proptest! {
