@@ -116,18 +116,6 @@ impl Throughputs {
     pub fn has_model(&self, model: &str) -> bool {
         self.alone.keys().any(|(m, _, _)| m == model)
     }
-
-    /// The job types measured on `model`.
-    pub fn job_types(&self, model: &str) -> Vec<&str> {
-        let mut types: Vec<&str> = self
-            .alone
-            .keys()
-            .filter(|(m, _, _)| m == model)
-            .map(|(_, t, _)| t.as_str())
-            .collect();
-        types.dedup();
-        types
-    }
 }
 
 fn model_key(model: &str, spread: bool) -> String {
@@ -178,6 +166,5 @@ mod tests {
         assert_eq!(m.alone("k80", true, "R", 1), None);
         assert_eq!(m.pair("k80", "R", 1, "S"), Some((1.0, 0.5)));
         assert!(m.has_model("k80") && !m.has_model("v100"));
-        assert_eq!(m.job_types("k80"), vec!["R"]);
     }
 }

@@ -86,14 +86,7 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
             middle.iter().map(|m| m.utilisation[r]).sum::<f64>() / middle.len().max(1) as f64;
         mean.clamp(0.01, 1.0)
     });
-    println!("workers  size  time_s  reached  surrogate_s");
-    for r in &runs {
-        let predicted = scale / speedup(sigma, kappa, r.workers as f64, r.size);
-        println!(
-            "{:>7}  {:>4.2}  {:>6.1}  {:>7}  {:>11.1}",
-            r.workers, r.size, r.time_s, r.reached, predicted
-        );
-    }
+    print_fit(&runs, (sigma, kappa, scale));
     let out_dir = schedlab_experiments::traces::templates::output_dir(&args.out)?;
     let template = Template {
         workload: schedlab_experiments::traces::templates::relative_path(&out_dir, &args.workload)?
@@ -124,4 +117,16 @@ pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
         args.out.display()
     );
     Ok(())
+}
+
+/// Each run's time beside the fitted curve's, as a table.
+fn print_fit(runs: &[Run], (sigma, kappa, scale): (f64, f64, f64)) {
+    println!("workers  size  time_s  reached  surrogate_s");
+    for r in runs {
+        let predicted = scale / speedup(sigma, kappa, r.workers as f64, r.size);
+        println!(
+            "{:>7}  {:>4.2}  {:>6.1}  {:>7}  {:>11.1}",
+            r.workers, r.size, r.time_s, r.reached, predicted
+        );
+    }
 }

@@ -133,7 +133,7 @@ fn import_one(
     let arrivals_end = arrivals_end(family.as_mut(), (from, to), scale, &read.jobs)?;
     let name = file_stem_or(out, "imported");
     let (dropped, warnings) = what_was_left_out(&read, dropped_machines);
-    let mut workload = JobsWorkload {
+    let workload = JobsWorkload {
         kind: "jobs".into(),
         name: name.clone(),
         description: format!(
@@ -160,11 +160,10 @@ fn import_one(
         machines,
         heterogeneity: None,
         templates: template_list,
-        jobs: Vec::new(),
+        jobs: std::mem::take(&mut read.jobs),
         jobs_table: None,
         family,
     };
-    workload.jobs = std::mem::take(&mut read.jobs);
     workload.validate(out)?;
     let jobs = workload.jobs.len();
     write_workload(workload, out, &name)?;
