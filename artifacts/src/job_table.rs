@@ -1,7 +1,9 @@
 //! A jobs workload's job table: one row per job of a trace, as the importers write it to
 //! Parquet (`id`, `arrival_s`, `duration_s`, `workers`, `cpu_milli`, `mem_mib`, `gpu_milli`,
-//! `template`, `after`). Columns are found by name; an integer column may have any integer
-//! type that holds its values. Every error names the row and column.
+//! `template`, `after`, and `tenant` and `gpu_models` where a job names them; lists are
+//! space-separated). Columns are found by name; an
+//! integer column may have any integer type that holds its values; a table without an
+//! optional column reads as before. Every error names the row and column.
 
 use std::fs::File;
 use std::path::Path;
@@ -31,6 +33,12 @@ pub struct JobRecord {
     /// Jobs (ids) that must finish before this one may start: a DAG.
     #[serde(default)]
     pub after: Vec<String>,
+    /// The tenant (virtual cluster, team) the job belongs to, for fairness between tenants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
+    /// The GPU models (machines' `gpu_model`) it may run on; empty: any machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_models: Vec<String>,
 }
 
 impl JobRecord {
@@ -103,6 +111,12 @@ fn record(row: &Row) -> Result<JobRecord, CellError> {
             .split_whitespace()
             .map(str::to_owned)
             .collect(),
+        tenant: optional_text(row, "tenant")?,
+        gpu_models: optional_text(row, "gpu_models")?
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect(),
     })
 }
 
@@ -126,6 +140,15 @@ fn text(row: &Row, name: &'static str) -> Result<String, CellError> {
         Field::Str(s) => Ok(s.clone()),
         Field::Null => Ok(String::new()),
         other => Err(wrong_type(name, "text", other)),
+    }
+}
+
+/// A text column a table may lack; empty or null is `None`.
+fn optional_text(row: &Row, name: &'static str) -> Result<Option<String>, CellError> {
+    match text(row, name) {
+        Err(CellError::Missing(_)) => Ok(None),
+        Ok(s) if s.is_empty() => Ok(None),
+        read => read.map(Some),
     }
 }
 
@@ -248,6 +271,33 @@ mod tests {
             ("b", 1, [2000, 1024, 0])
         );
         assert_eq!(jobs[1].after, vec!["a".to_owned()]);
+        assert_eq!(jobs[0].tenant, None);
+    }
+
+    /// The optional `tenant` column: a name, empty for a job of no tenant, refused when not
+    /// text; the optional `gpu_models`, a list; a table without them reads as before (the test
+    /// above).
+    #[test]
+    fn tenant_and_gpu_model_columns_are_read_where_a_table_has_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let mut columns = two_jobs(Column::Long(vec![2, 1]));
+        columns.push(("tenant", Column::Text(vec!["6214e9", ""])));
+        write(&path, &columns);
+        let jobs = read_job_table(&path).unwrap();
+        assert_eq!(jobs[0].tenant.as_deref(), Some("6214e9"));
+        assert_eq!(jobs[1].tenant, None);
+        assert_eq!(jobs[0].gpu_models, Vec::<String>::new());
+        columns.push(("gpu_models", Column::Text(vec!["", "V100M16 V100M32"])));
+        write(&path, &columns);
+        let jobs = read_job_table(&path).unwrap();
+        assert_eq!(jobs[1].gpu_models, ["V100M16", "V100M32"]);
+        columns.pop();
+        columns.pop();
+        columns.push(("tenant", Column::Long(vec![1, 2])));
+        write(&path, &columns);
+        let e = read_job_table(&path).unwrap_err().to_string();
+        assert_eq!(e, "row 0: column `tenant`: expected text, got 1");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::stats::{Summary, summarize, welch, wilcoxon};
 use crate::sweep::table::Results;
 
 /// The metrics shown unless `--metrics` says otherwise, when the results have them.
-const HEADLINE: [&str; 13] = [
+const HEADLINE: [&str; 15] = [
     "completion_time_s",
     "jct_avg_s",
     "jct_p95_s",
@@ -25,6 +25,8 @@ const HEADLINE: [&str; 13] = [
     "gpu_occupancy",
     "fragmentation",
     "idle_cost",
+    "rho_max",
+    "tenant_jain",
     "episode_return",
 ];
 

@@ -2779,7 +2779,7 @@ fn a_run_estimated_above_the_memory_limit_is_refused_with_its_estimate() {
 /// Every shipped policy plays its held-out episodes as it did when its golden file in
 /// `tests/golden/shipped-policies/` was written: the eval CSV, byte for byte (the first two
 /// held-out windows of its trace for the jobs policies, a later real-DAG slice and generated
-/// DAGs for the DAG ones; seed 0). A change of the simulator, the networks or the loaders that
+/// DAGs for the DAG ones; seed 0), compared column by column. A change of the simulator, the networks or the loaders that
 /// alters how a trained policy plays shows here. Where the change is meant, rewrite the files
 /// with `SCHEDLAB_BLESS=1` and say so in the change.
 #[test]
@@ -2823,11 +2823,53 @@ fn every_shipped_policy_plays_its_held_out_episodes_as_its_golden_file_says() {
         if bless {
             std::fs::create_dir_all(&golden).unwrap();
             std::fs::write(&expected, &played).unwrap();
-        } else if std::fs::read_to_string(&expected).ok().as_deref() != Some(played.as_str()) {
-            differing.push(format!("{policy}: now\n{played}"));
+        } else {
+            let golden = std::fs::read_to_string(&expected).unwrap_or_default();
+            if let Some(why) = column_differences(&golden, &played) {
+                differing.push(format!("{policy}: {why}; now\n{played}"));
+            }
         }
     }
     assert!(differing.is_empty(), "{}", differing.join("\n"));
+}
+
+/// Where a played CSV differs from its golden file, column by column (by header name), each
+/// golden column's cells byte for byte: so a change that adds columns shows that the old ones
+/// stand before the files are blessed with the new.
+fn column_differences(golden: &str, played: &str) -> Option<String> {
+    let table = |text: &str| -> Vec<(String, Vec<String>)> {
+        let mut lines = text.lines().map(|l| l.split(',').map(str::to_owned));
+        let header: Vec<String> = lines.next().map(Iterator::collect).unwrap_or_default();
+        let rows: Vec<Vec<String>> = lines.map(Iterator::collect).collect();
+        header
+            .into_iter()
+            .enumerate()
+            .map(|(c, name)| (name, rows.iter().map(|r| r[c].clone()).collect()))
+            .collect()
+    };
+    let (golden, played) = (table(golden), table(played));
+    let mut why = Vec::new();
+    for (name, cells) in &golden {
+        match played.iter().find(|(n, _)| n == name) {
+            None => why.push(format!("column `{name}` is gone")),
+            Some((_, now)) if now != cells => why.push(format!("column `{name}` differs")),
+            Some(_) => {}
+        }
+    }
+    let new: Vec<&str> = played
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !golden.iter().any(|(g, _)| g == n))
+        .collect();
+    if !new.is_empty() {
+        let old = if why.is_empty() {
+            "every old one stands: bless"
+        } else {
+            "and old ones differ"
+        };
+        why.push(format!("new column(s) {} ({old})", new.join(", ")));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// `train --agent` takes the names of the trainer's table of learners, and its help lists each

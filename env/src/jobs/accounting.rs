@@ -118,8 +118,11 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode, stranded_at_end: usize) ->
     let mut delays = Vec::new();
     let mut last_finish: f64 = 0.0;
     let now = episode.now;
-    for (i, (spec, job)) in jobs.iter().zip(&episode.jobs).enumerate() {
-        if let Some(t) = completion_time(sh, episode, i) {
+    let completion_times: Vec<Option<f64>> = (0..jobs.len())
+        .map(|i| completion_time(sh, episode, i))
+        .collect();
+    for ((spec, job), &completion) in jobs.iter().zip(&episode.jobs).zip(&completion_times) {
+        if let Some(t) = completion {
             jct.push(t);
             last_finish = last_finish.max(spec.arrival_s + t);
         }
@@ -142,6 +145,7 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode, stranded_at_end: usize) ->
     } else {
         share(s.stranded[1], s.free[0])
     };
+    let fairness = super::fairness::fairness(sh, episode, &completion_times);
     JobsMetrics {
         jobs: jobs.len(),
         finished,
@@ -167,6 +171,10 @@ pub(super) fn metrics(sh: &Shared, episode: &Episode, stranded_at_end: usize) ->
         running_at_end: episode.counts[status_index(Status::Running)],
         queued_at_end: episode.counts[status_index(Status::Queued)],
         stranded_at_end,
+        rho_avg: fairness.rho_avg,
+        rho_max: fairness.rho_max,
+        tenant_jain: fairness.tenant_jain,
+        tenants: fairness.tenants,
         steps: episode.steps,
         time_s: episode.now,
     }

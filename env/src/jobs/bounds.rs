@@ -83,7 +83,7 @@ fn allocations(sh: &Shared, i: usize) -> impl Iterator<Item = Allocation> + '_ {
         .filter_map(move |(w, s)| {
             let (container, count) = (sh.container(i, s), sh.worker_count(i, w));
             sh.empty_cluster
-                .can_place(container, count)
+                .can_place(container, count, sh.within(i))
                 .then(|| Allocation {
                     speedup: template.speedup(count as f64, scaling.sizes[s])
                         * sh.fastest_factor(i),

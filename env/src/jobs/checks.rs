@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::heterogeneity::ModelSpeeds;
+use super::machines::MAX_MODEL_LABELS;
 use super::requests::fits_empty;
 use super::schema::{Fidelity, GPU_MILLI, JobsWorkload, MAX_CONTENTION, MAX_GPUS};
 use crate::error::{EnvError, Result};
@@ -19,6 +20,7 @@ impl JobsWorkload {
         self.check_machines(path)?;
         let template_names = self.check_templates(path)?;
         self.check_jobs(path, &template_names)?;
+        self.check_gpu_models(path)?;
         self.check_heterogeneity(path)?;
         self.check_family(path)
     }
@@ -244,6 +246,57 @@ impl JobsWorkload {
                     format!(
                         "a container of {} mCPU, {} MiB, {} mGPU fits on no machine",
                         j.cpu_milli, j.mem_mib, j.gpu_milli
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Every job's `gpu_models`: models some machine has, on one of which its request fits.
+    fn check_gpu_models(&self, path: &Path) -> Result<()> {
+        let bad = |key: String, message: String| Err(EnvError::config(path, key, message));
+        let mut labels: Vec<&str> = self.machines.iter().map(|m| m.gpu_model.as_str()).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        for (i, j) in self.jobs.iter().enumerate() {
+            if j.gpu_models.is_empty() {
+                continue;
+            }
+            let key = format!("jobs[{i}] (id {}).gpu_models", j.id);
+            if labels.len() > MAX_MODEL_LABELS {
+                return bad(
+                    key,
+                    format!(
+                        "the machines have {} GPU models; a job constrained to some needs at most {MAX_MODEL_LABELS}",
+                        labels.len()
+                    ),
+                );
+            }
+            if let Some(m) = j.gpu_models.iter().find(|m| !labels.contains(&m.as_str())) {
+                return bad(
+                    key,
+                    format!(
+                        "no machine has GPU model `{m}` (they have: {})",
+                        labels.join(", ")
+                    ),
+                );
+            }
+            let allowed = |m: &&super::schema::MachineSpec| j.gpu_models.contains(&m.gpu_model);
+            if !self
+                .machines
+                .iter()
+                .filter(allowed)
+                .any(|m| fits_empty(m, j.request()))
+            {
+                return bad(
+                    key,
+                    format!(
+                        "a container of {} mCPU, {} MiB, {} mGPU fits on no machine of the models {}",
+                        j.cpu_milli,
+                        j.mem_mib,
+                        j.gpu_milli,
+                        j.gpu_models.join(", ")
                     ),
                 );
             }

@@ -191,9 +191,11 @@ impl ChoiceLayout {
             for w in 1..self.workers_levels {
                 for s in 0..self.sizes {
                     let allowed = !(running && (w, s) == current)
-                        && episode
-                            .cluster
-                            .can_place(sh.container(i, s), sh.worker_count(i, w));
+                        && episode.cluster.can_place(
+                            sh.container(i, s),
+                            sh.worker_count(i, w),
+                            sh.within(i),
+                        );
                     for p in 0..Placement::ALL.len() {
                         mask[base + self.option(w, s, p)] = allowed;
                     }

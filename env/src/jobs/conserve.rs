@@ -25,6 +25,7 @@ fn fits_at_request(sh: &Shared, episode: &Episode, i: usize) -> bool {
     episode.cluster.can_place(
         sh.container(i, scaling.requested_size_level()),
         sh.worker_count(i, scaling.requested_workers_level()),
+        sh.within(i),
     )
 }
 
@@ -77,7 +78,7 @@ fn nearest_fitting_level(
         .filter(|&(w, s)| {
             episode
                 .cluster
-                .can_place(sh.container(i, s), sh.worker_count(i, w))
+                .can_place(sh.container(i, s), sh.worker_count(i, w), sh.within(i))
         })
         .map(|levels| (level_distance(levels, requested), levels))
         .min_by_key(|&(distance, _)| distance)

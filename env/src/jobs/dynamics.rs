@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 
 use super::accounting::integrate;
-use super::machines::Placement;
+use super::machines::{Container, Placement};
 use super::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use super::state::{Episode, Job, Shared, Status, Time, status_index};
 use crate::error::Result;
@@ -91,7 +91,10 @@ fn allocate(
     let request = sh.container(i, size_level);
     let old = std::mem::take(&mut episode.jobs[i].containers);
     old.iter().for_each(|c| episode.cluster.release(c));
-    let Some(placed) = episode.cluster.place(request, count, placement) else {
+    let Some(placed) = episode
+        .cluster
+        .place(request, count, placement, sh.within(i))
+    else {
         old.iter().for_each(|c| episode.cluster.reinstate(c));
         episode.jobs[i].containers = old;
         return Err(NoLongerFits {
@@ -110,11 +113,7 @@ fn allocate(
     job.workers_level = workers_level;
     job.size_level = size_level;
     job.version += 1;
-    let template = &sh.workload.templates[sh.template[i]];
-    job.rate = template.speedup(count as f64, sh.workload.scaling.sizes[size_level]) * job.speed;
-    if let Some(speeds) = &sh.model_speeds {
-        job.rate *= speeds.factor(sh.template[i], &job.containers);
-    }
+    job.rate = rate_on(sh, i, size_level, job.speed, &job.containers);
     // restarting or starting containers are allocated but do no work
     let pause_from = if was_running {
         job.paused_until.max(now)
@@ -156,6 +155,18 @@ fn allocate(
     episode.running_ring.push_back((j, job.version));
     change_used(sh, episode, i, 1.0);
     Ok(())
+}
+
+/// Work per second of job `i` (of speed factor `speed`) on `containers` of size level
+/// `size_level`: its template's speed-up, times its model's ratio with `[heterogeneity]`.
+fn rate_on(sh: &Shared, i: usize, size_level: usize, speed: f64, containers: &[Container]) -> f64 {
+    let template = &sh.workload.templates[sh.template[i]];
+    let count = containers.len() as f64;
+    let rate = template.speedup(count, sh.workload.scaling.sizes[size_level]) * speed;
+    match &sh.model_speeds {
+        Some(speeds) => rate * speeds.factor(sh.template[i], containers),
+        None => rate,
+    }
 }
 
 /// Adds (or takes away) job `i`'s requested resources to the queue's total.
@@ -304,8 +315,10 @@ fn arrive_until(sh: &Shared, episode: &mut Episode, t: f64) {
             break;
         }
         episode.next_arrival += 1;
+        let in_system = episode.sums.in_system;
         let job = &mut episode.jobs[j as usize];
         job.arrived = true;
+        job.in_system_at_arrival = in_system;
         if job.parents_left == 0 {
             job.eligible_s = t;
             episode.counts[status_index(Status::Waiting)] -= 1;
@@ -356,6 +369,7 @@ fn finish(sh: &Shared, episode: &mut Episode, i: usize) {
     job.rate = 0.0;
     job.status = Status::Done;
     job.finish_s = Some(now);
+    job.in_system_at_finish = episode.sums.in_system;
     job.version += 1;
     let containers = std::mem::take(&mut job.containers);
     containers.iter().for_each(|c| episode.cluster.release(c));

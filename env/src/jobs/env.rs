@@ -208,6 +208,8 @@ impl JobsEnv {
                     size_level: w.scaling.requested_size_level(),
                     containers: Vec::new(),
                     eligible_s: 0.0,
+                    in_system_at_arrival: 0.0,
+                    in_system_at_finish: 0.0,
                     first_start_s: None,
                     finish_s: None,
                     version: 0,
@@ -548,6 +550,13 @@ impl JobsEnv {
             (0..e.cluster.machines())
                 .map(|m| (e.cluster.free_of(m), e.cluster.capacity_of(m)))
                 .collect()
+        })
+    }
+
+    /// The machines job `job`'s containers are on (none unless it runs).
+    pub fn machines_of(&self, job: usize) -> Vec<u32> {
+        self.episode.as_ref().map_or_else(Vec::new, |e| {
+            e.jobs[job].containers.iter().map(|c| c.machine).collect()
         })
     }
 

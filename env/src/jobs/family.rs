@@ -175,7 +175,9 @@ fn draw_machines(
     }
     for job in jobs {
         let request = job.request();
-        let held = |t: usize| fits_empty(&types[t], request);
+        let allowed =
+            |t: usize| job.gpu_models.is_empty() || job.gpu_models.contains(&types[t].gpu_model);
+        let held = |t: usize| allowed(t) && fits_empty(&types[t], request);
         if !(0..types.len()).any(|t| counts[t] > 0 && held(t))
             && let Some(t) = (0..types.len()).find(|&t| held(t))
         {

@@ -16,6 +16,8 @@ const COUNTS: [u32; 4] = [1, 2, 4, 8];
 pub(super) struct ModelSpeeds {
     /// Per machine (as the cluster numbers them), its mapped model; `None` without GPUs.
     machine_model: Vec<Option<usize>>,
+    /// Per machine, its GPUs.
+    machine_gpus: Vec<u32>,
     /// `[template][model][spread as usize][count]`: the ratio, NaN where not measured.
     ratio: Vec<Vec<[[f64; 4]; 2]>>,
     /// Per template, its largest ratio on any machine's model (for lower bounds).
@@ -40,14 +42,7 @@ impl ModelSpeeds {
                 ),
             ));
         }
-        let mut models: Vec<&str> = Vec::new();
-        let mut machine_model = Vec::new();
-        for (i, spec) in workload.machines.iter().enumerate() {
-            let model = (spec.gpus > 0)
-                .then(|| model_index(h, matrix, &mut models, i, &spec.gpu_model))
-                .transpose()?;
-            machine_model.extend(std::iter::repeat_n(model, spec.count));
-        }
+        let (models, machine_model, machine_gpus) = machine_models(workload, h, matrix)?;
         let used: Vec<bool> = (0..workload.templates.len())
             .map(|t| {
                 let name = &workload.templates[t].name;
@@ -101,6 +96,7 @@ impl ModelSpeeds {
             .collect();
         Ok(ModelSpeeds {
             machine_model,
+            machine_gpus,
             ratio,
             fastest,
         })
@@ -118,24 +114,63 @@ impl ModelSpeeds {
         };
         let gpus = milli.div_ceil(GPU_MILLI).max(1);
         let spread = with_gpus().any(|c| c.machine != first.machine);
-        let top = COUNTS.iter().rposition(|&c| c <= gpus).unwrap_or(0);
         with_gpus()
             .filter_map(|c| self.machine_model[c.machine as usize])
-            .map(|model| {
-                let row = &self.ratio[template][model][usize::from(spread)];
-                (0..=top)
-                    .rev()
-                    .map(|c| row[c])
-                    .find(|r| !r.is_nan())
-                    .unwrap_or(row[0])
-            })
+            .map(|model| self.ratio_at(template, model, spread, gpus))
             .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The ratio at the largest measured GPU count up to `gpus`.
+    fn ratio_at(&self, template: usize, model: usize, spread: bool, gpus: u32) -> f64 {
+        let top = COUNTS.iter().rposition(|&c| c <= gpus).unwrap_or(0);
+        let row = &self.ratio[template][model][usize::from(spread)];
+        (0..=top)
+            .rev()
+            .map(|c| row[c])
+            .find(|r| !r.is_nan())
+            .unwrap_or(row[0])
+    }
+
+    /// The speed of a job of `template` on `gpus` GPUs packed, averaged over the cluster's
+    /// GPUs: its speed on an equal share of every model, as Gavel's isolated allocation gives
+    /// it (finish-time fairness, `fairness.rs`).
+    pub fn mean_factor(&self, template: usize, gpus: u32) -> f64 {
+        let (mut weighted, mut total) = (0.0, 0.0);
+        for (model, &count) in self.machine_model.iter().zip(&self.machine_gpus) {
+            if let Some(model) = model {
+                weighted += f64::from(count) * self.ratio_at(template, *model, false, gpus.max(1));
+                total += f64::from(count);
+            }
+        }
+        if total > 0.0 { weighted / total } else { 1.0 }
     }
 
     /// The largest speed of a job of `template` on any model of the cluster, at least 1.
     pub fn fastest(&self, template: usize) -> f64 {
         self.fastest[template]
     }
+}
+
+/// The mapped models in the order machines first show them; per machine, its model's index
+/// (`None` without GPUs) and its GPUs.
+type MachineModels<'a> = (Vec<&'a str>, Vec<Option<usize>>, Vec<u32>);
+
+fn machine_models<'a>(
+    workload: &JobsWorkload,
+    h: &'a Heterogeneity,
+    matrix: &Throughputs,
+) -> Result<MachineModels<'a>, Refusal> {
+    let mut models: Vec<&str> = Vec::new();
+    let mut machine_model = Vec::new();
+    let mut machine_gpus = Vec::new();
+    for (i, spec) in workload.machines.iter().enumerate() {
+        machine_gpus.extend(std::iter::repeat_n(spec.gpus, spec.count));
+        let model = (spec.gpus > 0)
+            .then(|| model_index(h, matrix, &mut models, i, &spec.gpu_model))
+            .transpose()?;
+        machine_model.extend(std::iter::repeat_n(model, spec.count));
+    }
+    Ok((models, machine_model, machine_gpus))
 }
 
 /// `job_type`'s ratios on machines of model `name` to the reference, `[spread][count]`; NaN

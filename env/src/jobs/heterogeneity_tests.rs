@@ -231,9 +231,10 @@ fn a_workload_file_reads_its_matrix_beside_it_and_refuses_unknown_keys() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
-    /// On machines of four GPU models, with each job's type drawn: capacity and jobs are
-    /// conserved, time never goes back, the return is minus the total JCT, and no job beats
-    /// its lower bound at its fastest model (tests.rs says each check).
+    /// On machines of four GPU models, with each job's type drawn and half the jobs
+    /// constrained to some models: capacity and jobs are conserved, time never goes back, the
+    /// return is minus the total JCT, no job beats its lower bound at its fastest model, and a
+    /// constrained job never runs on another model (tests.rs says each check).
     #[test]
     fn the_envs_invariants_hold_on_gpu_models(seed in 0u64..10_000) {
         let mut rng = StdRng::seed_from_u64(seed);
@@ -243,8 +244,17 @@ proptest! {
         for machine in &mut w.machines {
             machine.gpus = 2;
         }
+        let models = ["K80", "P100", "V100", "T4"];
         for j in &mut w.jobs {
             j.template = format!("t{}", rng.random_range(0..TYPES.len()));
+            // half the jobs may run on one or two models only
+            if rng.random_bool(0.5) {
+                let first = rng.random_range(0..models.len());
+                j.gpu_models = vec![models[first].into()];
+                if rng.random_bool(0.5) {
+                    j.gpu_models.push(models[(first + 1) % models.len()].into());
+                }
+            }
         }
         w.validate(Path::new("het.toml")).unwrap();
         conserved_under_random_actions(Arc::new(w), seed, &mut rng)?;

@@ -1,5 +1,6 @@
 //! Machines with free CPU, memory and per-GPU shares; placing containers on them best-fit or
-//! worst-fit, all or nothing; and the GPU-sharing-aware fragmentation of what stays free.
+//! worst-fit, all or nothing, on any machine or only on those of some GPU models; and the
+//! GPU-sharing-aware fragmentation of what stays free.
 //!
 //! Machines are indexed by how much they have free, so best-fit and worst-fit look at the
 //! fullest or emptiest machines first instead of scanning the whole cluster.
@@ -20,6 +21,23 @@ pub enum Placement {
 impl Placement {
     pub const ALL: [Placement; 2] = [Placement::BestFit, Placement::WorstFit];
 }
+
+/// A set of the cluster's GPU models (the machines' `gpu_model` labels): the machines a job
+/// constrained to some models may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Models(u64);
+
+impl Models {
+    /// Every machine, whatever its model.
+    pub const ANY: Models = Models(u64::MAX);
+
+    fn holds(self, label: u8) -> bool {
+        self.0 & (1 << label) != 0
+    }
+}
+
+/// Most distinct `gpu_model` labels a cluster may have when a job is constrained to some.
+pub const MAX_MODEL_LABELS: usize = 64;
 
 /// One placed container: its machine and what it took, per GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +84,10 @@ pub struct Cluster {
     /// `(key, machine)` of every machine, and of the machines with GPUs.
     by_free: BTreeSet<(u64, u32)>,
     gpu_by_free: BTreeSet<(u64, u32)>,
+    /// Distinct `gpu_model` labels in the order machines first show them, and each
+    /// machine's index among them.
+    labels: Vec<String>,
+    machine_label: Vec<u8>,
 }
 
 impl Cluster {
@@ -94,6 +116,20 @@ impl Cluster {
             capacity_total[1] += m.mem as u64;
             capacity_total[2] += (m.gpus as u32 * GPU_MILLI) as u64;
         }
+        let mut labels: Vec<String> = Vec::new();
+        let mut machine_label = Vec::with_capacity(capacity.len());
+        for spec in specs {
+            let label = match labels.iter().position(|l| *l == spec.gpu_model) {
+                Some(k) => k,
+                None => {
+                    labels.push(spec.gpu_model.clone());
+                    labels.len() - 1
+                }
+            };
+            // beyond the set's width a label is only refused where a job is constrained
+            let label = label.min(MAX_MODEL_LABELS - 1) as u8;
+            machine_label.extend(std::iter::repeat_n(label, spec.count));
+        }
         let mut largest = [1u32; 3];
         for m in &capacity {
             let c = [m.cpu, m.mem, m.gpus as u32 * GPU_MILLI];
@@ -112,11 +148,30 @@ impl Cluster {
             largest,
             by_free: BTreeSet::new(),
             gpu_by_free: BTreeSet::new(),
+            labels,
+            machine_label,
         };
         for m in 0..cluster.free.len() {
             cluster.refresh(m, true);
         }
         cluster
+    }
+
+    /// The machines of the named GPU models; `None` when one is no machine's model, or the
+    /// cluster has more than [`MAX_MODEL_LABELS`] models.
+    pub fn models(&self, names: &[String]) -> Option<Models> {
+        if self.labels.len() > MAX_MODEL_LABELS {
+            return None;
+        }
+        names.iter().try_fold(Models(0), |set, name| {
+            let k = self.labels.iter().position(|l| l == name)?;
+            Some(Models(set.0 | 1 << k))
+        })
+    }
+
+    /// Whether machine `m` is of a model in `within`.
+    pub fn is_within(&self, m: usize, within: Models) -> bool {
+        within == Models::ANY || within.holds(self.machine_label[m])
     }
 
     pub fn machines(&self) -> usize {
@@ -183,13 +238,16 @@ impl Cluster {
         n
     }
 
-    /// Whether `count` containers of `request` fit now, over all machines together.
-    pub fn can_place(&self, request: [u32; 3], count: u32) -> bool {
+    /// Whether `count` containers of `request` fit now on the machines `within`, together.
+    pub fn can_place(&self, request: [u32; 3], count: u32, within: Models) -> bool {
         if (0..3).any(|r| (request[r] as u64) * (count as u64) > self.free_total[r]) {
             return false;
         }
         let mut left = count;
         for &(_, m) in self.candidates(request).iter().rev() {
+            if !self.is_within(m as usize, within) {
+                continue;
+            }
             left = left.saturating_sub(self.room(m as usize, request));
             if left == 0 {
                 return true;
@@ -198,20 +256,21 @@ impl Cluster {
         false
     }
 
-    /// Places `count` containers of `request`, one at a time on the machine `placement`
-    /// prefers; all or nothing (`None` leaves the cluster unchanged).
+    /// Places `count` containers of `request` on the machines `within`, one at a time on the
+    /// machine `placement` prefers; all or nothing (`None` leaves the cluster unchanged).
     pub fn place(
         &mut self,
         request: [u32; 3],
         count: u32,
         placement: Placement,
+        within: Models,
     ) -> Option<Vec<Container>> {
-        if !self.can_place(request, count) {
+        if !self.can_place(request, count, within) {
             return None;
         }
         let mut placed = Vec::with_capacity(count as usize);
         for _ in 0..count {
-            let machine = self.choose(request, placement)?;
+            let machine = self.choose(request, placement, within)?;
             placed.push(self.take(machine, request, placement));
         }
         Some(placed)
@@ -219,9 +278,11 @@ impl Cluster {
 
     /// Best-fit: the machine left with the least free capacity, i.e. the fullest one with
     /// room (the request takes the same share from any machine); worst-fit: the emptiest.
-    fn choose(&self, request: [u32; 3], placement: Placement) -> Option<usize> {
+    fn choose(&self, request: [u32; 3], placement: Placement, within: Models) -> Option<usize> {
         let set = self.candidates(request);
-        let has_room = |&&(_, m): &&(u64, u32)| self.room(m as usize, request) > 0;
+        let has_room = |&&(_, m): &&(u64, u32)| {
+            self.is_within(m as usize, within) && self.room(m as usize, request) > 0
+        };
         match placement {
             Placement::BestFit => set.iter().find(has_room),
             Placement::WorstFit => set.iter().rev().find(has_room),
@@ -424,7 +485,9 @@ mod tests {
         let shapes = [[1000, 1024, 500]];
         for (placement, expected) in [(Placement::BestFit, 1), (Placement::WorstFit, 2)] {
             let mut c = Cluster::new(&[machine(2)], &shapes);
-            let placed = c.place([1000, 1024, 500], 2, placement).unwrap();
+            let placed = c
+                .place([1000, 1024, 500], 2, placement, Models::ANY)
+                .unwrap();
             let used_gpus = (0..MAX_GPUS)
                 .filter(|&k| placed.iter().any(|p| p.gpu_take[k] > 0))
                 .count();
@@ -433,12 +496,42 @@ mod tests {
     }
 
     #[test]
+    fn a_request_within_some_models_goes_only_to_their_machines() {
+        let of = |model: &str| MachineSpec {
+            gpu_model: model.into(),
+            ..machine(1)
+        };
+        let mut c = Cluster::new(&[of("T4"), of("P100"), of("T4")], &[[1000, 1024, 1000]]);
+        let p100 = c.models(&["P100".into()]).unwrap();
+        assert_eq!(c.models(&["A10".into()]), None);
+        assert!(!c.can_place([1000, 1024, 1000], 2, p100));
+        for placement in Placement::ALL {
+            let placed = c.place([1000, 1024, 1000], 1, placement, p100).unwrap();
+            assert_eq!(placed[0].machine, 1, "{placement:?}");
+            c.release(&placed[0]);
+        }
+        c.place([1000, 1024, 1000], 1, Placement::BestFit, p100)
+            .unwrap();
+        // the P100 is taken: the two T4s stay free, yet nothing fits within P100
+        assert!(
+            c.place([1000, 1024, 1000], 1, Placement::BestFit, p100)
+                .is_none()
+        );
+        assert!(c.can_place([1000, 1024, 1000], 2, Models::ANY));
+    }
+
+    #[test]
     fn placement_is_all_or_nothing_and_release_restores() {
         let mut c = Cluster::new(&[machine(1), machine(1)], &[[1000, 1024, 1000]]);
         let before = c.free_total();
-        assert!(c.place([1000, 1024, 1000], 3, Placement::BestFit).is_none());
+        assert!(
+            c.place([1000, 1024, 1000], 3, Placement::BestFit, Models::ANY)
+                .is_none()
+        );
         assert_eq!(c.free_total(), before);
-        let placed = c.place([1000, 1024, 1000], 2, Placement::BestFit).unwrap();
+        let placed = c
+            .place([1000, 1024, 1000], 2, Placement::BestFit, Models::ANY)
+            .unwrap();
         assert_ne!(placed[0].machine, placed[1].machine);
         assert_eq!(c.free_total()[2], 0);
         placed.iter().for_each(|p| c.release(p));
@@ -450,7 +543,8 @@ mod tests {
         // only 600-milli shares exist: after one, the 400 left on that GPU is stranded
         let mut c = Cluster::new(&[machine(1)], &[[1000, 1024, 600]]);
         assert_eq!(c.stranded_total(), [0.0, 0.0]);
-        c.place([1000, 1024, 600], 1, Placement::BestFit).unwrap();
+        c.place([1000, 1024, 600], 1, Placement::BestFit, Models::ANY)
+            .unwrap();
         assert_eq!(c.stranded_total()[0], 400.0);
     }
 
@@ -464,7 +558,8 @@ mod tests {
             [1000, 1024, 300],
         ];
         let mut c = Cluster::new(&[machine(2)], &shapes);
-        c.place([1000, 1024, 300], 1, Placement::BestFit).unwrap();
+        c.place([1000, 1024, 300], 1, Placement::BestFit, Models::ANY)
+            .unwrap();
         // 700 left on the shared GPU: whole-GPU jobs cannot use it, 300-milli jobs can
         assert!(
             (c.stranded_total()[0] - 0.75 * 700.0).abs() < 1e-9,

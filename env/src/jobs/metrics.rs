@@ -3,6 +3,10 @@
 use crate::gym::columns::{Better, MetricColumn, column};
 use serde::{Deserialize, Serialize};
 
+fn one() -> f64 {
+    1.0
+}
+
 /// The metrics of one jobs episode. Exactly these names appear in JSON and tables.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,9 +52,34 @@ pub struct JobsMetrics {
     /// episode ended: work left stranded (none under `window.work_conserving`, whose queued
     /// jobs at the end wait behind full capacity).
     pub stranded_at_end: usize,
+    /// Finish-time fairness ρ over arrived jobs, mean and max: a job's JCT over its JCT alone
+    /// on a 1/N share of the cluster (docs/fairness.md); above 1, it was treated worse than
+    /// that share would have. Absent from files written before it: 0.
+    #[serde(default)]
+    pub rho_avg: f64,
+    #[serde(default)]
+    pub rho_max: f64,
+    /// Jain's index over the tenants' mean ρ (1 with one tenant, or none).
+    #[serde(default = "one")]
+    pub tenant_jain: f64,
+    /// Per tenant, where some job names one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tenants: Vec<TenantMetrics>,
     pub steps: usize,
     /// Virtual time at the end.
     pub time_s: f64,
+}
+
+/// One tenant's jobs in an episode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TenantMetrics {
+    /// The tenant's name; empty for the jobs that name none.
+    pub tenant: String,
+    /// Its arrived jobs.
+    pub jobs: usize,
+    pub jct_avg_s: f64,
+    pub rho_avg: f64,
 }
 
 /// Running time integrals, per resource `[cpu, mem, gpu]` in milli-units × seconds.
@@ -99,7 +128,7 @@ impl crate::gym::EpisodeSummary for JobsMetrics {
 }
 
 /// Every JobsMetrics figure, in the order of its fields (and of its JSON).
-const COLUMNS: [MetricColumn<JobsMetrics>; 18] = [
+const COLUMNS: [MetricColumn<JobsMetrics>; 21] = [
     column("jct_avg_s", |m| m.jct_avg_s, 0, Better::Lower),
     column("jct_p95_s", |m| m.jct_p95_s, 0, Better::Lower),
     column("makespan_s", |m| m.makespan_s, 0, Better::Lower),
@@ -153,6 +182,9 @@ const COLUMNS: [MetricColumn<JobsMetrics>; 18] = [
         0,
         Better::Lower,
     ),
+    column("rho_avg", |m| m.rho_avg, 3, Better::Lower),
+    column("rho_max", |m| m.rho_max, 3, Better::Lower),
+    column("tenant_jain", |m| m.tenant_jain, 3, Better::Higher),
 ];
 
 #[cfg(test)]

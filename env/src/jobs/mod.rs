@@ -3,7 +3,8 @@
 //! the surrogate progress model fitted per model template (`speedup.rs`), optionally scaled by
 //! the GPU model a job runs on (`heterogeneity.rs`, from `throughputs.rs`), and a gym-like env
 //! whose policy decides at each decision point which queued jobs start, where, and with how
-//! many containers of what size.
+//! many containers of what size. Its metrics include finish-time fairness per job and between
+//! tenants (`fairness.rs`).
 
 mod accounting;
 mod bounds;
@@ -12,6 +13,7 @@ mod choice;
 mod conserve;
 mod dynamics;
 mod env;
+mod fairness;
 mod family;
 mod heterogeneity;
 mod load;
@@ -26,16 +28,19 @@ pub mod throughputs;
 pub mod trained;
 
 #[cfg(test)]
+mod constraint_tests;
+#[cfg(test)]
 mod heterogeneity_tests;
 #[cfg(test)]
 mod tests;
 
 pub use choice::{Choice, ChoiceLayout, Restriction, level_distance};
 pub use env::{JobsEnv, JobsInfo, JobsStep};
+pub use fairness::{finish_time_fairness, jain};
 pub use family::{WindowDraw, sample_window};
 pub use load::JobsSetup;
-pub use machines::{Cluster, Container, Placement};
-pub use metrics::{JobsMetrics, quantile};
+pub use machines::{Cluster, Container, MAX_MODEL_LABELS, Models, Placement};
+pub use metrics::{JobsMetrics, TenantMetrics, quantile};
 pub use requests::{fits_empty, scaled_request};
 pub use schema::{
     FamilySpec, Fidelity, GPU_MILLI, Heterogeneity, Interface, JobRecord, JobsEpisode, JobsReward,

@@ -175,6 +175,7 @@ fn job_mask(
         || episode.cluster.can_place(
             sh.container(i, levels.requested_size),
             sh.worker_count(i, levels.requested_workers),
+            sh.within(i),
         );
     for (level, allowed) in workers_mask[..levels.workers]
         .iter_mut()
@@ -182,15 +183,19 @@ fn job_mask(
         .skip(1)
     {
         *allowed = (running && level == base_w)
-            || episode
-                .cluster
-                .can_place(sh.container(i, base_s), sh.worker_count(i, level));
+            || episode.cluster.can_place(
+                sh.container(i, base_s),
+                sh.worker_count(i, level),
+                sh.within(i),
+            );
     }
     for (level, allowed) in size_mask[..levels.sizes].iter_mut().enumerate() {
         *allowed = level == base_s
-            || episode
-                .cluster
-                .can_place(sh.container(i, level), sh.worker_count(i, base_w));
+            || episode.cluster.can_place(
+                sh.container(i, level),
+                sh.worker_count(i, base_w),
+                sh.within(i),
+            );
     }
     episode.cluster.end_probe(&own);
     episode.jobs[i].containers = own;

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use super::heterogeneity::ModelSpeeds;
-use super::machines::{Cluster, Container};
+use super::machines::{Cluster, Container, Models};
 use super::metrics::Integrals;
 use super::requests::scaled_request;
 use super::schema::{GPU_MILLI, JobsWorkload};
@@ -44,6 +44,11 @@ pub(super) struct Job {
     pub size_level: usize,
     pub containers: Vec<Container>,
     pub eligible_s: f64,
+    /// The integral of jobs in the system (`Integrals::in_system`) at its arrival and at its
+    /// finish: their difference over its lifetime is how many it contended with
+    /// (`fairness.rs`).
+    pub in_system_at_arrival: f64,
+    pub in_system_at_finish: f64,
     pub first_start_s: Option<f64>,
     pub finish_s: Option<f64>,
     /// Bumped on every change of allocation, so stale heap and ring entries are skipped.
@@ -114,6 +119,8 @@ pub(super) struct Shared {
     pub empty_cluster: Cluster,
     /// The templates' speeds on the machines' GPU models, with `[heterogeneity]` on.
     pub model_speeds: Option<ModelSpeeds>,
+    /// Per job, the machines its `gpu_models` allow.
+    pub within: Vec<Models>,
 }
 
 impl Shared {
@@ -150,6 +157,15 @@ impl Shared {
             .collect();
         let shapes: Vec<[u32; 3]> = jobs.iter().map(|j| j.request()).collect();
         let empty_cluster = Cluster::new(&workload.machines, &shapes);
+        let within = jobs
+            .iter()
+            .map(|j| match j.gpu_models.as_slice() {
+                [] => Models::ANY,
+                names => empty_cluster
+                    .models(names)
+                    .expect("validated: every constraint names a machine's model"),
+            })
+            .collect();
         let model_speeds = workload.heterogeneity.as_ref().map(|h| {
             ModelSpeeds::resolve(&workload, h)
                 .unwrap_or_else(|(key, why)| panic!("validated at load: {key}: {why}"))
@@ -162,6 +178,7 @@ impl Shared {
             arrival_order,
             empty_cluster,
             model_speeds,
+            within,
         }
     }
 
@@ -171,6 +188,11 @@ impl Shared {
         self.model_speeds
             .as_ref()
             .map_or(1.0, |s| s.fastest(self.template[i]))
+    }
+
+    /// The machines job `job` may run on.
+    pub fn within(&self, job: usize) -> Models {
+        self.within[job]
     }
 
     pub fn template_of(&self, job: usize) -> usize {

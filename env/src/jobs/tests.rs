@@ -41,6 +41,8 @@ pub(super) fn job(
         gpu_milli,
         template: "t".into(),
         after: Vec::new(),
+        tenant: None,
+        gpu_models: Vec::new(),
     }
 }
 
@@ -395,6 +397,11 @@ pub(super) fn conserved_under_random_actions(
     rng: &mut StdRng,
 ) -> std::result::Result<(), TestCaseError> {
     let jobs = w.jobs.len();
+    let model_of_machine: Vec<String> = w
+        .machines
+        .iter()
+        .flat_map(|m| std::iter::repeat_n(m.gpu_model.clone(), m.count))
+        .collect();
     let mut env = JobsEnv::new(w);
     let (mut observation, mut info) = env.reset(seed).unwrap();
     let space = env.action_space().clone();
@@ -414,6 +421,18 @@ pub(super) fn conserved_under_random_actions(
             for r in 0..3 {
                 prop_assert!(free[r] <= capacity[r]);
                 prop_assert_eq!(held[m][r] + free[r] as u64, capacity[r] as u64);
+            }
+        }
+        for (k, job) in env.workload().jobs.iter().enumerate() {
+            for m in env.machines_of(k) {
+                let model = &model_of_machine[m as usize];
+                prop_assert!(
+                    job.gpu_models.is_empty() || job.gpu_models.contains(model),
+                    "{} runs on {}, outside {:?}",
+                    job.id,
+                    model,
+                    job.gpu_models
+                );
             }
         }
         let i = &step.info;

@@ -23,7 +23,8 @@ pub const COLUMNS: [&str; 10] = [
 /// scheduled, `Pending`, for its whole life `deletion_time - creation_time`); a pod deleted
 /// the second it was scheduled is a real, zero-length job and runs 1 s, as the v2018 importer
 /// clamps its tasks (the env needs positive work). A one-GPU pod asks `gpu_milli` of a GPU; a
-/// multi-GPU pod whole GPUs.
+/// multi-GPU pod whole GPUs. A pod's `gpu_spec` (GPU models it may run on, `|`-separated;
+/// empty: any) restricts it to machines of those models.
 pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs> {
     table.require(&COLUMNS)?;
     let window = options.window(None)?;
@@ -89,10 +90,35 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                 mem_mib: mem,
                 gpu_milli: gpu,
                 after: Vec::new(),
+                tenant: None,
+                gpu_models: gpu_spec(table.text(row, "gpu_spec")),
             }))
         })();
         out.take(options.lenient, job)?;
     }
     window.rebase(&mut out.jobs);
     Ok(out)
+}
+
+/// The models of a `gpu_spec` cell, `|`-separated.
+fn gpu_spec(cell: Option<&str>) -> Vec<String> {
+    cell.unwrap_or_default()
+        .split('|')
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_gpu_spec_lists_its_models_and_an_empty_one_none() {
+        assert_eq!(
+            super::gpu_spec(Some("V100M16|V100M32")),
+            ["V100M16", "V100M32"]
+        );
+        assert_eq!(super::gpu_spec(Some("T4")), ["T4"]);
+        assert!(super::gpu_spec(None).is_empty());
+    }
 }

@@ -8,13 +8,17 @@ use super::table::{RowError, TextTable};
 use super::templates;
 
 pub const COLUMNS: [&str; 3] = ["timestamp", "duration", "num_gpus"];
+/// The virtual cluster a job was submitted to, one per tenant (optional: a table without it
+/// gives jobs of no tenant).
+const TENANT_COLUMN: &str = "cluster";
 
 /// A job arrives at `timestamp` (seconds since the earliest timestamp in the file; `--from`
 /// and `--to` count on that clock) and runs `duration` seconds on `num_gpus` GPUs, split
 /// into the fewest equal containers the largest GPU machine holds; a job logged shorter than
 /// 1 s (0 included) is real and runs 1 s, as the openb and v2018 importers treat theirs.
 /// Philly has no CPU or memory figures: a container gets, per GPU, the CPU and memory per GPU
-/// of the cluster's leanest GPU machine (so a GPU-proportional share always fits).
+/// of the cluster's leanest GPU machine (so a GPU-proportional share always fits). Its
+/// virtual cluster (`cluster`) is its tenant.
 /// The most GPUs one job asks for: its containers are searched for by trying divisors.
 const MAX_JOB_GPUS: f64 = schedlab_env::limits::TOTAL_GPUS;
 
@@ -88,6 +92,8 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
                 mem_mib: request[1],
                 gpu_milli: request[2],
                 after: Vec::new(),
+                tenant: table.text(row, TENANT_COLUMN).map(str::to_owned),
+                gpu_models: Vec::new(),
             }))
         })();
         out.take(options.lenient, job)?;

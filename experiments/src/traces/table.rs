@@ -170,7 +170,7 @@ pub fn write_jobs_parquet(jobs: &[JobRecord]) -> anyhow::Result<Vec<u8>> {
     let strings = |f: fn(&JobRecord) -> String| -> Vec<String> { jobs.iter().map(f).collect() };
     let numbers = |f: fn(&JobRecord) -> u32| -> Vec<u32> { jobs.iter().map(f).collect() };
     let reals = |f: fn(&JobRecord) -> f64| -> Vec<f64> { jobs.iter().map(f).collect() };
-    let columns = vec![
+    let mut columns = vec![
         Column::new(JOB_COLUMNS[0].into(), strings(|j| j.id.clone())),
         Column::new(JOB_COLUMNS[1].into(), reals(|j| j.arrival_s)),
         Column::new(JOB_COLUMNS[2].into(), reals(|j| j.duration_s)),
@@ -181,6 +181,19 @@ pub fn write_jobs_parquet(jobs: &[JobRecord]) -> anyhow::Result<Vec<u8>> {
         Column::new(JOB_COLUMNS[7].into(), strings(|j| j.template.clone())),
         Column::new(JOB_COLUMNS[8].into(), strings(|j| j.after.join(" "))),
     ];
+    // only where some job names them, so tables of workloads without them stay as they were
+    if jobs.iter().any(|j| j.tenant.is_some()) {
+        columns.push(Column::new(
+            "tenant".into(),
+            strings(|j| j.tenant.clone().unwrap_or_default()),
+        ));
+    }
+    if jobs.iter().any(|j| !j.gpu_models.is_empty()) {
+        columns.push(Column::new(
+            "gpu_models".into(),
+            strings(|j| j.gpu_models.join(" ")),
+        ));
+    }
     let mut frame = DataFrame::new(jobs.len(), columns)?;
     let mut bytes = Vec::new();
     ParquetWriter::new(&mut bytes).finish(&mut frame)?;

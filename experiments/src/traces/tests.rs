@@ -89,6 +89,20 @@ fn philly_jobs_import_on_pai_machines_and_split_large_jobs() {
         .find(|j| j.workers * j.gpu_milli == 32_000)
         .unwrap();
     assert_eq!((big.workers, big.gpu_milli), (4, 8000));
+    // each job's virtual cluster is its tenant: 12 of them, the largest with 27,044 jobs
+    let mut tenants = std::collections::BTreeMap::new();
+    for j in &read.jobs {
+        *tenants.entry(j.tenant.clone().unwrap()).or_insert(0) += 1;
+    }
+    assert_eq!((tenants.len(), tenants["6214e9"]), (12, 27_044));
+    // and the tenants survive the job table
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs.parquet");
+    std::fs::write(&file, table::write_jobs_parquet(&read.jobs).unwrap()).unwrap();
+    assert_eq!(
+        schedlab_artifacts::read_job_table(&file).unwrap(),
+        read.jobs
+    );
     assert_eq!(
         read.jobs
             .iter()

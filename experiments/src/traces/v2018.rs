@@ -90,6 +90,8 @@ pub fn read(table: &TextTable, options: &ReadOptions) -> anyhow::Result<ReadJobs
             mem_mib: t.request[1],
             gpu_milli: 0,
             after,
+            tenant: None,
+            gpu_models: Vec::new(),
         });
     }
     window.rebase(&mut out.jobs);
