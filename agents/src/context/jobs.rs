@@ -5,9 +5,10 @@ use std::ops::Deref;
 use schedlab_env::ActionSpace;
 use schedlab_env::Observation;
 use schedlab_env::jobs::observe::{
-    CLUSTER_GROUP, FIELD_SIZE, FIELD_WORKERS, SLOT_ATTAINED, SLOT_CONTENTION, SLOT_GROUP,
-    SLOT_PRESENT, SLOT_REMAINING, SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS,
-    SLOT_WORKERS_LEVEL, seconds_of,
+    CLUSTER_GROUP, FIELD_MODEL, FIELD_SIZE, FIELD_WORKERS, MODEL_FREE_GROUP, MODEL_SPEED_GROUP,
+    SLOT_ATTAINED, SLOT_CONTENTION, SLOT_GPU, SLOT_GROUP, SLOT_PRESENT, SLOT_REMAINING,
+    SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL,
+    seconds_of,
 };
 use schedlab_env::jobs::{ChoiceLayout, GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
 
@@ -122,6 +123,41 @@ impl JobsContext {
             workers_level: (features[SLOT_WORKERS_LEVEL] * top[0] as f32).round() as usize,
             size_level: (features[SLOT_SIZE_LEVEL] * top[1] as f32).round() as usize,
         }
+    }
+
+    /// With `[heterogeneity]`, the GPU models the action's model field picks from (level
+    /// `k + 1` is model `k`); 0 without.
+    pub fn models(&self) -> usize {
+        if self.slot_space.fields().len() > FIELD_MODEL {
+            self.slot_space.field_choices(FIELD_MODEL) - 1
+        } else {
+            0
+        }
+    }
+
+    /// The job in `slot`'s speed on each model over its speed on its fastest (with
+    /// [`JobsContext::models`] > 0).
+    pub fn model_speeds<'a>(&self, observation: &'a Observation, slot: usize) -> &'a [f32] {
+        self.observation_space
+            .group(MODEL_SPEED_GROUP)
+            .block(&observation.features, slot)
+    }
+
+    /// Free GPUs of each model (with [`JobsContext::models`] > 0).
+    pub fn free_gpus_per_model(&self, observation: &Observation) -> Vec<f64> {
+        let gpus = self.cluster_capacity[2] / GPU_MILLI as f64;
+        self.observation_space
+            .group(MODEL_FREE_GROUP)
+            .block(&observation.features, 0)
+            .iter()
+            .map(|&share| f64::from(share) * gpus)
+            .collect()
+    }
+
+    /// The GPUs the job in `view` asks for at `workers_level` (its size at the request).
+    pub fn gpus_asked(&self, view: &SlotView, workers_level: usize) -> f64 {
+        let per_container = f64::from(view.features[SLOT_GPU]) * self.largest_machine[2];
+        self.worker_count(view, workers_level) * per_container / GPU_MILLI as f64
     }
 
     /// The cluster's features after the slots.

@@ -9,6 +9,7 @@ mod placement;
 mod pollux;
 mod raes;
 mod restricted;
+mod throughput_greedy;
 
 pub use one_choice::OneChoice;
 pub use ordering::{Order, OrderingPolicy};
@@ -28,4 +29,5 @@ pub const SCHEDULERS: &[SchedulerRow] = &[
     periodic::ROW,
     pollux::ROW,
     raes::ROW,
+    throughput_greedy::ROW,
 ];

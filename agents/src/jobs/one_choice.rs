@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use schedlab_env::Observation;
-use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
+use schedlab_env::jobs::observe::{FIELD_MODEL, FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use schedlab_env::jobs::{Choice, ChoiceLayout, Placement};
 
 use crate::context::JobsContext;
@@ -36,7 +36,8 @@ impl OneChoice {
 
     /// The per-slot mask of a fresh window, from the one-choice mask: a workers level with
     /// the size at its base (current when running, requested when queued), a size with the
-    /// workers level at its base; the base levels themselves and every placement allowed.
+    /// workers level at its base; the base levels themselves and every placement allowed; and,
+    /// with `[heterogeneity]`, each model the job fits on at its base levels.
     fn slot_mask(&self, observation: &Observation) -> Vec<bool> {
         let ctx = &self.ctx;
         let space = &ctx.slot_space;
@@ -56,20 +57,32 @@ impl OneChoice {
             } else {
                 (ctx.requested_workers_level, ctx.requested_size_level)
             };
-            let fits = |workers_level: usize, size_level: usize| {
+            let fits_on = |workers_level: usize, size_level: usize, model: usize| {
                 observation.action_mask[self.layout.encode(Choice::Set {
                     slot,
                     workers_level,
                     size_level,
                     placement: Placement::ALL[0],
+                    model,
                 })]
             };
+            let fits =
+                |workers_level: usize, size_level: usize| fits_on(workers_level, size_level, 0);
             for level in 1..space.field_choices(FIELD_WORKERS) {
                 mask[workers_at + level] =
                     (view.running() && level == base_w) || fits(level, base_s);
             }
             for level in 0..space.field_choices(FIELD_SIZE) {
                 mask[size_at + level] = level == base_s || fits(base_w, level);
+            }
+            if ctx.models() > 0 {
+                let model_at = space.mask_offset(ctx.dim(slot, FIELD_MODEL));
+                mask[model_at] = true;
+                for model in 1..=ctx.models() {
+                    // a queued job's models at its request; a running job's current levels
+                    // are no choice of the exact mask, and a rescale the env refuses is skipped
+                    mask[model_at + model] = view.running() || fits_on(base_w, base_s, model);
+                }
             }
         }
         mask
@@ -92,6 +105,11 @@ impl OneChoice {
                 let workers_level = action[ctx.dim(slot, FIELD_WORKERS)];
                 let size_level = action[ctx.dim(slot, FIELD_SIZE)];
                 let placement = Placement::ALL[action[ctx.dim(slot, FIELD_PLACEMENT)]];
+                let model = if ctx.models() > 0 {
+                    action[ctx.dim(slot, FIELD_MODEL)]
+                } else {
+                    0
+                };
                 let unchanged = view.running()
                     && (workers_level, size_level) == (view.workers_level, view.size_level);
                 let choice = if view.running() && workers_level == 0 {
@@ -102,6 +120,7 @@ impl OneChoice {
                         workers_level,
                         size_level,
                         placement,
+                        model,
                     }
                 } else {
                     continue;

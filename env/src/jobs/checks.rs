@@ -259,6 +259,15 @@ impl JobsWorkload {
         let mut labels: Vec<&str> = self.machines.iter().map(|m| m.gpu_model.as_str()).collect();
         labels.sort_unstable();
         labels.dedup();
+        if self.heterogeneity.is_some() && labels.len() > MAX_MODEL_LABELS {
+            return bad(
+                "heterogeneity".into(),
+                format!(
+                    "the machines have {} GPU models; the action's model choice takes at most {MAX_MODEL_LABELS}",
+                    labels.len()
+                ),
+            );
+        }
         for (i, j) in self.jobs.iter().enumerate() {
             if j.gpu_models.is_empty() {
                 continue;

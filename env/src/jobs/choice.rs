@@ -19,13 +19,15 @@ use super::state::{Episode, Shared, Status};
 use crate::gym::{ActionSpace, Field, Observation};
 
 /// Where each choice sits in the single action dimension: `slot * per_slot + option`, then
-/// `advance` last. Option 0 is preempt; option `1 + ((w - 1) * sizes + s) * placements + p`
-/// is workers level `w`, size level `s`, placement `p`.
+/// `advance` last. Option 0 is preempt; option `1 + (((w - 1) * sizes + s) * placements + p)
+/// * models + m` is workers level `w`, size level `s`, placement `p` and model level `m` (0:
+/// any model; there is only that one without `[heterogeneity]`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChoiceLayout {
     slots: usize,
     workers_levels: usize,
     sizes: usize,
+    models: usize,
 }
 
 /// How far `(workers level, size level)` lies from `requested`, in levels: what "nearest the
@@ -57,21 +59,25 @@ pub enum Choice {
         workers_level: usize,
         size_level: usize,
         placement: Placement,
+        /// 0: any model; `k`: the `k`-th model of `heterogeneity.models`.
+        model: usize,
     },
 }
 
 impl ChoiceLayout {
-    /// `workers_levels` counts level 0 (not running).
-    pub fn new(slots: usize, workers_levels: usize, sizes: usize) -> Self {
+    /// `workers_levels` counts level 0 (not running); `models` counts "any model" (1 without
+    /// `[heterogeneity]`).
+    pub fn new(slots: usize, workers_levels: usize, sizes: usize, models: usize) -> Self {
         ChoiceLayout {
             slots,
             workers_levels,
             sizes,
+            models,
         }
     }
 
     pub fn per_slot(&self) -> usize {
-        1 + (self.workers_levels - 1) * self.sizes * Placement::ALL.len()
+        1 + (self.workers_levels - 1) * self.sizes * Placement::ALL.len() * self.models
     }
 
     pub fn advance(&self) -> usize {
@@ -87,8 +93,14 @@ impl ChoiceLayout {
         )
     }
 
-    fn option(&self, workers_level: usize, size_level: usize, placement: usize) -> usize {
-        1 + ((workers_level - 1) * self.sizes + size_level) * Placement::ALL.len() + placement
+    fn option(
+        &self,
+        (workers_level, size_level): (usize, usize),
+        placement: usize,
+        model: usize,
+    ) -> usize {
+        let levels = (workers_level - 1) * self.sizes + size_level;
+        1 + (levels * Placement::ALL.len() + placement) * self.models + model
     }
 
     /// The index of `choice` (inverse of [`ChoiceLayout::decode`]).
@@ -101,12 +113,13 @@ impl ChoiceLayout {
                 workers_level,
                 size_level,
                 placement,
+                model,
             } => {
                 let p = Placement::ALL
                     .iter()
                     .position(|x| *x == placement)
                     .expect("a placement of the list");
-                slot * self.per_slot() + self.option(workers_level, size_level, p)
+                slot * self.per_slot() + self.option((workers_level, size_level), p, model)
             }
         }
     }
@@ -119,13 +132,14 @@ impl ChoiceLayout {
         if option == 0 {
             return Choice::Preempt { slot };
         }
-        let placements = Placement::ALL.len();
-        let (levels, placement) = ((option - 1) / placements, (option - 1) % placements);
+        let per_levels = Placement::ALL.len() * self.models;
+        let (levels, rest) = ((option - 1) / per_levels, (option - 1) % per_levels);
         Choice::Set {
             slot,
             workers_level: 1 + levels / self.sizes,
             size_level: levels % self.sizes,
-            placement: Placement::ALL[placement],
+            placement: Placement::ALL[rest / self.models],
+            model: rest % self.models,
         }
     }
 
@@ -190,14 +204,16 @@ impl ChoiceLayout {
             episode.cluster.begin_probe(&own);
             for w in 1..self.workers_levels {
                 for s in 0..self.sizes {
-                    let allowed = !(running && (w, s) == current)
-                        && episode.cluster.can_place(
-                            sh.container(i, s),
-                            sh.worker_count(i, w),
-                            sh.within(i),
-                        );
-                    for p in 0..Placement::ALL.len() {
-                        mask[base + self.option(w, s, p)] = allowed;
+                    for m in 0..self.models {
+                        let allowed = !(running && (w, s) == current)
+                            && episode.cluster.can_place(
+                                sh.container(i, s),
+                                sh.worker_count(i, w),
+                                sh.within_model(i, m),
+                            );
+                        for p in 0..Placement::ALL.len() {
+                            mask[base + self.option((w, s), p, m)] = allowed;
+                        }
                     }
                 }
             }
@@ -220,7 +236,7 @@ impl ChoiceLayout {
     /// `requested` `(workers level, size level)`, there, best-fit. `None` where no such job
     /// can start. (A running job's slot allows preempt; a changed slot allows nothing.)
     pub fn forced_start(&self, mask: &[bool], requested: (usize, usize)) -> Option<usize> {
-        let option = self.option(requested.0, requested.1, 0);
+        let option = self.option(requested, 0, 0);
         (0..self.slots)
             .find(|&slot| {
                 let base = slot * self.per_slot();
@@ -232,6 +248,7 @@ impl ChoiceLayout {
                     workers_level: requested.0,
                     size_level: requested.1,
                     placement: Placement::BestFit,
+                    model: 0,
                 })
             })
     }
@@ -271,8 +288,9 @@ impl ChoiceLayout {
                 workers_level,
                 size_level,
                 placement,
+                model,
             } => format!(
-                "{} at workers level {workers_level}, size level {size_level}, {placement:?}",
+                "{} at workers level {workers_level}, size level {size_level}, {placement:?}, model level {model}",
                 job(slot)
             ),
         }
@@ -283,30 +301,35 @@ impl ChoiceLayout {
 mod tests {
     use super::*;
 
+    /// Without models (1: any) and with three (any and two models).
     #[test]
     fn every_choice_decodes_to_a_distinct_request_and_back() {
-        let layout = ChoiceLayout::new(3, 4, 3);
-        assert_eq!(layout.per_slot(), 1 + 3 * 3 * 2);
-        assert_eq!(layout.action_space().nvec(), vec![3 * 19 + 1]);
-        let mut seen = std::collections::HashSet::new();
-        for c in 0..=layout.advance() {
-            let decoded = layout.decode(c);
-            assert!(seen.insert(format!("{decoded:?}")), "{decoded:?} twice");
-            if let Choice::Set {
-                slot,
-                workers_level,
-                size_level,
-                placement,
-            } = decoded
-            {
-                let p = Placement::ALL.iter().position(|x| *x == placement).unwrap();
-                let back = slot * layout.per_slot() + layout.option(workers_level, size_level, p);
-                assert_eq!(back, c);
-                assert_eq!(layout.encode(decoded), c);
-                assert!((1..4).contains(&workers_level) && size_level < 3);
+        for models in [1, 3] {
+            let layout = ChoiceLayout::new(3, 4, 3, models);
+            let per_slot = 1 + 3 * 3 * 2 * models;
+            assert_eq!(layout.per_slot(), per_slot);
+            assert_eq!(layout.action_space().nvec(), vec![3 * per_slot + 1]);
+            let mut seen = std::collections::HashSet::new();
+            for c in 0..=layout.advance() {
+                let decoded = layout.decode(c);
+                assert!(seen.insert(format!("{decoded:?}")), "{decoded:?} twice");
+                if let Choice::Set {
+                    slot,
+                    workers_level,
+                    size_level,
+                    placement,
+                    model,
+                } = decoded
+                {
+                    let p = Placement::ALL.iter().position(|x| *x == placement).unwrap();
+                    let option = layout.option((workers_level, size_level), p, model);
+                    assert_eq!(slot * layout.per_slot() + option, c);
+                    assert_eq!(layout.encode(decoded), c);
+                    assert!((1..4).contains(&workers_level) && size_level < 3 && model < models);
+                }
             }
+            assert_eq!(layout.decode(layout.advance()), Choice::Advance);
+            assert_eq!(layout.decode(per_slot), Choice::Preempt { slot: 1 });
         }
-        assert_eq!(layout.decode(layout.advance()), Choice::Advance);
-        assert_eq!(layout.decode(19), Choice::Preempt { slot: 1 });
     }
 }

@@ -53,7 +53,7 @@ pub(super) fn fill_idle(sh: &Shared, episode: &mut Episode) {
                 sh,
                 episode,
                 j,
-                (requested.0, requested.1, Placement::BestFit),
+                (requested.0, requested.1, Placement::BestFit, 0),
             )
             .expect("a request that can_place accepts is placed");
             episode.forced_total += 1;
@@ -104,7 +104,7 @@ pub(super) fn unfreeze(sh: &Shared, episode: &mut Episode) {
             sh,
             episode,
             j,
-            (workers_level, size_level, Placement::BestFit),
+            (workers_level, size_level, Placement::BestFit, 0),
         )
         .expect("a level that can_place accepts is placed");
         episode.forced_total += 1;

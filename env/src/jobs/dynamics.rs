@@ -5,8 +5,8 @@
 use std::cmp::Reverse;
 
 use super::accounting::integrate;
-use super::machines::{Container, Placement};
-use super::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
+use super::machines::{Container, Models, Placement};
+use super::observe::{FIELD_MODEL, FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use super::state::{Episode, Job, Shared, Status, Time, status_index};
 use crate::error::Result;
 use crate::gym::ActionSpace;
@@ -43,13 +43,19 @@ pub(super) fn apply(
             let w = action[space.dim(slot, FIELD_WORKERS)];
             let s = action[space.dim(slot, FIELD_SIZE)];
             let placement = Placement::ALL[action[space.dim(slot, FIELD_PLACEMENT)]];
+            let model = if space.fields().len() > FIELD_MODEL {
+                action[space.dim(slot, FIELD_MODEL)]
+            } else {
+                0
+            };
+            let within = sh.within_model(j as usize, model);
             let job = &episode.jobs[j as usize];
             let unchanged = running && w == job.workers_level && s == job.size_level;
             if running && w == 0 {
                 suspend(sh, episode, j);
                 changed = true;
             } else if w > 0 && !unchanged {
-                match allocate(sh, episode, j, w, s, placement) {
+                match allocate(sh, episode, j, w, s, (placement, within)) {
                     Ok(()) => changed = true,
                     Err(reason) => rejected.push(reason.to_string()),
                 }
@@ -66,24 +72,32 @@ pub(super) fn apply_one(
     sh: &Shared,
     episode: &mut Episode,
     j: u32,
-    (workers_level, size_level, placement): (usize, usize, Placement),
+    (workers_level, size_level, placement, model): (usize, usize, Placement, usize),
 ) -> std::result::Result<(), NoLongerFits> {
     if workers_level == 0 {
         suspend(sh, episode, j);
         Ok(())
     } else {
-        allocate(sh, episode, j, workers_level, size_level, placement)
+        let within = sh.within_model(j as usize, model);
+        allocate(
+            sh,
+            episode,
+            j,
+            workers_level,
+            size_level,
+            (placement, within),
+        )
     }
 }
 
-/// Starts or rescales job `j`; on failure nothing changes.
+/// Starts or rescales job `j` on the machines `within`; on failure nothing changes.
 fn allocate(
     sh: &Shared,
     episode: &mut Episode,
     j: u32,
     workers_level: usize,
     size_level: usize,
-    placement: Placement,
+    (placement, within): (Placement, Models),
 ) -> std::result::Result<(), NoLongerFits> {
     let i = j as usize;
     let now = episode.now;
@@ -91,10 +105,7 @@ fn allocate(
     let request = sh.container(i, size_level);
     let old = std::mem::take(&mut episode.jobs[i].containers);
     old.iter().for_each(|c| episode.cluster.release(c));
-    let Some(placed) = episode
-        .cluster
-        .place(request, count, placement, sh.within(i))
-    else {
+    let Some(placed) = episode.cluster.place(request, count, placement, within) else {
         old.iter().for_each(|c| episode.cluster.reinstate(c));
         episode.jobs[i].containers = old;
         return Err(NoLongerFits {

@@ -90,28 +90,40 @@ pub struct JobsEnv {
 impl JobsEnv {
     pub fn new(workload: Arc<JobsWorkload>) -> Self {
         let slots = workload.window.slots();
-        let mut fields = vec![Field::new("", 1); 3];
+        let shared = Shared::new(Arc::clone(&workload));
+        // with heterogeneity, a model field and the model groups; without, the shapes as ever
+        let models = shared.model_sets.len();
+        let mut fields = vec![Field::new("", 1); if models > 0 { 4 } else { 3 }];
         fields[observe::FIELD_WORKERS] = Field::new("workers", workload.scaling.workers.len() + 1);
         fields[observe::FIELD_SIZE] = Field::new("size", workload.scaling.sizes.len());
         fields[observe::FIELD_PLACEMENT] = Field::new("placement", Placement::ALL.len());
+        if models > 0 {
+            fields[observe::FIELD_MODEL] = Field::new("model", models + 1);
+        }
         let slot_space = ActionSpace::grid("slot", slots, fields);
         let choices = (workload.window.interface == Interface::OneChoice).then(|| {
             ChoiceLayout::new(
                 slots,
                 workload.scaling.workers.len() + 1,
                 workload.scaling.sizes.len(),
+                models + 1,
             )
         });
         let action_space = choices
             .as_ref()
             .map_or_else(|| slot_space.clone(), ChoiceLayout::action_space);
-        let observation_space = ObservationSpace::new(&[
+        let mut groups = vec![
             (observe::SLOT_GROUP, slots, observe::SLOT_FEATURES),
             (observe::CLUSTER_GROUP, 1, observe::CLUSTER_FEATURES),
-        ]);
+        ];
+        if models > 0 {
+            groups.push((observe::MODEL_SPEED_GROUP, slots, models));
+            groups.push((observe::MODEL_FREE_GROUP, 1, models));
+        }
+        let observation_space = ObservationSpace::new(&groups);
         let family = workload.family.is_some().then(|| Arc::clone(&workload));
         JobsEnv {
-            shared: Arc::new(Shared::new(workload)),
+            shared: Arc::new(shared),
             family,
             templates: None,
             slot_space,
@@ -400,13 +412,14 @@ impl JobsEnv {
                 }
                 return Ok(acted);
             }
-            Choice::Preempt { slot } => (slot, (0, 0, Placement::BestFit)),
+            Choice::Preempt { slot } => (slot, (0, 0, Placement::BestFit, 0)),
             Choice::Set {
                 slot,
                 workers_level,
                 size_level,
                 placement,
-            } => (slot, (workers_level, size_level, placement)),
+                model,
+            } => (slot, (workers_level, size_level, placement, model)),
         };
         let (slot, levels) = change;
         let j = episode.window[slot].expect("the mask offers only filled slots");

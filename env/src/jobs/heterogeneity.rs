@@ -5,7 +5,7 @@
 //! the matrix sets the ratio of one model to the reference at the job's GPU count.
 
 use super::machines::Container;
-use super::schema::{GPU_MILLI, Heterogeneity, JobsWorkload};
+use super::schema::{GPU_MILLI, Heterogeneity, JobsWorkload, ModelMapping};
 use super::throughputs::Throughputs;
 
 /// The GPU counts Gavel measures.
@@ -14,6 +14,8 @@ const COUNTS: [u32; 4] = [1, 2, 4, 8];
 /// Each template's speed on each mapped model, against the reference model.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct ModelSpeeds {
+    /// The mapped models (`heterogeneity.models`, in its order): what a model index counts.
+    names: Vec<String>,
     /// Per machine (as the cluster numbers them), its mapped model; `None` without GPUs.
     machine_model: Vec<Option<usize>>,
     /// Per machine, its GPUs.
@@ -95,6 +97,7 @@ impl ModelSpeeds {
             })
             .collect();
         Ok(ModelSpeeds {
+            names: models.iter().map(|m| (*m).to_owned()).collect(),
             machine_model,
             machine_gpus,
             ratio,
@@ -145,14 +148,27 @@ impl ModelSpeeds {
         if total > 0.0 { weighted / total } else { 1.0 }
     }
 
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Machine `m`'s model index; `None` without GPUs.
+    pub fn model_of_machine(&self, m: usize) -> Option<usize> {
+        self.machine_model[m]
+    }
+
+    /// A job of `template` on `gpus` GPUs packed on one machine: its speed on each model.
+    pub fn ratios(&self, template: usize, gpus: u32) -> impl Iterator<Item = f64> + '_ {
+        (0..self.names.len()).map(move |model| self.ratio_at(template, model, false, gpus.max(1)))
+    }
+
     /// The largest speed of a job of `template` on any model of the cluster, at least 1.
     pub fn fastest(&self, template: usize) -> f64 {
         self.fastest[template]
     }
 }
 
-/// The mapped models in the order machines first show them; per machine, its model's index
-/// (`None` without GPUs) and its GPUs.
+/// The mapped models; per machine, its model's index (`None` without GPUs) and its GPUs.
 type MachineModels<'a> = (Vec<&'a str>, Vec<Option<usize>>, Vec<u32>);
 
 fn machine_models<'a>(
@@ -160,13 +176,27 @@ fn machine_models<'a>(
     h: &'a Heterogeneity,
     matrix: &Throughputs,
 ) -> Result<MachineModels<'a>, Refusal> {
-    let mut models: Vec<&str> = Vec::new();
+    for (name, mapping) in &h.models {
+        check_mapping(h, matrix, name, mapping)?;
+    }
+    // every mapped model, in the mapping's order: the same list in every window of a family
+    let models: Vec<&str> = h.models.keys().map(String::as_str).collect();
     let mut machine_model = Vec::new();
     let mut machine_gpus = Vec::new();
     for (i, spec) in workload.machines.iter().enumerate() {
         machine_gpus.extend(std::iter::repeat_n(spec.gpus, spec.count));
         let model = (spec.gpus > 0)
-            .then(|| model_index(h, matrix, &mut models, i, &spec.gpu_model))
+            .then(|| {
+                models.iter().position(|m| *m == spec.gpu_model).ok_or_else(|| {
+                    (
+                        format!("machines[{i}].gpu_model"),
+                        format!(
+                            "`{}` is not in heterogeneity.models: map it onto a measured model (docs/heterogeneity.md)",
+                            spec.gpu_model
+                        ),
+                    )
+                })
+            })
             .transpose()?;
         machine_model.extend(std::iter::repeat_n(model, spec.count));
     }
@@ -204,22 +234,13 @@ fn ratios_on(
     Ok(table)
 }
 
-/// The index in `models` of the model machine spec `i`'s `gpu_model` maps onto.
-fn model_index<'a>(
-    h: &'a Heterogeneity,
+/// A mapping onto a model of the matrix, with a positive factor.
+fn check_mapping(
+    h: &Heterogeneity,
     matrix: &Throughputs,
-    models: &mut Vec<&'a str>,
-    i: usize,
-    gpu_model: &str,
-) -> Result<usize, Refusal> {
-    let Some((name, mapping)) = h.models.get_key_value(gpu_model) else {
-        return Err((
-            format!("machines[{i}].gpu_model"),
-            format!(
-                "`{gpu_model}` is not in heterogeneity.models: map it onto a measured model (docs/heterogeneity.md)"
-            ),
-        ));
-    };
+    name: &str,
+    mapping: &ModelMapping,
+) -> Result<(), Refusal> {
     if !matrix.has_model(&mapping.measured) {
         return Err((
             format!("heterogeneity.models.{name}.measured"),
@@ -232,11 +253,5 @@ fn model_index<'a>(
             format!("must be a positive number, got {}", mapping.factor),
         ));
     }
-    Ok(match models.iter().position(|m| m == name) {
-        Some(index) => index,
-        None => {
-            models.push(name);
-            models.len() - 1
-        }
-    })
+    Ok(())
 }

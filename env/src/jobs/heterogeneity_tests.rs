@@ -22,7 +22,7 @@ fn matrix_path() -> PathBuf {
 }
 
 /// The file's own figure: steps/s of `job_type` alone on `gpus` GPUs of `model`.
-fn figure(model: &str, job_type: &str, gpus: u32) -> f64 {
+pub(super) fn figure(model: &str, job_type: &str, gpus: u32) -> f64 {
     let text = std::fs::read_to_string(matrix_path()).unwrap();
     let root: serde_json::Value = serde_json::from_str(&text).unwrap();
     root[model][format!("('{job_type}', {gpus})")]["null"]
@@ -40,7 +40,7 @@ const T4_FACTOR: f64 = 0.871;
 
 /// Machines 0-1 K80, 2-3 P100, 4-5 V100, 6 T4 (as a P100 at `T4_FACTOR`), 8 GPUs each; one
 /// template per job type of `TYPES`, v100 the reference.
-fn heterogeneous(jobs: Vec<JobRecord>) -> JobsWorkload {
+pub(super) fn heterogeneous(jobs: Vec<JobRecord>) -> JobsWorkload {
     let mut w = workload(jobs, 1, 8);
     let base = w.machines[0].clone();
     w.machines = [("K80", 2), ("P100", 2), ("V100", 2), ("T4", 1)]

@@ -30,6 +30,13 @@ pub struct Models(u64);
 impl Models {
     /// Every machine, whatever its model.
     pub const ANY: Models = Models(u64::MAX);
+    /// No machine.
+    pub const NONE: Models = Models(0);
+
+    /// The machines in both sets.
+    pub fn and(self, other: Models) -> Models {
+        Models(self.0 & other.0)
+    }
 
     fn holds(self, label: u8) -> bool {
         self.0 & (1 << label) != 0

@@ -32,6 +32,8 @@ mod constraint_tests;
 #[cfg(test)]
 mod heterogeneity_tests;
 #[cfg(test)]
+mod model_choice_tests;
+#[cfg(test)]
 mod tests;
 
 pub use choice::{Choice, ChoiceLayout, Restriction, level_distance};

@@ -1,6 +1,7 @@
 //! The jobs env's observation (a fixed window of queued and running jobs plus the cluster)
 //! and its action mask.
 
+use super::schema::GPU_MILLI;
 use super::state::{Episode, Shared, Status};
 use crate::gym::ActionSpace;
 
@@ -10,11 +11,19 @@ use crate::gym::ActionSpace;
 pub const FIELD_WORKERS: usize = 0;
 pub const FIELD_SIZE: usize = 1;
 pub const FIELD_PLACEMENT: usize = 2;
+/// With `[heterogeneity]` only, a fourth field: the GPU model a start or rescale goes to (0:
+/// any; `k`: the `k`-th model of `heterogeneity.models`, in its order).
+pub const FIELD_MODEL: usize = 3;
 
 /// The feature group with one block per window slot.
 pub const SLOT_GROUP: &str = "slot";
 /// The feature group of the whole cluster, one block after the slots.
 pub const CLUSTER_GROUP: &str = "cluster";
+/// With `[heterogeneity]` only, after the cluster: per slot, the job's speed on each model at
+/// its request's GPU count over its speed on its fastest (0 for an empty slot)...
+pub const MODEL_SPEED_GROUP: &str = "model_speed";
+/// ...and one block of the free GPUs of each model over the cluster's GPUs.
+pub const MODEL_FREE_GROUP: &str = "model_free";
 
 /// Per window slot, in this order. Times are `ln(1 + hours)`.
 pub const SLOT_FEATURES: usize = 15;
@@ -111,8 +120,76 @@ pub(super) fn observe(
         f[SLOT_FITS_NOW] =
             job_mask(sh, episode, j as usize, &levels, (workers_mask, size_mask)) as u8 as f32;
     }
-    cluster_features(sh, episode, &mut features[slots * SLOT_FEATURES..]);
+    let cluster_end = slots * SLOT_FEATURES + CLUSTER_FEATURES;
+    cluster_features(
+        sh,
+        episode,
+        &mut features[slots * SLOT_FEATURES..cluster_end],
+    );
+    if sh.model_speeds.is_some() {
+        model_features(sh, episode, &mut features[cluster_end..]);
+        for slot in 0..slots {
+            let range = space.mask_range(space.dim(slot, FIELD_MODEL));
+            match episode.window[slot] {
+                Some(j) => model_mask(sh, episode, j as usize, &levels, &mut mask[range]),
+                None => mask[range].fill(true),
+            }
+        }
+    }
     (features, mask)
+}
+
+/// The model groups' features in `f`: per slot, then the free GPUs per model.
+fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
+    let speeds = sh.model_speeds.as_ref().expect("called with heterogeneity");
+    let models = speeds.names().len();
+    let (per_slot, free) = f.split_at_mut(episode.window.len() * models);
+    for (slot, block) in per_slot.chunks_mut(models).enumerate() {
+        let Some(j) = episode.window[slot] else {
+            continue;
+        };
+        let i = j as usize;
+        let request = sh.container(i, sh.workload.scaling.requested_size_level());
+        let count = sh.worker_count(i, sh.workload.scaling.requested_workers_level());
+        let gpus = (request[2] * count).div_ceil(GPU_MILLI);
+        let ratios: Vec<f64> = speeds.ratios(sh.template_of(i), gpus).collect();
+        let best = ratios.iter().copied().fold(0.0, f64::max);
+        for (cell, ratio) in block.iter_mut().zip(ratios) {
+            *cell = if best > 0.0 {
+                (ratio / best) as f32
+            } else {
+                0.0
+            };
+        }
+    }
+    let total = episode.cluster.capacity_total()[2].max(1) as f64;
+    for m in 0..episode.cluster.machines() {
+        if let Some(model) = speeds.model_of_machine(m) {
+            free[model] += (episode.cluster.free_of(m)[2] as f64 / total) as f32;
+        }
+    }
+}
+
+/// The model field's mask of job `i`: any model, and each model on whose machines it fits at
+/// its current (queued: requested) levels, its own containers counted as free.
+fn model_mask(sh: &Shared, episode: &mut Episode, i: usize, levels: &Levels, mask: &mut [bool]) {
+    let (w, s) = if episode.jobs[i].status == Status::Running {
+        (episode.jobs[i].workers_level, episode.jobs[i].size_level)
+    } else {
+        (levels.requested_workers, levels.requested_size)
+    };
+    let own = std::mem::take(&mut episode.jobs[i].containers);
+    episode.cluster.begin_probe(&own);
+    mask[0] = true;
+    for (level, allowed) in mask.iter_mut().enumerate().skip(1) {
+        *allowed = episode.cluster.can_place(
+            sh.container(i, s),
+            sh.worker_count(i, w),
+            sh.within_model(i, level),
+        );
+    }
+    episode.cluster.end_probe(&own);
+    episode.jobs[i].containers = own;
 }
 
 /// What every slot is measured against: the largest machine, the choices of a slot's two

@@ -121,6 +121,9 @@ pub(super) struct Shared {
     pub model_speeds: Option<ModelSpeeds>,
     /// Per job, the machines its `gpu_models` allow.
     pub within: Vec<Models>,
+    /// With `[heterogeneity]`, the machines of each model (`ModelSpeeds::names`): what the
+    /// action's model field picks from.
+    pub model_sets: Vec<Models>,
 }
 
 impl Shared {
@@ -170,6 +173,17 @@ impl Shared {
             ModelSpeeds::resolve(&workload, h)
                 .unwrap_or_else(|(key, why)| panic!("validated at load: {key}: {why}"))
         });
+        let model_sets = model_speeds.as_ref().map_or_else(Vec::new, |s| {
+            s.names()
+                .iter()
+                // a mapped model no machine of this window has: nothing to go to
+                .map(|name| {
+                    empty_cluster
+                        .models(std::slice::from_ref(name))
+                        .unwrap_or(Models::NONE)
+                })
+                .collect()
+        });
         Shared {
             workload,
             template,
@@ -179,6 +193,7 @@ impl Shared {
             empty_cluster,
             model_speeds,
             within,
+            model_sets,
         }
     }
 
@@ -193,6 +208,15 @@ impl Shared {
     /// The machines job `job` may run on.
     pub fn within(&self, job: usize) -> Models {
         self.within[job]
+    }
+
+    /// The machines job `job` may run on when the action's model field says `level` (0: any
+    /// model; `k`: the `k`-th of `model_sets`).
+    pub fn within_model(&self, job: usize, level: usize) -> Models {
+        match level {
+            0 => self.within[job],
+            k => self.within[job].and(self.model_sets[k - 1]),
+        }
     }
 
     pub fn template_of(&self, job: usize) -> usize {

@@ -115,12 +115,13 @@ fn per_slot_rule(env: &JobsEnv, observation: &crate::Observation, start: bool) -
         space.field_choices(observe::FIELD_WORKERS) - 1,
         space.field_choices(observe::FIELD_SIZE) - 1,
     ];
+    let fields = space.fields().len();
     (0..space.units())
         .flat_map(|slot| {
             let f = &observation.features[slot * observe::SLOT_FEATURES..];
             let fits =
                 observation.mask_of(space, space.dim(slot, observe::FIELD_WORKERS))[requested[0]];
-            if f[observe::SLOT_RUNNING] > 0.5 {
+            let levels = if f[observe::SLOT_RUNNING] > 0.5 {
                 let level = |k: usize, top: usize| (f[k] * top as f32).round() as usize;
                 [
                     level(observe::SLOT_WORKERS_LEVEL, top[0]),
@@ -131,7 +132,9 @@ fn per_slot_rule(env: &JobsEnv, observation: &crate::Observation, start: bool) -
                 [requested[0], requested[1], 0]
             } else {
                 [0, requested[1], 0]
-            }
+            };
+            // any model, where the action has a model field
+            levels.into_iter().chain(std::iter::repeat(0)).take(fields)
         })
         .collect()
 }
@@ -714,6 +717,7 @@ fn play_one_choice_start_requested(env: &mut JobsEnv, seed: u64) -> (JobsMetrics
         w.window.slots(),
         w.scaling.workers.len() + 1,
         w.scaling.sizes.len(),
+        1,
     );
     let requested = (
         w.scaling.requested_workers_level(),
