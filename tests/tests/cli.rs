@@ -2916,3 +2916,45 @@ fn a_user_error_prints_no_backtrace_under_rust_backtrace() {
     );
     assert!(stderr.starts_with("Error: "), "{stderr}");
 }
+
+/// `templates gavel` writes one template per job type Gavel measures at 1 GPU on the V100, each
+/// naming its type, with a contention fitted where more than one count is measured; a model
+/// the matrix lacks is refused by name.
+#[test]
+fn templates_gavel_writes_a_template_per_job_type_of_the_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = data_dir().join("throughputs/gavel/simulation_throughputs.json");
+    let out = dir.path().join("gavel");
+    run_ok(&[
+        "templates",
+        "gavel",
+        "--throughputs",
+        arg(&matrix),
+        "-o",
+        arg(&out),
+    ]);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 26);
+    let text = std::fs::read_to_string(out.join("gavel-resnet-50-batch-size-64.toml")).unwrap();
+    assert!(
+        text.contains("job_type = \"ResNet-50 (batch size 64)\""),
+        "{text}"
+    );
+    let contention: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("contention = "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(contention > 0.0, "{text}");
+    let e = run_err(&[
+        "templates",
+        "gavel",
+        "--throughputs",
+        arg(&matrix),
+        "--reference",
+        "h100",
+        "-o",
+        arg(&out),
+    ]);
+    assert!(e.contains("--reference h100"), "{e}");
+}

@@ -112,6 +112,18 @@ impl Throughputs {
             .copied()
     }
 
+    /// The job types measured alone on `model` (not spread), in order.
+    pub fn job_types(&self, model: &str) -> Vec<&str> {
+        let mut types: Vec<&str> = self
+            .alone
+            .keys()
+            .filter(|(m, _, _)| m == model)
+            .map(|(_, t, _)| t.as_str())
+            .collect();
+        types.dedup();
+        types
+    }
+
     /// Whether `model` (not spread) has any figure.
     pub fn has_model(&self, model: &str) -> bool {
         self.alone.keys().any(|(m, _, _)| m == model)
@@ -166,5 +178,6 @@ mod tests {
         assert_eq!(m.alone("k80", true, "R", 1), None);
         assert_eq!(m.pair("k80", "R", 1, "S"), Some((1.0, 0.5)));
         assert!(m.has_model("k80") && !m.has_model("v100"));
+        assert_eq!(m.job_types("k80"), vec!["R"]);
     }
 }

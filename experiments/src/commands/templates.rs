@@ -1,5 +1,7 @@
 //! `schedlab templates fit`: a model template's speed-up curve fitted from real HB-ASGD runs
-//! of a single-job workload, for the jobs cluster's surrogate.
+//! of a single-job workload, for the jobs cluster's surrogate; `schedlab templates gavel`:
+//! one template per job type of a measured throughput matrix
+//! (`schedlab_experiments::traces::gavel_templates`).
 //!
 //! The workload's nodes are replaced by copies of its first node (the jobs cluster places a
 //! job's containers on like machines). For n workers and the primary resource (GPU on nodes
@@ -13,17 +15,34 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use rayon::prelude::*;
+use schedlab_env::jobs::throughputs::Throughputs;
 use schedlab_env::jobs::trained;
 use schedlab_env::jobs::{Template, speedup};
 
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
+use schedlab_experiments::traces::gavel_templates;
 use schedlab_experiments::traces::template_fit::{Run, fit, real_run};
 
 #[derive(Subcommand)]
 pub enum TemplatesCommand {
     /// Fit a template from real runs of a single-job workload.
     Fit(FitArgs),
+    /// One template per job type of a throughput matrix in Gavel's format.
+    Gavel(GavelArgs),
+}
+
+#[derive(Args)]
+pub struct GavelArgs {
+    /// The matrix (Gavel's JSON), e.g. data/throughputs/gavel/simulation_throughputs.json.
+    #[arg(long)]
+    throughputs: PathBuf,
+    /// The model whose measured scaling the templates' curves follow.
+    #[arg(long, default_value = "v100")]
+    reference: String,
+    /// Folder to write the templates into, one TOML file each.
+    #[arg(short, long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -45,7 +64,10 @@ pub struct FitArgs {
 }
 
 pub fn run(command: TemplatesCommand) -> anyhow::Result<()> {
-    let TemplatesCommand::Fit(args) = command;
+    let args = match command {
+        TemplatesCommand::Fit(args) => args,
+        TemplatesCommand::Gavel(args) => return gavel(&args),
+    };
     anyhow::ensure!(
         args.workers.iter().all(|&n| n >= 1),
         "--workers must be at least 1"
@@ -129,4 +151,31 @@ fn print_fit(runs: &[Run], (sigma, kappa, scale): (f64, f64, f64)) {
             r.workers, r.size, r.time_s, r.reached, predicted
         );
     }
+}
+
+/// `templates gavel`: every template into `args.out`, atomically, and a line each.
+fn gavel(args: &GavelArgs) -> anyhow::Result<()> {
+    let matrix = Throughputs::read(&args.throughputs)?;
+    anyhow::ensure!(
+        matrix.has_model(&args.reference),
+        "--reference {}: not a model of {}",
+        args.reference,
+        args.throughputs.display()
+    );
+    let source = format!(
+        "schedlab templates gavel --throughputs {} --reference {}",
+        args.throughputs.display(),
+        args.reference
+    );
+    std::fs::create_dir_all(&args.out)?;
+    for template in gavel_templates::templates(&matrix, &args.reference, &source) {
+        let file = args.out.join(format!("{}.toml", template.name));
+        write_atomic(&file, toml::to_string(&template)?.as_bytes())?;
+        println!(
+            "wrote {}: contention {:.2}",
+            file.display(),
+            template.contention
+        );
+    }
+    Ok(())
 }

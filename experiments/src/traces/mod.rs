@@ -5,6 +5,7 @@
 mod bound;
 mod date_time;
 mod format;
+pub mod gavel_templates;
 pub mod import;
 pub mod machines;
 mod openb;
