@@ -268,20 +268,26 @@ impl JobsWorkload {
                 ),
             );
         }
-        for (i, j) in self.jobs.iter().enumerate() {
-            if j.gpu_models.is_empty() {
-                continue;
-            }
-            let key = format!("jobs[{i}] (id {}).gpu_models", j.id);
-            if labels.len() > MAX_MODEL_LABELS {
-                return bad(
-                    key,
-                    format!(
-                        "the machines have {} GPU models; a job constrained to some needs at most {MAX_MODEL_LABELS}",
-                        labels.len()
-                    ),
-                );
-            }
+        let constrained = || {
+            self.jobs
+                .iter()
+                .enumerate()
+                .filter(|(_, j)| !j.gpu_models.is_empty())
+        };
+        let key = |i: usize| format!("jobs[{i}] (id {}).gpu_models", self.jobs[i].id);
+        if let Some((i, _)) = constrained().next()
+            && labels.len() > MAX_MODEL_LABELS
+        {
+            return bad(
+                key(i),
+                format!(
+                    "the machines have {} GPU models; a job constrained to some needs at most {MAX_MODEL_LABELS}",
+                    labels.len()
+                ),
+            );
+        }
+        for (i, j) in constrained() {
+            let key = key(i);
             if let Some(m) = j.gpu_models.iter().find(|m| !labels.contains(&m.as_str())) {
                 return bad(
                     key,

@@ -4,7 +4,6 @@
 //! Computer Systems", 1984). The rules are stated in docs/fairness.md.
 
 use super::metrics::{TenantMetrics, share};
-use super::schema::GPU_MILLI;
 use super::state::{Episode, Shared};
 
 /// The episode's fairness figures.
@@ -78,11 +77,10 @@ fn per_job(
                 .map(|r| share(f64::from(workers * container[r]), capacity[r] as f64))
                 .fold(0.0, f64::max);
             let template = sh.template_of(i);
-            let gpus = (workers * container[2]).div_ceil(GPU_MILLI);
             let isolated = sh
                 .model_speeds
                 .as_ref()
-                .map_or(1.0, |s| s.mean_factor(template, gpus));
+                .map_or(1.0, |s| s.mean_factor(template, sh.requested_gpus(i)));
             let size = w.scaling.sizes[size_level];
             let rate = w.templates[template].speedup(f64::from(workers), size) * job.speed;
             let alone = job.work / (rate * isolated);

@@ -8,8 +8,7 @@ use super::machines::Container;
 use super::schema::{GPU_MILLI, Heterogeneity, JobsWorkload, ModelMapping};
 use super::throughputs::Throughputs;
 
-/// The GPU counts Gavel measures.
-const COUNTS: [u32; 4] = [1, 2, 4, 8];
+use super::throughputs::COUNTS;
 
 /// Each template's speed on each mapped model, against the reference model.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,8 +17,8 @@ pub(super) struct ModelSpeeds {
     names: Vec<String>,
     /// Per machine (as the cluster numbers them), its mapped model; `None` without GPUs.
     machine_model: Vec<Option<usize>>,
-    /// Per machine, its GPUs.
-    machine_gpus: Vec<u32>,
+    /// Per model, the cluster's GPUs of it.
+    model_gpus: Vec<u32>,
     /// `[template][model][spread as usize][count]`: the ratio, NaN where not measured.
     ratio: Vec<Vec<[[f64; 4]; 2]>>,
     /// Per template, its largest ratio on any machine's model (for lower bounds).
@@ -44,7 +43,7 @@ impl ModelSpeeds {
                 ),
             ));
         }
-        let (models, machine_model, machine_gpus) = machine_models(workload, h, matrix)?;
+        let (models, machine_model, model_gpus) = machine_models(workload, h, matrix)?;
         let used: Vec<bool> = (0..workload.templates.len())
             .map(|t| {
                 let name = &workload.templates[t].name;
@@ -99,7 +98,7 @@ impl ModelSpeeds {
         Ok(ModelSpeeds {
             names: models.iter().map(|m| (*m).to_owned()).collect(),
             machine_model,
-            machine_gpus,
+            model_gpus,
             ratio,
             fastest,
         })
@@ -139,11 +138,9 @@ impl ModelSpeeds {
     /// it (finish-time fairness, `fairness.rs`).
     pub fn mean_factor(&self, template: usize, gpus: u32) -> f64 {
         let (mut weighted, mut total) = (0.0, 0.0);
-        for (model, &count) in self.machine_model.iter().zip(&self.machine_gpus) {
-            if let Some(model) = model {
-                weighted += f64::from(count) * self.ratio_at(template, *model, false, gpus.max(1));
-                total += f64::from(count);
-            }
+        for (model, &count) in self.model_gpus.iter().enumerate().filter(|(_, c)| **c > 0) {
+            weighted += f64::from(count) * self.ratio_at(template, model, false, gpus.max(1));
+            total += f64::from(count);
         }
         if total > 0.0 { weighted / total } else { 1.0 }
     }
@@ -168,7 +165,8 @@ impl ModelSpeeds {
     }
 }
 
-/// The mapped models; per machine, its model's index (`None` without GPUs) and its GPUs.
+/// The mapped models; per machine, its model's index (`None` without GPUs); per model, the
+/// cluster's GPUs of it.
 type MachineModels<'a> = (Vec<&'a str>, Vec<Option<usize>>, Vec<u32>);
 
 fn machine_models<'a>(
@@ -182,9 +180,8 @@ fn machine_models<'a>(
     // every mapped model, in the mapping's order: the same list in every window of a family
     let models: Vec<&str> = h.models.keys().map(String::as_str).collect();
     let mut machine_model = Vec::new();
-    let mut machine_gpus = Vec::new();
+    let mut model_gpus = vec![0u32; models.len()];
     for (i, spec) in workload.machines.iter().enumerate() {
-        machine_gpus.extend(std::iter::repeat_n(spec.gpus, spec.count));
         let model = (spec.gpus > 0)
             .then(|| {
                 models.iter().position(|m| *m == spec.gpu_model).ok_or_else(|| {
@@ -198,9 +195,12 @@ fn machine_models<'a>(
                 })
             })
             .transpose()?;
+        if let Some(model) = model {
+            model_gpus[model] += spec.gpus * spec.count as u32;
+        }
         machine_model.extend(std::iter::repeat_n(model, spec.count));
     }
-    Ok((models, machine_model, machine_gpus))
+    Ok((models, machine_model, model_gpus))
 }
 
 /// `job_type`'s ratios on machines of model `name` to the reference, `[spread][count]`; NaN

@@ -1,7 +1,6 @@
 //! The jobs env's observation (a fixed window of queued and running jobs plus the cluster)
 //! and its action mask.
 
-use super::schema::GPU_MILLI;
 use super::state::{Episode, Shared, Status};
 use crate::gym::ActionSpace;
 
@@ -149,10 +148,9 @@ fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
             continue;
         };
         let i = j as usize;
-        let request = sh.container(i, sh.workload.scaling.requested_size_level());
-        let count = sh.worker_count(i, sh.workload.scaling.requested_workers_level());
-        let gpus = (request[2] * count).div_ceil(GPU_MILLI);
-        let ratios: Vec<f64> = speeds.ratios(sh.template_of(i), gpus).collect();
+        let ratios: Vec<f64> = speeds
+            .ratios(sh.template_of(i), sh.requested_gpus(i))
+            .collect();
         let best = ratios.iter().copied().fold(0.0, f64::max);
         for (cell, ratio) in block.iter_mut().zip(ratios) {
             *cell = if best > 0.0 {

@@ -229,6 +229,14 @@ impl Shared {
         ((self.workload.jobs[job].workers as f64 * factor).round() as u32).max(1)
     }
 
+    /// The GPUs job `job` asks for at its request, whole (a share of one counts as one).
+    pub fn requested_gpus(&self, job: usize) -> u32 {
+        let scaling = &self.workload.scaling;
+        let container = self.container(job, scaling.requested_size_level());
+        let count = self.worker_count(job, scaling.requested_workers_level());
+        (container[2] * count).div_ceil(GPU_MILLI)
+    }
+
     /// One container of job `job` at a size level.
     pub fn container(&self, job: usize, size_level: usize) -> [u32; 3] {
         scaled_request(

@@ -8,6 +8,9 @@ use std::path::Path;
 
 use crate::error::{EnvError, Result};
 
+/// The GPU counts Gavel measures.
+pub const COUNTS: [u32; 4] = [1, 2, 4, 8];
+
 /// The matrix, keyed by (model, job type, GPU count). A model named `M_unconsolidated` is
 /// model `M` with the job spread over machines.
 #[derive(Clone, Default, PartialEq)]

@@ -4,12 +4,9 @@
 //! and 8 GPUs, so on the reference model the template's curve and the matrix agree.
 
 use schedlab_env::jobs::Template;
-use schedlab_env::jobs::throughputs::Throughputs;
+use schedlab_env::jobs::throughputs::{COUNTS, Throughputs};
 
 use super::template_fit::{Run, fit};
-
-/// The GPU counts Gavel measures.
-const COUNTS: [u32; 4] = [1, 2, 4, 8];
 
 /// One template per job type of `matrix` measured at 1 GPU on `reference`, in the matrix's
 /// order, named `gavel-` and the type's words. `source` names the matrix in `fitted_from`.
