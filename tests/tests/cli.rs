@@ -2049,7 +2049,7 @@ agent = "ppo"
 steps = 1024
 seeds = [0, 1]
 set = { per_unit = true, hidden = 16, rollout_steps = 32 }
-"# + &shipped[shipped.find("\n[learners]").unwrap()..],
+"# + &shipped[shipped.find("\n[heterogeneity]").unwrap()..],
     )
     .unwrap();
     protocol

@@ -5,10 +5,10 @@ use std::ops::Deref;
 use schedlab_env::ActionSpace;
 use schedlab_env::Observation;
 use schedlab_env::jobs::observe::{
-    CLUSTER_GROUP, FIELD_MODEL, FIELD_SIZE, FIELD_WORKERS, MODEL_FREE_GROUP, MODEL_SPEED_GROUP,
-    SLOT_ATTAINED, SLOT_CONTENTION, SLOT_GPU, SLOT_GROUP, SLOT_PRESENT, SLOT_REMAINING,
-    SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WORKERS, SLOT_WORKERS_LEVEL,
-    seconds_of,
+    CLUSTER_GROUP, FIELD_MODEL, FIELD_SIZE, FIELD_WORKERS, MODEL_FREE_GROUP, MODEL_GPUS_GROUP,
+    MODEL_HELD_GROUP, MODEL_SPEED_GROUP, SLOT_ATTAINED, SLOT_CONTENTION, SLOT_GPU, SLOT_GROUP,
+    SLOT_PRESENT, SLOT_REMAINING, SLOT_RUNNING, SLOT_SIZE_EXPONENT, SLOT_SIZE_LEVEL, SLOT_WAIT,
+    SLOT_WORKERS, SLOT_WORKERS_LEVEL, seconds_of,
 };
 use schedlab_env::jobs::{ChoiceLayout, GPU_MILLI, JobsEnv, MILLI_PER_UNIT, speedup};
 
@@ -135,7 +135,7 @@ impl JobsContext {
         }
     }
 
-    /// The job in `slot`'s speed on each model over its speed on its fastest (with
+    /// The job in `slot`'s speed on each model over its speed on the reference model (with
     /// [`JobsContext::models`] > 0).
     pub fn model_speeds<'a>(&self, observation: &'a Observation, slot: usize) -> &'a [f32] {
         self.observation_space
@@ -145,10 +145,32 @@ impl JobsContext {
 
     /// Free GPUs of each model (with [`JobsContext::models`] > 0).
     pub fn free_gpus_per_model(&self, observation: &Observation) -> Vec<f64> {
-        let gpus = self.cluster_capacity[2] / GPU_MILLI as f64;
+        self.gpus_in(MODEL_FREE_GROUP, observation, 0)
+    }
+
+    /// The GPUs of each model the job in `slot` holds (with [`JobsContext::models`] > 0).
+    pub fn held_gpus_per_model(&self, observation: &Observation, slot: usize) -> Vec<f64> {
+        self.gpus_in(MODEL_HELD_GROUP, observation, slot)
+    }
+
+    /// The cluster's GPUs of each model (with [`JobsContext::models`] > 0).
+    pub fn gpus_per_model(&self, observation: &Observation) -> Vec<f64> {
+        let mut gpus = self.gpus_in(MODEL_GPUS_GROUP, observation, 0);
+        gpus.truncate(self.models());
+        gpus
+    }
+
+    /// Block `block` of a model group, shares of the cluster's GPUs, in GPUs: the cluster
+    /// of this episode (a family's window has its own), whose GPUs end `model_gpus`.
+    fn gpus_in(&self, group: &str, observation: &Observation, block: usize) -> Vec<f64> {
+        let total = self
+            .observation_space
+            .group(MODEL_GPUS_GROUP)
+            .block(&observation.features, 0)[self.models()];
+        let gpus = f64::from(total).exp_m1().round();
         self.observation_space
-            .group(MODEL_FREE_GROUP)
-            .block(&observation.features, 0)
+            .group(group)
+            .block(&observation.features, block)
             .iter()
             .map(|&share| f64::from(share) * gpus)
             .collect()
@@ -165,6 +187,13 @@ impl JobsContext {
         self.observation_space
             .group(CLUSTER_GROUP)
             .block(&observation.features, 0)
+    }
+
+    /// Jobs queued and running in the whole cluster, beyond the window too.
+    pub fn in_system(&self, observation: &Observation) -> usize {
+        let cluster = self.cluster(observation);
+        let count = |f: f32| f64::from(f).exp_m1().round() as usize;
+        count(cluster[4]) + count(cluster[5])
     }
 
     /// Virtual time now.
@@ -267,6 +296,10 @@ impl SlotView<'_> {
     /// Seconds left at the requested allocation.
     pub fn remaining_s(&self) -> f64 {
         seconds_of(self.features[SLOT_REMAINING])
+    }
+    /// Seconds since it could first run (queued or running).
+    pub fn wait_s(&self) -> f64 {
+        seconds_of(self.features[SLOT_WAIT])
     }
     /// GPU-seconds (container-seconds without GPUs) received so far.
     pub fn attained_s(&self) -> f64 {

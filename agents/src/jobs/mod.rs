@@ -2,6 +2,10 @@
 //! window of queued and running jobs from the observation's slot blocks and answer, per
 //! slot, a workers level, a size level and a placement.
 
+#[cfg(test)]
+mod crossing;
+mod gavel;
+pub mod gavel_lp;
 mod one_choice;
 mod ordering;
 mod periodic;
@@ -30,4 +34,7 @@ pub const SCHEDULERS: &[SchedulerRow] = &[
     pollux::ROW,
     raes::ROW,
     throughput_greedy::ROW,
+    throughput_greedy::GAVEL_FIFO,
+    gavel::MAX_MIN,
+    gavel::FINISH_TIME,
 ];

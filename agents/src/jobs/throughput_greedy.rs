@@ -2,13 +2,18 @@
 //! request, with backfilling, each on the GPU model where it runs fastest among those with
 //! room for it (read from the observation's model groups); where no single model has room,
 //! on any. On a workload without `[heterogeneity]` it is `static` (FIFO with backfilling).
+//! `gavel-fifo` is the same without backfilling: Gavel's heterogeneity-aware FIFO
+//! (Narayanan et al., 2020) starts jobs strictly in arrival order, each on its fastest model
+//! with room; unlike Gavel's, which recomputes its allocation each round, it never moves a
+//! running job.
 
 use schedlab_env::EnvKind;
 use schedlab_env::Observation;
 use schedlab_env::jobs::observe::{FIELD_MODEL, FIELD_PLACEMENT, FIELD_WORKERS};
 
 use super::placement::PLACEMENT;
-use crate::context::{JobsContext, SlotView};
+use crate::context::{EnvContext, JobsContext, SlotView};
+use crate::options::{Options, PolicyError};
 use crate::policy::Policy;
 use crate::scheduler_row::SchedulerRow;
 
@@ -17,18 +22,38 @@ pub const ROW: SchedulerRow = SchedulerRow {
     kinds: &[EnvKind::Jobs],
     help: "FIFO with backfilling, each job on the GPU model it runs fastest on that has room",
     options: &[PLACEMENT],
-    build: |ctx, o| {
-        Ok(Box::new(ThroughputGreedy {
-            ctx: JobsContext::part_of(ctx).clone(),
-            placement: o.choice("placement"),
-        }))
-    },
+    build: |ctx, o| build(ctx, o, ROW.name, true),
 };
 
+pub const GAVEL_FIFO: SchedulerRow = SchedulerRow {
+    name: "gavel-fifo",
+    kinds: &[EnvKind::Jobs],
+    help: "Gavel's heterogeneity-aware FIFO: strict arrival order, each job on the GPU model it runs fastest on that has room",
+    options: &[PLACEMENT],
+    build: |ctx, o| build(ctx, o, GAVEL_FIFO.name, false),
+};
+
+fn build(
+    ctx: &EnvContext,
+    o: &Options,
+    name: &'static str,
+    backfill: bool,
+) -> Result<Box<dyn Policy>, PolicyError> {
+    Ok(Box::new(ThroughputGreedy {
+        name,
+        ctx: JobsContext::part_of(ctx).clone(),
+        placement: o.choice("placement"),
+        backfill,
+    }))
+}
+
 pub struct ThroughputGreedy {
+    name: &'static str,
     ctx: JobsContext,
     /// Level 0 best-fit, 1 worst-fit, within the chosen model.
     placement: usize,
+    /// Start later jobs when an earlier one does not fit.
+    backfill: bool,
 }
 
 impl ThroughputGreedy {
@@ -56,7 +81,7 @@ impl ThroughputGreedy {
 
 impl Policy for ThroughputGreedy {
     fn name(&self) -> &str {
-        ROW.name
+        self.name
     }
 
     fn reset(&mut self, _seed: u64) {}
@@ -74,8 +99,14 @@ impl Policy for ThroughputGreedy {
         // the window lists queued jobs in arrival order, and the env applies starts in slot order
         for slot in 0..ctx.slots() {
             let view = ctx.slot(observation, slot);
-            if !view.queued() || !ctx.allowed(observation, slot, FIELD_WORKERS, start) {
+            if !view.queued() {
                 continue;
+            }
+            if !ctx.allowed(observation, slot, FIELD_WORKERS, start) {
+                if self.backfill {
+                    continue;
+                }
+                break;
             }
             action[ctx.dim(slot, FIELD_WORKERS)] = start;
             action[ctx.dim(slot, FIELD_PLACEMENT)] = self.placement;
@@ -94,68 +125,9 @@ impl Policy for ThroughputGreedy {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
-    use std::sync::Arc;
-
     use schedlab_env::jobs::throughputs::Throughputs;
-    use schedlab_env::jobs::{JobsEnv, JobsWorkload};
 
-    use crate::context::{EnvContext, JobsContext};
-    use crate::registry;
-    use crate::rollout::run_episode;
-
-    const RECOMMENDATION: &str = "Recommendation (batch size 2048)";
-    const RESNET: &str = "ResNet-50 (batch size 64)";
-
-    fn matrix() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../data/throughputs/gavel/simulation_throughputs.json")
-    }
-
-    /// A V100 machine (machine 0) and a P100 one, one GPU each; a recommendation job and then
-    /// a ResNet-50 one, whose faster models cross (P100 and V100), 100 s each on the reference
-    /// V100.
-    fn crossing(interface: &str) -> JobsWorkload {
-        let machine = |model: &str| {
-            format!(
-                "[[machines]]\nname = \"{model}\"\ncount = 1\ncpu_cores = 8.0\nmem_gb = 16.0\ngpus = 1\ngpu_model = \"{model}\"\n"
-            )
-        };
-        let template = |name: &str, job_type: &str| {
-            format!(
-                "[[templates]]\nname = \"{name}\"\ncontention = 0.0\nsize_exponent = 1.0\nutilisation = [0.5, 0.5, 0.5]\njob_type = \"{job_type}\"\n"
-            )
-        };
-        let job = |id: &str, template: &str| {
-            format!(
-                "[[jobs]]\nid = \"{id}\"\narrival_s = 0.0\nduration_s = 100.0\nworkers = 1\ncpu_milli = 1000\nmem_mib = 1024\ngpu_milli = 1000\ntemplate = \"{template}\"\n"
-            )
-        };
-        let text = format!(
-            "kind = \"jobs\"\nname = \"crossing\"\n[episode]\ndecision_interval_s = 0.0\nmax_time_s = 100000.0\nspeed_sigma = 0.0\n[window]\nqueued = 2\nrunning = 2\ninterface = \"{interface}\"\n[heterogeneity]\nthroughputs = {:?}\nreference_model = \"v100\"\n[heterogeneity.models]\nV100 = {{ measured = \"v100\" }}\nP100 = {{ measured = \"p100\" }}\n{}{}{}{}{}{}",
-            matrix().display().to_string(),
-            machine("V100"),
-            machine("P100"),
-            template("rec", RECOMMENDATION),
-            template("resnet", RESNET),
-            job("a", "rec"),
-            job("b", "resnet"),
-        );
-        let file = std::env::temp_dir().join(format!("greedy-{}.toml", std::process::id()));
-        std::fs::write(&file, text).unwrap();
-        let w = JobsWorkload::load(&file, &[]).unwrap();
-        std::fs::remove_file(&file).unwrap();
-        w
-    }
-
-    fn play(policy: &str, interface: &str) -> Vec<f64> {
-        let mut env = JobsEnv::new(Arc::new(crossing(interface)));
-        let ctx = EnvContext::Jobs(JobsContext::of(&env));
-        let mut policy = registry::build(policy, &ctx, &[]).unwrap();
-        let m = run_episode(&mut env, policy.as_mut(), 0).unwrap();
-        assert_eq!(m.finished, 2);
-        env.completion_times()
-    }
+    use super::super::crossing::{RECOMMENDATION, RESNET, matrix, play};
 
     /// Each job goes to the model it runs fastest on, so each runs at its best ratio, through
     /// either interface; FIFO with best-fit, model-blind, puts the first on the V100 and the
@@ -182,5 +154,9 @@ mod tests {
             "{fifo:?}"
         );
         assert!(greedy.iter().sum::<f64>() < fifo.iter().sum::<f64>());
+        // the Gavel rows that read the throughputs place them as greedy does
+        for policy in ["gavel-fifo", "gavel-max-min", "gavel-ftf"] {
+            assert_eq!(play(policy, "per-slot"), greedy, "{policy}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The jobs env's accounting: time integrals of allocation, use, free and stranded capacity,
 //! jobs in the system and idle cost; the reward from them; an episode's metrics.
 
+use super::fairness::rho_of;
 use super::metrics::{JobsMetrics, quantile, share};
 use super::schema::MILLI_PER_UNIT;
 use super::state::{Episode, Shared, Status, status_index};
@@ -74,7 +75,25 @@ pub(super) fn reward(sh: &Shared, episode: &mut Episode, settled: bool) -> f64 {
     } else {
         0.0
     };
-    shaping - (job_seconds / unit + idle_term)
+    shaping - (job_seconds / unit + idle_term + fairness_term(sh, episode, settled))
+}
+
+/// `reward.lambda_fairness` times the ρ above 1 of the jobs finished since the last step
+/// (and at the settlement of every job still in the system).
+fn fairness_term(sh: &Shared, episode: &mut Episode, settled: bool) -> f64 {
+    let weight = sh.workload.reward.lambda_fairness;
+    if weight <= 0.0 {
+        return 0.0;
+    }
+    let mut excess = std::mem::take(&mut episode.fairness_due);
+    if settled {
+        excess += (0..episode.jobs.len())
+            .filter(|&i| episode.jobs[i].arrived && episode.jobs[i].status != Status::Done)
+            .filter_map(|i| completion_time(sh, episode, i).map(|jct| (i, jct)))
+            .map(|(i, jct)| (rho_of(sh, episode, i, jct) - 1.0).max(0.0))
+            .sum::<f64>();
+    }
+    weight * excess
 }
 
 /// The seconds every job in the system still needs: a running job at its current rate, a

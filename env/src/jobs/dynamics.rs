@@ -5,6 +5,7 @@
 use std::cmp::Reverse;
 
 use super::accounting::integrate;
+use super::fairness::rho_of;
 use super::machines::{Container, Models, Placement};
 use super::observe::{FIELD_MODEL, FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use super::state::{Episode, Job, Shared, Status, Time, status_index};
@@ -382,6 +383,11 @@ fn finish(sh: &Shared, episode: &mut Episode, i: usize) {
     job.finish_s = Some(now);
     job.in_system_at_finish = episode.sums.in_system;
     job.version += 1;
+    if sh.workload.reward.lambda_fairness > 0.0 {
+        let jct = now - sh.workload.jobs[i].arrival_s;
+        episode.fairness_due += (rho_of(sh, episode, i, jct) - 1.0).max(0.0);
+    }
+    let job = &mut episode.jobs[i];
     let containers = std::mem::take(&mut job.containers);
     containers.iter().for_each(|c| episode.cluster.release(c));
     episode.counts[status_index(Status::Running)] -= 1;

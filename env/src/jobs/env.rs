@@ -119,6 +119,8 @@ impl JobsEnv {
         if models > 0 {
             groups.push((observe::MODEL_SPEED_GROUP, slots, models));
             groups.push((observe::MODEL_FREE_GROUP, 1, models));
+            groups.push((observe::MODEL_HELD_GROUP, slots, models));
+            groups.push((observe::MODEL_GPUS_GROUP, 1, models + 1));
         }
         let observation_space = ObservationSpace::new(&groups);
         let family = workload.family.is_some().then(|| Arc::clone(&workload));
@@ -298,6 +300,7 @@ impl JobsEnv {
             sums: Integrals::default(),
             reward_marks: (0.0, 0.0),
             potential_mark: (0.0, 0.0),
+            fairness_due: 0.0,
             window: Vec::new(),
             changed: vec![false; w.window.slots()],
             mask: Vec::new(),

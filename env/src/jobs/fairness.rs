@@ -53,40 +53,49 @@ fn per_job(
     episode: &Episode,
     completion_times: &[Option<f64>],
 ) -> Vec<Option<(f64, f64)>> {
+    (0..episode.jobs.len())
+        .map(|i| {
+            let jct = completion_times[i]?;
+            Some((jct, rho_of(sh, episode, i, jct)))
+        })
+        .collect()
+}
+
+/// Job `i`'s ρ at a JCT of `jct_s`: its lifetime's contenders up to its finish, or up to now
+/// while it is in the system.
+pub(super) fn rho_of(sh: &Shared, episode: &Episode, i: usize, jct_s: f64) -> f64 {
     let w = &sh.workload;
     let capacity = episode.cluster.capacity_total();
     let workers_level = w.scaling.requested_workers_level();
     let size_level = w.scaling.requested_size_level();
-    (0..episode.jobs.len())
-        .map(|i| {
-            let jct = completion_times[i]?;
-            let job = &episode.jobs[i];
-            let arrival = w.jobs[i].arrival_s;
-            let (end, end_mark) = match job.finish_s {
-                Some(finish) => (finish, job.in_system_at_finish),
-                None => (episode.now, episode.sums.in_system),
-            };
-            let contenders = if end > arrival {
-                ((end_mark - job.in_system_at_arrival) / (end - arrival)).max(1.0)
-            } else {
-                1.0
-            };
-            let workers = sh.worker_count(i, workers_level);
-            let container = sh.container(i, size_level);
-            let dominant = (0..3)
-                .map(|r| share(f64::from(workers * container[r]), capacity[r] as f64))
-                .fold(0.0, f64::max);
-            let template = sh.template_of(i);
-            let isolated = sh
-                .model_speeds
-                .as_ref()
-                .map_or(1.0, |s| s.mean_factor(template, sh.requested_gpus(i)));
-            let size = w.scaling.sizes[size_level];
-            let rate = w.templates[template].speedup(f64::from(workers), size) * job.speed;
-            let alone = job.work / (rate * isolated);
-            Some((jct, finish_time_fairness(jct, alone, contenders, dominant)))
-        })
-        .collect()
+    let job = &episode.jobs[i];
+    let arrival = w.jobs[i].arrival_s;
+    let (end, end_mark) = match job.finish_s {
+        Some(finish) => (finish, job.in_system_at_finish),
+        None => (episode.now, episode.sums.in_system),
+    };
+    let contenders = if end > arrival {
+        ((end_mark - job.in_system_at_arrival) / (end - arrival)).max(1.0)
+    } else {
+        1.0
+    };
+    let workers = sh.worker_count(i, workers_level);
+    let container = sh.container(i, size_level);
+    let dominant = (0..3)
+        .map(|r| share(f64::from(workers * container[r]), capacity[r] as f64))
+        .fold(0.0, f64::max);
+    let template = sh.template_of(i);
+    // a job without GPUs runs at ratio 1 on every machine
+    let gpus = sh.requested_gpus(i);
+    let isolated = sh
+        .model_speeds
+        .as_ref()
+        .filter(|_| gpus > 0)
+        .map_or(1.0, |s| s.mean_factor(template, gpus));
+    let size = w.scaling.sizes[size_level];
+    let rate = w.templates[template].speedup(f64::from(workers), size) * job.speed;
+    let alone = job.work / (rate * isolated);
+    finish_time_fairness(jct_s, alone, contenders, dominant)
 }
 
 /// The episode's fairness, from each job's JCT as `accounting.rs` counts it (`None`: not
@@ -173,6 +182,23 @@ mod tests {
             .map(|t| (t.tenant.as_str(), t.jobs, t.jct_avg_s))
             .collect();
         assert_eq!(by_tenant, vec![("x", 1, 100.0), ("y", 1, 200.0)]);
+    }
+
+    /// The same two jobs with `reward.lambda_fairness = 3`: the return falls by 3 times the
+    /// second's ρ above 1 (4/3 - 1), the first's ρ of 1/2 being charged nothing.
+    #[test]
+    fn the_fairness_reward_charges_each_job_its_rho_above_one() {
+        let jobs = vec![job("a", 0.0, 100.0, 4, 1000), job("b", 0.0, 100.0, 4, 1000)];
+        let plain = played(jobs.clone());
+        let mut weighted = workload(jobs, 1, 4);
+        weighted.reward.lambda_fairness = 3.0;
+        let m = play(&mut JobsEnv::new(Arc::new(weighted)), 0);
+        assert_eq!(m.jct_avg_s, plain.jct_avg_s);
+        let charged = plain.episode_return - m.episode_return;
+        assert!(
+            (charged - 3.0 * (4.0 / 3.0 - 1.0)).abs() < 1e-9,
+            "{charged}"
+        );
     }
 
     /// Each holds half the cluster beside the other: exactly its 1/2 share, ρ = 1 for both.

@@ -47,7 +47,11 @@ impl ModelSpeeds {
         let used: Vec<bool> = (0..workload.templates.len())
             .map(|t| {
                 let name = &workload.templates[t].name;
-                workload.jobs.iter().any(|j| &j.template == name)
+                // a job without GPUs runs at ratio 1: its template needs no job type
+                workload
+                    .jobs
+                    .iter()
+                    .any(|j| &j.template == name && j.gpu_milli > 0)
             })
             .collect();
         let mut ratio = Vec::new();
@@ -58,7 +62,7 @@ impl ModelSpeeds {
                     return Err((
                         key,
                         format!(
-                            "template `{}` names no job type: with heterogeneity on, every template jobs use needs one",
+                            "template `{}` names no job type: with heterogeneity on, every template GPU jobs use needs one",
                             template.name
                         ),
                     ));

@@ -1,6 +1,7 @@
 //! The jobs env's observation (a fixed window of queued and running jobs plus the cluster)
 //! and its action mask.
 
+use super::schema::GPU_MILLI;
 use super::state::{Episode, Shared, Status};
 use crate::gym::ActionSpace;
 
@@ -19,10 +20,17 @@ pub const SLOT_GROUP: &str = "slot";
 /// The feature group of the whole cluster, one block after the slots.
 pub const CLUSTER_GROUP: &str = "cluster";
 /// With `[heterogeneity]` only, after the cluster: per slot, the job's speed on each model at
-/// its request's GPU count over its speed on its fastest (0 for an empty slot)...
+/// its request's GPU count, packed, over its speed on the reference model (1 for a job
+/// without GPUs, 0 for an empty slot)...
 pub const MODEL_SPEED_GROUP: &str = "model_speed";
-/// ...and one block of the free GPUs of each model over the cluster's GPUs.
+/// ...one block of the free GPUs of each model over the cluster's GPUs...
 pub const MODEL_FREE_GROUP: &str = "model_free";
+/// ...per slot, the GPUs the job holds on each model over the cluster's GPUs (0 when
+/// queued)...
+pub const MODEL_HELD_GROUP: &str = "model_held";
+/// ...and one block of the GPUs of each model over the cluster's GPUs, then
+/// `ln(1 + the cluster's GPUs)` (a family's window has its own cluster).
+pub const MODEL_GPUS_GROUP: &str = "model_gpus";
 
 /// Per window slot, in this order. Times are `ln(1 + hours)`.
 pub const SLOT_FEATURES: usize = 15;
@@ -138,34 +146,47 @@ pub(super) fn observe(
     (features, mask)
 }
 
-/// The model groups' features in `f`: per slot, then the free GPUs per model.
+/// The model groups' features in `f`: per slot its speeds, the free GPUs per model, per slot
+/// its GPUs held per model, the GPUs per model.
 fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
     let speeds = sh.model_speeds.as_ref().expect("called with heterogeneity");
     let models = speeds.names().len();
-    let (per_slot, free) = f.split_at_mut(episode.window.len() * models);
-    for (slot, block) in per_slot.chunks_mut(models).enumerate() {
+    let slots = episode.window.len();
+    let (per_slot, rest) = f.split_at_mut(slots * models);
+    let (free, rest) = rest.split_at_mut(models);
+    let (held, gpus) = rest.split_at_mut(slots * models);
+    let total = episode.cluster.capacity_total()[2].max(1) as f64;
+    for (slot, (speed, held)) in per_slot
+        .chunks_mut(models)
+        .zip(held.chunks_mut(models))
+        .enumerate()
+    {
         let Some(j) = episode.window[slot] else {
             continue;
         };
         let i = j as usize;
-        let ratios: Vec<f64> = speeds
-            .ratios(sh.template_of(i), sh.requested_gpus(i))
-            .collect();
-        let best = ratios.iter().copied().fold(0.0, f64::max);
-        for (cell, ratio) in block.iter_mut().zip(ratios) {
-            *cell = if best > 0.0 {
-                (ratio / best) as f32
-            } else {
-                0.0
-            };
+        let gpus = sh.requested_gpus(i);
+        if gpus == 0 {
+            // a job without GPUs runs at ratio 1 on every machine
+            speed.fill(1.0);
+        }
+        let ratios = speeds.ratios(sh.template_of(i), gpus).filter(|_| gpus > 0);
+        for (cell, ratio) in speed.iter_mut().zip(ratios) {
+            *cell = ratio as f32;
+        }
+        for c in &episode.jobs[i].containers {
+            if let Some(model) = speeds.model_of_machine(c.machine as usize) {
+                held[model] += (c.gpu_milli() as f64 / total) as f32;
+            }
         }
     }
-    let total = episode.cluster.capacity_total()[2].max(1) as f64;
     for m in 0..episode.cluster.machines() {
         if let Some(model) = speeds.model_of_machine(m) {
             free[model] += (episode.cluster.free_of(m)[2] as f64 / total) as f32;
+            gpus[model] += (episode.cluster.capacity_of(m)[2] as f64 / total) as f32;
         }
     }
+    gpus[models] = (episode.cluster.capacity_total()[2] as f64 / GPU_MILLI as f64).ln_1p() as f32;
 }
 
 /// The model field's mask of job `i`: any model, and each model on whose machines it fits at

@@ -168,6 +168,10 @@ pub struct JobsReward {
     /// step: the learner's (PPO's and DQN's jobs defaults are 0.99 per 3,600 s, as
     /// `time_unit_s`), so the shaped discounted return ranks policies as the plain one does.
     pub potential_gamma: f64,
+    /// Weighs finish-time fairness beside JCT: every job is charged `lambda_fairness` times
+    /// how far its ρ (docs/fairness.md) exceeds 1 when it finishes (an unfinished one at the
+    /// settlement, at its JCT as the metrics count it). Off (0) by default.
+    pub lambda_fairness: f64,
 }
 
 impl Default for JobsReward {
@@ -177,6 +181,7 @@ impl Default for JobsReward {
             lambda_idle: 0.0,
             remaining_potential: false,
             potential_gamma: 0.99,
+            lambda_fairness: 0.0,
         }
     }
 }
@@ -374,7 +379,7 @@ pub struct ModelMapping {
     #[serde(default = "default_speed_factor")]
     pub factor: f64,
     /// Where the factor comes from (a public figure, or a stated assumption).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub why: String,
 }
 

@@ -268,6 +268,8 @@ pub(super) struct Episode {
     /// The jobs' projected remaining seconds when the last reward was taken, and the virtual
     /// time it was taken at (`reward.remaining_potential`, accounting.rs).
     pub potential_mark: (f64, f64),
+    /// `reward.lambda_fairness`'s excess ρ of the jobs finished since the last reward.
+    pub fairness_due: f64,
     pub window: Vec<Option<u32>>,
     /// One-choice interface: the slots changed since the window was drawn.
     pub changed: Vec<bool>,

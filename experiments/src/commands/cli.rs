@@ -83,7 +83,7 @@ pub enum WorkloadCommand {
     /// Load and validate a workload (data, trace and all); print a one-line summary.
     Validate { path: PathBuf },
     /// Turn a real trace into a jobs workload (TOML + Parquet job table).
-    Import(super::import::ImportArgs),
+    Import(Box<super::import::ImportArgs>),
 }
 
 #[derive(Subcommand)]

@@ -39,7 +39,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
     }
     match cli.command {
         Command::Workload(WorkloadCommand::Validate { path }) => super::validate::run(&path),
-        Command::Workload(WorkloadCommand::Import(args)) => super::import::run(args),
+        Command::Workload(WorkloadCommand::Import(args)) => super::import::run(*args),
         Command::Run(args) => super::run::run(args),
         Command::Policies => super::policies::run(),
         Command::Eval(args) => super::eval::run(args),

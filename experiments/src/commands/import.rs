@@ -40,6 +40,15 @@ pub struct ImportArgs {
     /// Folder of fitted templates (default: the shipped data/templates).
     #[arg(long)]
     templates: Option<PathBuf>,
+    /// A folder of job-type templates (`schedlab templates gavel` writes them): every GPU job
+    /// gets one, uniformly by a hash of --seed and its id.
+    #[arg(long)]
+    job_types: Option<PathBuf>,
+    /// A TOML file holding a `[heterogeneity]` table (its `throughputs` relative to that
+    /// file): the workload gets it, the path rewritten for where it is written, and its
+    /// mapping is checked against the machines (docs/heterogeneity.md).
+    #[arg(long)]
+    heterogeneity: Option<PathBuf>,
     /// Write a workload family instead: the jobs of `[--from, --to)` are its training period
     /// and each episode plays a window drawn from ranges `KEY=LOW..HIGH`, KEY each of
     /// `length_s` (trace seconds), `machine_share` (of the machines after `--scale nodes`) and
@@ -127,6 +136,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         lenient: args.lenient,
         seed: args.seed,
         templates: args.templates,
+        job_types: args.job_types,
+        heterogeneity: args.heterogeneity,
         windows: args.windows.map(|n| n as usize),
         out: args.out,
     })

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// The sections in document order.
-pub(super) const SECTIONS: [&str; 11] = [
+pub(super) const SECTIONS: [&str; 12] = [
     "tuning",
     "fig2",
     "table1",
@@ -14,6 +14,7 @@ pub(super) const SECTIONS: [&str; 11] = [
     "communication",
     "conserving",
     "learned",
+    "heterogeneity",
     "fidelity",
     "learners",
 ];

@@ -1,7 +1,8 @@
 //! `schedlab reproduce`: the workbench's versions of the reference paper's convergence figure
 //! (fig2), resource-use table (table1) and end-to-end table (table2), the DAG study of
 //! WORL-RTGS (dag), the network of computing centres (network), communication-efficient
-//! training (communication), learned schedulers on held-out trace windows (learned), the
+//! training (communication), learned schedulers on held-out trace windows (learned),
+//! heterogeneity-aware schedulers on heterogeneous GPUs (heterogeneity), the
 //! simulator against real execution (fidelity) and the learners on tasks with known answers
 //! beside reference implementations (learners), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and paired tests, plotted, and
@@ -17,6 +18,7 @@ mod document;
 mod episodes;
 mod fidelity;
 mod fig2;
+mod heterogeneity;
 mod learned;
 mod learners;
 mod network;

@@ -28,8 +28,49 @@ pub struct Protocol {
     pub network: NetworkProtocol,
     pub communication: CommunicationProtocol,
     pub learned: LearnedProtocol,
+    pub heterogeneity: HeterogeneityProtocol,
     pub fidelity: FidelityProtocol,
     pub learners: LearnersProtocol,
+}
+
+/// The heterogeneity section: heterogeneity-aware schedulers against model-blind ones on the
+/// heterogeneous workloads' held-out windows (issue 68).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeterogeneityProtocol {
+    /// Model-blind schedulers (with inline options), the baseline among them.
+    pub agnostic: Vec<String>,
+    /// Heterogeneity-aware schedulers.
+    pub aware: Vec<String>,
+    /// What every row is paired against.
+    pub baseline: String,
+    /// Seeds 0..N of every window.
+    pub eval_seeds: u64,
+    /// Overrides of every episode.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+    pub traces: Vec<HeterogeneityTrace>,
+    /// Gavel's published figures for the same comparison, and what differs (Markdown).
+    pub paper: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeterogeneityTrace {
+    pub name: String,
+    /// The folder of held-out windows, in `data/workloads/`.
+    pub heldout: String,
+    /// Other mappings of models to play the same windows under.
+    #[serde(default)]
+    pub sensitivity: Vec<SensitivityCase>,
+}
+
+/// A stated assumption varied: its name and the overrides that vary it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SensitivityCase {
+    pub name: String,
+    pub set: BTreeMap<String, toml::Value>,
 }
 
 /// The learners section: PPO, DQN and A2C on tasks with known answers beside reference

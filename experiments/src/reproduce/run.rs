@@ -6,11 +6,22 @@ use schedlab_artifacts::FolderLock;
 use super::context::{self, Settings};
 use super::document::{SECTIONS, sections_text};
 use super::{
-    communication, conserving, dag, fidelity, fig2, learned, learners, network, protocol, table1,
-    table2, tuning,
+    communication, conserving, dag, fidelity, fig2, heterogeneity, learned, learners, network,
+    protocol, table1, table2, tuning,
 };
 use crate::output::write_atomic;
 use crate::paths::{data_root, shipped_workload};
+
+/// The sections that need no tuning of the single-job optimisers.
+const UNTUNED: [&str; 7] = [
+    "dag",
+    "network",
+    "conserving",
+    "learned",
+    "heterogeneity",
+    "fidelity",
+    "learners",
+];
 
 /// Every section a target can name (all but the tuning, which runs where one needs it).
 pub fn targets() -> &'static [&'static str] {
@@ -18,7 +29,7 @@ pub fn targets() -> &'static [&'static str] {
 }
 
 /// Reproduces `targets` (of fig2, table1, table2, dag, network, communication, conserving,
-/// learned, fidelity, learners; tuning runs first where a single-job section needs it) and rewrites the document:
+/// learned, heterogeneity, fidelity, learners; tuning runs first where a single-job section needs it) and rewrites the document:
 /// these sections anew, the others as it has them (`sections_text`).
 pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
     // one reproduce per results folder (each sweep in it also locks its own folder)
@@ -34,17 +45,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
         protocol,
         args: settings,
     };
-    let tunes = targets.iter().any(|&t| {
-        ![
-            "dag",
-            "network",
-            "conserving",
-            "learned",
-            "fidelity",
-            "learners",
-        ]
-        .contains(&t)
-    });
+    let tunes = targets.iter().any(|t| !UNTUNED.contains(t));
     let tuned = if tunes {
         let (section, tuned) = tuning::tune(&cx)?;
         write_atomic(&settings.out.join("tuning.md"), section.as_bytes())?;
@@ -62,6 +63,7 @@ pub fn run(settings: &Settings, targets: &[&str]) -> anyhow::Result<()> {
             "communication" => communication::communication(&cx, &tuned)?,
             "conserving" => conserving::conserving(&cx)?,
             "learned" => learned::learned(&cx)?,
+            "heterogeneity" => heterogeneity::heterogeneity(&cx)?,
             "learners" => learners::learners(&cx)?,
             "fidelity" => match fidelity::fidelity(&cx)? {
                 Some(section) => section,

@@ -2,10 +2,14 @@
 //! a family of windows, or consecutive held-out windows; `schedlab workload import` parses
 //! its arguments into an [`ImportRequest`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use anyhow::Context;
+use schedlab_env::jobs::throughputs::Throughputs;
 use schedlab_env::jobs::{
-    FamilySpec, JobRecord, JobsEpisode, JobsWorkload, MachineSpec, Scaling, TraceSource, Window,
+    FamilySpec, Heterogeneity, JobRecord, JobsEpisode, JobsWorkload, MachineSpec, Scaling,
+    TraceSource, Window,
 };
 
 use super::bound::Bound;
@@ -44,6 +48,10 @@ pub struct ImportRequest {
     pub seed: u64,
     /// Folder of fitted templates (default: the shipped data/templates).
     pub templates: Option<PathBuf>,
+    /// A folder of job types: every GPU job gets one by the seeded rule (templates.rs).
+    pub job_types: Option<PathBuf>,
+    /// A file with a `[heterogeneity]` table for the workload.
+    pub heterogeneity: Option<PathBuf>,
     /// A workload family instead of one workload (`period_s` filled in here).
     pub family: Option<FamilySpec>,
     /// Cut `[from, to)` into this many consecutive windows, each its own workload.
@@ -109,18 +117,13 @@ fn import_one(
 ) -> anyhow::Result<()> {
     let scale = &request.scale;
     let nodes = required_nodes(request)?;
-    let (mut machines, dropped_machines) = traces::read_machines(nodes, request.lenient)?;
-    traces::machines::scale_machines(&mut machines, scale.nodes);
+    let (machines, dropped_machines) = scaled_machines(request, nodes)?;
     if request.format == Format::AlibabaPaiMachines {
         return write_machines(request, machines, dropped_machines);
     }
-    let jobs_path = request
-        .jobs
-        .as_ref()
+    let jobs_path = (request.jobs.as_ref())
         .ok_or_else(|| anyhow::anyhow!("--jobs is required for {}", request.format.name()))?;
-    let shipped = crate::paths::shipped_templates();
-    let template_source = request.templates.as_deref().unwrap_or(&shipped);
-    let template_list = templates::load(template_source, &templates::output_dir(out)?)?;
+    let mut template_list = rule_templates(request, out)?;
     let options = ReadOptions {
         machines: &machines,
         from,
@@ -129,10 +132,16 @@ fn import_one(
         seed: request.seed,
     };
     let mut read = read_scaled_jobs(request, jobs_path, &options)?;
+    if let Some(dir) = &request.job_types {
+        template_list.extend(assign_job_types(dir, &mut read.jobs, request.seed)?);
+    }
     let longest = read.jobs.iter().map(|j| j.duration_s).fold(0.0, f64::max);
     let arrivals_end = arrivals_end(family.as_mut(), (from, to), scale, &read.jobs)?;
     let name = file_stem_or(out, "imported");
     let (dropped, warnings) = what_was_left_out(&read, dropped_machines);
+    let heterogeneity = (request.heterogeneity.as_deref())
+        .map(|file| read_heterogeneity(file, out))
+        .transpose()?;
     let workload = JobsWorkload {
         kind: "jobs".into(),
         name: name.clone(),
@@ -158,7 +167,7 @@ fn import_one(
         reward: Default::default(),
         prices: Default::default(),
         machines,
-        heterogeneity: None,
+        heterogeneity,
         templates: template_list,
         jobs: std::mem::take(&mut read.jobs),
         jobs_table: None,
@@ -168,9 +177,8 @@ fn import_one(
     let jobs = workload.jobs.len();
     write_workload(workload, out, &name)?;
     println!(
-        "wrote {}: {} jobs from {} rows ({} outside --from/--to, {} dropped)",
+        "wrote {}: {jobs} jobs from {} rows ({} outside --from/--to, {} dropped)",
         out.display(),
-        jobs,
         read.rows_read,
         read.outside_window,
         read.dropped_total()
@@ -179,6 +187,61 @@ fn import_one(
         println!("  {line}");
     }
     Ok(())
+}
+
+/// The machines of `nodes`, scaled, and how many machine rows were dropped.
+fn scaled_machines(
+    request: &ImportRequest,
+    nodes: &Path,
+) -> anyhow::Result<(Vec<MachineSpec>, usize)> {
+    let (mut machines, dropped) = traces::read_machines(nodes, request.lenient)?;
+    traces::machines::scale_machines(&mut machines, request.scale.nodes);
+    Ok((machines, dropped))
+}
+
+/// The templates the rule names, from `--templates` or the shipped folder.
+fn rule_templates(
+    request: &ImportRequest,
+    out: &Path,
+) -> anyhow::Result<Vec<schedlab_env::jobs::Template>> {
+    let shipped = crate::paths::shipped_templates();
+    let source = request.templates.as_deref().unwrap_or(&shipped);
+    templates::load(source, &templates::output_dir(out)?)
+}
+
+/// Gives every GPU job one of the job types in `dir` by the seeded rule; returns the types.
+fn assign_job_types(
+    dir: &Path,
+    jobs: &mut [JobRecord],
+    seed: u64,
+) -> anyhow::Result<Vec<schedlab_env::jobs::Template>> {
+    let types = templates::load_job_types(dir)?;
+    for job in jobs.iter_mut().filter(|j| j.gpu_milli > 0) {
+        job.template = types[templates::assign_job_type(types.len(), &job.id, seed)]
+            .name
+            .clone();
+    }
+    Ok(types)
+}
+
+/// The `[heterogeneity]` table of `file`, its matrix read and its path made relative to the
+/// folder `out` is written in.
+fn read_heterogeneity(file: &Path, out: &Path) -> anyhow::Result<Heterogeneity> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct HeterogeneityFile {
+        heterogeneity: Heterogeneity,
+    }
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut h = toml::from_str::<HeterogeneityFile>(&text)
+        .with_context(|| format!("{}: expected a [heterogeneity] table", file.display()))?
+        .heterogeneity;
+    let matrix = file.parent().unwrap_or(Path::new(".")).join(&h.throughputs);
+    h.matrix = Some(Arc::new(Throughputs::read(&matrix)?));
+    let relative = templates::relative_path(&templates::output_dir(out)?, &matrix)?;
+    h.throughputs = relative.to_string_lossy().replace('\\', "/");
+    Ok(h)
 }
 
 /// A written workload's name: its file's stem, or `default` where it has none.
@@ -271,13 +334,20 @@ fn trace_source(
         to: show(to),
         dropped: dropped.to_vec(),
         rule: format!(
-            "seed {}; from {} to {}; scale time {} arrival {} nodes {}; {}",
+            "seed {}; from {} to {}; scale time {} arrival {} nodes {}; {}{}",
             request.seed,
             show(from),
             show(to),
             scale.time,
             scale.arrival,
             scale.nodes,
+            request
+                .job_types
+                .as_ref()
+                .map_or_else(String::new, |d| format!(
+                    "job types drawn from {}; ",
+                    d.display()
+                )),
             warnings.join("; ")
         ),
     }

@@ -4,6 +4,10 @@
 //! The rule: a job is a GPU job when it asks for any GPU, and long when its duration is at
 //! least an hour. Long GPU jobs get `mnist-mlp`; long CPU jobs `a9a-svm`; a short job gets
 //! its kind's template or `digits-softmax`, half and half by a hash of the seed and its id.
+//!
+//! With a folder of job types (templates naming a `job_type`, as `schedlab templates gavel`
+//! writes), every GPU job instead gets one of them, uniformly by a second hash of the seed
+//! and its id, as Gavel's generated traces draw their job types uniformly.
 
 use std::path::{Path, PathBuf};
 
@@ -74,6 +78,43 @@ pub fn load(dir: &Path, out_dir: &Path) -> anyhow::Result<Vec<Template>> {
         .collect()
 }
 
+/// Every template (`*.toml`) in `dir`, in name order, each naming a job type.
+pub fn load_job_types(dir: &Path) -> anyhow::Result<Vec<Template>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading the job types in {}", dir.display()))?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    files.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+    files.sort();
+    anyhow::ensure!(
+        !files.is_empty(),
+        "{}: no job type templates (*.toml)",
+        dir.display()
+    );
+    files
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let template: Template =
+                toml::from_str(&text).with_context(|| format!("{}", path.display()))?;
+            anyhow::ensure!(
+                template.job_type.is_some(),
+                "{}: template `{}` names no job_type (write them with `schedlab templates gavel`)",
+                path.display(),
+                template.name
+            );
+            Ok(template)
+        })
+        .collect()
+}
+
+/// The job type (index into `types`, of `count`) of GPU job `id` under the documented rule.
+pub fn assign_job_type(count: usize, id: &str, seed: u64) -> usize {
+    // a salt of its own, so the draw is independent of the rule's half-and-half split
+    (mix(seed ^ 0x6a09_e667_f3bc_c908, id) % count as u64) as usize
+}
+
 /// The template of a job under the documented rule.
 pub fn assign(gpu: bool, duration_s: f64, id: &str, seed: u64) -> &'static str {
     let own = if gpu { "mnist-mlp" } else { "a9a-svm" };
@@ -99,6 +140,26 @@ fn mix(seed: u64, id: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Four types over 4,000 ids: each about a quarter, and another seed draws anew.
+    #[test]
+    fn job_types_are_drawn_uniformly_and_by_seed() {
+        let mut counts = [0usize; 4];
+        for k in 0..4000 {
+            counts[assign_job_type(4, &format!("j{k}"), 0)] += 1;
+        }
+        assert!(
+            counts.iter().all(|&c| (850..1150).contains(&c)),
+            "{counts:?}"
+        );
+        let moved = (0..200)
+            .filter(|k| {
+                let id = format!("j{k}");
+                assign_job_type(4, &id, 0) != assign_job_type(4, &id, 1)
+            })
+            .count();
+        assert!(moved > 100, "{moved}");
+    }
 
     #[test]
     fn long_jobs_keep_their_kind_and_short_ones_split_by_seed() {
