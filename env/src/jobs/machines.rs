@@ -95,6 +95,9 @@ pub struct Cluster {
     /// machine's index among them.
     labels: Vec<String>,
     machine_label: Vec<u8>,
+    /// `(key, machine)` of the machines of each label, so a check within some models reads
+    /// only their machines.
+    by_label: Vec<BTreeSet<(u64, u32)>>,
 }
 
 impl Cluster {
@@ -155,6 +158,7 @@ impl Cluster {
             largest,
             by_free: BTreeSet::new(),
             gpu_by_free: BTreeSet::new(),
+            by_label: vec![BTreeSet::new(); labels.len().min(MAX_MODEL_LABELS)],
             labels,
             machine_label,
         };
@@ -251,16 +255,17 @@ impl Cluster {
             return false;
         }
         let mut left = count;
-        for &(_, m) in self.candidates(request).iter().rev() {
-            if !self.is_within(m as usize, within) {
-                continue;
-            }
+        let mut take = |m: u32| {
             left = left.saturating_sub(self.room(m as usize, request));
-            if left == 0 {
-                return true;
-            }
+            left == 0
+        };
+        if within == Models::ANY {
+            return self.candidates(request).iter().rev().any(|&(_, m)| take(m));
         }
-        false
+        // only the allowed models' machines, in any order: this counts, it does not choose
+        (0..self.by_label.len())
+            .filter(|&k| within.holds(k as u8))
+            .any(|k| self.by_label[k].iter().any(|&(_, m)| take(m)))
     }
 
     /// Places `count` containers of `request` on the machines `within`, one at a time on the
@@ -385,9 +390,11 @@ impl Cluster {
     /// Re-indexes machine `m` and its stranded capacity after a change.
     fn refresh(&mut self, m: usize, new: bool) {
         let key = (self.fullness_key[m], m as u32);
+        let label = self.machine_label[m] as usize;
         if !new {
             self.by_free.remove(&key);
             self.gpu_by_free.remove(&key);
+            self.by_label[label].remove(&key);
         }
         let f = self.free_of(m);
         let cap = self.capacity_total;
@@ -398,6 +405,7 @@ impl Cluster {
         self.fullness_key[m] = free_share.to_bits();
         let key = (self.fullness_key[m], m as u32);
         self.by_free.insert(key);
+        self.by_label[label].insert(key);
         if self.capacity[m].gpus > 0 {
             self.gpu_by_free.insert(key);
         }
