@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use schedlab_env::EnvKind;
 use schedlab_env::gym::{CheckOptions, check_env};
-use schedlab_env::jobs::JobsEnv;
+use schedlab_env::jobs::{JobsEnv, TraceSource};
 
 use super::{Jobs, Kind, load, with_kind};
 
@@ -225,17 +225,24 @@ fn families_never_draw_from_held_out_periods() {
     // validation windows lie between their trace's training periods and held-out windows
     let validation = windows_in("validation");
     assert!(validation.len() >= 12, "{}", validation.len());
+    // on one trace's clock, `later` starts at or after `earlier` ends
+    let ordered = |earlier: &TraceSource, later: &TraceSource, what: &str| {
+        if earlier.jobs == later.jobs {
+            assert!(
+                at_or_after(&later.from, &earlier.to),
+                "{what}: {} < {}",
+                later.from,
+                earlier.to
+            );
+        }
+    };
     for w in &validation {
-        let source = w.source.as_ref().unwrap();
-        for h in heldout.iter().map(|h| h.source.as_ref().unwrap()) {
-            if h.jobs == source.jobs {
-                assert!(
-                    at_or_after(&h.from, &source.to),
-                    "{} ends at {}",
-                    w.name,
-                    source.to
-                );
-            }
+        for h in &heldout {
+            ordered(
+                w.source.as_ref().unwrap(),
+                h.source.as_ref().unwrap(),
+                &w.name,
+            );
         }
     }
     let families: Vec<_> = shipped()
@@ -252,15 +259,8 @@ fn families_never_draw_from_held_out_periods() {
             .filter(|h| h.source.as_ref().unwrap().jobs == source.jobs)
             .collect();
         assert!(windows.len() >= 10, "{}: {}", family.name, windows.len());
-        for w in validation.iter().map(|v| v.source.as_ref().unwrap()) {
-            if w.jobs == source.jobs {
-                assert!(
-                    at_or_after(&w.from, &source.to),
-                    "{}: validation from {}",
-                    family.name,
-                    w.from
-                );
-            }
+        for w in &validation {
+            ordered(source, w.source.as_ref().unwrap(), &family.name);
         }
         let mut held_ids = std::collections::HashSet::new();
         for w in &windows {
