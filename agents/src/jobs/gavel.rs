@@ -6,9 +6,9 @@
 //! each on the model where its share is largest that has room. A running job the round
 //! leaves out is preempted when a job ahead of it needs its GPUs, and one with no share on
 //! the model it runs on is moved (preempted, then started on its planned model); what is left
-//! over goes to the remaining jobs on their fastest model with room. Without `[heterogeneity]` both rows
-//! play as `static`. What the window does not show (running jobs beyond its running slots)
-//! keeps its GPUs and counts only in the isolated share's `N`.
+//! over goes to the remaining jobs on their fastest model with room. Without
+//! `[heterogeneity]` both rows play as `static`. What the window does not show (running jobs
+//! beyond its running slots) keeps its GPUs and counts only in the isolated share's `N`.
 
 use schedlab_env::EnvKind;
 use schedlab_env::Observation;
@@ -176,13 +176,17 @@ fn model_held(held: &[f64]) -> usize {
         .unwrap_or(0)
 }
 
-/// The round's plan: per candidate, the model it should run on, or `None`.
-fn plan(candidates: &[Candidate], x: &Allocation, capacity: &[f64]) -> Vec<Option<usize>> {
+/// The round's plan: per candidate, the model it should run on, or `None`, taking them in
+/// `order` (by priority).
+fn plan(
+    candidates: &[Candidate],
+    order: &[usize],
+    x: &Allocation,
+    capacity: &[f64],
+) -> Vec<Option<usize>> {
     let mut room = capacity.to_vec();
-    let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_by(|&a, &b| candidates[b].priority.total_cmp(&candidates[a].priority));
     let mut chosen = vec![None; candidates.len()];
-    for c in order {
+    for &c in order {
         let candidate = &candidates[c];
         let gpus = candidate.job.gpus;
         if x[c].iter().sum::<f64>() <= 1e-9 {
@@ -194,9 +198,9 @@ fn plan(candidates: &[Candidate], x: &Allocation, capacity: &[f64]) -> Vec<Optio
             .then(|| model_held(&candidate.held))
             .filter(|&m| x[c][m] > 1e-9 && room[m] + 1e-9 >= gpus);
         let model = stays.or_else(|| {
-            let mut models: Vec<usize> = (0..room.len()).filter(|&m| x[c][m] > 1e-9).collect();
-            models.sort_by(|&a, &b| x[c][b].total_cmp(&x[c][a]));
-            models.into_iter().find(|&m| room[m] + 1e-9 >= gpus)
+            ranked(&x[c], 1e-9)
+                .into_iter()
+                .find(|&m| room[m] + 1e-9 >= gpus)
         });
         if let Some(m) = model {
             room[m] -= gpus;
@@ -228,12 +232,12 @@ impl Policy for Gavel {
             let view = ctx.slot(observation, candidate.slot);
             candidate.priority = priority(x[c].iter().sum(), &view, candidate.job.gpus);
         }
-        let chosen = plan(&candidates, &x, &cluster.capacity);
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by(|&a, &b| candidates[b].priority.total_cmp(&candidates[a].priority));
+        let chosen = plan(&candidates, &order, &x, &cluster.capacity);
         let mut free = ctx.free_gpus_per_model(observation);
         // the models whose planned starts wait for GPUs running jobs hold
         let mut blocked = vec![false; free.len()];
-        let mut order: Vec<usize> = (0..candidates.len()).collect();
-        order.sort_by(|&a, &b| candidates[b].priority.total_cmp(&candidates[a].priority));
         // planned starts first, in priority order; then the rest on their fastest with room
         for pass in [true, false] {
             for &c in &order {
@@ -241,7 +245,8 @@ impl Policy for Gavel {
                 if candidate.running || chosen[c].is_some() != pass {
                     continue;
                 }
-                let models = chosen[c].map_or_else(|| by_speed(&candidate.job.speed), |m| vec![m]);
+                let models =
+                    chosen[c].map_or_else(|| ranked(&candidate.job.speed, 0.0), |m| vec![m]);
                 let started = self.start(observation, &mut action, candidate, &models, &mut free);
                 if let (Some(m), false) = (chosen[c], started) {
                     // its GPUs are kept from the jobs after it
@@ -264,10 +269,10 @@ impl Policy for Gavel {
     }
 }
 
-/// Models by the job's speed on them, fastest first.
-fn by_speed(speed: &[f64]) -> Vec<usize> {
-    let mut models: Vec<usize> = (0..speed.len()).filter(|&m| speed[m] > 0.0).collect();
-    models.sort_by(|&a, &b| speed[b].total_cmp(&speed[a]));
+/// The models whose value (a speed, a share) is above `above`, largest first.
+fn ranked(values: &[f64], above: f64) -> Vec<usize> {
+    let mut models: Vec<usize> = (0..values.len()).filter(|&m| values[m] > above).collect();
+    models.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
     models
 }
 

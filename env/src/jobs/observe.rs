@@ -169,10 +169,10 @@ fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
         if gpus == 0 {
             // a job without GPUs runs at ratio 1 on every machine
             speed.fill(1.0);
-        }
-        let ratios = speeds.ratios(sh.template_of(i), gpus).filter(|_| gpus > 0);
-        for (cell, ratio) in speed.iter_mut().zip(ratios) {
-            *cell = ratio as f32;
+        } else {
+            for (cell, ratio) in speed.iter_mut().zip(speeds.ratios(sh.template_of(i), gpus)) {
+                *cell = ratio as f32;
+            }
         }
         for c in &episode.jobs[i].containers {
             if let Some(model) = speeds.model_of_machine(c.machine as usize) {

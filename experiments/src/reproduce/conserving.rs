@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::episodes::{Episodes, jct_by_episode, metric_of};
+use super::episodes::{Episodes, episodes_in_set, jct_by_episode, metric_of};
 use super::learned::bar::{RESAMPLES, compare};
 use super::learned::line::load_windows;
 use super::learned::unfinished::{TableRow, unfinished_by_window};
@@ -97,14 +97,6 @@ fn shipped_spec(cx: &Context, trace: &str, period: &str, windows: &[PathBuf]) ->
     }
 }
 
-/// One policy's episodes under one override set.
-fn episodes(rows: &[Row], policy: &str, set: &str) -> Episodes {
-    rows.iter()
-        .filter(|r| r.key.policy == policy && r.key.overrides == set)
-        .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
-        .collect()
-}
-
 /// The table of one period's `windows`: every policy with the rule off and on.
 fn table(
     cx: &Context,
@@ -129,8 +121,8 @@ fn table(
         );
     let mut played = Vec::new();
     for (policy, interface, rows) in rows {
-        let off = episodes(rows, policy, &format!("{interface}, {IDLING}"));
-        let on = episodes(rows, policy, &format!("{interface}, {CONSERVING}"));
+        let off = episodes_in_set(rows, policy, &format!("{interface}, {IDLING}"));
+        let on = episodes_in_set(rows, policy, &format!("{interface}, {CONSERVING}"));
         if off.is_empty() || on.is_empty() {
             continue;
         }

@@ -16,11 +16,24 @@ pub(super) fn episodes_of(rows: &[Row], policy: &str) -> Episodes {
         .collect()
 }
 
+/// `policy`'s episodes under the override set `set` among a sweep's `rows`.
+pub(super) fn episodes_in_set(rows: &[Row], policy: &str, set: &str) -> Episodes {
+    rows.iter()
+        .filter(|r| r.key.policy == policy && r.key.overrides == set)
+        .map(|r| ((r.key.workload.clone(), r.key.seed), r.metrics.clone()))
+        .collect()
+}
+
 /// Each episode's mean JCT by (window, seed).
 pub(super) fn jct_by_episode(episodes: &Episodes) -> BTreeMap<(String, u64), f64> {
+    by_episode(episodes, "jct_avg_s")
+}
+
+/// One metric of each episode by (window, seed).
+pub(super) fn by_episode(episodes: &Episodes, metric: &str) -> BTreeMap<(String, u64), f64> {
     episodes
         .iter()
-        .map(|(key, m)| (key.clone(), metric_of(m, "jct_avg_s")))
+        .map(|(key, m)| (key.clone(), metric_of(m, metric)))
         .collect()
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::context::{Context, mean};
-use super::episodes::{Episodes, episodes_of, metric_of};
+use super::episodes::{Episodes, by_episode, episodes_in_set, metric_of};
 use super::learned::bar::{Paired, RESAMPLES, compare};
 use super::learned::windows_in;
 use super::protocol::{HeterogeneityProtocol, HeterogeneityTrace};
@@ -94,12 +94,7 @@ fn spec(
 
 /// One override set's table: every policy against the baseline.
 fn table(p: &HeterogeneityProtocol, rows: &[Row], set: &str) -> anyhow::Result<String> {
-    let in_set: Vec<Row> = rows
-        .iter()
-        .filter(|r| r.key.overrides == set)
-        .cloned()
-        .collect();
-    let baseline = episodes_of(&in_set, &p.baseline);
+    let baseline = episodes_in_set(rows, &p.baseline, set);
     anyhow::ensure!(
         !baseline.is_empty(),
         "heterogeneity: the baseline `{}` played no episode of `{set}`",
@@ -118,7 +113,7 @@ fn table(p: &HeterogeneityProtocol, rows: &[Row], set: &str) -> anyhow::Result<S
         .map(|n| (n, "agnostic"))
         .chain(p.aware.iter().map(|n| (n, "aware")));
     for (policy, kind) in kinds {
-        let episodes = episodes_of(&in_set, policy);
+        let episodes = episodes_in_set(rows, policy, set);
         if episodes.is_empty() {
             continue;
         }
@@ -141,13 +136,6 @@ fn table(p: &HeterogeneityProtocol, rows: &[Row], set: &str) -> anyhow::Result<S
         text += &format!(" {unfinished} | {:.3} |\n", mean(&jain));
     }
     Ok(text + "\n")
-}
-
-fn by_episode(episodes: &Episodes, metric: &str) -> BTreeMap<(String, u64), f64> {
-    episodes
-        .iter()
-        .map(|(key, m)| (key.clone(), metric_of(m, metric)))
-        .collect()
 }
 
 /// `| mean | change | p | IQM [CI] |` of one metric.
