@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 
 use super::accounting::integrate;
 use super::fairness::rho_of;
-use super::machines::{Container, Models, Placement};
+use super::machines::{Cluster, Container, Placement, Within};
 use super::observe::{FIELD_MODEL, FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 use super::state::{Episode, Job, Shared, Status, Time, status_index};
 use crate::error::Result;
@@ -98,7 +98,7 @@ fn allocate(
     j: u32,
     workers_level: usize,
     size_level: usize,
-    (placement, within): (Placement, Models),
+    (placement, within): (Placement, Within),
 ) -> std::result::Result<(), NoLongerFits> {
     let i = j as usize;
     let now = episode.now;
@@ -115,6 +115,7 @@ fn allocate(
             request,
         });
     };
+    let mut partners = sharers_of(&episode.cluster, &old);
     let was_running = episode.jobs[i].status == Status::Running;
     // settle with the old allocation, then account for the new one
     episode.jobs[i].containers = old;
@@ -125,7 +126,14 @@ fn allocate(
     job.workers_level = workers_level;
     job.size_level = size_level;
     job.version += 1;
-    job.rate = rate_on(sh, i, size_level, job.speed, &job.containers);
+    job.rate = rate_on(
+        sh,
+        &episode.cluster,
+        i,
+        size_level,
+        job.speed,
+        &job.containers,
+    );
     // restarting or starting containers are allocated but do no work
     let pause_from = if was_running {
         job.paused_until.max(now)
@@ -150,8 +158,18 @@ fn allocate(
     }
     let used = used_of(sh, i, &episode.jobs[i]);
     (0..3).for_each(|r| episode.sums.used[r] -= used[r] * pause);
+    progress(sh, episode, i, (count, size_level));
+    change_used(sh, episode, i, 1.0);
+    partners.extend(sharers_of(&episode.cluster, &episode.jobs[i].containers));
+    retime(sh, episode, partners);
+    Ok(())
+}
+
+/// Sets newly allocated job `i`'s progress going at `count` containers of `size_level`: its
+/// training rounds, its real processes, or its simulated completion.
+fn progress(sh: &Shared, episode: &mut Episode, i: usize, (count, size_level): (u32, usize)) {
     let job = &episode.jobs[i];
-    let resume = job.paused_until.max(now);
+    let resume = job.paused_until.max(episode.now);
     if let Some(trained) = episode.trained_jobs.get_mut(i) {
         let offset = size_level as i32 - sh.workload.scaling.requested_size_level() as i32;
         trained.set_allocation(count as usize, offset);
@@ -162,22 +180,80 @@ fn allocate(
         let finish = resume + job.remaining / job.rate;
         episode
             .completions
-            .push(Reverse((Time(finish), j, job.version)));
+            .push(Reverse((Time(finish), i as u32, job.version)));
     }
-    episode.running_ring.push_back((j, job.version));
-    change_used(sh, episode, i, 1.0);
-    Ok(())
+    episode
+        .running_ring
+        .push_back((i as u32, episode.jobs[i].version));
 }
 
 /// Work per second of job `i` (of speed factor `speed`) on `containers` of size level
-/// `size_level`: its template's speed-up, times its model's ratio with `[heterogeneity]`.
-fn rate_on(sh: &Shared, i: usize, size_level: usize, speed: f64, containers: &[Container]) -> f64 {
-    let template = &sh.workload.templates[sh.template[i]];
+/// `size_level`: its template's speed-up, times its model's ratio and the pair ratios of the
+/// GPUs it shares with `[heterogeneity]`.
+fn rate_on(
+    sh: &Shared,
+    cluster: &Cluster,
+    i: usize,
+    size_level: usize,
+    speed: f64,
+    containers: &[Container],
+) -> f64 {
+    let t = sh.template[i];
     let count = containers.len() as f64;
-    let rate = template.speedup(count, sh.workload.scaling.sizes[size_level]) * speed;
+    let speedup = sh.workload.templates[t].speedup(count, sh.workload.scaling.sizes[size_level]);
+    let rate = speedup * speed;
     match &sh.model_speeds {
-        Some(speeds) => rate * speeds.factor(sh.template[i], containers),
+        Some(speeds) => {
+            rate * speeds.factor(t, containers) * speeds.sharing_factor(cluster, t, containers)
+        }
         None => rate,
+    }
+}
+
+/// The jobs holding a share of a GPU one of `containers` holds a share of.
+fn sharers_of(cluster: &Cluster, containers: &[Container]) -> Vec<u32> {
+    containers
+        .iter()
+        .flat_map(|c| cluster.co_sharers(c))
+        .map(|s| s.job)
+        .collect()
+}
+
+/// Running jobs among `jobs` whose GPU partners changed go on at their new speed from now
+/// (the simulated fidelity's completions; sharing is priced with `[heterogeneity]` only).
+fn retime(sh: &Shared, episode: &mut Episode, mut jobs: Vec<u32>) {
+    if jobs.is_empty() || episode.executed.is_some() || !episode.trained_jobs.is_empty() {
+        return;
+    }
+    jobs.sort_unstable();
+    jobs.dedup();
+    let now = episode.now;
+    for j in jobs {
+        let i = j as usize;
+        if episode.jobs[i].status != Status::Running {
+            continue;
+        }
+        let job = &episode.jobs[i];
+        let rate = rate_on(
+            sh,
+            &episode.cluster,
+            i,
+            job.size_level,
+            job.speed,
+            &job.containers,
+        );
+        let job = &mut episode.jobs[i];
+        if rate == job.rate {
+            continue;
+        }
+        job.settle(now);
+        job.rate = rate;
+        job.version += 1;
+        let finish = job.paused_until.max(now) + job.remaining / job.rate;
+        episode
+            .completions
+            .push(Reverse((Time(finish), j, job.version)));
+        episode.running_ring.push_back((j, job.version));
     }
 }
 
@@ -208,6 +284,7 @@ fn suspend(sh: &Shared, episode: &mut Episode, j: u32) {
     job.version += 1;
     job.status = Status::Queued;
     containers.iter().for_each(|c| episode.cluster.release(c));
+    retime(sh, episode, sharers_of(&episode.cluster, &containers));
     episode.counts[status_index(Status::Running)] -= 1;
     if let Some(trained) = episode.trained_jobs.get_mut(i) {
         trained.next_round_s = f64::INFINITY;
@@ -390,6 +467,7 @@ fn finish(sh: &Shared, episode: &mut Episode, i: usize) {
     let job = &mut episode.jobs[i];
     let containers = std::mem::take(&mut job.containers);
     containers.iter().for_each(|c| episode.cluster.release(c));
+    retime(sh, episode, sharers_of(&episode.cluster, &containers));
     episode.counts[status_index(Status::Running)] -= 1;
     episode.counts[status_index(Status::Done)] += 1;
     for &child in &sh.children[i] {

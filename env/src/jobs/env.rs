@@ -20,7 +20,7 @@ use super::choice::{Choice, ChoiceLayout};
 use super::conserve::{fill_idle, queued_that_fit, unfreeze};
 use super::dynamics::{advance, apply, apply_one};
 use super::family::sample_window;
-use super::machines::Placement;
+use super::machines::{Container, Placement};
 use super::metrics::{Integrals, JobsMetrics};
 use super::observe;
 use super::schema::{Fidelity, Interface, JobsWorkload};
@@ -574,6 +574,13 @@ impl JobsEnv {
         self.episode.as_ref().map_or_else(Vec::new, |e| {
             e.jobs[job].containers.iter().map(|c| c.machine).collect()
         })
+    }
+
+    /// The containers job `job` holds (none unless it runs).
+    pub fn containers_of(&self, job: usize) -> Vec<Container> {
+        self.episode
+            .as_ref()
+            .map_or_else(Vec::new, |e| e.jobs[job].containers.clone())
     }
 
     /// Sum of the containers every running job holds, per machine `[cpu, mem, gpu]`.

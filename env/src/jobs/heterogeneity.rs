@@ -4,8 +4,9 @@
 //! model; the template's speed-up curve keeps setting how it scales with its containers, and
 //! the matrix sets the ratio of one model to the reference at the job's GPU count.
 
-use super::machines::Container;
+use super::machines::{Cluster, Container};
 use super::schema::{GPU_MILLI, Heterogeneity, JobsWorkload, ModelMapping};
+use super::sharing::SharingRules;
 use super::throughputs::Throughputs;
 
 use super::throughputs::COUNTS;
@@ -23,6 +24,10 @@ pub(super) struct ModelSpeeds {
     ratio: Vec<Vec<[[f64; 4]; 2]>>,
     /// Per template, its largest ratio on any machine's model (for lower bounds).
     fastest: Vec<f64>,
+    /// With `heterogeneity.pairs`, `[model][template][other]`: a job's speed sharing a GPU
+    /// with the other's over its speed alone there, 0 where they do not fit together, NaN
+    /// where the matrix lacks the pair and no GPU job could meet it. Empty without.
+    pair: Vec<f64>,
 }
 
 /// What is wrong, as (key, why).
@@ -44,16 +49,7 @@ impl ModelSpeeds {
             ));
         }
         let (models, machine_model, model_gpus) = machine_models(workload, h, matrix)?;
-        let used: Vec<bool> = (0..workload.templates.len())
-            .map(|t| {
-                let name = &workload.templates[t].name;
-                // a job without GPUs runs at ratio 1: its template needs no job type
-                workload
-                    .jobs
-                    .iter()
-                    .any(|j| &j.template == name && j.gpu_milli > 0)
-            })
-            .collect();
+        let used = gpu_templates(workload);
         let mut ratio = Vec::new();
         for (t, template) in workload.templates.iter().enumerate() {
             let key = format!("templates[{t}].job_type");
@@ -99,12 +95,18 @@ impl ModelSpeeds {
                     .fold(1.0_f64, f64::max)
             })
             .collect();
+        let pair = if h.pairs {
+            pair_ratios(workload, h, matrix, &models, &used)?
+        } else {
+            Vec::new()
+        };
         Ok(ModelSpeeds {
             names: models.iter().map(|m| (*m).to_owned()).collect(),
             machine_model,
             model_gpus,
             ratio,
             fastest,
+            pair,
         })
     }
 
@@ -124,6 +126,51 @@ impl ModelSpeeds {
             .filter_map(|c| self.machine_model[c.machine as usize])
             .map(|model| self.ratio_at(template, model, spread, gpus))
             .fold(f64::INFINITY, f64::min)
+    }
+
+    /// With `heterogeneity.pairs`, which templates may share a GPU of each model.
+    pub fn sharing_rules(&self) -> Option<SharingRules> {
+        let templates = self.ratio.len();
+        (!self.pair.is_empty()).then(|| {
+            SharingRules::new(
+                self.machine_model.clone(),
+                self.names.len(),
+                templates,
+                |m, a, b| self.pair_ratio(m, a, b) != 0.0,
+            )
+        })
+    }
+
+    fn pair_ratio(&self, model: usize, template: usize, other: usize) -> f64 {
+        let templates = self.ratio.len();
+        self.pair[(model * templates + template) * templates + other]
+    }
+
+    /// What sharing GPUs costs a job of `template` on `containers`: per container holding a
+    /// share, the product of the pair ratios with each other job on its GPU (the matrix
+    /// measures pairs only; with three or more on a GPU each pair's slowdown is taken as
+    /// independent), the slowest container's. 1 when no GPU is shared.
+    pub fn sharing_factor(
+        &self,
+        cluster: &Cluster,
+        template: usize,
+        containers: &[Container],
+    ) -> f64 {
+        let mut slowest = 1.0_f64;
+        for c in containers.iter().filter(|c| c.sharer.is_some()) {
+            let Some(model) = self.machine_model[c.machine as usize] else {
+                continue;
+            };
+            let mut others: Vec<_> = cluster.co_sharers(c).collect();
+            others.sort_unstable_by_key(|s| s.job);
+            others.dedup_by_key(|s| s.job);
+            let factor: f64 = others
+                .iter()
+                .map(|s| self.pair_ratio(model, template, s.kind as usize))
+                .product();
+            slowest = slowest.min(factor);
+        }
+        slowest
     }
 
     /// The ratio at the largest measured GPU count up to `gpus`.
@@ -169,6 +216,14 @@ impl ModelSpeeds {
     }
 }
 
+/// Per template, whether any of its jobs uses GPUs (a job without runs at ratio 1: its
+/// template needs no job type).
+fn gpu_templates(workload: &JobsWorkload) -> Vec<bool> {
+    (workload.templates.iter())
+        .map(|t| (workload.jobs.iter()).any(|j| j.template == t.name && j.gpu_milli > 0))
+        .collect()
+}
+
 /// The mapped models; per machine, its model's index (`None` without GPUs); per model, the
 /// cluster's GPUs of it.
 type MachineModels<'a> = (Vec<&'a str>, Vec<Option<usize>>, Vec<u32>);
@@ -205,6 +260,49 @@ fn machine_models<'a>(
         machine_model.extend(std::iter::repeat_n(model, spec.count));
     }
     Ok((models, machine_model, model_gpus))
+}
+
+/// Per model, per pair of templates with job types, the first's speed beside the second on
+/// one GPU over its speed alone (`ModelSpeeds::pair`); a pair the matrix lacks is refused by
+/// name where both templates' jobs use GPUs.
+fn pair_ratios(
+    workload: &JobsWorkload,
+    h: &Heterogeneity,
+    matrix: &Throughputs,
+    models: &[&str],
+    used: &[bool],
+) -> Result<Vec<f64>, Refusal> {
+    let templates = &workload.templates;
+    let mut pair = vec![f64::NAN; models.len() * templates.len() * templates.len()];
+    let job_type = |t: usize| templates[t].job_type.as_deref();
+    for (m, name) in models.iter().enumerate() {
+        let measured = &h.models[*name].measured;
+        for (a, b) in (0..templates.len()).flat_map(|a| (0..templates.len()).map(move |b| (a, b))) {
+            let (Some(this), Some(other)) = (job_type(a), job_type(b)) else {
+                continue;
+            };
+            let alone = matrix
+                .alone(measured, false, this, 1)
+                .expect("resolve checked every used type at 1 GPU");
+            let Some((here, there)) = matrix.pair(measured, this, 1, other) else {
+                if used[a] && used[b] {
+                    return Err((
+                        "heterogeneity.pairs".to_owned(),
+                        format!(
+                            "`{this}` beside `{other}` is not measured on `{measured}` at 1 GPU: set pairs = false to share GPUs at the speeds alone"
+                        ),
+                    ));
+                }
+                continue;
+            };
+            pair[(m * templates.len() + a) * templates.len() + b] = if here > 0.0 && there > 0.0 {
+                here / alone
+            } else {
+                0.0
+            };
+        }
+    }
+    Ok(pair)
 }
 
 /// `job_type`'s ratios on machines of model `name` to the reference, `[spread][count]`; NaN

@@ -16,7 +16,7 @@ use super::tests::{
 use super::throughputs::Throughputs;
 use super::*;
 
-fn matrix_path() -> PathBuf {
+pub(super) fn matrix_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../data/throughputs/gavel/simulation_throughputs.json")
 }
@@ -30,7 +30,7 @@ pub(super) fn figure(model: &str, job_type: &str, gpus: u32) -> f64 {
         .unwrap_or_else(|| panic!("{model} {job_type} {gpus}"))
 }
 
-const TYPES: [&str; 4] = [
+pub(super) const TYPES: [&str; 4] = [
     "ResNet-50 (batch size 64)",
     "Recommendation (batch size 2048)",
     "Transformer (batch size 128)",
@@ -79,6 +79,7 @@ pub(super) fn heterogeneous(jobs: Vec<JobRecord>) -> JobsWorkload {
         throughputs: "gavel.json".into(),
         reference_model: "v100".into(),
         models,
+        pairs: true,
         matrix: Some(Arc::new(Throughputs::read(&matrix_path()).unwrap())),
     });
     for j in &mut w.jobs {
@@ -96,6 +97,7 @@ fn on(machine: u32, gpus: usize) -> Container {
         cpu: 1000,
         mem: 1024,
         gpu_take,
+        sharer: None,
     }
 }
 

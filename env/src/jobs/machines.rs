@@ -6,8 +6,10 @@
 //! fullest or emptiest machines first instead of scanning the whole cluster.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::schema::{GPU_MILLI, MAX_GPUS, MachineSpec};
+use super::sharing::{Occupancy, Sharer, SharingRules};
 
 /// Which machine a container goes to among those it fits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +45,23 @@ impl Models {
     }
 }
 
+/// Where a request may go: the machines of some models, and, where GPU sharing follows the
+/// matrix's pairs, the job whose shares must fit beside the jobs already on a GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Within {
+    pub models: Models,
+    pub sharer: Option<Sharer>,
+}
+
+impl From<Models> for Within {
+    fn from(models: Models) -> Self {
+        Within {
+            models,
+            sharer: None,
+        }
+    }
+}
+
 /// Most distinct `gpu_model` labels a cluster may have when a job is constrained to some.
 pub const MAX_MODEL_LABELS: usize = 64;
 
@@ -53,6 +72,9 @@ pub struct Container {
     pub cpu: u32,
     pub mem: u32,
     pub gpu_take: [u16; MAX_GPUS],
+    /// The job holding the share, where the container holds less than a GPU and sharing
+    /// follows the matrix's pairs.
+    pub sharer: Option<Sharer>,
 }
 
 impl Container {
@@ -98,6 +120,11 @@ pub struct Cluster {
     /// `(key, machine)` of the machines of each label, so a check within some models reads
     /// only their machines.
     by_label: Vec<BTreeSet<(u64, u32)>>,
+    /// Per label, its machines' free and total GPU milli-units.
+    label_gpus: Vec<[u64; 2]>,
+    /// With GPU sharing at the matrix's pairs: which kinds may share, and who holds shares.
+    sharing: Option<Arc<SharingRules>>,
+    occupancy: Occupancy,
 }
 
 impl Cluster {
@@ -159,13 +186,44 @@ impl Cluster {
             by_free: BTreeSet::new(),
             gpu_by_free: BTreeSet::new(),
             by_label: vec![BTreeSet::new(); labels.len().min(MAX_MODEL_LABELS)],
+            label_gpus: vec![[0, 0]; labels.len().min(MAX_MODEL_LABELS)],
             labels,
             machine_label,
+            sharing: None,
+            occupancy: Occupancy::default(),
         };
         for m in 0..cluster.free.len() {
+            let gpus = (cluster.capacity[m].gpus as u32 * GPU_MILLI) as u64;
+            let label = &mut cluster.label_gpus[cluster.machine_label[m] as usize];
+            label.iter_mut().for_each(|g| *g += gpus);
             cluster.refresh(m, true);
         }
         cluster
+    }
+
+    /// Shares of a GPU go only beside jobs whose kinds `rules` lets share it.
+    pub fn with_sharing(mut self, rules: SharingRules) -> Self {
+        self.sharing = Some(Arc::new(rules));
+        self
+    }
+
+    /// The other jobs holding a share of the GPU `container` holds a share of (one entry per
+    /// share); none where it holds whole GPUs or sharing is free.
+    pub fn co_sharers(&self, container: &Container) -> impl Iterator<Item = Sharer> + '_ {
+        let (machine, take) = (container.machine, container.gpu_take);
+        container.sharer.into_iter().flat_map(move |s| {
+            (0..MAX_GPUS)
+                .filter(move |&k| take[k] > 0)
+                .flat_map(move |k| self.occupancy.others(machine, k, s.job))
+        })
+    }
+
+    /// Whether `sharer` may take a share of GPU `gpu` of machine `m`.
+    fn share_allowed(&self, m: usize, gpu: usize, sharer: Option<Sharer>) -> bool {
+        match (&self.sharing, sharer) {
+            (Some(rules), Some(s)) => self.occupancy.allows(rules, m as u32, gpu, s),
+            _ => true,
+        }
     }
 
     /// The machines of the named GPU models; `None` when one is no machine's model, or the
@@ -178,6 +236,18 @@ impl Cluster {
             let k = self.labels.iter().position(|l| l == name)?;
             Some(Models(set.0 | 1 << k))
         })
+    }
+
+    /// Free and total GPU milli-units of the machines of the models in `models`.
+    pub fn gpus_within(&self, models: Models) -> [u64; 2] {
+        (0..self.label_gpus.len())
+            .filter(|&k| models.holds(k as u8))
+            .fold([0, 0], |sum, k| {
+                [
+                    sum[0] + self.label_gpus[k][0],
+                    sum[1] + self.label_gpus[k][1],
+                ]
+            })
     }
 
     /// Whether machine `m` is of a model in `within`.
@@ -229,7 +299,7 @@ impl Cluster {
     }
 
     /// How many containers of `request` machine `m` can hold now.
-    fn room(&self, m: usize, request: [u32; 3]) -> u32 {
+    fn room(&self, m: usize, request: [u32; 3], sharer: Option<Sharer>) -> u32 {
         let f = &self.free[m];
         let by = |free: u32, need: u32| free.checked_div(need).unwrap_or(u32::MAX);
         let mut n = by(f.cpu, request[0]).min(by(f.mem, request[1]));
@@ -237,7 +307,10 @@ impl Cluster {
         if g > 0 && n > 0 {
             let gpus = &f.gpu_free[..f.gpus];
             n = n.min(if g < GPU_MILLI {
-                gpus.iter().map(|&free| free as u32 / g).sum()
+                (gpus.iter().enumerate())
+                    .filter(|&(k, _)| self.share_allowed(m, k, sharer))
+                    .map(|(_, &free)| free as u32 / g)
+                    .sum()
             } else {
                 let whole = gpus
                     .iter()
@@ -250,22 +323,26 @@ impl Cluster {
     }
 
     /// Whether `count` containers of `request` fit now on the machines `within`, together.
-    pub fn can_place(&self, request: [u32; 3], count: u32, within: Models) -> bool {
+    pub fn can_place(&self, request: [u32; 3], count: u32, within: impl Into<Within>) -> bool {
+        let Within { models, sharer } = within.into();
         if (0..3).any(|r| (request[r] as u64) * (count as u64) > self.free_total[r]) {
             return false;
         }
         let mut left = count;
         let mut take = |m: u32| {
-            left = left.saturating_sub(self.room(m as usize, request));
+            left = left.saturating_sub(self.room(m as usize, request, sharer));
             left == 0
         };
-        if within == Models::ANY {
+        if models == Models::ANY {
             return self.candidates(request).iter().rev().any(|&(_, m)| take(m));
         }
-        // only the allowed models' machines, in any order: this counts, it does not choose
-        (0..self.by_label.len())
-            .filter(|&k| within.holds(k as u8))
-            .any(|k| self.by_label[k].iter().any(|&(_, m)| take(m)))
+        let allowed = || (0..self.by_label.len()).filter(|&k| models.holds(k as u8));
+        let free_gpus: u64 = allowed().map(|k| self.label_gpus[k][0]).sum();
+        if (request[2] as u64) * (count as u64) > free_gpus {
+            return false;
+        }
+        // only the allowed models' machines, emptiest first: this counts, it does not choose
+        allowed().any(|k| self.by_label[k].iter().rev().any(|&(_, m)| take(m)))
     }
 
     /// Places `count` containers of `request` on the machines `within`, one at a time on the
@@ -275,25 +352,27 @@ impl Cluster {
         request: [u32; 3],
         count: u32,
         placement: Placement,
-        within: Models,
+        within: impl Into<Within>,
     ) -> Option<Vec<Container>> {
+        let within = within.into();
         if !self.can_place(request, count, within) {
             return None;
         }
         let mut placed = Vec::with_capacity(count as usize);
         for _ in 0..count {
             let machine = self.choose(request, placement, within)?;
-            placed.push(self.take(machine, request, placement));
+            placed.push(self.take(machine, request, placement, within.sharer));
         }
         Some(placed)
     }
 
     /// Best-fit: the machine left with the least free capacity, i.e. the fullest one with
     /// room (the request takes the same share from any machine); worst-fit: the emptiest.
-    fn choose(&self, request: [u32; 3], placement: Placement, within: Models) -> Option<usize> {
+    fn choose(&self, request: [u32; 3], placement: Placement, within: Within) -> Option<usize> {
         let set = self.candidates(request);
         let has_room = |&&(_, m): &&(u64, u32)| {
-            self.is_within(m as usize, within) && self.room(m as usize, request) > 0
+            self.is_within(m as usize, within.models)
+                && self.room(m as usize, request, within.sharer) > 0
         };
         match placement {
             Placement::BestFit => set.iter().find(has_room),
@@ -302,7 +381,15 @@ impl Cluster {
         .map(|&(_, m)| m as usize)
     }
 
-    fn take(&mut self, machine: usize, request: [u32; 3], placement: Placement) -> Container {
+    fn take(
+        &mut self,
+        machine: usize,
+        request: [u32; 3],
+        placement: Placement,
+        sharer: Option<Sharer>,
+    ) -> Container {
+        let allowed: [bool; MAX_GPUS] =
+            std::array::from_fn(|k| self.share_allowed(machine, k, sharer));
         let f = &mut self.free[machine];
         f.cpu -= request[0];
         f.mem -= request[1];
@@ -319,7 +406,7 @@ impl Cluster {
             }
         } else if g > 0 {
             // a share goes on the fullest GPU it fits (best-fit) or the emptiest (worst-fit)
-            let fitting = (0..f.gpus).filter(|&k| f.gpu_free[k] as u32 >= g);
+            let fitting = (0..f.gpus).filter(|&k| allowed[k] && f.gpu_free[k] as u32 >= g);
             let k = match placement {
                 Placement::BestFit => fitting.min_by_key(|&k| f.gpu_free[k]),
                 Placement::WorstFit => fitting.max_by_key(|&k| f.gpu_free[k]),
@@ -333,10 +420,17 @@ impl Cluster {
             cpu: request[0],
             mem: request[1],
             gpu_take,
+            sharer: sharer.filter(|_| self.sharing.is_some() && g > 0 && g < GPU_MILLI),
         };
+        if let Some(s) = taken.sharer {
+            (0..MAX_GPUS)
+                .filter(|&k| gpu_take[k] > 0)
+                .for_each(|k| self.occupancy.add(machine as u32, k, s));
+        }
         self.free_total[0] -= request[0] as u64;
         self.free_total[1] -= request[1] as u64;
         self.free_total[2] -= taken.gpu_milli() as u64;
+        self.label_gpus[self.machine_label[machine] as usize][0] -= taken.gpu_milli() as u64;
         self.refresh(machine, false);
         taken
     }
@@ -366,6 +460,15 @@ impl Cluster {
 
     /// Adds a container's resources to its machine's free amounts (`give`) or takes them.
     fn adjust(&mut self, container: &Container, give: bool) {
+        if let Some(s) = container.sharer {
+            for k in (0..MAX_GPUS).filter(|&k| container.gpu_take[k] > 0) {
+                if give {
+                    self.occupancy.remove(container.machine, k, s);
+                } else {
+                    self.occupancy.add(container.machine, k, s);
+                }
+            }
+        }
         let f = &mut self.free[container.machine as usize];
         let step = |free: &mut u32, amount: u32| {
             *free = if give { *free + amount } else { *free - amount }
@@ -378,6 +481,13 @@ impl Cluster {
             f.gpu_free[k] = g as u16;
         }
         let amounts = [container.cpu, container.mem, container.gpu_milli()];
+        let label =
+            &mut self.label_gpus[self.machine_label[container.machine as usize] as usize][0];
+        *label = if give {
+            *label + amounts[2] as u64
+        } else {
+            *label - amounts[2] as u64
+        };
         for (total, amount) in self.free_total.iter_mut().zip(amounts) {
             *total = if give {
                 *total + amount as u64
@@ -478,108 +588,4 @@ fn popular_shapes(shapes: &[[u32; 3]], gpu: bool) -> WeightedShapes {
         .into_iter()
         .map(|(s, n)| (s, n as f64 / total as f64))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn machine(gpus: u32) -> MachineSpec {
-        MachineSpec {
-            name: "m".into(),
-            count: 1,
-            cpu_cores: 8.0,
-            mem_gb: 16.0,
-            gpus,
-            gpu_model: String::new(),
-        }
-    }
-
-    #[test]
-    fn gpu_shares_pack_on_one_gpu_under_best_fit_and_spread_under_worst_fit() {
-        let shapes = [[1000, 1024, 500]];
-        for (placement, expected) in [(Placement::BestFit, 1), (Placement::WorstFit, 2)] {
-            let mut c = Cluster::new(&[machine(2)], &shapes);
-            let placed = c
-                .place([1000, 1024, 500], 2, placement, Models::ANY)
-                .unwrap();
-            let used_gpus = (0..MAX_GPUS)
-                .filter(|&k| placed.iter().any(|p| p.gpu_take[k] > 0))
-                .count();
-            assert_eq!(used_gpus, expected, "{placement:?}");
-        }
-    }
-
-    #[test]
-    fn a_request_within_some_models_goes_only_to_their_machines() {
-        let of = |model: &str| MachineSpec {
-            gpu_model: model.into(),
-            ..machine(1)
-        };
-        let mut c = Cluster::new(&[of("T4"), of("P100"), of("T4")], &[[1000, 1024, 1000]]);
-        let p100 = c.models(&["P100".into()]).unwrap();
-        assert_eq!(c.models(&["A10".into()]), None);
-        assert!(!c.can_place([1000, 1024, 1000], 2, p100));
-        for placement in Placement::ALL {
-            let placed = c.place([1000, 1024, 1000], 1, placement, p100).unwrap();
-            assert_eq!(placed[0].machine, 1, "{placement:?}");
-            c.release(&placed[0]);
-        }
-        c.place([1000, 1024, 1000], 1, Placement::BestFit, p100)
-            .unwrap();
-        // the P100 is taken: the two T4s stay free, yet nothing fits within P100
-        assert!(
-            c.place([1000, 1024, 1000], 1, Placement::BestFit, p100)
-                .is_none()
-        );
-        assert!(c.can_place([1000, 1024, 1000], 2, Models::ANY));
-    }
-
-    #[test]
-    fn placement_is_all_or_nothing_and_release_restores() {
-        let mut c = Cluster::new(&[machine(1), machine(1)], &[[1000, 1024, 1000]]);
-        let before = c.free_total();
-        assert!(
-            c.place([1000, 1024, 1000], 3, Placement::BestFit, Models::ANY)
-                .is_none()
-        );
-        assert_eq!(c.free_total(), before);
-        let placed = c
-            .place([1000, 1024, 1000], 2, Placement::BestFit, Models::ANY)
-            .unwrap();
-        assert_ne!(placed[0].machine, placed[1].machine);
-        assert_eq!(c.free_total()[2], 0);
-        placed.iter().for_each(|p| c.release(p));
-        assert_eq!(c.free_total(), before);
-    }
-
-    #[test]
-    fn a_remnant_smaller_than_every_share_is_stranded() {
-        // only 600-milli shares exist: after one, the 400 left on that GPU is stranded
-        let mut c = Cluster::new(&[machine(1)], &[[1000, 1024, 600]]);
-        assert_eq!(c.stranded_total(), [0.0, 0.0]);
-        c.place([1000, 1024, 600], 1, Placement::BestFit, Models::ANY)
-            .unwrap();
-        assert_eq!(c.stranded_total()[0], 400.0);
-    }
-
-    #[test]
-    fn fragmentation_is_weighted_by_how_common_each_request_is() {
-        // three quarters of the jobs take a whole GPU, a quarter 300 milli; two GPUs
-        let shapes = [
-            [1000, 1024, 1000],
-            [1000, 1024, 1000],
-            [1000, 1024, 1000],
-            [1000, 1024, 300],
-        ];
-        let mut c = Cluster::new(&[machine(2)], &shapes);
-        c.place([1000, 1024, 300], 1, Placement::BestFit, Models::ANY)
-            .unwrap();
-        // 700 left on the shared GPU: whole-GPU jobs cannot use it, 300-milli jobs can
-        assert!(
-            (c.stranded_total()[0] - 0.75 * 700.0).abs() < 1e-9,
-            "{:?}",
-            c.stranded_total()
-        );
-    }
 }

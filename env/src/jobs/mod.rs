@@ -22,6 +22,7 @@ mod metrics;
 pub mod observe;
 mod requests;
 mod schema;
+mod sharing;
 mod speedup;
 mod state;
 pub mod throughputs;
@@ -32,7 +33,11 @@ mod constraint_tests;
 #[cfg(test)]
 mod heterogeneity_tests;
 #[cfg(test)]
+mod machines_tests;
+#[cfg(test)]
 mod model_choice_tests;
+#[cfg(test)]
+mod sharing_tests;
 #[cfg(test)]
 mod tests;
 
@@ -41,7 +46,7 @@ pub use env::{JobsEnv, JobsInfo, JobsStep};
 pub use fairness::{finish_time_fairness, jain};
 pub use family::{WindowDraw, sample_window};
 pub use load::JobsSetup;
-pub use machines::{Cluster, Container, MAX_MODEL_LABELS, Models, Placement};
+pub use machines::{Cluster, Container, MAX_MODEL_LABELS, Models, Placement, Within};
 pub use metrics::{JobsMetrics, TenantMetrics, quantile};
 pub use requests::{fits_empty, scaled_request};
 pub use schema::{
@@ -49,4 +54,5 @@ pub use schema::{
     JobsWorkload, MAX_CONTENTION, MAX_GPUS, MILLI_PER_UNIT, MachineSpec, ModelMapping, Scaling,
     Template, TraceSource, Window,
 };
+pub use sharing::Sharer;
 pub use speedup::speedup;

@@ -180,11 +180,10 @@ fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
             }
         }
     }
-    for m in 0..episode.cluster.machines() {
-        if let Some(model) = speeds.model_of_machine(m) {
-            free[model] += (episode.cluster.free_of(m)[2] as f64 / total) as f32;
-            gpus[model] += (episode.cluster.capacity_of(m)[2] as f64 / total) as f32;
-        }
+    for (model, &machines) in sh.model_sets.iter().enumerate() {
+        let [free_gpus, all_gpus] = episode.cluster.gpus_within(machines);
+        free[model] = (free_gpus as f64 / total) as f32;
+        gpus[model] = (all_gpus as f64 / total) as f32;
     }
     gpus[models] = (episode.cluster.capacity_total()[2] as f64 / GPU_MILLI as f64).ln_1p() as f32;
 }

@@ -366,9 +366,17 @@ pub struct Heterogeneity {
     pub reference_model: String,
     /// Every `gpu_model` of a machine with GPUs, onto the measured model it runs as.
     pub models: BTreeMap<String, ModelMapping>,
+    /// Jobs sharing a GPU run at the matrix's pair throughputs, and a pair it marks as not
+    /// fitting (0.0) is never placed on one GPU; `false`: each at its speed alone.
+    #[serde(default = "sharing_at_pairs")]
+    pub pairs: bool,
     /// The matrix, read by `JobsWorkload::load`.
     #[serde(skip)]
     pub matrix: Option<Arc<Throughputs>>,
+}
+
+fn sharing_at_pairs() -> bool {
+    true
 }
 
 /// A machine's GPU model as a measured one: `factor` times its throughput.

@@ -7,10 +7,11 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use super::heterogeneity::ModelSpeeds;
-use super::machines::{Cluster, Container, Models};
+use super::machines::{Cluster, Container, Models, Within};
 use super::metrics::Integrals;
 use super::requests::scaled_request;
 use super::schema::{GPU_MILLI, JobsWorkload};
+use super::sharing::Sharer;
 use super::trained::TrainedJob;
 use crate::real::jobs::RealCluster;
 
@@ -159,7 +160,14 @@ impl Shared {
             })
             .collect();
         let shapes: Vec<[u32; 3]> = jobs.iter().map(|j| j.request()).collect();
-        let empty_cluster = Cluster::new(&workload.machines, &shapes);
+        let model_speeds = workload.heterogeneity.as_ref().map(|h| {
+            ModelSpeeds::resolve(&workload, h)
+                .unwrap_or_else(|(key, why)| panic!("validated at load: {key}: {why}"))
+        });
+        let mut empty_cluster = Cluster::new(&workload.machines, &shapes);
+        if let Some(rules) = model_speeds.as_ref().and_then(ModelSpeeds::sharing_rules) {
+            empty_cluster = empty_cluster.with_sharing(rules);
+        }
         let within = jobs
             .iter()
             .map(|j| match j.gpu_models.as_slice() {
@@ -169,10 +177,6 @@ impl Shared {
                     .expect("validated: every constraint names a machine's model"),
             })
             .collect();
-        let model_speeds = workload.heterogeneity.as_ref().map(|h| {
-            ModelSpeeds::resolve(&workload, h)
-                .unwrap_or_else(|(key, why)| panic!("validated at load: {key}: {why}"))
-        });
         let model_sets = model_speeds.as_ref().map_or_else(Vec::new, |s| {
             s.names()
                 .iter()
@@ -205,17 +209,31 @@ impl Shared {
             .map_or(1.0, |s| s.fastest(self.template[i]))
     }
 
-    /// The machines job `job` may run on.
-    pub fn within(&self, job: usize) -> Models {
-        self.within[job]
+    /// The machines job `job` may run on, as the job whose GPU shares must fit beside others'.
+    pub fn within(&self, job: usize) -> Within {
+        Within {
+            models: self.within[job],
+            sharer: self.sharer(job),
+        }
+    }
+
+    fn sharer(&self, job: usize) -> Option<Sharer> {
+        Some(Sharer {
+            job: job as u32,
+            kind: self.template[job] as u16,
+        })
     }
 
     /// The machines job `job` may run on when the action's model field says `level` (0: any
     /// model; `k`: the `k`-th of `model_sets`).
-    pub fn within_model(&self, job: usize, level: usize) -> Models {
-        match level {
+    pub fn within_model(&self, job: usize, level: usize) -> Within {
+        let models = match level {
             0 => self.within[job],
             k => self.within[job].and(self.model_sets[k - 1]),
+        };
+        Within {
+            models,
+            sharer: self.sharer(job),
         }
     }
 
