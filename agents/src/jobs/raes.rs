@@ -10,9 +10,10 @@
 //! branch-and-bound nodes, with the heuristic as fallback.
 
 use schedlab_env::Observation;
+use schedlab_env::jobs::GPU_MILLI;
 use schedlab_env::jobs::observe::{SLOT_CPU, SLOT_GPU, SLOT_MEM};
 
-use schedlab_env::jobs::observe::{FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
+use schedlab_env::jobs::observe::{FIELD_MODEL, FIELD_PLACEMENT, FIELD_SIZE, FIELD_WORKERS};
 
 use super::placement::PLACEMENT;
 
@@ -115,6 +116,174 @@ impl JobsRaesPolicy {
     }
 }
 
+/// What an option costs: its time in intervals plus the idle weight times the price of what it
+/// holds over the cluster's, for that time.
+struct Pricing {
+    price: [f64; 3],
+    cluster_price: f64,
+    interval: f64,
+    idle_weight: f64,
+}
+
+impl Pricing {
+    fn cost(&self, time: f64, request: &[f64; 3]) -> f64 {
+        let held: f64 = (0..3).map(|r| self.price[r] * request[r]).sum();
+        time / self.interval + self.idle_weight * held * time / (self.cluster_price * self.interval)
+    }
+}
+
+impl JobsRaesPolicy {
+    fn pricing(&self) -> Pricing {
+        let ctx = &self.ctx;
+        let price: [f64; 3] =
+            std::array::from_fn(|r| ctx.prices_per_s[r] * ctx.cluster_capacity[r]);
+        Pricing {
+            price,
+            cluster_price: price.iter().sum::<f64>().max(f64::MIN_POSITIVE),
+            interval: ctx.interval_s,
+            idle_weight: self.idle_weight,
+        }
+    }
+
+    /// The window's problem on one pool of the cluster's free resources (plus what the
+    /// visible running jobs hold), model-blind.
+    fn blind_problem(&self, observation: &Observation, views: &[SlotView]) -> AllocationProblem {
+        let ctx = &self.ctx;
+        let pricing = self.pricing();
+        let capacity = self.pool(observation, views);
+        let workers = views
+            .iter()
+            .map(|v| {
+                let request_speed =
+                    ctx.speedup(v, ctx.requested_workers_level, ctx.requested_size_level);
+                let options = self
+                    .choices(observation, v)
+                    .into_iter()
+                    .map(|(w, s)| {
+                        let (time, request) = if w == 0 {
+                            (v.remaining_s() + ctx.interval_s, [0.0; 3])
+                        } else {
+                            let time = v.remaining_s() * request_speed / ctx.speedup(v, w, s);
+                            (time, self.request(v, w, s))
+                        };
+                        ContainerOption {
+                            levels: [w, s, 0],
+                            request,
+                            cost: pricing.cost(time, &request),
+                            node: None,
+                        }
+                    })
+                    .collect();
+                Worker { node: 0, options }
+            })
+            .collect();
+        AllocationProblem {
+            capacity: vec![capacity],
+            workers,
+            budget: None,
+        }
+    }
+
+    /// With `[heterogeneity]`: one node per GPU model holding its free GPUs (plus what the
+    /// visible running jobs hold there), CPU and memory (and all GPUs) in the cluster-wide
+    /// budget. A start or rescale is offered on each model the mask allows, timed at the job's
+    /// speed there; holding at its fastest model's time plus an interval, keeping at the
+    /// model it runs on.
+    fn model_problem(&self, observation: &Observation, views: &[SlotView]) -> AllocationProblem {
+        let ctx = &self.ctx;
+        let pricing = self.pricing();
+        let models = ctx.models();
+        let pool = self.pool(observation, views);
+        let share_per_gpu = GPU_MILLI as f64 / ctx.cluster_capacity[2].max(1.0);
+        let mut gpus = ctx.free_gpus_per_model(observation);
+        for v in views.iter().filter(|v| v.running()) {
+            let held = ctx.held_gpus_per_model(observation, v.slot);
+            (0..models).for_each(|m| gpus[m] += held[m]);
+        }
+        let capacity = gpus
+            .iter()
+            .map(|g| [pool[0], pool[1], g * share_per_gpu])
+            .collect();
+        let workers = views
+            .iter()
+            .map(|v| self.model_worker(observation, v, &pricing))
+            .collect();
+        AllocationProblem {
+            capacity,
+            workers,
+            budget: Some(pool),
+        }
+    }
+
+    /// Slot `v`'s options over the GPU models ([`Self::model_problem`]).
+    fn model_worker(&self, observation: &Observation, v: &SlotView, pricing: &Pricing) -> Worker {
+        let ctx = &self.ctx;
+        let speeds = ctx.model_speeds(observation, v.slot);
+        let allowed: Vec<usize> = (0..ctx.models())
+            .filter(|&m| speeds[m] > 0.0 && ctx.allowed(observation, v.slot, FIELD_MODEL, m + 1))
+            .collect();
+        let fastest = |among: &[usize]| {
+            among
+                .iter()
+                .copied()
+                .max_by(|&a, &b| speeds[a].total_cmp(&speeds[b]))
+        };
+        let held = ctx.held_gpus_per_model(observation, v.slot);
+        let running_on = (0..ctx.models()).max_by(|&a, &b| held[a].total_cmp(&held[b]));
+        let home = if v.running() {
+            running_on
+        } else {
+            fastest(&allowed)
+        }
+        .unwrap_or(0);
+        let best = fastest(&allowed).map_or(1.0, |m| f64::from(speeds[m]));
+        let request_speed = ctx.speedup(v, ctx.requested_workers_level, ctx.requested_size_level);
+        let time_at = |w: usize, s: usize, speed: f64| {
+            v.remaining_s() * request_speed / ctx.speedup(v, w, s) / speed.max(f64::MIN_POSITIVE)
+        };
+        let mut options = Vec::new();
+        for (w, s) in self.choices(observation, v) {
+            let request = self.request(v, w, s);
+            let option = |time: f64, model: usize, node: Option<usize>| ContainerOption {
+                levels: [w, s, model],
+                request,
+                cost: pricing.cost(time, &request),
+                node,
+            };
+            if w == 0 {
+                options.push(option(v.remaining_s() / best + ctx.interval_s, 0, None));
+            } else if v.running() && (w, s) == (v.workers_level, v.size_level) {
+                options.push(option(
+                    time_at(w, s, f64::from(speeds[home])),
+                    0,
+                    Some(home),
+                ));
+            } else if request[2] == 0.0 {
+                options.push(option(time_at(w, s, 1.0), 0, None));
+            } else {
+                for &m in &allowed {
+                    options.push(option(time_at(w, s, f64::from(speeds[m])), m + 1, Some(m)));
+                }
+            }
+        }
+        Worker {
+            node: home,
+            options,
+        }
+    }
+
+    /// The cluster's free shares plus what the visible running jobs hold.
+    fn pool(&self, observation: &Observation, views: &[SlotView]) -> [f64; 3] {
+        let cluster = self.ctx.cluster(observation);
+        let mut capacity: [f64; 3] = std::array::from_fn(|r| cluster[r] as f64);
+        for v in views.iter().filter(|v| v.running()) {
+            let held = self.request(v, v.workers_level, v.size_level);
+            (0..3).for_each(|r| capacity[r] += held[r]);
+        }
+        capacity
+    }
+}
+
 impl Policy for JobsRaesPolicy {
     fn name(&self) -> &str {
         "raes"
@@ -129,66 +298,26 @@ impl Policy for JobsRaesPolicy {
             .map(|s| ctx.slot(observation, s))
             .filter(SlotView::present)
             .collect();
-        let cluster = ctx.cluster(observation);
-        let mut capacity: [f64; 3] = std::array::from_fn(|r| cluster[r] as f64);
-        let interval = ctx.interval_s;
-        let price: [f64; 3] =
-            std::array::from_fn(|r| ctx.prices_per_s[r] * ctx.cluster_capacity[r]);
-        let cluster_price: f64 = price.iter().sum::<f64>().max(f64::MIN_POSITIVE);
-        let workers = views
-            .iter()
-            .map(|v| {
-                if v.running() {
-                    let held = self.request(v, v.workers_level, v.size_level);
-                    (0..3).for_each(|r| capacity[r] += held[r]);
-                }
-                let request_speed =
-                    ctx.speedup(v, ctx.requested_workers_level, ctx.requested_size_level);
-                let cost = |w: usize, s: usize, request: &[f64; 3]| {
-                    let time = if w == 0 {
-                        v.remaining_s() + interval
-                    } else {
-                        v.remaining_s() * request_speed / ctx.speedup(v, w, s)
-                    };
-                    let held: f64 = (0..3).map(|r| price[r] * request[r]).sum();
-                    time / interval + self.idle_weight * held * time / (cluster_price * interval)
-                };
-                let options = self
-                    .choices(observation, v)
-                    .into_iter()
-                    .map(|(w, s)| {
-                        let request = if w == 0 {
-                            [0.0; 3]
-                        } else {
-                            self.request(v, w, s)
-                        };
-                        ContainerOption {
-                            levels: [w, s, 0],
-                            request,
-                            cost: cost(w, s, &request),
-                        }
-                    })
-                    .collect();
-                Worker { node: 0, options }
-            })
-            .collect::<Vec<_>>();
-        if workers.is_empty() {
+        if views.is_empty() {
             return action;
         }
-        let problem = AllocationProblem {
-            capacity: vec![capacity],
-            workers,
-            budget: None,
+        let problem = if ctx.models() > 0 {
+            self.model_problem(observation, &views)
+        } else {
+            self.blind_problem(observation, &views)
         };
         let allocation = solve_exact(&problem, self.limit)
             .ok()
             .or_else(|| solve_heuristic(&problem));
         if let Some(allocation) = allocation {
             for ((view, worker), &o) in views.iter().zip(&problem.workers).zip(&allocation.choice) {
-                let [w, s, _] = worker.options[o].levels;
+                let [w, s, model] = worker.options[o].levels;
                 action[ctx.dim(view.slot, FIELD_WORKERS)] = w;
                 action[ctx.dim(view.slot, FIELD_SIZE)] = s;
                 action[ctx.dim(view.slot, FIELD_PLACEMENT)] = self.placement;
+                if ctx.models() > 0 {
+                    action[ctx.dim(view.slot, FIELD_MODEL)] = model;
+                }
             }
         }
         action

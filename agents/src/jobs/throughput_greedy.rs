@@ -154,8 +154,9 @@ mod tests {
             "{fifo:?}"
         );
         assert!(greedy.iter().sum::<f64>() < fifo.iter().sum::<f64>());
-        // the Gavel rows that read the throughputs place them as greedy does
-        for policy in ["gavel-fifo", "gavel-max-min", "gavel-ftf"] {
+        // the rows that read the throughputs (Gavel's, and RAES pricing each model's time)
+        // place them as greedy does
+        for policy in ["gavel-fifo", "gavel-max-min", "gavel-ftf", "raes"] {
             assert_eq!(play(policy, "per-slot"), greedy, "{policy}");
         }
     }

@@ -22,7 +22,7 @@ use burn::config::Config;
 use burn::module::{Module, Param};
 use burn::nn::{Initializer, Linear, LinearConfig};
 use burn::tensor::activation::{relu, sigmoid};
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Device, Int, Tensor, TensorData};
 use schedlab_env::ActionSpace;
 
 use super::batch::chosen_one_hot;
@@ -40,9 +40,14 @@ pub struct ActorCriticConfig {
     /// 0: one flat network. Otherwise the number of units scored by a shared network.
     #[config(default = 0)]
     pub units: usize,
-    /// Features per unit (the observation's first group), when `units > 0`.
+    /// Features per unit (the observation's unit groups, `ObservationSpace::unit_groups`),
+    /// when `units > 0`.
     #[config(default = 0)]
     pub unit_features: usize,
+    /// The observation's columns in the order the per-unit network reads them
+    /// (`ObservationSpace::unit_major_columns`); empty: as they come, the units' blocks first.
+    #[config(default = "Vec::new()")]
+    pub columns: Vec<usize>,
     /// Per unit: whether the last choice is `advance` (the jobs env's one-choice interface);
     /// without it every choice is a unit's option (the DAG env's GPUs).
     #[config(default = true)]
@@ -124,6 +129,8 @@ pub struct ActorCritic {
     units: usize,
     unit_features: usize,
     advance: bool,
+    #[module(skip)]
+    columns: Vec<usize>,
 }
 
 /// Spaces a per-unit network cannot lay out.
@@ -155,9 +162,16 @@ impl ActorCriticConfig {
                 group.name
             )));
         }
+        let unit_groups = observation.unit_groups();
+        let columns = if unit_groups.len() > 1 {
+            observation.unit_major_columns()
+        } else {
+            Vec::new()
+        };
         Ok(ActorCriticConfig::new(observation.len(), choices)
             .with_units(group.count)
-            .with_unit_features(group.width)
+            .with_unit_features(unit_groups.iter().map(|g| g.width).sum())
+            .with_columns(columns)
             .with_advance(advance))
     }
 
@@ -193,6 +207,7 @@ impl ActorCriticConfig {
             units: self.units,
             unit_features: self.unit_features,
             advance: self.advance,
+            columns: self.columns.clone(),
         }
     }
 }
@@ -209,6 +224,7 @@ impl ActorCritic {
         (self.units > 0).then(|| ActorShape {
             units: self.units,
             unit_features: self.unit_features,
+            columns: self.columns.clone(),
             advance: self.advance,
             tanh: self.actor.tanh,
             layers: self.actor_layers().map(|layer| {
@@ -288,6 +304,15 @@ impl ActorCritic {
     }
 
     fn forward_per_unit(&self, observations: Tensor<2>) -> (Tensor<2>, Tensor<1>) {
+        let observations = if self.columns.is_empty() {
+            observations
+        } else {
+            let order: Vec<i64> = self.columns.iter().map(|&c| c as i64).collect();
+            let len = order.len();
+            let order =
+                Tensor::<1, Int>::from_data(TensorData::new(order, [len]), &observations.device());
+            observations.select(1, order)
+        };
         let [batch, width] = observations.dims();
         let (units, per) = (self.units, self.unit_features);
         let unit_part = observations
@@ -606,6 +631,46 @@ mod tests {
             other[0] += 1.0;
             assert_ne!(run(other).0[..options], logits[..options]);
         }
+    }
+
+    /// A unit's block in a later unit group (a jobs slot's model speeds) is read with the
+    /// unit: moving a unit's blocks in both groups moves its score, and its later block
+    /// changes its own score only.
+    #[test]
+    fn a_units_blocks_in_every_unit_group_move_with_it() {
+        use schedlab_env::ObservationSpace;
+        use schedlab_env::gym::Field;
+        let device = Device::flex();
+        device.seed(6);
+        let units = 3;
+        let observation =
+            ObservationSpace::new(&[("unit", units, 2), ("global", 1, 2), ("extra", units, 1)])
+                .with_unit_groups(&["extra"]);
+        let action = ActionSpace::grid("decision", 1, vec![Field::new("choice", units + 1)]);
+        let config = ActorCriticConfig::per_unit(&observation, &action).unwrap();
+        assert_eq!(config.unit_features, 3);
+        let net = config.with_hidden(8).init(&device);
+        let run = |f: Vec<f32>| {
+            let n = f.len();
+            let (logits, _) = net.forward(Tensor::from_data(TensorData::new(f, [1, n]), &device));
+            logits.into_data().try_to_vec::<f32>().unwrap()
+        };
+        // units' pairs, the global pair, each unit's extra feature
+        let features = vec![0.3, -1.0, 0.8, 0.1, -0.5, 0.7, 0.2, -0.4, 1.5, -2.0, 0.6];
+        let logits = run(features.clone());
+        // swap units 0 and 2 in both groups
+        let mut swapped = features.clone();
+        swapped[..2].copy_from_slice(&features[4..6]);
+        swapped[4..6].copy_from_slice(&features[..2]);
+        (swapped[8], swapped[10]) = (features[10], features[8]);
+        let moved = run(swapped);
+        assert!((moved[0] - logits[2]).abs() < 1e-5 && (moved[2] - logits[0]).abs() < 1e-5);
+        assert!((moved[1] - logits[1]).abs() < 1e-5);
+        let mut other = features;
+        other[9] += 1.0;
+        let changed = run(other);
+        assert_ne!(changed[1], logits[1]);
+        assert!((changed[0] - logits[0]).abs() < 1e-6 && (changed[2] - logits[2]).abs() < 1e-6);
     }
 
     /// A network built to load a record (zero weights, no orthogonal initialiser) has the

@@ -11,6 +11,8 @@ use super::masked::argmax_allowed;
 pub struct ActorShape {
     pub units: usize,
     pub unit_features: usize,
+    /// The observation's columns in the order the actor reads them; empty: as they come.
+    pub columns: Vec<usize>,
     /// Whether the last choice is `advance`, scored as the mean of the units' advance scores.
     pub advance: bool,
     /// Tanh torso layers; false: ReLU.
@@ -32,6 +34,8 @@ pub struct HostActor<'a> {
     shape: &'a ActorShape,
     params: &'a [f32],
     input: Vec<f32>,
+    /// The observation in the actor's column order, where it has one.
+    ordered: Vec<f32>,
     hidden: [Vec<f32>; 3],
     logits: Vec<f32>,
 }
@@ -43,6 +47,7 @@ impl<'a> HostActor<'a> {
             shape,
             params,
             input: Vec::new(),
+            ordered: Vec::new(),
             hidden: Default::default(),
             logits: Vec::new(),
         }
@@ -51,6 +56,20 @@ impl<'a> HostActor<'a> {
     /// The allowed choice of highest logit for an observation's `features` and `mask`, picked
     /// as greedy play picks it (`masked::argmax_allowed`).
     pub fn greedy(&mut self, features: &[f32], mask: &[bool]) -> usize {
+        let mut ordered = std::mem::take(&mut self.ordered);
+        let choice = if self.shape.columns.is_empty() {
+            self.greedy_in_order(features, mask)
+        } else {
+            ordered.clear();
+            ordered.extend(self.shape.columns.iter().map(|&c| features[c]));
+            self.greedy_in_order(&ordered, mask)
+        };
+        self.ordered = ordered;
+        choice
+    }
+
+    /// [`Self::greedy`] for features already in the actor's column order.
+    fn greedy_in_order(&mut self, features: &[f32], mask: &[bool]) -> usize {
         let ActorShape {
             units,
             unit_features: per,
@@ -156,15 +175,28 @@ mod tests {
     use crate::learned::masked::argmax;
 
     /// On random observations and masks the host pass chooses what the burn network's logits
-    /// choose, with and without `advance`, and after its weights are written back.
+    /// choose, with and without `advance`, with a second unit group read per unit, and after
+    /// its weights are written back.
     #[test]
     fn the_host_pass_chooses_as_the_network_does() {
         let device = Device::flex();
         device.seed(3);
         let mut rng = StdRng::seed_from_u64(9);
-        for (options, advance, tanh) in [(4, 1, false), (3, 0, false), (4, 1, true)] {
+        for (options, advance, tanh, extra) in [
+            (4, 1, false, 0),
+            (3, 0, false, 0),
+            (4, 1, true, 0),
+            (4, 1, false, 2),
+        ] {
             let (units, per, global) = (5, 3, 2);
-            let observation = ObservationSpace::new(&[("unit", units, per), ("global", 1, global)]);
+            let mut observation = ObservationSpace::new(&[
+                ("unit", units, per),
+                ("global", 1, global),
+                ("extra", units, extra),
+            ]);
+            if extra > 0 {
+                observation = observation.with_unit_groups(&["extra"]);
+            }
             let choices = units * options + advance;
             let space = ActionSpace::grid("decision", 1, vec![Field::new("choice", choices)]);
             let net = ActorCriticConfig::per_unit(&observation, &space)
@@ -186,7 +218,7 @@ mod tests {
             let mut actor = HostActor::new(&shape, &params);
             let mut differing = std::collections::BTreeSet::new();
             for _ in 0..200 {
-                let features: Vec<f32> = (0..units * per + global)
+                let features: Vec<f32> = (0..observation.len())
                     .map(|_| rng.random_range(-2.0..2.0))
                     .collect();
                 let mut mask: Vec<bool> = (0..choices).map(|_| rng.random_bool(0.5)).collect();

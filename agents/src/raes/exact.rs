@@ -11,7 +11,7 @@ use microlp::{
     Variable,
 };
 
-use super::problem::{Allocation, AllocationProblem, RESOURCES, Worker};
+use super::problem::{Allocation, AllocationProblem, RESOURCES};
 
 /// How long the search may go on before it gives up without a proven optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -68,25 +68,25 @@ pub fn solve_exact(
         let one: Vec<(Variable, f64)> = xs.iter().map(|&v| (v, 1.0)).collect();
         program.add_constraint(one.as_slice(), ComparisonOp::Eq, 1.0);
     }
-    // resource `r` requested by the workers `on` selects
-    let requested = |r: usize, on: &dyn Fn(&Worker) -> bool| -> Vec<(Variable, f64)> {
-        problem
-            .workers
-            .iter()
-            .zip(&x)
-            .filter(|(w, _)| on(w))
-            .flat_map(|(w, xs)| w.options.iter().zip(xs).map(|(o, &v)| (v, o.request[r])))
+    // resource `r` requested by the (worker, option)s `on` selects
+    let requested = |r: usize, on: &dyn Fn(usize, usize) -> bool| -> Vec<(Variable, f64)> {
+        (problem.workers.iter().zip(&x).enumerate())
+            .flat_map(|(i, (w, xs))| {
+                (w.options.iter().zip(xs).enumerate())
+                    .filter(move |&(o, _)| on(i, o))
+                    .map(move |(_, (option, &v))| (v, option.request[r]))
+            })
             .collect()
     };
     for (node, capacity) in problem.capacity.iter().enumerate() {
         for (r, &cap) in capacity.iter().enumerate().take(RESOURCES) {
-            let terms = requested(r, &|w| w.node == node);
+            let terms = requested(r, &|i, o| problem.node_of(i, o) == node);
             program.add_constraint(terms.as_slice(), ComparisonOp::Le, cap);
         }
     }
     if let Some(budget) = problem.budget {
         for (r, &cap) in budget.iter().enumerate() {
-            program.add_constraint(requested(r, &|_| true).as_slice(), ComparisonOp::Le, cap);
+            program.add_constraint(requested(r, &|_, _| true).as_slice(), ComparisonOp::Le, cap);
         }
     }
     let mut options = SolveOptions::default();

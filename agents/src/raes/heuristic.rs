@@ -28,7 +28,7 @@ impl<'a> Room<'a> {
 
     fn fits(&self, worker: usize, option: usize) -> bool {
         let request = self.request(worker, option);
-        let node = &self.free[self.problem.workers[worker].node];
+        let node = &self.free[self.problem.node_of(worker, option)];
         (0..RESOURCES).all(|r| {
             request[r] <= node[r] + CAPACITY_TOLERANCE
                 && request[r] <= self.pool[r] + CAPACITY_TOLERANCE
@@ -45,7 +45,7 @@ impl<'a> Room<'a> {
 
     fn shift(&mut self, worker: usize, option: usize, sign: f64) {
         let request = self.request(worker, option);
-        let node = &mut self.free[self.problem.workers[worker].node];
+        let node = &mut self.free[self.problem.node_of(worker, option)];
         for r in 0..RESOURCES {
             node[r] += sign * request[r];
             self.pool[r] += sign * request[r];
@@ -119,15 +119,20 @@ fn greedy(room: &mut Room) -> Vec<usize> {
     choice
 }
 
-/// Groups of workers that compete for the same room: one per node, or all of them when a
-/// budget couples the nodes.
+/// Groups of workers that compete for the same room: one per node (a worker with options on
+/// several nodes in each of theirs), or all of them when a budget couples the nodes.
 fn rivals(problem: &AllocationProblem) -> Vec<Vec<usize>> {
     if problem.budget.is_some() {
         return vec![(0..problem.workers.len()).collect()];
     }
     let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); problem.capacity.len()];
     for (i, w) in problem.workers.iter().enumerate() {
-        by_node[w.node].push(i);
+        for o in 0..w.options.len() {
+            let group = &mut by_node[problem.node_of(i, o)];
+            if group.last() != Some(&i) {
+                group.push(i);
+            }
+        }
     }
     by_node
 }

@@ -16,6 +16,9 @@ pub struct ContainerOption {
     /// What it takes from its node, per resource.
     pub request: [f64; RESOURCES],
     pub cost: f64,
+    /// The node it takes from, where not its worker's (the jobs cluster's options on each GPU
+    /// model, agents/src/jobs/raes.rs).
+    pub node: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -45,11 +48,20 @@ pub struct Allocation {
 pub const CAPACITY_TOLERANCE: f64 = 1e-9;
 
 impl AllocationProblem {
+    /// The node option `option` of worker `worker` takes from.
+    pub fn node_of(&self, worker: usize, option: usize) -> usize {
+        let w = &self.workers[worker];
+        w.options[option].node.unwrap_or(w.node)
+    }
+
     /// What the chosen options take from each node.
     pub fn load(&self, choice: &[usize]) -> Vec<[f64; RESOURCES]> {
         let mut load = vec![[0.0; RESOURCES]; self.capacity.len()];
-        for (worker, &o) in self.workers.iter().zip(choice) {
-            for (l, q) in load[worker.node].iter_mut().zip(&worker.options[o].request) {
+        for (i, (worker, &o)) in self.workers.iter().zip(choice).enumerate() {
+            for (l, q) in load[self.node_of(i, o)]
+                .iter_mut()
+                .zip(&worker.options[o].request)
+            {
                 *l += q;
             }
         }
@@ -153,6 +165,7 @@ pub fn random_problem(workers: usize, per_node: usize, seed: u64) -> AllocationP
                         levels: [c, c, g],
                         request: [cores, memory, gpus],
                         cost: time + 0.05 * cores + 0.01 * memory + 0.6 * gpus,
+                        node: None,
                     });
                     if cores == 0.0 {
                         break;

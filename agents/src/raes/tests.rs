@@ -2,7 +2,7 @@ use proptest::prelude::*;
 
 use super::exact::{SearchLimit, solve_exact};
 use super::heuristic::solve_heuristic;
-use super::problem::{AllocationProblem, RESOURCES, random_problem};
+use super::problem::{AllocationProblem, ContainerOption, RESOURCES, random_problem};
 
 /// With `share` given, a budget of that share of the cluster's total capacity per resource.
 fn with_budget(mut problem: AllocationProblem, share: Option<f64>) -> AllocationProblem {
@@ -38,6 +38,40 @@ proptest! {
         let heuristic = solve_heuristic(&problem).expect("feasible");
         prop_assert!(problem.feasible(&heuristic.choice));
         prop_assert!(heuristic.objective >= best.objective - 1e-9);
+    }
+
+    /// Workers whose options may go to another node (a jobs option on another GPU model): each
+    /// worker's GPU options also offered on the next node; the exact solver still matches brute
+    /// force, and both keep every node's capacity.
+    #[test]
+    fn options_on_other_nodes_are_counted_on_theirs(
+        workers in 3usize..=4,
+        share in proptest::option::of(0.2f64..0.9),
+        seed in 0u64..1_000,
+    ) {
+        let mut problem = with_budget(random_problem(workers, 1, seed), share);
+        let nodes = problem.capacity.len();
+        for w in &mut problem.workers {
+            let elsewhere: Vec<ContainerOption> = w
+                .options
+                .iter()
+                .filter(|o| o.request[2] > 0.0)
+                .map(|o| ContainerOption {
+                    node: Some((w.node + 1) % nodes),
+                    cost: o.cost * 0.8,
+                    ..o.clone()
+                })
+                .collect();
+            w.options.truncate(6);
+            w.options.extend(elsewhere.into_iter().take(3));
+        }
+        let best = problem.brute_force().expect("the empty container always fits");
+        let exact = solve_exact(&problem, SearchLimit::default()).unwrap();
+        prop_assert!(problem.feasible(&exact.choice));
+        prop_assert!((exact.objective - best.objective).abs() < 1e-6,
+            "exact {} vs brute force {}", exact.objective, best.objective);
+        let heuristic = solve_heuristic(&problem).expect("feasible");
+        prop_assert!(problem.feasible(&heuristic.choice));
     }
 
     #[test]

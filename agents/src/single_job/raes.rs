@@ -278,6 +278,7 @@ impl RaesPolicy {
                 levels,
                 cost: cost(&request),
                 request,
+                node: None,
             }
         };
         let mut secondary: [usize; RESOURCES] = std::array::from_fn(|r| {

@@ -224,6 +224,9 @@ impl FeatureGroup {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObservationSpace {
     groups: Vec<FeatureGroup>,
+    /// Later groups holding one block per block of the first (a jobs window slot's model
+    /// speeds): a per-unit network reads them with the unit's own block.
+    unit_groups: Vec<&'static str>,
 }
 
 impl ObservationSpace {
@@ -243,7 +246,45 @@ impl ObservationSpace {
                 group
             })
             .collect();
-        ObservationSpace { groups }
+        ObservationSpace {
+            groups,
+            unit_groups: Vec::new(),
+        }
+    }
+
+    /// Declares the groups `names` as one block per unit of the first group, each as many
+    /// blocks as it has.
+    pub fn with_unit_groups(mut self, names: &[&'static str]) -> Self {
+        let units = self.groups.first().map_or(0, |g| g.count);
+        for name in names {
+            let count = self.group(name).count;
+            assert_eq!(count, units, "group `{name}` has one block per unit");
+        }
+        self.unit_groups = names.to_vec();
+        self
+    }
+
+    /// The first group, then the groups declared with [`Self::with_unit_groups`].
+    pub fn unit_groups(&self) -> Vec<&FeatureGroup> {
+        let named = self.unit_groups.iter().map(|name| self.group(name));
+        self.groups.first().into_iter().chain(named).collect()
+    }
+
+    /// The observation's columns unit by unit (each unit's block of every unit group, in
+    /// order), then every other column in order: what a per-unit network reads.
+    pub fn unit_major_columns(&self) -> Vec<usize> {
+        let unit_groups = self.unit_groups();
+        let units = unit_groups.first().map_or(0, |g| g.count);
+        let mut columns = Vec::with_capacity(self.len());
+        for unit in 0..units {
+            for g in &unit_groups {
+                columns.extend(g.offset + unit * g.width..g.offset + (unit + 1) * g.width);
+            }
+        }
+        for g in self.groups.iter().filter(|g| !unit_groups.contains(g)) {
+            columns.extend(g.offset..g.offset + g.len());
+        }
+        columns
     }
 
     pub fn groups(&self) -> &[FeatureGroup] {
@@ -363,6 +404,7 @@ mod tests {
     #[test]
     fn feature_groups_follow_each_other() {
         let space = ObservationSpace::new(&[("node", 3, 4), ("job", 1, 2)]);
+        assert_eq!(space.unit_major_columns(), (0..14).collect::<Vec<_>>());
         assert_eq!(space.len(), 14);
         let features: Vec<f32> = (0..14).map(|i| i as f32).collect();
         assert_eq!(
@@ -370,5 +412,14 @@ mod tests {
             &[8.0, 9.0, 10.0, 11.0]
         );
         assert_eq!(space.group("job").block(&features, 0), &[12.0, 13.0]);
+    }
+
+    #[test]
+    fn unit_groups_put_each_units_blocks_together() {
+        // two slots of 2 features, a cluster block of 1, one speed per slot
+        let space = ObservationSpace::new(&[("slot", 2, 2), ("cluster", 1, 1), ("speed", 2, 1)])
+            .with_unit_groups(&["speed"]);
+        assert_eq!(space.unit_groups().len(), 2);
+        assert_eq!(space.unit_major_columns(), vec![0, 1, 5, 2, 3, 6, 4]);
     }
 }

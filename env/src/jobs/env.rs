@@ -122,7 +122,11 @@ impl JobsEnv {
             groups.push((observe::MODEL_HELD_GROUP, slots, models));
             groups.push((observe::MODEL_GPUS_GROUP, 1, models + 1));
         }
-        let observation_space = ObservationSpace::new(&groups);
+        let mut observation_space = ObservationSpace::new(&groups);
+        if models > 0 {
+            observation_space = observation_space
+                .with_unit_groups(&[observe::MODEL_SPEED_GROUP, observe::MODEL_HELD_GROUP]);
+        }
         let family = workload.family.is_some().then(|| Arc::clone(&workload));
         JobsEnv {
             shared: Arc::new(shared),

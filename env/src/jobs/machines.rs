@@ -1,6 +1,7 @@
 //! Machines with free CPU, memory and per-GPU shares; placing containers on them best-fit or
-//! worst-fit, all or nothing, on any machine or only on those of some GPU models; and the
-//! GPU-sharing-aware fragmentation of what stays free.
+//! worst-fit, all or nothing, on any machine or only on those of some GPU models, with GPU
+//! shares beside others only where their job types fit together (`sharing.rs`); and the
+//! GPU-sharing-aware fragmentation of what stays free (`fragmentation.rs`).
 //!
 //! Machines are indexed by how much they have free, so best-fit and worst-fit look at the
 //! fullest or emptiest machines first instead of scanning the whole cluster.
@@ -8,6 +9,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use super::fragmentation::{WeightedShapes, popular_shapes, stranded};
 use super::schema::{GPU_MILLI, MAX_GPUS, MachineSpec};
 use super::sharing::{Occupancy, Sharer, SharingRules};
 
@@ -120,8 +122,9 @@ pub struct Cluster {
     /// `(key, machine)` of the machines of each label, so a check within some models reads
     /// only their machines.
     by_label: Vec<BTreeSet<(u64, u32)>>,
-    /// Per label, its machines' free and total GPU milli-units.
-    label_gpus: Vec<[u64; 2]>,
+    /// Per label, its machines' free `[cpu, mem, gpu]` and total GPU milli-units.
+    label_free: Vec<[u64; 3]>,
+    label_gpus: Vec<u64>,
     /// With GPU sharing at the matrix's pairs: which kinds may share, and who holds shares.
     sharing: Option<Arc<SharingRules>>,
     occupancy: Occupancy,
@@ -186,16 +189,18 @@ impl Cluster {
             by_free: BTreeSet::new(),
             gpu_by_free: BTreeSet::new(),
             by_label: vec![BTreeSet::new(); labels.len().min(MAX_MODEL_LABELS)],
-            label_gpus: vec![[0, 0]; labels.len().min(MAX_MODEL_LABELS)],
+            label_free: vec![[0; 3]; labels.len().min(MAX_MODEL_LABELS)],
+            label_gpus: vec![0; labels.len().min(MAX_MODEL_LABELS)],
             labels,
             machine_label,
             sharing: None,
             occupancy: Occupancy::default(),
         };
         for m in 0..cluster.free.len() {
-            let gpus = (cluster.capacity[m].gpus as u32 * GPU_MILLI) as u64;
-            let label = &mut cluster.label_gpus[cluster.machine_label[m] as usize];
-            label.iter_mut().for_each(|g| *g += gpus);
+            let label = cluster.machine_label[m] as usize;
+            let free = cluster.capacity_of(m);
+            (0..3).for_each(|r| cluster.label_free[label][r] += free[r] as u64);
+            cluster.label_gpus[label] += free[2] as u64;
             cluster.refresh(m, true);
         }
         cluster
@@ -204,6 +209,7 @@ impl Cluster {
     /// Shares of a GPU go only beside jobs whose kinds `rules` lets share it.
     pub fn with_sharing(mut self, rules: SharingRules) -> Self {
         self.sharing = Some(Arc::new(rules));
+        self.occupancy = Occupancy::new(self.free.len());
         self
     }
 
@@ -243,10 +249,7 @@ impl Cluster {
         (0..self.label_gpus.len())
             .filter(|&k| models.holds(k as u8))
             .fold([0, 0], |sum, k| {
-                [
-                    sum[0] + self.label_gpus[k][0],
-                    sum[1] + self.label_gpus[k][1],
-                ]
+                [sum[0] + self.label_free[k][2], sum[1] + self.label_gpus[k]]
             })
     }
 
@@ -307,9 +310,17 @@ impl Cluster {
         if g > 0 && n > 0 {
             let gpus = &f.gpu_free[..f.gpus];
             n = n.min(if g < GPU_MILLI {
+                // a GPU wholly free holds no share: only those partly taken are checked
                 (gpus.iter().enumerate())
-                    .filter(|&(k, _)| self.share_allowed(m, k, sharer))
-                    .map(|(_, &free)| free as u32 / g)
+                    .map(|(k, &free)| {
+                        let n = free as u32 / g;
+                        let partly = (free as u32) < GPU_MILLI;
+                        if n > 0 && partly && !self.share_allowed(m, k, sharer) {
+                            0
+                        } else {
+                            n
+                        }
+                    })
                     .sum()
             } else {
                 let whole = gpus
@@ -337,8 +348,10 @@ impl Cluster {
             return self.candidates(request).iter().rev().any(|&(_, m)| take(m));
         }
         let allowed = || (0..self.by_label.len()).filter(|&k| models.holds(k as u8));
-        let free_gpus: u64 = allowed().map(|k| self.label_gpus[k][0]).sum();
-        if (request[2] as u64) * (count as u64) > free_gpus {
+        let free = allowed().fold([0u64; 3], |sum, k| {
+            std::array::from_fn(|r| sum[r] + self.label_free[k][r])
+        });
+        if (0..3).any(|r| (request[r] as u64) * (count as u64) > free[r]) {
             return false;
         }
         // only the allowed models' machines, emptiest first: this counts, it does not choose
@@ -388,8 +401,9 @@ impl Cluster {
         placement: Placement,
         sharer: Option<Sharer>,
     ) -> Container {
+        let share = request[2] > 0 && request[2] < GPU_MILLI;
         let allowed: [bool; MAX_GPUS] =
-            std::array::from_fn(|k| self.share_allowed(machine, k, sharer));
+            std::array::from_fn(|k| !share || self.share_allowed(machine, k, sharer));
         let f = &mut self.free[machine];
         f.cpu -= request[0];
         f.mem -= request[1];
@@ -430,7 +444,10 @@ impl Cluster {
         self.free_total[0] -= request[0] as u64;
         self.free_total[1] -= request[1] as u64;
         self.free_total[2] -= taken.gpu_milli() as u64;
-        self.label_gpus[self.machine_label[machine] as usize][0] -= taken.gpu_milli() as u64;
+        let label = &mut self.label_free[self.machine_label[machine] as usize];
+        label[0] -= request[0] as u64;
+        label[1] -= request[1] as u64;
+        label[2] -= taken.gpu_milli() as u64;
         self.refresh(machine, false);
         taken
     }
@@ -481,13 +498,14 @@ impl Cluster {
             f.gpu_free[k] = g as u16;
         }
         let amounts = [container.cpu, container.mem, container.gpu_milli()];
-        let label =
-            &mut self.label_gpus[self.machine_label[container.machine as usize] as usize][0];
-        *label = if give {
-            *label + amounts[2] as u64
-        } else {
-            *label - amounts[2] as u64
-        };
+        let label = &mut self.label_free[self.machine_label[container.machine as usize] as usize];
+        for (free, amount) in label.iter_mut().zip(amounts) {
+            *free = if give {
+                *free + amount as u64
+            } else {
+                *free - amount as u64
+            };
+        }
         for (total, amount) in self.free_total.iter_mut().zip(amounts) {
             *total = if give {
                 *total + amount as u64
@@ -522,70 +540,18 @@ impl Cluster {
         self.refresh_stranded(m);
     }
 
-    /// The fragmentation of machine `m` as Weng et al. (ATC'23) measure it: the free GPU
-    /// capacity a GPU job drawn from the workload could not use, in expectation over the
-    /// workload's GPU request shapes (all of it when the job does not fit on the machine;
-    /// otherwise the GPUs with less free than its share, or not wholly free for a whole-GPU
-    /// job). The same for CPU with the CPU-only shapes (all free CPU when the job does not
-    /// fit). Kept in thousandths of a milli-unit so the totals stay exact integers.
+    /// Re-measures machine `m`'s stranded capacity (`fragmentation.rs`).
     fn refresh_stranded(&mut self, m: usize) {
         let f = &self.free[m];
-        let gpus = &f.gpu_free[..f.gpus];
-        let all_gpu: u32 = gpus.iter().map(|&g| g as u32).sum();
-        let mut gpu = 0.0;
-        for (s, weight) in &self.gpu_shapes {
-            let fragment = if s[0] > f.cpu || s[1] > f.mem {
-                all_gpu
-            } else if s[2] < GPU_MILLI {
-                let short: u32 = gpus.iter().map(|&g| g as u32).filter(|&g| g < s[2]).sum();
-                if gpus.iter().any(|&g| g as u32 >= s[2]) {
-                    short
-                } else {
-                    all_gpu
-                }
-            } else {
-                let whole = gpus.iter().filter(|&&g| g as u32 == GPU_MILLI).count() as u32;
-                if whole < s[2] / GPU_MILLI {
-                    all_gpu
-                } else {
-                    all_gpu - whole * GPU_MILLI
-                }
-            };
-            gpu += weight * fragment as f64;
-        }
-        let cpu: f64 = self
-            .cpu_shapes
-            .iter()
-            .filter(|(s, _)| s[0] > f.cpu || s[1] > f.mem)
-            .map(|(_, weight)| weight * f.cpu as f64)
-            .sum();
-        let now = [(gpu * 1000.0).round() as u64, (cpu * 1000.0).round() as u64];
+        let now = stranded(
+            (f.cpu, f.mem, &f.gpu_free[..f.gpus]),
+            &self.gpu_shapes,
+            &self.cpu_shapes,
+        );
         let old = self.stranded[m];
         for k in 0..2 {
             self.stranded_total[k] = self.stranded_total[k] + now[k] - old[k];
         }
         self.stranded[m] = now;
     }
-}
-
-/// The most frequent request shapes (at most [`FRAGMENTATION_SHAPES`]) with their shares of
-/// those jobs: GPU shapes, and CPU-only ones.
-type WeightedShapes = Vec<([u32; 3], f64)>;
-
-/// How many of the most common request shapes the fragmentation measure weighs.
-pub const FRAGMENTATION_SHAPES: usize = 64;
-
-fn popular_shapes(shapes: &[[u32; 3]], gpu: bool) -> WeightedShapes {
-    let mut counts: std::collections::BTreeMap<[u32; 3], usize> = Default::default();
-    for s in shapes.iter().filter(|s| (s[2] > 0) == gpu) {
-        *counts.entry(*s).or_default() += 1;
-    }
-    let mut ranked: Vec<([u32; 3], usize)> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    ranked.truncate(FRAGMENTATION_SHAPES);
-    let total: usize = ranked.iter().map(|r| r.1).sum();
-    ranked
-        .into_iter()
-        .map(|(s, n)| (s, n as f64 / total as f64))
-        .collect()
 }

@@ -8,7 +8,7 @@ fn one() -> f64 {
 }
 
 /// The metrics of one jobs episode. Exactly these names appear in JSON and tables.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JobsMetrics {
     pub jobs: usize,

@@ -15,6 +15,7 @@ mod dynamics;
 mod env;
 mod fairness;
 mod family;
+mod fragmentation;
 mod heterogeneity;
 mod load;
 mod machines;

@@ -1,6 +1,7 @@
 //! The jobs env's observation (a fixed window of queued and running jobs plus the cluster)
 //! and its action mask.
 
+use super::machines::Models;
 use super::schema::GPU_MILLI;
 use super::state::{Episode, Shared, Status};
 use crate::gym::ActionSpace;
@@ -135,11 +136,33 @@ pub(super) fn observe(
     );
     if sh.model_speeds.is_some() {
         model_features(sh, episode, &mut features[cluster_end..]);
+        // queued jobs asking alike (request, count, allowed models, and job type where it
+        // shares a GPU) get one mask: the cluster does not change within an observation
+        let mut asked_alike: Vec<(QueuedAsk, std::ops::Range<usize>)> = Vec::new();
         for slot in 0..slots {
             let range = space.mask_range(space.dim(slot, FIELD_MODEL));
-            match episode.window[slot] {
-                Some(j) => model_mask(sh, episode, j as usize, &levels, &mut mask[range]),
-                None => mask[range].fill(true),
+            let fits_now = features[slot * SLOT_FEATURES + SLOT_FITS_NOW] > 0.5;
+            let Some(j) = episode.window[slot] else {
+                mask[range].fill(true);
+                continue;
+            };
+            let i = j as usize;
+            if !fits_now {
+                // a job that fits nowhere at its request fits on no model: only "any"
+                mask[range.start] = true;
+                continue;
+            }
+            if episode.jobs[i].status == Status::Running {
+                model_mask(sh, episode, i, &levels, &mut mask[range]);
+                continue;
+            }
+            let ask = QueuedAsk::of(sh, i, &levels);
+            match asked_alike.iter().find(|(other, _)| *other == ask) {
+                Some((_, earlier)) => mask.copy_within(earlier.clone(), range.start),
+                None => {
+                    model_mask(sh, episode, i, &levels, &mut mask[range.clone()]);
+                    asked_alike.push((ask, range));
+                }
             }
         }
     }
@@ -197,17 +220,50 @@ fn model_mask(sh: &Shared, episode: &mut Episode, i: usize, levels: &Levels, mas
         (levels.requested_workers, levels.requested_size)
     };
     let own = std::mem::take(&mut episode.jobs[i].containers);
+    // a job running on one model's machines fits there again, its containers counted free
+    let speeds = sh.model_speeds.as_ref().expect("called with heterogeneity");
+    let mut models = own
+        .iter()
+        .map(|c| speeds.model_of_machine(c.machine as usize));
+    let home = match models.next() {
+        Some(Some(k)) if models.all(|m| m == Some(k)) => Some(k + 1),
+        _ => None,
+    };
     episode.cluster.begin_probe(&own);
     mask[0] = true;
     for (level, allowed) in mask.iter_mut().enumerate().skip(1) {
-        *allowed = episode.cluster.can_place(
-            sh.container(i, s),
-            sh.worker_count(i, w),
-            sh.within_model(i, level),
-        );
+        *allowed = Some(level) == home
+            || episode.cluster.can_place(
+                sh.container(i, s),
+                sh.worker_count(i, w),
+                sh.within_model(i, level),
+            );
     }
     episode.cluster.end_probe(&own);
     episode.jobs[i].containers = own;
+}
+
+/// What a queued job's model mask depends on.
+#[derive(PartialEq)]
+struct QueuedAsk {
+    container: [u32; 3],
+    count: u32,
+    models: Models,
+    /// The job's template where its containers take a share of a GPU.
+    share_kind: Option<usize>,
+}
+
+impl QueuedAsk {
+    fn of(sh: &Shared, i: usize, levels: &Levels) -> Self {
+        let container = sh.container(i, levels.requested_size);
+        let shares = container[2] > 0 && container[2] < GPU_MILLI;
+        QueuedAsk {
+            container,
+            count: sh.worker_count(i, levels.requested_workers),
+            models: sh.within(i).models,
+            share_kind: shares.then(|| sh.template_of(i)),
+        }
+    }
 }
 
 /// What every slot is measured against: the largest machine, the choices of a slot's two

@@ -3,7 +3,7 @@
 //! share of one GPU; whole-GPU containers never share, so Gavel's pairs at 2 or more GPUs
 //! (all 0.0 in its file) never arise.
 
-use std::collections::HashMap;
+use super::schema::MAX_GPUS;
 
 /// A job placing or holding GPU shares: its index and its kind (its template, whose job type
 /// the matrix measures).
@@ -55,51 +55,53 @@ impl SharingRules {
     }
 }
 
-/// The jobs holding a share of each GPU that more than nothing of is taken by a share.
+/// The jobs holding a share of each GPU, per machine and GPU (`machine * MAX_GPUS + gpu`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Occupancy {
-    on: HashMap<(u32, u8), Vec<Sharer>>,
+    on: Vec<Vec<Sharer>>,
 }
 
 impl Occupancy {
+    pub fn new(machines: usize) -> Self {
+        Occupancy {
+            on: vec![Vec::new(); machines * MAX_GPUS],
+        }
+    }
+
+    fn at(machine: u32, gpu: usize) -> usize {
+        machine as usize * MAX_GPUS + gpu
+    }
+
     /// Whether `sharer` may take a share of GPU `gpu` of `machine`: every other job there fits
     /// beside it.
     pub fn allows(&self, rules: &SharingRules, machine: u32, gpu: usize, sharer: Sharer) -> bool {
-        self.on.get(&(machine, gpu as u8)).is_none_or(|held| {
-            held.iter().filter(|h| h.job != sharer.job).all(|h| {
+        self.on[Self::at(machine, gpu)]
+            .iter()
+            .filter(|h| h.job != sharer.job)
+            .all(|h| {
                 rules.fit(machine as usize, sharer.kind, h.kind)
                     && rules.fit(machine as usize, h.kind, sharer.kind)
             })
-        })
     }
 
     pub fn add(&mut self, machine: u32, gpu: usize, sharer: Sharer) {
-        self.on
-            .entry((machine, gpu as u8))
-            .or_default()
-            .push(sharer);
+        self.on[Self::at(machine, gpu)].push(sharer);
     }
 
     /// Takes one of `sharer`'s shares off the GPU.
     pub fn remove(&mut self, machine: u32, gpu: usize, sharer: Sharer) {
-        let key = (machine, gpu as u8);
-        let held = self.on.get_mut(&key).expect("a share was recorded");
+        let held = &mut self.on[Self::at(machine, gpu)];
         let at = held
             .iter()
             .position(|h| *h == sharer)
             .expect("a share was recorded");
         held.swap_remove(at);
-        if held.is_empty() {
-            self.on.remove(&key);
-        }
     }
 
     /// The other jobs holding a share of the GPU (one entry per share they hold).
     pub fn others(&self, machine: u32, gpu: usize, job: u32) -> impl Iterator<Item = Sharer> + '_ {
-        self.on
-            .get(&(machine, gpu as u8))
-            .into_iter()
-            .flatten()
+        self.on[Self::at(machine, gpu)]
+            .iter()
             .filter(move |h| h.job != job)
             .copied()
     }

@@ -78,6 +78,10 @@ fn run_kind<K: Kind>(workload: &K, args: &RunArgs, settings: &Settings) -> anyho
     bar.finish_and_clear();
     println!("{} on {}", args.policy, workload.describe());
     println!("{}", metrics_table(workload.columns(), &["seed"], &rows));
+    let episodes: Vec<_> = rows.iter().map(|(_, m)| m.clone()).collect();
+    if let Some(table) = workload.breakdown(&episodes) {
+        println!("per tenant, over the episodes:\n{table}");
+    }
     if let Some(path) = &args.rounds_csv {
         write_atomic(path, step_log.as_bytes())?;
         println!("wrote {}", path.display());

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use schedlab_env::Step;
-use schedlab_env::jobs::{JobsEnv, JobsInfo, JobsSetup, JobsWorkload};
+use schedlab_env::jobs::{JobsEnv, JobsInfo, JobsMetrics, JobsSetup, JobsWorkload};
 
 use super::Kind;
 
@@ -36,6 +36,10 @@ impl Kind for Jobs {
     /// The window and scaling levels, which set the network's shape.
     fn play_settings(&self) -> Vec<(String, String)> {
         self.workload.interface_settings()
+    }
+    /// Per tenant, over the episodes: its jobs, mean JCT and mean finish-time fairness.
+    fn breakdown(&self, episodes: &[JobsMetrics]) -> Option<String> {
+        tenant_table(episodes)
     }
     fn executes_for_real(&self) -> bool {
         self.workload.execution == schedlab_env::execution::Execution::Real
@@ -83,5 +87,67 @@ impl Kind for Jobs {
     }
     fn completion_times(&self, env: &JobsEnv) -> Option<Vec<f64>> {
         Some(env.completion_times())
+    }
+}
+
+/// Each tenant's jobs, mean JCT and mean ρ, averaged over `episodes` (a tenant absent from an
+/// episode is averaged over the episodes it is in); `None` where no job names a tenant.
+pub fn tenant_table(episodes: &[JobsMetrics]) -> Option<String> {
+    let mut by_tenant: std::collections::BTreeMap<&str, Vec<[f64; 3]>> = Default::default();
+    for tenant in episodes.iter().flat_map(|m| &m.tenants) {
+        let row = [tenant.jobs as f64, tenant.jct_avg_s, tenant.rho_avg];
+        by_tenant.entry(&tenant.tenant).or_default().push(row);
+    }
+    if by_tenant.is_empty() {
+        return None;
+    }
+    let mut table = format!(
+        "{:<16} {:>8} {:>14} {:>8}\n",
+        "tenant", "jobs", "mean JCT (s)", "mean ρ"
+    );
+    for (tenant, rows) in by_tenant {
+        let mean = |k: usize| rows.iter().map(|r| r[k]).sum::<f64>() / rows.len() as f64;
+        let name = if tenant.is_empty() { "(none)" } else { tenant };
+        table += &format!(
+            "{name:<16} {:>8.1} {:>14.1} {:>8.3}\n",
+            mean(0),
+            mean(1),
+            mean(2)
+        );
+    }
+    Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use schedlab_env::jobs::TenantMetrics;
+
+    use super::*;
+
+    #[test]
+    fn the_tenant_table_averages_each_tenant_over_the_episodes_it_is_in() {
+        let tenant = |name: &str, jobs, jct_avg_s, rho_avg| TenantMetrics {
+            tenant: name.into(),
+            jobs,
+            jct_avg_s,
+            rho_avg,
+        };
+        let episode = |tenants| JobsMetrics {
+            tenants,
+            ..JobsMetrics::default()
+        };
+        assert_eq!(tenant_table(&[episode(vec![])]), None);
+        let table = tenant_table(&[
+            episode(vec![tenant("a", 2, 100.0, 1.0), tenant("", 1, 10.0, 2.0)]),
+            episode(vec![tenant("a", 4, 300.0, 3.0)]),
+        ])
+        .unwrap();
+        let rows: Vec<Vec<&str>> = table
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(rows[0], ["(none)", "1.0", "10.0", "2.000"]);
+        assert_eq!(rows[1], ["a", "3.0", "200.0", "2.000"]);
     }
 }

@@ -45,6 +45,11 @@ pub trait Kind: KindRow {
     fn play_settings(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// A table printed beside the episodes' metrics table (`run`): the jobs cluster's per
+    /// tenant; none where the kind has no breakdown or the episodes give none.
+    fn breakdown(&self, _episodes: &[MetricsOf<Self>]) -> Option<String> {
+        None
+    }
     /// Whether its episodes run on real processes (`execution = "real"`).
     fn executes_for_real(&self) -> bool {
         false
