@@ -16,6 +16,25 @@ fn with_budget(mut problem: AllocationProblem, share: Option<f64>) -> Allocation
     problem
 }
 
+/// The exact solver matches brute force, and neither solver exceeds a capacity or the budget.
+fn solvers_agree(problem: &AllocationProblem) -> Result<(), TestCaseError> {
+    let best = problem
+        .brute_force()
+        .expect("the empty container always fits");
+    let exact = solve_exact(problem, SearchLimit::default()).unwrap();
+    prop_assert!(problem.feasible(&exact.choice));
+    prop_assert!(
+        (exact.objective - best.objective).abs() < 1e-6,
+        "exact {} vs brute force {}",
+        exact.objective,
+        best.objective
+    );
+    let heuristic = solve_heuristic(problem).expect("feasible");
+    prop_assert!(problem.feasible(&heuristic.choice));
+    prop_assert!(heuristic.objective >= best.objective - 1e-9);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
@@ -30,14 +49,7 @@ proptest! {
         seed in 0u64..1_000,
     ) {
         let problem = with_budget(random_problem(workers, per_node, seed), share);
-        let best = problem.brute_force().expect("the empty container always fits");
-        let exact = solve_exact(&problem, SearchLimit::default()).unwrap();
-        prop_assert!(problem.feasible(&exact.choice));
-        prop_assert!((exact.objective - best.objective).abs() < 1e-6,
-            "exact {} vs brute force {}", exact.objective, best.objective);
-        let heuristic = solve_heuristic(&problem).expect("feasible");
-        prop_assert!(problem.feasible(&heuristic.choice));
-        prop_assert!(heuristic.objective >= best.objective - 1e-9);
+        solvers_agree(&problem)?;
     }
 
     /// Workers whose options may go to another node (a jobs option on another GPU model): each
@@ -65,13 +77,7 @@ proptest! {
             w.options.truncate(6);
             w.options.extend(elsewhere.into_iter().take(3));
         }
-        let best = problem.brute_force().expect("the empty container always fits");
-        let exact = solve_exact(&problem, SearchLimit::default()).unwrap();
-        prop_assert!(problem.feasible(&exact.choice));
-        prop_assert!((exact.objective - best.objective).abs() < 1e-6,
-            "exact {} vs brute force {}", exact.objective, best.objective);
-        let heuristic = solve_heuristic(&problem).expect("feasible");
-        prop_assert!(problem.feasible(&heuristic.choice));
+        solvers_agree(&problem)?;
     }
 
     #[test]

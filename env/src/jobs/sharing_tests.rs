@@ -10,7 +10,7 @@ use rand::{RngExt, SeedableRng};
 
 use super::heterogeneity::ModelSpeeds;
 use super::heterogeneity_tests::{TYPES, figure, heterogeneous, matrix_path};
-use super::tests::{conserved_under_random_actions, job, play, random_workload};
+use super::tests::{conserved_under_random_actions, job, play, random_allowed, random_workload};
 use super::*;
 
 /// The file's pair figure: steps/s of `job_type` and of `other` sharing one GPU of `model`.
@@ -140,9 +140,9 @@ fn a_pair_the_matrix_marks_as_not_fitting_never_shares_a_gpu() {
     for slot in 0..2 {
         action[space.dim(slot, observe::FIELD_WORKERS)] = scaling.requested_workers_level();
     }
-    for d in 0..space.dims() {
+    for (d, level) in action.iter().enumerate() {
         assert!(
-            observation.allowed(&space, d).contains(&action[d]),
+            observation.allowed(&space, d).contains(level),
             "dimension {d}"
         );
     }
@@ -228,13 +228,7 @@ proptest! {
         let (mut observation, _) = env.reset(seed).unwrap();
         let space = env.action_space().clone();
         loop {
-            let action: Vec<usize> = (0..space.dims())
-                .map(|d| {
-                    let allowed = observation.allowed(&space, d);
-                    allowed[rng.random_range(0..allowed.len())]
-                })
-                .collect();
-            let step = env.step(&action).unwrap();
+            let step = env.step(&random_allowed(&space, &observation, &mut rng)).unwrap();
             // per GPU, its jobs and their templates
             let mut on_gpu: std::collections::BTreeMap<(u32, usize), Vec<(usize, usize)>> =
                 Default::default();

@@ -392,6 +392,20 @@ proptest! {
     }
 }
 
+/// A level drawn uniformly from the allowed ones of every dimension.
+pub(super) fn random_allowed(
+    space: &crate::gym::ActionSpace,
+    observation: &crate::Observation,
+    rng: &mut StdRng,
+) -> Vec<usize> {
+    (0..space.dims())
+        .map(|d| {
+            let allowed = observation.allowed(space, d);
+            allowed[rng.random_range(0..allowed.len())]
+        })
+        .collect()
+}
+
 /// One episode of `w` from `seed` under random mask-allowed actions drawn from `rng`, checked
 /// as `capacity_and_jobs_are_conserved_under_random_actions` says.
 pub(super) fn conserved_under_random_actions(
@@ -410,12 +424,7 @@ pub(super) fn conserved_under_random_actions(
     let space = env.action_space().clone();
     let mut rewards = 0.0;
     for _ in 0..5000 {
-        let action: Vec<usize> = (0..space.dims())
-            .map(|d| {
-                let allowed = observation.allowed(&space, d);
-                allowed[rng.random_range(0..allowed.len())]
-            })
-            .collect();
+        let action = random_allowed(&space, &observation, rng);
         let step = env.step(&action).unwrap();
         rewards += step.reward;
         prop_assert!(step.info.time_s >= info.time_s);
