@@ -26,6 +26,13 @@ pub(super) fn integrate(sh: &Shared, episode: &mut Episode, to: f64) {
         s.stranded[1] += stranded[1] * dt;
         let in_system = episode.next_arrival - episode.counts[status_index(Status::Done)];
         s.in_system += in_system as f64 * dt;
+        for (sum, &n) in episode
+            .tenant_in_system_s
+            .iter_mut()
+            .zip(&episode.tenant_in_system)
+        {
+            *sum += f64::from(n) * dt;
+        }
     }
     episode.now = to;
 }

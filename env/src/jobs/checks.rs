@@ -22,7 +22,30 @@ impl JobsWorkload {
         self.check_jobs(path, &template_names)?;
         self.check_gpu_models(path)?;
         self.check_heterogeneity(path)?;
+        self.check_tenant_shares(path)?;
         self.check_family(path)
+    }
+
+    /// Each guaranteed share in (0, 1], all of them at most the whole cluster.
+    fn check_tenant_shares(&self, path: &Path) -> Result<()> {
+        for (tenant, &share) in &self.tenant_shares {
+            if !(share > 0.0 && share <= 1.0) {
+                return Err(EnvError::config(
+                    path,
+                    format!("tenant_shares.{tenant}"),
+                    format!("a share of the cluster in (0, 1], got {share}"),
+                ));
+            }
+        }
+        let total: f64 = self.tenant_shares.values().sum();
+        if total > 1.0 + 1e-9 {
+            return Err(EnvError::config(
+                path,
+                "tenant_shares",
+                format!("the shares add up to {total}, more than the whole cluster"),
+            ));
+        }
+        Ok(())
     }
 
     /// The kind, the episode's clock and limits, and the reward's weights.

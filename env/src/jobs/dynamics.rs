@@ -404,7 +404,13 @@ fn arrive_until(sh: &Shared, episode: &mut Episode, t: f64) {
             break;
         }
         episode.next_arrival += 1;
-        let in_system = episode.sums.in_system;
+        let in_system = match sh.tenant_share[j as usize] {
+            Some((t, _)) => {
+                episode.tenant_in_system[t] += 1;
+                episode.tenant_in_system_s[t]
+            }
+            None => episode.sums.in_system,
+        };
         let job = &mut episode.jobs[j as usize];
         job.arrived = true;
         job.in_system_at_arrival = in_system;
@@ -458,7 +464,13 @@ fn finish(sh: &Shared, episode: &mut Episode, i: usize) {
     job.rate = 0.0;
     job.status = Status::Done;
     job.finish_s = Some(now);
-    job.in_system_at_finish = episode.sums.in_system;
+    job.in_system_at_finish = match sh.tenant_share[i] {
+        Some((t, _)) => {
+            episode.tenant_in_system[t] -= 1;
+            episode.tenant_in_system_s[t]
+        }
+        None => episode.sums.in_system,
+    };
     job.version += 1;
     if sh.workload.reward.lambda_fairness > 0.0 {
         let jct = now - sh.workload.jobs[i].arrival_s;

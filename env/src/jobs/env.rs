@@ -305,6 +305,8 @@ impl JobsEnv {
             reward_marks: (0.0, 0.0),
             potential_mark: (0.0, 0.0),
             fairness_due: 0.0,
+            tenant_in_system: vec![0; w.tenant_shares.len()],
+            tenant_in_system_s: vec![0.0; w.tenant_shares.len()],
             window: Vec::new(),
             changed: vec![false; w.window.slots()],
             mask: Vec::new(),

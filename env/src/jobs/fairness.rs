@@ -20,7 +20,8 @@ pub(super) struct Fairness {
 /// share of the cluster, is `alone_s` (its run time at its request with the cluster to
 /// itself) while its dominant share of the cluster at its request fits in 1/N, and
 /// proportionally longer beyond: T_alone × max(1, N × dominant share), N being the mean number
-/// of jobs in the system over its lifetime.
+/// of jobs in the system over its lifetime. A job of a tenant with a guaranteed share g has
+/// g / N_t, N_t its tenant's jobs in the system: `mean_contenders` is then N_t / g.
 pub fn finish_time_fairness(
     jct_s: f64,
     alone_s: f64,
@@ -70,9 +71,14 @@ pub(super) fn rho_of(sh: &Shared, episode: &Episode, i: usize, jct_s: f64) -> f6
     let size_level = w.scaling.requested_size_level();
     let job = &episode.jobs[i];
     let arrival = w.jobs[i].arrival_s;
+    // a tenant with a guaranteed share g gives each of its N jobs g / N of the cluster
+    let (in_system_now, guaranteed) = match sh.tenant_share[i] {
+        Some((t, g)) => (episode.tenant_in_system_s[t], g),
+        None => (episode.sums.in_system, 1.0),
+    };
     let (end, end_mark) = match job.finish_s {
         Some(finish) => (finish, job.in_system_at_finish),
-        None => (episode.now, episode.sums.in_system),
+        None => (episode.now, in_system_now),
     };
     let contenders = if end > arrival {
         ((end_mark - job.in_system_at_arrival) / (end - arrival)).max(1.0)
@@ -95,7 +101,7 @@ pub(super) fn rho_of(sh: &Shared, episode: &Episode, i: usize, jct_s: f64) -> f6
     let size = w.scaling.sizes[size_level];
     let rate = w.templates[template].speedup(f64::from(workers), size) * job.speed;
     let alone = job.work / (rate * isolated);
-    finish_time_fairness(jct_s, alone, contenders, dominant)
+    finish_time_fairness(jct_s, alone, contenders / guaranteed, dominant)
 }
 
 /// The episode's fairness, from each job's JCT as `accounting.rs` counts it (`None`: not
@@ -138,6 +144,7 @@ pub(super) fn fairness(
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
     use std::sync::Arc;
 
     use super::super::tests::{job, play, workload};
@@ -211,6 +218,52 @@ mod tests {
         assert!((m.tenant_jain - 1.0).abs() < 1e-12, "{m:?}");
         assert!((m.rho_max - 1.0).abs() < 1e-12, "{m:?}");
         assert!(m.tenants.iter().all(|t| t.jct_avg_s == 100.0), "{m:?}");
+    }
+
+    /// A tenant guaranteed a quarter of the cluster: its lone job asking for all of it has a
+    /// T_id of 4 times its time alone (ρ = 1/4 as it runs alone); with a half share beside
+    /// another tenant's job, ρ follows its own tenant's jobs only (N_t = 1).
+    #[test]
+    fn a_guaranteed_share_sets_the_share_a_tenants_jobs_are_measured_against() {
+        let mut w = workload(vec![of("x", job("a", 0.0, 100.0, 4, 1000))], 1, 4);
+        w.tenant_shares = [("x".to_owned(), 0.25)].into();
+        w.validate(Path::new("shares.toml")).unwrap();
+        let m = play(&mut JobsEnv::new(Arc::new(w)), 0);
+        assert!((m.rho_max - 0.25).abs() < 1e-12, "{m:?}");
+        // the two of `two_jobs_in_fifo_...`, x guaranteed half: a runs 0..100 at N_x = 1
+        // (T_id = 200, ρ = 1/2); b, without a share, keeps the 1/N rule (ρ = 4/3)
+        let mut w = workload(
+            vec![
+                of("x", job("a", 0.0, 100.0, 4, 1000)),
+                of("y", job("b", 0.0, 100.0, 4, 1000)),
+            ],
+            1,
+            4,
+        );
+        w.tenant_shares = [("x".to_owned(), 0.5)].into();
+        let m = play(&mut JobsEnv::new(Arc::new(w)), 0);
+        let rho: Vec<f64> = m.tenants.iter().map(|t| t.rho_avg).collect();
+        assert!(
+            (rho[0] - 0.5).abs() < 1e-12 && (rho[1] - 4.0 / 3.0).abs() < 1e-12,
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn shares_outside_zero_to_one_or_over_the_whole_cluster_are_refused_by_name() {
+        let mut w = workload(vec![job("a", 0.0, 1.0, 1, 0)], 1, 1);
+        w.tenant_shares = [("x".to_owned(), 1.5)].into();
+        let e = w
+            .validate(Path::new("shares.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tenant_shares.x"), "{e}");
+        w.tenant_shares = [("x".to_owned(), 0.6), ("y".to_owned(), 0.6)].into();
+        let e = w
+            .validate(Path::new("shares.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tenant_shares") && e.contains("1.2"), "{e}");
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub struct JobsWorkload {
     /// Without it `gpu_model` is a label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heterogeneity: Option<Heterogeneity>,
+    /// Tenants' guaranteed shares of the cluster (docs/fairness.md): a tenant's jobs'
+    /// finish-time fairness is measured against its share split among its jobs in the system.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tenant_shares: BTreeMap<String, f64>,
     pub templates: Vec<Template>,
     #[serde(default)]
     pub jobs: Vec<JobRecord>,

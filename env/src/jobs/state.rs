@@ -125,6 +125,22 @@ pub(super) struct Shared {
     /// With `[heterogeneity]`, the machines of each model (`ModelSpeeds::names`): what the
     /// action's model field picks from.
     pub model_sets: Vec<Models>,
+    /// Per job whose tenant has a guaranteed share: the tenant's index in `tenant_shares`
+    /// and its share.
+    pub tenant_share: Vec<Option<(usize, f64)>>,
+}
+
+/// Per job whose tenant has a guaranteed share: the tenant's index in `tenant_shares` and its
+/// share.
+fn tenant_shares_of(workload: &JobsWorkload) -> Vec<Option<(usize, f64)>> {
+    let shares = &workload.tenant_shares;
+    (workload.jobs.iter())
+        .map(|j| {
+            let tenant = j.tenant.as_deref()?;
+            let at = shares.keys().position(|t| t == tenant)?;
+            Some((at, shares[tenant]))
+        })
+        .collect()
 }
 
 impl Shared {
@@ -189,6 +205,7 @@ impl Shared {
                 .collect()
         });
         Shared {
+            tenant_share: tenant_shares_of(&workload),
             workload,
             template,
             children,
@@ -288,6 +305,10 @@ pub(super) struct Episode {
     pub potential_mark: (f64, f64),
     /// `reward.lambda_fairness`'s excess ρ of the jobs finished since the last reward.
     pub fairness_due: f64,
+    /// Per tenant with a guaranteed share, its jobs in the system now and their time
+    /// integral (the tenant's `Integrals::in_system`).
+    pub tenant_in_system: Vec<u32>,
+    pub tenant_in_system_s: Vec<f64>,
     pub window: Vec<Option<u32>>,
     /// One-choice interface: the slots changed since the window was drawn.
     pub changed: Vec<bool>,

@@ -83,6 +83,7 @@ pub(super) fn workload(jobs: Vec<JobRecord>, machines: usize, gpus: u32) -> Jobs
             gpu_model: String::new(),
         }],
         heterogeneity: None,
+        tenant_shares: Default::default(),
         templates: vec![template("t", 0.0)],
         jobs,
         jobs_table: None,

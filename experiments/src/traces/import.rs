@@ -168,6 +168,7 @@ fn import_one(
         prices: Default::default(),
         machines,
         heterogeneity,
+        tenant_shares: Default::default(),
         templates: template_list,
         jobs: std::mem::take(&mut read.jobs),
         jobs_table: None,
@@ -176,6 +177,17 @@ fn import_one(
     workload.validate(out)?;
     let jobs = workload.jobs.len();
     write_workload(workload, out, &name)?;
+    report_import(out, jobs, &read, dropped.iter().chain(&warnings));
+    Ok(())
+}
+
+/// What an import wrote and what it left out.
+fn report_import<'a>(
+    out: &std::path::Path,
+    jobs: usize,
+    read: &traces::ReadJobs,
+    left_out: impl Iterator<Item = &'a String>,
+) {
     println!(
         "wrote {}: {jobs} jobs from {} rows ({} outside --from/--to, {} dropped)",
         out.display(),
@@ -183,10 +195,9 @@ fn import_one(
         read.outside_window,
         read.dropped_total()
     );
-    for line in dropped.iter().chain(&warnings) {
+    for line in left_out {
         println!("  {line}");
     }
-    Ok(())
 }
 
 /// The machines of `nodes`, scaled, and how many machine rows were dropped.
