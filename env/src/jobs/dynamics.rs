@@ -249,11 +249,8 @@ fn retime(sh: &Shared, episode: &mut Episode, mut jobs: Vec<u32>) {
         job.settle(now);
         job.rate = rate;
         job.version += 1;
-        let finish = job.paused_until.max(now) + job.remaining / job.rate;
-        episode
-            .completions
-            .push(Reverse((Time(finish), j, job.version)));
-        episode.running_ring.push_back((j, job.version));
+        let levels = (job.containers.len() as u32, job.size_level);
+        progress(sh, episode, i, levels);
     }
 }
 
@@ -404,13 +401,10 @@ fn arrive_until(sh: &Shared, episode: &mut Episode, t: f64) {
             break;
         }
         episode.next_arrival += 1;
-        let in_system = match sh.tenant_share[j as usize] {
-            Some((t, _)) => {
-                episode.tenant_in_system[t] += 1;
-                episode.tenant_in_system_s[t]
-            }
-            None => episode.sums.in_system,
-        };
+        if let Some((t, _)) = sh.tenant_share[j as usize] {
+            episode.tenant_in_system[t] += 1;
+        }
+        let in_system = episode.in_system_for(sh.tenant_share[j as usize]);
         let job = &mut episode.jobs[j as usize];
         job.arrived = true;
         job.in_system_at_arrival = in_system;
@@ -464,14 +458,11 @@ fn finish(sh: &Shared, episode: &mut Episode, i: usize) {
     job.rate = 0.0;
     job.status = Status::Done;
     job.finish_s = Some(now);
-    job.in_system_at_finish = match sh.tenant_share[i] {
-        Some((t, _)) => {
-            episode.tenant_in_system[t] -= 1;
-            episode.tenant_in_system_s[t]
-        }
-        None => episode.sums.in_system,
-    };
     job.version += 1;
+    if let Some((t, _)) = sh.tenant_share[i] {
+        episode.tenant_in_system[t] -= 1;
+    }
+    episode.jobs[i].in_system_at_finish = episode.in_system_for(sh.tenant_share[i]);
     if sh.workload.reward.lambda_fairness > 0.0 {
         let jct = now - sh.workload.jobs[i].arrival_s;
         episode.fairness_due += (rho_of(sh, episode, i, jct) - 1.0).max(0.0);

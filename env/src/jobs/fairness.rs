@@ -72,10 +72,8 @@ pub(super) fn rho_of(sh: &Shared, episode: &Episode, i: usize, jct_s: f64) -> f6
     let job = &episode.jobs[i];
     let arrival = w.jobs[i].arrival_s;
     // a tenant with a guaranteed share g gives each of its N jobs g / N of the cluster
-    let (in_system_now, guaranteed) = match sh.tenant_share[i] {
-        Some((t, g)) => (episode.tenant_in_system_s[t], g),
-        None => (episode.sums.in_system, 1.0),
-    };
+    let in_system_now = episode.in_system_for(sh.tenant_share[i]);
+    let guaranteed = sh.tenant_share[i].map_or(1.0, |(_, g)| g);
     let (end, end_mark) = match job.finish_s {
         Some(finish) => (finish, job.in_system_at_finish),
         None => (episode.now, in_system_now),

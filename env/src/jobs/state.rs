@@ -329,6 +329,12 @@ pub(super) struct Episode {
 }
 
 impl Episode {
+    /// The integral of jobs in the system a job of tenant share `share` (`Shared::tenant_share`)
+    /// is measured by: its tenant's where the tenant has a guaranteed share, else everyone's.
+    pub fn in_system_for(&self, share: Option<(usize, f64)>) -> f64 {
+        share.map_or(self.sums.in_system, |(t, _)| self.tenant_in_system_s[t])
+    }
+
     /// Jobs whose arrival time has passed.
     pub fn arrived(&self) -> usize {
         self.next_arrival
