@@ -23,6 +23,7 @@ use super::family::sample_window;
 use super::machines::{Container, Placement};
 use super::metrics::{Integrals, JobsMetrics};
 use super::observe;
+use super::refusals::Refusals;
 use super::schema::{Fidelity, Interface, JobsWorkload};
 use super::state::{Episode, Job, Shared, Status};
 use super::trained::TrainedJob;
@@ -310,6 +311,7 @@ impl JobsEnv {
             window: Vec::new(),
             changed: vec![false; w.window.slots()],
             mask: Vec::new(),
+            refusals: Refusals::default(),
             steps_here: 0,
             decision_points: 0,
             steps: 0,
@@ -587,6 +589,19 @@ impl JobsEnv {
         self.episode
             .as_ref()
             .map_or_else(Vec::new, |e| e.jobs[job].containers.clone())
+    }
+
+    /// The current observation's mask as the env computes it, and as a look at the cluster
+    /// with no refusal remembered finds it (refusals.rs): the two must be equal.
+    #[cfg(test)]
+    pub(super) fn mask_remembered_and_fresh(&mut self) -> (Vec<bool>, Vec<bool>) {
+        let mut episode = self.episode.take().expect("an episode is running");
+        let remembered = self.observe(&mut episode, false).action_mask;
+        let kept = std::mem::take(&mut episode.refusals);
+        let fresh = self.observe(&mut episode, false).action_mask;
+        episode.refusals = kept;
+        self.episode = Some(episode);
+        (remembered, fresh)
     }
 
     /// Sum of the containers every running job holds, per machine `[cpu, mem, gpu]`.

@@ -28,7 +28,7 @@ impl Placement {
 
 /// A set of the cluster's GPU models (the machines' `gpu_model` labels): the machines a job
 /// constrained to some models may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Models(u64);
 
 impl Models {
@@ -125,6 +125,8 @@ pub struct Cluster {
     /// Per label, its machines' free `[cpu, mem, gpu]` and total GPU milli-units.
     label_free: Vec<[u64; 3]>,
     label_gpus: Vec<u64>,
+    /// Per label, how many containers its machines have been given back (`refusals.rs`).
+    label_releases: Vec<u64>,
     /// With GPU sharing at the matrix's pairs: which kinds may share, and who holds shares.
     sharing: Option<Arc<SharingRules>>,
     occupancy: Occupancy,
@@ -191,6 +193,7 @@ impl Cluster {
             by_label: vec![BTreeSet::new(); labels.len().min(MAX_MODEL_LABELS)],
             label_free: vec![[0; 3]; labels.len().min(MAX_MODEL_LABELS)],
             label_gpus: vec![0; labels.len().min(MAX_MODEL_LABELS)],
+            label_releases: vec![0; labels.len().min(MAX_MODEL_LABELS)],
             labels,
             machine_label,
             sharing: None,
@@ -251,6 +254,22 @@ impl Cluster {
             .fold([0, 0], |sum, k| {
                 [sum[0] + self.label_free[k][2], sum[1] + self.label_gpus[k]]
             })
+    }
+
+    /// How many containers the machines of the models in `models` have been given back: what
+    /// they refused stays refused while this holds, as taking resources never makes room.
+    pub fn releases_within(&self, models: Models) -> u64 {
+        (0..self.label_releases.len())
+            .filter(|&k| models.holds(k as u8))
+            .map(|k| self.label_releases[k])
+            .sum()
+    }
+
+    /// The models of the machines `containers` are on.
+    pub fn models_holding(&self, containers: &[Container]) -> Models {
+        Models(containers.iter().fold(0, |set, c| {
+            set | 1 << self.machine_label[c.machine as usize]
+        }))
     }
 
     /// Whether machine `m` is of a model in `within`.
@@ -461,6 +480,7 @@ impl Cluster {
     /// Returns a container's resources to its machine.
     pub fn release(&mut self, container: &Container) {
         self.adjust(container, true);
+        self.label_releases[self.machine_label[container.machine as usize] as usize] += 1;
         self.refresh(container.machine as usize, false);
     }
 

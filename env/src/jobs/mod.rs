@@ -21,6 +21,7 @@ mod load;
 mod machines;
 mod metrics;
 pub mod observe;
+mod refusals;
 mod requests;
 mod schema;
 mod sharing;

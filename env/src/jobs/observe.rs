@@ -2,6 +2,7 @@
 //! and its action mask.
 
 use super::machines::Models;
+use super::refusals::Ask;
 use super::schema::GPU_MILLI;
 use super::state::{Episode, Shared, Status};
 use crate::gym::ActionSpace;
@@ -138,7 +139,7 @@ pub(super) fn observe(
         model_features(sh, episode, &mut features[cluster_end..]);
         // queued jobs asking alike (request, count, allowed models, and job type where it
         // shares a GPU) get one mask: the cluster does not change within an observation
-        let mut asked_alike: Vec<(QueuedAsk, std::ops::Range<usize>)> = Vec::new();
+        let mut asked_alike: Vec<(Ask, std::ops::Range<usize>)> = Vec::new();
         for slot in 0..slots {
             let range = space.mask_range(space.dim(slot, FIELD_MODEL));
             let fits_now = features[slot * SLOT_FEATURES + SLOT_FITS_NOW] > 0.5;
@@ -153,14 +154,14 @@ pub(super) fn observe(
                 continue;
             }
             if episode.jobs[i].status == Status::Running {
-                model_mask(sh, episode, i, &levels, &mut mask[range]);
+                running_model_mask(sh, episode, i, &mut mask[range]);
                 continue;
             }
-            let ask = QueuedAsk::of(sh, i, &levels);
+            let ask = ask_of(sh, i, levels.requested_workers, levels.requested_size);
             match asked_alike.iter().find(|(other, _)| *other == ask) {
                 Some((_, earlier)) => mask.copy_within(earlier.clone(), range.start),
                 None => {
-                    model_mask(sh, episode, i, &levels, &mut mask[range.clone()]);
+                    queued_model_mask(sh, episode, i, &ask, &mut mask[range.clone()]);
                     asked_alike.push((ask, range));
                 }
             }
@@ -211,58 +212,76 @@ fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
     gpus[models] = (episode.cluster.capacity_total()[2] as f64 / GPU_MILLI as f64).ln_1p() as f32;
 }
 
-/// The model field's mask of job `i`: any model, and each model on whose machines it fits at
-/// its current (queued: requested) levels, its own containers counted as free.
-fn model_mask(sh: &Shared, episode: &mut Episode, i: usize, levels: &Levels, mask: &mut [bool]) {
-    let (w, s) = if episode.jobs[i].status == Status::Running {
-        (episode.jobs[i].workers_level, episode.jobs[i].size_level)
-    } else {
-        (levels.requested_workers, levels.requested_size)
-    };
-    let own = std::mem::take(&mut episode.jobs[i].containers);
+/// The model field's mask of queued job `i` asking `ask`: any model, and each model on whose
+/// machines it fits now.
+fn queued_model_mask(sh: &Shared, episode: &mut Episode, i: usize, ask: &Ask, mask: &mut [bool]) {
+    mask[0] = true;
+    for level in 1..mask.len() {
+        mask[level] = fits_on_model(sh, episode, i, ask, level);
+    }
+}
+
+/// The model field's mask of running job `i`: any model, and each model on whose machines it
+/// fits at its current levels, its own containers counted as free.
+fn running_model_mask(sh: &Shared, episode: &mut Episode, i: usize, mask: &mut [bool]) {
+    let job = &episode.jobs[i];
+    let ask = ask_of(sh, i, job.workers_level, job.size_level);
+    let held = episode.cluster.models_holding(&job.containers);
     // a job running on one model's machines fits there again, its containers counted free
     let speeds = sh.model_speeds.as_ref().expect("called with heterogeneity");
-    let mut models = own
+    let mut models = job
+        .containers
         .iter()
         .map(|c| speeds.model_of_machine(c.machine as usize));
     let home = match models.next() {
         Some(Some(k)) if models.all(|m| m == Some(k)) => Some(k + 1),
         _ => None,
     };
-    episode.cluster.begin_probe(&own);
     mask[0] = true;
-    for (level, allowed) in mask.iter_mut().enumerate().skip(1) {
-        *allowed = Some(level) == home
-            || episode.cluster.can_place(
-                sh.container(i, s),
-                sh.worker_count(i, w),
-                sh.within_model(i, level),
-            );
+    for level in 1..mask.len() {
+        let within = sh.within_model(i, level);
+        mask[level] = if Some(level) == home {
+            true
+        } else if within.models.and(held) == Models::NONE {
+            // none of its containers is there: it asks what a queued job asking alike would
+            fits_on_model(sh, episode, i, &ask, level)
+        } else {
+            let own = std::mem::take(&mut episode.jobs[i].containers);
+            episode.cluster.begin_probe(&own);
+            let fits = episode.cluster.can_place(ask.container, ask.count, within);
+            episode.cluster.end_probe(&own);
+            episode.jobs[i].containers = own;
+            fits
+        };
     }
-    episode.cluster.end_probe(&own);
-    episode.jobs[i].containers = own;
 }
 
-/// What a queued job's model mask depends on.
-#[derive(PartialEq)]
-struct QueuedAsk {
-    container: [u32; 3],
-    count: u32,
-    models: Models,
-    /// The job's template where its containers take a share of a GPU.
-    share_kind: Option<usize>,
+/// Whether `ask` of job `i`, none of whose containers is on model level `level`'s machines,
+/// fits there now; a refusal since which nothing was released there stands (refusals.rs).
+fn fits_on_model(sh: &Shared, episode: &mut Episode, i: usize, ask: &Ask, level: usize) -> bool {
+    let within = sh.within_model(i, level);
+    let releases = episode.cluster.releases_within(within.models);
+    if episode.refusals.stands(ask, level, releases) {
+        return false;
+    }
+    let fits = episode.cluster.can_place(ask.container, ask.count, within);
+    if !fits {
+        episode.refusals.remember(*ask, level, releases);
+    }
+    fits
 }
 
-impl QueuedAsk {
-    fn of(sh: &Shared, i: usize, levels: &Levels) -> Self {
-        let container = sh.container(i, levels.requested_size);
-        let shares = container[2] > 0 && container[2] < GPU_MILLI;
-        QueuedAsk {
-            container,
-            count: sh.worker_count(i, levels.requested_workers),
-            models: sh.within(i).models,
-            share_kind: shares.then(|| sh.template_of(i)),
-        }
+/// What job `i`'s model mask depends on at workers level `w` and size level `s`: its
+/// request there, the models it may run on, and its template where its containers take a share
+/// of a GPU.
+fn ask_of(sh: &Shared, i: usize, w: usize, s: usize) -> Ask {
+    let container = sh.container(i, s);
+    let shares = container[2] > 0 && container[2] < GPU_MILLI;
+    Ask {
+        container,
+        count: sh.worker_count(i, w),
+        models: sh.within(i).models,
+        share_kind: shares.then(|| sh.template_of(i)),
     }
 }
 

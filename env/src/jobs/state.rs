@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::heterogeneity::ModelSpeeds;
 use super::machines::{Cluster, Container, Models, Within};
 use super::metrics::Integrals;
+use super::refusals::Refusals;
 use super::requests::scaled_request;
 use super::schema::{GPU_MILLI, JobsWorkload};
 use super::sharing::Sharer;
@@ -313,6 +314,8 @@ pub(super) struct Episode {
     /// One-choice interface: the slots changed since the window was drawn.
     pub changed: Vec<bool>,
     pub mask: Vec<bool>,
+    /// Placements refused to queued jobs, for the model mask (refusals.rs).
+    pub refusals: Refusals,
     pub steps_here: usize,
     pub decision_points: usize,
     pub steps: usize,

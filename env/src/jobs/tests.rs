@@ -420,6 +420,7 @@ pub(super) fn conserved_under_random_actions(
         .iter()
         .flat_map(|m| std::iter::repeat_n(m.gpu_model.clone(), m.count))
         .collect();
+    let heterogeneous = w.heterogeneity.is_some();
     let mut env = JobsEnv::new(w);
     let (mut observation, mut info) = env.reset(seed).unwrap();
     let space = env.action_space().clone();
@@ -447,6 +448,10 @@ pub(super) fn conserved_under_random_actions(
                     job.gpu_models
                 );
             }
+        }
+        if heterogeneous && step.info.metrics.is_none() {
+            let (remembered, fresh) = env.mask_remembered_and_fresh();
+            prop_assert_eq!(remembered, fresh, "a remembered refusal no longer holds");
         }
         let i = &step.info;
         prop_assert_eq!(i.waiting + i.queued + i.running + i.finished, jobs);
