@@ -2505,10 +2505,10 @@ fn a_policy_of_another_kind_of_workload_is_refused_by_kind() {
     assert!(!err.contains("shape mismatch"), "{err}");
 }
 
-/// Each way a trained policy can miss a workload is refused before its weights load, naming
-/// the policy, what it trained on and what differs: another kind (jobs and DAG, DAG and
-/// network, jobs and single job), another window, another GPU count for a flat DAG network
-/// and another action layout.
+/// Each way a trained policy can miss a workload is refused naming the policy, what it trained
+/// on and what differs, never a tensor's shape: another kind (jobs and DAG, DAG and network,
+/// jobs and single job), another window, another GPU count for a flat DAG network, a per-unit
+/// jobs network trained on other GPU models, and another action layout.
 #[test]
 fn every_mismatch_of_policy_and_workload_is_named_before_weights_load() {
     let dir = tempfile::tempdir().unwrap();
@@ -2585,6 +2585,12 @@ fn every_mismatch_of_policy_and_workload_is_named_before_weights_load() {
     );
     let layout = eval_err("dag-ddqn", "dag-layered.toml", &["ready_tasks=2"]);
     assert!(layout.contains("ready_tasks = 2"), "{layout}");
+    // a per-unit network trained on three GPU models, on a homogeneous cluster
+    let models = eval_err("philly-gavel-es", "philly-mini.toml", &[]);
+    assert!(
+        models.contains("philly-gavel-es") && models.contains("trained for observations of 353"),
+        "{models}"
+    );
     let interface = eval_err(
         "philly-es",
         "philly-mini.toml",

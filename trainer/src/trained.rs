@@ -98,7 +98,14 @@ impl TrainedRun<'_> {
             Err(e) => return Err(self.invalid(e.to_string())),
         };
         let shapes = net.weight_shapes();
-        let net = self.load_weights(net)?;
+        // a per-unit network whose unit features differ (another count of GPU models) fails to
+        // load: say which spaces differ rather than which tensor
+        let net = self
+            .load_weights(net)
+            .map_err(|e| match self.other_spaces() {
+                true => self.other_shapes(),
+                false => e,
+            })?;
         if net.weight_shapes() != shapes {
             return Err(self.other_shapes());
         }

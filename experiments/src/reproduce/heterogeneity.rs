@@ -28,7 +28,7 @@ const METRICS: [(&str, &str); 3] = [
 pub fn heterogeneity(cx: &Context) -> anyhow::Result<String> {
     let p = &cx.protocol.heterogeneity;
     let mut text = format!(
-        "## Heterogeneous GPUs (heterogeneity)\n\n`schedlab reproduce heterogeneity`. The heterogeneous workloads' held-out windows (a later period than their training families, split by time; data/SOURCES.md) played by model-blind schedulers ({agnostic}) and heterogeneity-aware ones ({aware}), on seeds 0..{last} per window. `fifo` (arrival order, best-fit) is the named agnostic baseline; a `:aware=false` row is Gavel's agnostic variant of its policy, the same program with every model's throughput 1. Each row's cells are, per metric, its mean over episodes, the change against `{baseline}`, the two-sided Wilcoxon signed-rank p over the same (window, seed) episodes, and the IQM of the per-episode ratios (row over baseline) with a stratified bootstrap 95% CI (windows as strata, {RESAMPLES} resamples). JCT is each episode's mean JCT; max ρ is each episode's largest finish-time fairness ratio (a job's JCT over its JCT alone on a 1/N share; docs/fairness.md).\n\n",
+        "## Heterogeneous GPUs (heterogeneity)\n\n`schedlab reproduce heterogeneity`. The heterogeneous workloads' held-out windows (a later period than their training families, split by time; data/SOURCES.md) played by model-blind schedulers ({agnostic}), heterogeneity-aware ones ({aware}) and the trained policies shipped for a trace (kind `learned`, trained on its family alone and played with the settings they trained under; data/policies/README.md), on seeds 0..{last} per window. `fifo` (arrival order, best-fit) is the named agnostic baseline; a `:aware=false` row is Gavel's agnostic variant of its policy, the same program with every model's throughput 1. Each row's cells are, per metric, its mean over episodes, the change against `{baseline}`, the two-sided Wilcoxon signed-rank p over the same (window, seed) episodes, and the IQM of the per-episode ratios (row over baseline) with a stratified bootstrap 95% CI (windows as strata, {RESAMPLES} resamples). JCT is each episode's mean JCT; max ρ is each episode's largest finish-time fairness ratio (a job's JCT over its JCT alone on a 1/N share; docs/fairness.md).\n\n",
         agnostic = names(&p.agnostic),
         aware = names(&p.aware),
         last = p.eval_seeds - 1,
@@ -47,7 +47,7 @@ pub fn heterogeneity(cx: &Context) -> anyhow::Result<String> {
                 trace.name,
                 windows.len()
             );
-            text += &table(p, &rows, set)?;
+            text += &table(p, trace, &rows, set)?;
         }
     }
     text += &format!("### Gavel's figures\n\n{}\n\n", p.paper.trim());
@@ -84,7 +84,13 @@ fn spec(
 ) -> SweepSpec {
     SweepSpec {
         name: format!("heterogeneity-{}", trace.name),
-        policies: p.agnostic.iter().chain(&p.aware).cloned().collect(),
+        policies: p
+            .agnostic
+            .iter()
+            .chain(&p.aware)
+            .chain(&trace.shipped)
+            .cloned()
+            .collect(),
         workloads: windows.to_vec(),
         seeds: (0..p.eval_seeds).collect(),
         overrides: sets.clone(),
@@ -93,7 +99,12 @@ fn spec(
 }
 
 /// One override set's table: every policy against the baseline.
-fn table(p: &HeterogeneityProtocol, rows: &[Row], set: &str) -> anyhow::Result<String> {
+fn table(
+    p: &HeterogeneityProtocol,
+    trace: &HeterogeneityTrace,
+    rows: &[Row],
+    set: &str,
+) -> anyhow::Result<String> {
     let baseline = episodes_in_set(rows, &p.baseline, set);
     anyhow::ensure!(
         !baseline.is_empty(),
@@ -111,7 +122,8 @@ fn table(p: &HeterogeneityProtocol, rows: &[Row], set: &str) -> anyhow::Result<S
         .agnostic
         .iter()
         .map(|n| (n, "agnostic"))
-        .chain(p.aware.iter().map(|n| (n, "aware")));
+        .chain(p.aware.iter().map(|n| (n, "aware")))
+        .chain(trace.shipped.iter().map(|n| (n, "learned")));
     for (policy, kind) in kinds {
         let episodes = episodes_in_set(rows, policy, set);
         if episodes.is_empty() {
@@ -135,7 +147,52 @@ fn table(p: &HeterogeneityProtocol, rows: &[Row], set: &str) -> anyhow::Result<S
             .collect();
         text += &format!(" {unfinished} | {:.3} |\n", mean(&jain));
     }
-    Ok(text + "\n")
+    Ok(text + "\n" + &against_best_aware(p, trace, rows, set))
+}
+
+/// Each learned row's mean JCT against the aware heuristic of the lowest mean JCT here, paired
+/// over the same (window, seed) episodes: the bar a learned scheduler is held to.
+fn against_best_aware(
+    p: &HeterogeneityProtocol,
+    trace: &HeterogeneityTrace,
+    rows: &[Row],
+    set: &str,
+) -> String {
+    let mean_jct = |policy: &str| {
+        let episodes = episodes_in_set(rows, policy, set);
+        let values: Vec<f64> = episodes
+            .values()
+            .map(|m| metric_of(m, "jct_avg_s"))
+            .collect();
+        (!values.is_empty()).then(|| mean(&values))
+    };
+    let best = p
+        .aware
+        .iter()
+        .filter_map(|name| Some((name, mean_jct(name)?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let Some((best, _)) = best else {
+        return String::new();
+    };
+    let best_jct = by_episode(&episodes_in_set(rows, best, set), "jct_avg_s");
+    let mut text = String::new();
+    for learned in &trace.shipped {
+        let episodes = episodes_in_set(rows, learned, set);
+        if episodes.is_empty() {
+            continue;
+        }
+        let paired = compare(&by_episode(&episodes, "jct_avg_s"), &best_jct);
+        let (low, high) = paired.ci;
+        text += &format!(
+            "`{learned}` against the aware heuristic of the lowest mean JCT (`{best}`): mean JCT {:+.1}%, lower in {} of {} episodes, Wilcoxon p {}, IQM ratio {:.3} [{low:.3}, {high:.3}].\n\n",
+            paired.change,
+            paired.lower,
+            paired.lower + paired.higher,
+            p_text(paired.wilcoxon),
+            paired.iqm_ratio,
+        );
+    }
+    text
 }
 
 /// `| mean | change | p | IQM [CI] |` of one metric.

@@ -60,6 +60,9 @@ pub struct HeterogeneityTrace {
     pub name: String,
     /// The folder of held-out windows, in `data/workloads/`.
     pub heldout: String,
+    /// Trained policies shipped for this trace (data/policies/), trained on its family alone.
+    #[serde(default)]
+    pub shipped: Vec<String>,
     /// Other mappings of models to play the same windows under.
     #[serde(default)]
     pub sensitivity: Vec<SensitivityCase>,
