@@ -184,7 +184,7 @@ fn against_best_aware(
         let paired = compare(&by_episode(&episodes, "jct_avg_s"), &best_jct);
         let (low, high) = paired.ci;
         text += &format!(
-            "`{learned}` against the aware heuristic of the lowest mean JCT (`{best}`): mean JCT {:+.1}%, lower in {} of {} episodes, Wilcoxon p {}, IQM ratio {:.3} [{low:.3}, {high:.3}].\n\n",
+            "`{learned}` against the aware heuristic of the lowest mean JCT (`{best}`): mean JCT {:+.1}%, lower in {} of {} episodes, Wilcoxon {}, IQM ratio {:.3} [{low:.3}, {high:.3}].\n\n",
             paired.change,
             paired.lower,
             paired.lower + paired.higher,
