@@ -273,6 +273,23 @@ mod tests {
                 .join("warm_start.json")
                 .is_file()
         };
+        // a policy trained on a heterogeneous family plays the windows of that family's
+        // trace alone (its spaces hold one block per GPU model), the others homogeneous ones
+        let plays = |policy: &str, window: &PathBuf, heterogeneous: bool| {
+            let folder = crate::paths::shipped_policies().join(policy);
+            let manifest = schedlab_trainer::run::Manifest::read(&folder).unwrap();
+            let root = crate::paths::shipped_policies().join("../..");
+            let family = std::fs::read_to_string(root.join(&manifest.workload)).unwrap();
+            let trace = manifest
+                .workload
+                .trim_end_matches(".toml")
+                .replace("-train", "");
+            let trace = trace.rsplit('/').next().unwrap().to_owned();
+            match family.contains("\n[heterogeneity]") {
+                true => heterogeneous && window.to_string_lossy().contains(&format!("/{trace}/")),
+                false => !heterogeneous,
+            }
+        };
         let cases: Vec<(&String, &PathBuf)> = policies
             .iter()
             .flat_map(|p| {
@@ -288,9 +305,9 @@ mod tests {
                     crate::settings::Settings::load(&[], window, std::slice::from_ref(policy))
                         .unwrap();
                 let jobs: &crate::workloads::Jobs = loaded.expect("test", window).unwrap();
-                // the shipped policies were trained on homogeneous clusters: a heterogeneous
-                // window's spaces have other shapes
-                if jobs.workload.heterogeneity.is_some() {
+                // a policy plays the windows of its training family's kind of cluster: one
+                // block per GPU model is in a heterogeneous one's spaces
+                if !plays(policy, window, jobs.workload.heterogeneity.is_some()) {
                     return None;
                 }
                 let (metrics, env) =
