@@ -216,8 +216,8 @@ fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
 /// machines it fits now.
 fn queued_model_mask(sh: &Shared, episode: &mut Episode, i: usize, ask: &Ask, mask: &mut [bool]) {
     mask[0] = true;
-    for level in 1..mask.len() {
-        mask[level] = fits_on_model(sh, episode, i, ask, level);
+    for (level, allowed) in mask.iter_mut().enumerate().skip(1) {
+        *allowed = fits_on_model(sh, episode, i, ask, level);
     }
 }
 
@@ -238,9 +238,9 @@ fn running_model_mask(sh: &Shared, episode: &mut Episode, i: usize, mask: &mut [
         _ => None,
     };
     mask[0] = true;
-    for level in 1..mask.len() {
+    for (level, allowed) in mask.iter_mut().enumerate().skip(1) {
         let within = sh.within_model(i, level);
-        mask[level] = if Some(level) == home {
+        *allowed = if Some(level) == home {
             true
         } else if within.models.and(held) == Models::NONE {
             // none of its containers is there: it asks what a queued job asking alike would
