@@ -241,6 +241,17 @@ impl AnyEnv {
             .collect())
     }
 
+    /// The groups read unit by unit by a per-unit network: the first group, then those
+    /// declared with one block per unit (`ObservationSpace::unit_groups`).
+    pub fn observation_unit_groups(&self) -> Vec<String> {
+        each_kind!(AnyEnv, self, e => e
+            .observation_space()
+            .unit_groups()
+            .iter()
+            .map(|g| g.name.to_owned())
+            .collect())
+    }
+
     pub fn observation_len(&self) -> usize {
         each_kind!(AnyEnv, self, e => e.observation_space().len())
     }

@@ -61,6 +61,7 @@ class SchedlabEnv(gymnasium.Env):
         self.nvec = self.action_space.nvec
         self.action_labels = list(self._rust.action_labels)
         self.observation_groups = list(self._rust.observation_groups)
+        self.unit_groups = list(self._rust.unit_groups)
         self.step_limit = self._rust.step_limit
         self.repaired_total = 0
         self._mask = None

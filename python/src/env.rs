@@ -64,6 +64,13 @@ impl PyEnv {
         self.with(AnyEnv::observation_groups)
     }
 
+    /// The groups with one block per unit (per job slot, per GPU), the first group first:
+    /// what a per-unit network reads unit by unit.
+    #[getter]
+    fn unit_groups(&self) -> Vec<String> {
+        self.with(AnyEnv::observation_unit_groups)
+    }
+
     #[getter]
     fn observation_len(&self) -> usize {
         self.with(AnyEnv::observation_len)

@@ -41,6 +41,20 @@ def test_check_env_passes_with_warnings_as_errors(path):
     assert env.unwrapped.action_masks().shape == (int(env.unwrapped.nvec.sum()),)
 
 
+@pytest.mark.parametrize("interface", ["per-slot", "one-choice"])
+def test_a_heterogeneous_workload_passes_through_both_interfaces_with_its_unit_groups(interface):
+    path = REPO / "data" / "workloads" / "philly-gavel-train.toml"
+    env = make(path, invalid_action="repair", overrides={"window.interface": interface})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped, skip_render_check=True)
+    groups = {name: (count, width) for name, count, width in env.unwrapped.observation_groups}
+    # each slot's speeds and GPUs held per model are read with the slot, one block per slot
+    assert env.unwrapped.unit_groups[1:] == ["model_speed", "model_held"]
+    slots = groups[env.unwrapped.unit_groups[0]][0]
+    assert groups["model_speed"] == (slots, 3) and groups["model_held"] == (slots, 3)
+
+
 def test_a_workload_of_another_kind_is_refused_by_id():
     with pytest.raises(ValueError, match="schedlab/SingleJob-v0"):
         gymnasium.make("schedlab/Jobs-v0", workload=str(REPO / "data/workloads/small-4node.toml"))

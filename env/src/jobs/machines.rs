@@ -1,7 +1,8 @@
 //! Machines with free CPU, memory and per-GPU shares; placing containers on them best-fit or
 //! worst-fit, all or nothing, on any machine or only on those of some GPU models, with GPU
 //! shares beside others only where their job types fit together (`sharing.rs`); and the
-//! GPU-sharing-aware fragmentation of what stays free (`fragmentation.rs`).
+//! GPU-sharing-aware fragmentation of what stays free (`fragmentation.rs`). How many
+//! containers of a request fit now is counted in `machines/room.rs`.
 //!
 //! Machines are indexed by how much they have free, so best-fit and worst-fit look at the
 //! fullest or emptiest machines first instead of scanning the whole cluster.
@@ -12,6 +13,8 @@ use std::sync::Arc;
 use super::fragmentation::{WeightedShapes, popular_shapes, stranded};
 use super::schema::{GPU_MILLI, MAX_GPUS, MachineSpec};
 use super::sharing::{Occupancy, Sharer, SharingRules};
+
+mod room;
 
 /// Which machine a container goes to among those it fits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +65,14 @@ impl From<Models> for Within {
             sharer: None,
         }
     }
+}
+
+/// What a look for room found: the containers held, counted up to those asked for (below, a
+/// bound), and a machine that alone held them all, if one was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Room {
+    pub held: u32,
+    pub witness: Option<u32>,
 }
 
 /// Most distinct `gpu_model` labels a cluster may have when a job is constrained to some.
@@ -125,8 +136,8 @@ pub struct Cluster {
     /// Per label, its machines' free `[cpu, mem, gpu]` and total GPU milli-units.
     label_free: Vec<[u64; 3]>,
     label_gpus: Vec<u64>,
-    /// Per label, how many containers its machines have been given back (`refusals.rs`).
-    label_releases: Vec<u64>,
+    /// The machine of every container given back, in order (`refusals.rs`).
+    release_log: Vec<u32>,
     /// With GPU sharing at the matrix's pairs: which kinds may share, and who holds shares.
     sharing: Option<Arc<SharingRules>>,
     occupancy: Occupancy,
@@ -193,7 +204,7 @@ impl Cluster {
             by_label: vec![BTreeSet::new(); labels.len().min(MAX_MODEL_LABELS)],
             label_free: vec![[0; 3]; labels.len().min(MAX_MODEL_LABELS)],
             label_gpus: vec![0; labels.len().min(MAX_MODEL_LABELS)],
-            label_releases: vec![0; labels.len().min(MAX_MODEL_LABELS)],
+            release_log: Vec::new(),
             labels,
             machine_label,
             sharing: None,
@@ -256,15 +267,6 @@ impl Cluster {
             })
     }
 
-    /// How many containers the machines of the models in `models` have been given back: what
-    /// they refused stays refused while this holds, as taking resources never makes room.
-    pub fn releases_within(&self, models: Models) -> u64 {
-        (0..self.label_releases.len())
-            .filter(|&k| models.holds(k as u8))
-            .map(|k| self.label_releases[k])
-            .sum()
-    }
-
     /// The models of the machines `containers` are on.
     pub fn models_holding(&self, containers: &[Container]) -> Models {
         Models(containers.iter().fold(0, |set, c| {
@@ -318,63 +320,6 @@ impl Cluster {
         } else {
             &self.by_free
         }
-    }
-
-    /// How many containers of `request` machine `m` can hold now.
-    fn room(&self, m: usize, request: [u32; 3], sharer: Option<Sharer>) -> u32 {
-        let f = &self.free[m];
-        let by = |free: u32, need: u32| free.checked_div(need).unwrap_or(u32::MAX);
-        let mut n = by(f.cpu, request[0]).min(by(f.mem, request[1]));
-        let g = request[2];
-        if g > 0 && n > 0 {
-            let gpus = &f.gpu_free[..f.gpus];
-            n = n.min(if g < GPU_MILLI {
-                // a GPU wholly free holds no share: only those partly taken are checked
-                (gpus.iter().enumerate())
-                    .map(|(k, &free)| {
-                        let n = free as u32 / g;
-                        let partly = (free as u32) < GPU_MILLI;
-                        if n > 0 && partly && !self.share_allowed(m, k, sharer) {
-                            0
-                        } else {
-                            n
-                        }
-                    })
-                    .sum()
-            } else {
-                let whole = gpus
-                    .iter()
-                    .filter(|&&free| free as u32 == GPU_MILLI)
-                    .count() as u32;
-                whole / (g / GPU_MILLI)
-            });
-        }
-        n
-    }
-
-    /// Whether `count` containers of `request` fit now on the machines `within`, together.
-    pub fn can_place(&self, request: [u32; 3], count: u32, within: impl Into<Within>) -> bool {
-        let Within { models, sharer } = within.into();
-        if (0..3).any(|r| (request[r] as u64) * (count as u64) > self.free_total[r]) {
-            return false;
-        }
-        let mut left = count;
-        let mut take = |m: u32| {
-            left = left.saturating_sub(self.room(m as usize, request, sharer));
-            left == 0
-        };
-        if models == Models::ANY {
-            return self.candidates(request).iter().rev().any(|&(_, m)| take(m));
-        }
-        let allowed = || (0..self.by_label.len()).filter(|&k| models.holds(k as u8));
-        let free = allowed().fold([0u64; 3], |sum, k| {
-            std::array::from_fn(|r| sum[r] + self.label_free[k][r])
-        });
-        if (0..3).any(|r| (request[r] as u64) * (count as u64) > free[r]) {
-            return false;
-        }
-        // only the allowed models' machines, emptiest first: this counts, it does not choose
-        allowed().any(|k| self.by_label[k].iter().rev().any(|&(_, m)| take(m)))
     }
 
     /// Places `count` containers of `request` on the machines `within`, one at a time on the
@@ -480,7 +425,7 @@ impl Cluster {
     /// Returns a container's resources to its machine.
     pub fn release(&mut self, container: &Container) {
         self.adjust(container, true);
-        self.label_releases[self.machine_label[container.machine as usize] as usize] += 1;
+        self.release_log.push(container.machine);
         self.refresh(container.machine as usize, false);
     }
 

@@ -1,8 +1,8 @@
 //! The jobs env's observation (a fixed window of queued and running jobs plus the cluster)
 //! and its action mask.
 
-use super::machines::Models;
-use super::refusals::Ask;
+use super::machines::{Cluster, Models};
+use super::refusals::{Ask, Found, MOST_RECHECKED};
 use super::schema::GPU_MILLI;
 use super::state::{Episode, Shared, Status};
 use crate::gym::ActionSpace;
@@ -215,9 +215,10 @@ fn model_features(sh: &Shared, episode: &Episode, f: &mut [f32]) {
 /// The model field's mask of queued job `i` asking `ask`: any model, and each model on whose
 /// machines it fits now.
 fn queued_model_mask(sh: &Shared, episode: &mut Episode, i: usize, ask: &Ask, mask: &mut [bool]) {
+    let found = episode.refusals.of(*ask, mask.len());
     mask[0] = true;
     for (level, allowed) in mask.iter_mut().enumerate().skip(1) {
-        *allowed = fits_on_model(sh, episode, i, ask, level);
+        *allowed = fits_on_model(sh, &episode.cluster, &mut found[level], i, ask, level);
     }
 }
 
@@ -237,6 +238,7 @@ fn running_model_mask(sh: &Shared, episode: &mut Episode, i: usize, mask: &mut [
         Some(Some(k)) if models.all(|m| m == Some(k)) => Some(k + 1),
         _ => None,
     };
+    let found = episode.refusals.of(ask, mask.len());
     mask[0] = true;
     for (level, allowed) in mask.iter_mut().enumerate().skip(1) {
         let within = sh.within_model(i, level);
@@ -244,7 +246,7 @@ fn running_model_mask(sh: &Shared, episode: &mut Episode, i: usize, mask: &mut [
             true
         } else if within.models.and(held) == Models::NONE {
             // none of its containers is there: it asks what a queued job asking alike would
-            fits_on_model(sh, episode, i, &ask, level)
+            fits_on_model(sh, &episode.cluster, &mut found[level], i, &ask, level)
         } else {
             let own = std::mem::take(&mut episode.jobs[i].containers);
             episode.cluster.begin_probe(&own);
@@ -257,17 +259,47 @@ fn running_model_mask(sh: &Shared, episode: &mut Episode, i: usize, mask: &mut [
 }
 
 /// Whether `ask` of job `i`, none of whose containers is on model level `level`'s machines,
-/// fits there now; a refusal since which nothing was released there stands (refusals.rs).
-fn fits_on_model(sh: &Shared, episode: &mut Episode, i: usize, ask: &Ask, level: usize) -> bool {
+/// fits there now, from what the last check `found` (refusals.rs): a machine that held it all
+/// and still does, or a refusal that what was released since cannot make up.
+fn fits_on_model(
+    sh: &Shared,
+    cluster: &Cluster,
+    found: &mut Option<Found>,
+    i: usize,
+    ask: &Ask,
+    level: usize,
+) -> bool {
     let within = sh.within_model(i, level);
-    let releases = episode.cluster.releases_within(within.models);
-    if episode.refusals.stands(ask, level, releases) {
-        return false;
+    let known = match *found {
+        Some(Found::Fits { witness }) => {
+            (cluster.room_on(witness, ask.container, within) >= ask.count).then_some(true)
+        }
+        Some(Found::Refused { releases, room }) => cluster
+            .room_released_since(ask.container, within, releases, MOST_RECHECKED)
+            .map(|since| room.saturating_add(since))
+            .filter(|&bound| bound < ask.count)
+            .map(|bound| {
+                *found = Some(Found::Refused {
+                    releases: cluster.releases(),
+                    room: bound,
+                });
+                false
+            }),
+        None => None,
+    };
+    if let Some(fits) = known {
+        return fits;
     }
-    let fits = episode.cluster.can_place(ask.container, ask.count, within);
-    if !fits {
-        episode.refusals.remember(*ask, level, releases);
-    }
+    let room = cluster.room_up_to(ask.container, ask.count, within);
+    let fits = room.held >= ask.count;
+    *found = if fits {
+        room.witness.map(|witness| Found::Fits { witness })
+    } else {
+        Some(Found::Refused {
+            releases: cluster.releases(),
+            room: room.held,
+        })
+    };
     fits
 }
 

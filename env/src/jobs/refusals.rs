@@ -1,9 +1,11 @@
-//! The placements the cluster refused a job on machines holding none of its containers, remembered across observations. Taking
-//! resources never makes room (nor does a probe undone), so a refusal stands until the machines
-//! it was refused on get something back (`Cluster::releases_within`). This spares the model
-//! mask (observe.rs) a walk over a fragmented model's machines at every observation.
+//! The placements the cluster refused a job on machines holding none of its containers,
+//! remembered across observations with a bound on the room found. Taking resources never makes
+//! room (nor does a probe undone), so a refusal is checked again only on the machines given
+//! something back since (`Cluster::room_released_since`): it stands while the bound plus
+//! their room stays short of the request. This spares the model mask (observe.rs) a walk over
+//! a fragmented model's machines at every observation.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::machines::Models;
 
@@ -21,21 +23,31 @@ pub(super) struct Ask {
 /// Most refusals kept: beyond, the memo starts afresh (each is found again by one check).
 const MOST_KEPT: usize = 1 << 14;
 
-/// Per (ask, model level), the releases on that level's machines when it was refused.
+/// What the last check of an ask on a model level found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Found {
+    /// Refused: the cluster's release count then, and a bound on the containers of the ask
+    /// that fitted then (below its count).
+    Refused { releases: usize, room: u32 },
+    /// It fitted, and machine `witness` alone held a container: while it still does, it fits.
+    Fits { witness: u32 },
+}
+
+/// Most releases since a refusal that are checked one by one; beyond, the whole check again.
+pub(super) const MOST_RECHECKED: usize = 64;
+
+/// Per ask, what its last check on each model level found.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Refusals(HashMap<(Ask, usize), u64>);
+pub(super) struct Refusals(FxHashMap<Ask, Vec<Option<Found>>>);
 
 impl Refusals {
-    /// Whether `ask` was refused at model level `level` with no release there since
-    /// (`releases`: the count now).
-    pub fn stands(&self, ask: &Ask, level: usize, releases: u64) -> bool {
-        self.0.get(&(*ask, level)) == Some(&releases)
-    }
-
-    pub fn remember(&mut self, ask: Ask, level: usize, releases: u64) {
-        if self.0.len() >= MOST_KEPT {
+    /// The findings of `ask` on each of `levels` model levels.
+    pub fn of(&mut self, ask: Ask, levels: usize) -> &mut [Option<Found>] {
+        if self.0.len() >= MOST_KEPT && !self.0.contains_key(&ask) {
             self.0.clear();
         }
-        self.0.insert((ask, level), releases);
+        let found = self.0.entry(ask).or_default();
+        found.resize(levels, None);
+        found
     }
 }

@@ -38,7 +38,15 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     let jobs: &Jobs = loaded.expect("bench cluster", &path)?;
     let workload = &jobs.workload;
     let load_s = loading.elapsed().as_secs_f64();
-    let (best, metrics) = time_episodes(jobs.env(), &args)?;
+    // the same workload with its GPU models as labels only, timed seed by seed beside it so
+    // that a drift in the machine's speed falls on both
+    let blind = workload.heterogeneity.is_some().then(|| {
+        let mut blind = (**workload).clone();
+        blind.heterogeneity = None;
+        JobsEnv::new(Arc::new(blind))
+    });
+    let [on, off] = time_episodes([Some(jobs.env()), blind], &args)?;
+    let (best, metrics) = on.expect("the workload's own env is timed");
     println!(
         "{}: {} jobs on {} machines, {} with {} ({:?} fidelity), one thread",
         workload.name,
@@ -59,14 +67,12 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
         metrics.finished,
         load_s
     );
-    if workload.heterogeneity.is_some() {
-        // the same workload with its GPU models as labels only
-        let mut blind = (**workload).clone();
-        blind.heterogeneity = None;
-        let (off, _) = time_episodes(JobsEnv::new(Arc::new(blind)), &args)?;
+    if let Some((off, blind)) = off {
         println!(
-            "heterogeneity off: {:.0} jobs/s ({off:.3} s per episode); on over off: {:.2}x the time",
+            "heterogeneity off: {:.0} jobs/s ({off:.3} s per episode; {} decision points, {} steps); on over off: {:.2}x the time",
             count / off,
+            blind.decision_points,
+            blind.steps,
             best / off
         );
     }
@@ -76,17 +82,36 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The fastest of `args.repeats` episodes (seeds 0..) of `args.policy` on `env`, and the
-/// last episode's metrics.
-fn time_episodes(mut env: JobsEnv, args: &BenchClusterArgs) -> anyhow::Result<(f64, JobsMetrics)> {
-    let mut policy = schedlab_experiments::play::make_policy(&args.policy, &env, &[])?;
-    let mut best = f64::INFINITY;
-    let mut last = None;
-    for seed in 0..args.repeats.max(1) {
-        let start = Instant::now();
-        let metrics = schedlab_agents::run_episode(&mut env, policy.as_mut(), seed)?;
-        best = best.min(start.elapsed().as_secs_f64());
-        last = Some(metrics);
+/// Per env, the fastest of `args.repeats` episodes (seeds 0..) of `args.policy` and the last
+/// episode's metrics; the envs take turns at each seed.
+fn time_episodes<const N: usize>(
+    envs: [Option<JobsEnv>; N],
+    args: &BenchClusterArgs,
+) -> anyhow::Result<[Option<(f64, JobsMetrics)>; N]> {
+    let mut players = Vec::with_capacity(N);
+    for env in envs {
+        players.push(match env {
+            Some(env) => {
+                let policy = schedlab_experiments::play::make_policy(&args.policy, &env, &[])?;
+                Some((env, policy))
+            }
+            None => None,
+        });
     }
-    Ok((best, last.expect("at least one repeat")))
+    let mut timed: [Option<(f64, JobsMetrics)>; N] = std::array::from_fn(|_| None);
+    for seed in 0..args.repeats.max(1) {
+        for (player, timed) in players.iter_mut().zip(&mut timed) {
+            let Some((env, policy)) = player else {
+                continue;
+            };
+            let start = Instant::now();
+            let metrics = schedlab_agents::run_episode(env, policy.as_mut(), seed)?;
+            let seconds = start.elapsed().as_secs_f64();
+            let best = timed
+                .as_ref()
+                .map_or(seconds, |(best, _)| best.min(seconds));
+            *timed = Some((best, metrics));
+        }
+    }
+    Ok(timed)
 }
