@@ -2,7 +2,7 @@
 //! worst-fit, all or nothing, on any machine or only on those of some GPU models, with GPU
 //! shares beside others only where their job types fit together (`sharing.rs`); and the
 //! GPU-sharing-aware fragmentation of what stays free (`fragmentation.rs`). How many
-//! containers of a request fit now is counted in `machines/room.rs`.
+//! containers of a request fit now is counted in `room.rs`.
 //!
 //! Machines are indexed by how much they have free, so best-fit and worst-fit look at the
 //! fullest or emptiest machines first instead of scanning the whole cluster.
@@ -13,8 +13,6 @@ use std::sync::Arc;
 use super::fragmentation::{WeightedShapes, popular_shapes, stranded};
 use super::schema::{GPU_MILLI, MAX_GPUS, MachineSpec};
 use super::sharing::{Occupancy, Sharer, SharingRules};
-
-mod room;
 
 /// Which machine a container goes to among those it fits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +43,7 @@ impl Models {
         Models(self.0 & other.0)
     }
 
-    fn holds(self, label: u8) -> bool {
+    pub(super) fn holds(self, label: u8) -> bool {
         self.0 & (1 << label) != 0
     }
 }
@@ -97,20 +95,20 @@ impl Container {
 }
 
 #[derive(Debug, Clone)]
-struct Machine {
-    cpu: u32,
-    mem: u32,
-    gpus: usize,
-    gpu_free: [u16; MAX_GPUS],
+pub(super) struct Machine {
+    pub(super) cpu: u32,
+    pub(super) mem: u32,
+    pub(super) gpus: usize,
+    pub(super) gpu_free: [u16; MAX_GPUS],
 }
 
 /// The cluster's free resources, with running totals kept for O(1) queries.
 #[derive(Debug, Clone)]
 pub struct Cluster {
     capacity: Vec<Machine>,
-    free: Vec<Machine>,
+    pub(super) free: Vec<Machine>,
     /// Free `[cpu, mem, gpu]` over all machines.
-    free_total: [u64; 3],
+    pub(super) free_total: [u64; 3],
     capacity_total: [u64; 3],
     /// The workload's common request shapes, what fragmentation is measured against.
     gpu_shapes: WeightedShapes,
@@ -132,12 +130,12 @@ pub struct Cluster {
     machine_label: Vec<u8>,
     /// `(key, machine)` of the machines of each label, so a check within some models reads
     /// only their machines.
-    by_label: Vec<BTreeSet<(u64, u32)>>,
+    pub(super) by_label: Vec<BTreeSet<(u64, u32)>>,
     /// Per label, its machines' free `[cpu, mem, gpu]` and total GPU milli-units.
-    label_free: Vec<[u64; 3]>,
+    pub(super) label_free: Vec<[u64; 3]>,
     label_gpus: Vec<u64>,
     /// The machine of every container given back, in order (`refusals.rs`).
-    release_log: Vec<u32>,
+    pub(super) release_log: Vec<u32>,
     /// With GPU sharing at the matrix's pairs: which kinds may share, and who holds shares.
     sharing: Option<Arc<SharingRules>>,
     occupancy: Occupancy,
@@ -239,7 +237,7 @@ impl Cluster {
     }
 
     /// Whether `sharer` may take a share of GPU `gpu` of machine `m`.
-    fn share_allowed(&self, m: usize, gpu: usize, sharer: Option<Sharer>) -> bool {
+    pub(super) fn share_allowed(&self, m: usize, gpu: usize, sharer: Option<Sharer>) -> bool {
         match (&self.sharing, sharer) {
             (Some(rules), Some(s)) => self.occupancy.allows(rules, m as u32, gpu, s),
             _ => true,
@@ -314,7 +312,7 @@ impl Cluster {
     }
 
     /// The machines a request may go to, emptiest last.
-    fn candidates(&self, request: [u32; 3]) -> &BTreeSet<(u64, u32)> {
+    pub(super) fn candidates(&self, request: [u32; 3]) -> &BTreeSet<(u64, u32)> {
         if request[2] > 0 {
             &self.gpu_by_free
         } else {

@@ -23,6 +23,7 @@ mod metrics;
 pub mod observe;
 mod refusals;
 mod requests;
+mod room;
 mod schema;
 mod sharing;
 mod speedup;

@@ -2,9 +2,9 @@
 //! placements and masks, and what the model mask remembers between observations (a machine
 //! that held a whole ask, the machines given something back since a refusal).
 
-use super::{Cluster, Models, Room, Within};
-use crate::jobs::schema::GPU_MILLI;
-use crate::jobs::sharing::Sharer;
+use super::machines::{Cluster, Models, Room, Within};
+use super::schema::GPU_MILLI;
+use super::sharing::Sharer;
 
 impl Cluster {
     /// How many containers have been given back: taking resources never makes room, so only
