@@ -6,8 +6,13 @@ use sha2::{Digest, Sha256};
 
 /// Hex SHA-256 of a file's bytes.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let digest = Sha256::digest(std::fs::read(path)?);
-    Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(sha256_bytes(&std::fs::read(path)?))
+}
+
+/// Hex SHA-256 of `bytes`.
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod reproduce;
 pub mod settings;
 pub mod sources;
 pub mod stats;
+pub mod suite;
 pub mod summary;
 pub mod sweep;
 pub mod traces;

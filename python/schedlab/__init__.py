@@ -9,15 +9,17 @@ Ids: ``schedlab/SingleJob-v0``, ``schedlab/Jobs-v0``, ``schedlab/Dag-v0`` and
 ``schedlab/Network-v0``; each takes ``workload`` (a workload file of that kind),
 ``overrides`` (``{"section.key": "value"}``, as ``--set`` on the command line) and
 ``invalid_action`` (``"raise"`` or ``"repair"``). ``SchedlabVectorEnv`` steps many copies
-together in Rust.
+together in Rust. ``schedlab.suite.score(policy, "philly-v1")`` scores a policy on a versioned
+benchmark suite (docs/benchmark.md).
 """
 
 import gymnasium
 
+from . import suite
 from .env import KINDS, SchedlabEnv
 from .vector import SchedlabVectorEnv
 
-__all__ = ["KINDS", "SchedlabEnv", "SchedlabVectorEnv"]
+__all__ = ["KINDS", "SchedlabEnv", "SchedlabVectorEnv", "suite"]
 
 for _kind in KINDS:
     _id = f"schedlab/{_kind}-v0"

@@ -67,6 +67,9 @@ pub enum Command {
     /// Measure speed.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Versioned benchmark suites: score an entry, validate a result by replaying it.
+    #[command(subcommand)]
+    Suite(super::suite::SuiteCommand),
     /// Play policies in the simulator and on real processes under cgroup limits: the
     /// simulator's error, calibrated and not, and whether the policies rank alike.
     Fidelity(super::fidelity::FidelityArgs),

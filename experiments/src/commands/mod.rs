@@ -13,6 +13,7 @@ pub mod quickstart;
 pub mod real_process;
 pub mod reproduce;
 pub mod run;
+pub mod suite;
 pub mod summarize;
 pub mod sweep;
 pub mod templates;
