@@ -105,6 +105,8 @@ pub enum BenchCommand {
     Network(super::bench::network::BenchNetworkArgs),
     /// Raw env steps per second through the gym contract, one env and a vectorised batch.
     Steps(super::bench::steps::BenchStepsArgs),
+    /// Scoring an entry on a benchmark suite's test split (seconds).
+    Suite(super::bench::suite::BenchSuiteArgs),
 }
 
 fn positive_gb(text: &str) -> Result<f64, String> {

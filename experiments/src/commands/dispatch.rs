@@ -59,6 +59,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(BenchCommand::Dag(args)) => super::bench::dag::run(args),
         Command::Bench(BenchCommand::Network(args)) => super::bench::network::run(args),
         Command::Bench(BenchCommand::Steps(args)) => super::bench::steps::run(args),
+        Command::Bench(BenchCommand::Suite(args)) => super::bench::suite::run(args),
         Command::Suite(command) => super::suite::run(command),
         Command::Fidelity(args) => super::fidelity::run(args),
         Command::Calibrate(args) => super::calibrate::run(args),

@@ -6,6 +6,7 @@ pub mod env;
 pub mod network;
 pub mod solvers;
 pub mod steps;
+pub mod suite;
 pub mod train;
 
 /// The process's peak resident memory (`VmHWM`), MiB; none where /proc is not there.
