@@ -78,38 +78,24 @@ fn a_scored_result_validates_and_each_edit_is_refused_by_name() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let result = dir.path().join("las.json");
     let (r, r1) = (result.to_str().unwrap(), dir.path().join("las-1.json"));
-    let out = ok(
-        here,
-        &[
+    let score_las = |threads: &str, out: &str| {
+        let args = [
             "--threads",
-            "2",
+            threads,
             "suite",
             "score",
             "philly-v1",
             "--policy",
             "las",
-            "--out",
-            r,
-        ],
-    );
+        ];
+        ok(here, &[&args[..], &["--out", out]].concat())
+    };
+    let out = score_las("2", r);
     assert!(
         out.contains("las on philly-v1 (Test, 36 episodes): IQM jct_avg_s / fifo"),
         "{out}"
     );
-    ok(
-        here,
-        &[
-            "--threads",
-            "1",
-            "suite",
-            "score",
-            "philly-v1",
-            "--policy",
-            "las",
-            "--out",
-            r1.to_str().unwrap(),
-        ],
-    );
+    score_las("1", r1.to_str().unwrap());
     assert_eq!(
         std::fs::read(&result).unwrap(),
         std::fs::read(&r1).unwrap(),
