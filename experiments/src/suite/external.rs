@@ -50,13 +50,12 @@ impl ActionLog {
     }
 }
 
+/// Each episode's actions by (episode name, seed).
+type Logged = BTreeMap<(String, u64), Vec<Vec<usize>>>;
+
 /// The logged actions by (episode name, seed), refusing a log with an episode twice or one the
 /// split does not have.
-fn by_episode(
-    suite: &Suite,
-    split: Split,
-    episodes: &[LoggedEpisode],
-) -> anyhow::Result<BTreeMap<(String, u64), Vec<Vec<usize>>>> {
+fn by_episode(suite: &Suite, split: Split, episodes: &[LoggedEpisode]) -> anyhow::Result<Logged> {
     let mut logged = BTreeMap::new();
     for e in episodes {
         let key = (e.window.clone(), e.seed);

@@ -89,7 +89,9 @@ const BOOTSTRAP_SEED: u64 = 0;
 impl Aggregate {
     /// The aggregate of `episodes` ranked by `metric`.
     pub fn of(episodes: &[EpisodeScore], metric: &str) -> Aggregate {
-        let mut strata: BTreeMap<&str, (Vec<f64>, Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        // per window: the ratios, the entry's metric and the reference's
+        type Stratum = (Vec<f64>, Vec<f64>, Vec<f64>);
+        let mut strata: BTreeMap<&str, Stratum> = BTreeMap::new();
         for e in episodes {
             let (ratios, entry, reference) = strata.entry(&e.window).or_default();
             ratios.push(e.ratio);
