@@ -11,8 +11,12 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
 
 /// Hex SHA-256 of `bytes`.
 pub fn sha256_bytes(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    to_hex(&Sha256::digest(bytes))
+}
+
+/// `bytes` as lowercase hex, two digits each.
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -14,6 +14,6 @@ pub mod panic_guard;
 
 pub use atomic::{write_atomic, write_atomic_with};
 pub use folder_lock::{FolderLock, LockError};
-pub use hash::{sha256_bytes, sha256_file};
+pub use hash::{sha256_bytes, sha256_file, to_hex};
 pub use job_table::{CellError, JobRecord, TableError, read_job_table};
 pub use panic_guard::{Panicked, without_panic};

@@ -65,14 +65,6 @@ impl From<Models> for Within {
     }
 }
 
-/// What a look for room found: the containers held, counted up to those asked for (below, a
-/// bound), and a machine that alone held them all, if one was seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Room {
-    pub held: u32,
-    pub witness: Option<u32>,
-}
-
 /// Most distinct `gpu_model` labels a cluster may have when a job is constrained to some.
 pub const MAX_MODEL_LABELS: usize = 64;
 
@@ -345,10 +337,7 @@ impl Cluster {
     /// room (the request takes the same share from any machine); worst-fit: the emptiest.
     fn choose(&self, request: [u32; 3], placement: Placement, within: Within) -> Option<usize> {
         let set = self.candidates(request);
-        let has_room = |&&(_, m): &&(u64, u32)| {
-            self.is_within(m as usize, within.models)
-                && self.room(m as usize, request, within.sharer) > 0
-        };
+        let has_room = |&&(_, m): &&(u64, u32)| self.room_on(m, request, within) > 0;
         match placement {
             Placement::BestFit => set.iter().find(has_room),
             Placement::WorstFit => set.iter().rev().find(has_room),

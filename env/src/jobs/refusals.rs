@@ -1,9 +1,10 @@
-//! The placements the cluster refused a job on machines holding none of its containers,
-//! remembered across observations with a bound on the room found. Taking resources never makes
-//! room (nor does a probe undone), so a refusal is checked again only on the machines given
-//! something back since (`Cluster::room_released_since`): it stands while the bound plus
-//! their room stays short of the request. This spares the model mask (observe.rs) a walk over
-//! a fragmented model's machines at every observation.
+//! What the model mask (observe.rs) last found of each ask on each model's machines, none of
+//! the job's containers being there, remembered across observations so that a fragmented
+//! model's machines are not walked at every observation. A fit keeps the machine that alone
+//! held the ask: while it still does, the ask fits. A refusal keeps a bound on the room found:
+//! taking resources never makes room (nor does a probe undone), so it is checked again only on
+//! the machines given something back since (`Cluster::room_released_since`), and stands while
+//! the bound plus their room stays short of the request.
 
 use rustc_hash::FxHashMap;
 

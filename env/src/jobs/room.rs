@@ -2,9 +2,17 @@
 //! placements and masks, and what the model mask remembers between observations (a machine
 //! that held a whole ask, the machines given something back since a refusal).
 
-use super::machines::{Cluster, Models, Room, Within};
+use super::machines::{Cluster, Models, Within};
 use super::schema::GPU_MILLI;
 use super::sharing::Sharer;
+
+/// What a look for room found: the containers held, counted up to those asked for (below, a
+/// bound), and a machine that alone held them all, if one was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Room {
+    pub held: u32,
+    pub witness: Option<u32>,
+}
 
 impl Cluster {
     /// How many containers have been given back: taking resources never makes room, so only
@@ -25,16 +33,14 @@ impl Cluster {
     ) -> Option<u32> {
         let released = &self.release_log[since..];
         (released.len() <= most).then(|| {
-            released
-                .iter()
-                .filter(|&&m| self.is_within(m as usize, within.models))
-                .map(|&m| self.room(m as usize, request, within.sharer))
+            (released.iter())
+                .map(|&m| self.room_on(m, request, within))
                 .fold(0u32, u32::saturating_add)
         })
     }
 
     /// How many containers of `request` machine `m` can hold now.
-    pub(super) fn room(&self, m: usize, request: [u32; 3], sharer: Option<Sharer>) -> u32 {
+    fn room(&self, m: usize, request: [u32; 3], sharer: Option<Sharer>) -> u32 {
         let f = &self.free[m];
         let by = |free: u32, need: u32| free.checked_div(need).unwrap_or(u32::MAX);
         let mut n = by(f.cpu, request[0]).min(by(f.mem, request[1]));

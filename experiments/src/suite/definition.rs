@@ -36,6 +36,16 @@ struct SuiteFile {
     split: String,
 }
 
+impl SuiteFile {
+    /// The suite.toml of the suite's folder `dir`.
+    fn read(dir: &Path) -> anyhow::Result<SuiteFile> {
+        let path = dir.join("suite.toml");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        toml::from_str(&text).with_context(|| format!("reading {}", path.display()))
+    }
+}
+
 /// A suite checked against its manifest.
 #[derive(Debug, Clone)]
 pub struct Suite {
@@ -82,9 +92,7 @@ impl Suite {
         }
         let manifest_sha256 = manifest::verify(&dir)?;
         let path = dir.join("suite.toml");
-        let text = std::fs::read_to_string(&path)?;
-        let file: SuiteFile =
-            toml::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+        let file = SuiteFile::read(&dir)?;
         let test = windows_in(&dir, &file.test)?;
         let validation = match &file.validation {
             Some(folder) => windows_in(&dir, folder)?,
@@ -124,6 +132,21 @@ impl Suite {
             .collect();
         ids.sort();
         Ok(ids)
+    }
+
+    /// The shipped versions of the suite named `name` with their ids, oldest first (read from
+    /// their suite.toml alone: their files are checked when one is opened).
+    pub fn versions_of(name: &str) -> anyhow::Result<Vec<(u32, String)>> {
+        let shipped = data_root("suites").join("suites");
+        let mut versions = Vec::new();
+        for id in Self::shipped()? {
+            let file = SuiteFile::read(&shipped.join(&id))?;
+            if file.name == name {
+                versions.push((file.version, format!("{}-v{}", file.name, file.version)));
+            }
+        }
+        versions.sort();
+        Ok(versions)
     }
 
     /// The episodes of `split`: (workload file, episode name, seed), in a fixed order. The

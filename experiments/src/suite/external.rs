@@ -10,6 +10,7 @@ use anyhow::{Context, bail};
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
+use schedlab_artifacts::to_hex;
 use schedlab_env::{Environment, StepInfo};
 use serde::{Deserialize, Serialize};
 
@@ -144,7 +145,7 @@ fn compress(episodes: &[LoggedEpisode]) -> anyhow::Result<String> {
             bytes.len()
         );
     }
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(to_hex(&bytes))
 }
 
 /// Replays `actions` on the workload at `path` from `seed`; the episode must end on the last.

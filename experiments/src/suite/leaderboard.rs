@@ -42,7 +42,7 @@ pub fn read_all(paths: &[PathBuf], validating: bool) -> anyhow::Result<Vec<Ranke
 /// The metric of every episode of `result`, in the suite's order.
 fn metric_values(result: &SuiteResult) -> Vec<f64> {
     (result.episodes.iter())
-        .map(|e| e.metrics.get(&result.metric).copied().unwrap_or(f64::NAN))
+        .map(|e| e.value(&result.metric))
         .collect()
 }
 

@@ -68,6 +68,13 @@ pub struct EpisodeScore {
     pub ratio: f64,
 }
 
+impl EpisodeScore {
+    /// The episode's figure of `metric` (NaN where it has none).
+    pub fn value(&self, metric: &str) -> f64 {
+        self.metrics.get(metric).copied().unwrap_or(f64::NAN)
+    }
+}
+
 /// The per-episode ratios summed up: their interquartile mean with a stratified bootstrap 95%
 /// interval (windows as strata), the probability that the entry improves on the reference on
 /// an episode, and the two-sided Wilcoxon signed-rank p of the pairs.
@@ -95,7 +102,7 @@ impl Aggregate {
         for e in episodes {
             let (ratios, entry, reference) = strata.entry(&e.window).or_default();
             ratios.push(e.ratio);
-            entry.push(e.metrics.get(metric).copied().unwrap_or(f64::NAN));
+            entry.push(e.value(metric));
             reference.push(e.reference_metric);
         }
         let ratios: Vec<Vec<f64>> = strata.values().map(|s| s.0.clone()).collect();

@@ -19,13 +19,8 @@ fn same(a: f64, b: f64) -> bool {
 /// The suite a result names, refused where a newer version supersedes it or its files differ.
 pub fn suite_of(result: &SuiteResult) -> anyhow::Result<Suite> {
     let suite = Suite::open(&result.suite.id)?;
-    let newer = Suite::shipped()?
-        .into_iter()
-        .filter_map(|id| Suite::open(&id).ok())
-        .filter(|s| s.name == suite.name && s.version > suite.version)
-        .map(|s| s.id())
-        .max();
-    if let Some(newer) = newer {
+    let newest = Suite::versions_of(&suite.name)?.pop();
+    if let Some((_, newer)) = newest.filter(|(version, _)| *version > suite.version) {
         bail!(
             "the result was scored on {}, which {newer} supersedes: score the entry on {newer} (docs/benchmark.md, \"Versions\")",
             suite.id()

@@ -40,13 +40,15 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
     let load_s = loading.elapsed().as_secs_f64();
     // the same workload with its GPU models as labels only, timed seed by seed beside it so
     // that a drift in the machine's speed falls on both
-    let blind = workload.heterogeneity.is_some().then(|| {
+    let mut envs = vec![jobs.env()];
+    if workload.heterogeneity.is_some() {
         let mut blind = (**workload).clone();
         blind.heterogeneity = None;
-        JobsEnv::new(Arc::new(blind))
-    });
-    let [on, off] = time_episodes([Some(jobs.env()), blind], &args)?;
-    let (best, metrics) = on.expect("the workload's own env is timed");
+        envs.push(JobsEnv::new(Arc::new(blind)));
+    }
+    let mut timed = time_episodes(envs, &args)?.into_iter();
+    let (best, metrics) = timed.next().expect("the workload's own env is timed");
+    let off = timed.next();
     println!(
         "{}: {} jobs on {} machines, {} with {} ({:?} fidelity), one thread",
         workload.name,
@@ -84,26 +86,18 @@ pub fn run(args: BenchClusterArgs) -> anyhow::Result<()> {
 
 /// Per env, the fastest of `args.repeats` episodes (seeds 0..) of `args.policy` and the last
 /// episode's metrics; the envs take turns at each seed.
-fn time_episodes<const N: usize>(
-    envs: [Option<JobsEnv>; N],
+fn time_episodes(
+    envs: Vec<JobsEnv>,
     args: &BenchClusterArgs,
-) -> anyhow::Result<[Option<(f64, JobsMetrics)>; N]> {
-    let mut players = Vec::with_capacity(N);
+) -> anyhow::Result<Vec<(f64, JobsMetrics)>> {
+    let mut players = Vec::with_capacity(envs.len());
     for env in envs {
-        players.push(match env {
-            Some(env) => {
-                let policy = schedlab_experiments::play::make_policy(&args.policy, &env, &[])?;
-                Some((env, policy))
-            }
-            None => None,
-        });
+        let policy = schedlab_experiments::play::make_policy(&args.policy, &env, &[])?;
+        players.push((env, policy));
     }
-    let mut timed: [Option<(f64, JobsMetrics)>; N] = std::array::from_fn(|_| None);
+    let mut timed: Vec<Option<(f64, JobsMetrics)>> = vec![None; players.len()];
     for seed in 0..args.repeats.max(1) {
-        for (player, timed) in players.iter_mut().zip(&mut timed) {
-            let Some((env, policy)) = player else {
-                continue;
-            };
+        for ((env, policy), timed) in players.iter_mut().zip(&mut timed) {
             let start = Instant::now();
             let metrics = schedlab_agents::run_episode(env, policy.as_mut(), seed)?;
             let seconds = start.elapsed().as_secs_f64();
@@ -113,5 +107,5 @@ fn time_episodes<const N: usize>(
             *timed = Some((best, metrics));
         }
     }
-    Ok(timed)
+    Ok(timed.into_iter().flatten().collect())
 }
