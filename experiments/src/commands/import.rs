@@ -31,6 +31,13 @@ pub struct ImportArgs {
     /// type. Repeatable.
     #[arg(long = "scale", value_name = "KEY=F")]
     scale: Vec<String>,
+    /// Keep only the first N jobs by arrival (ties by id), after the window and the scaling.
+    #[arg(long, value_name = "N")]
+    first: Option<usize>,
+    /// Compress every duration as d' = 3600 s (d / 3600 s)^P (0 < P <= 1), after the scaling:
+    /// long jobs shrink most, so a window can run for real in minutes (docs/real-execution.md).
+    #[arg(long, value_name = "P")]
+    compress_durations: Option<f64>,
     /// Drop rows that fail validation (printing how many and why) instead of stopping.
     #[arg(long)]
     lenient: bool,
@@ -130,6 +137,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         from: args.from.as_deref().map(Bound::parse).transpose()?,
         to: args.to.as_deref().map(Bound::parse).transpose()?,
         scale: parse_scale(&args.scale)?,
+        first: args.first,
+        compress_durations: args.compress_durations,
         family: parse_family(&args.family)?,
         jobs: args.jobs,
         nodes: args.nodes,

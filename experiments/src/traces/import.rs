@@ -42,6 +42,10 @@ pub struct ImportRequest {
     pub from: Option<Bound>,
     pub to: Option<Bound>,
     pub scale: Scale,
+    /// Only the first N jobs by arrival (ties by id).
+    pub first: Option<usize>,
+    /// Durations compressed as d' = 3600 s (d / 3600 s)^P.
+    pub compress_durations: Option<f64>,
     /// Drop rows that fail validation (saying how many and why) instead of stopping.
     pub lenient: bool,
     /// Seed of the job-to-template rule.
@@ -309,8 +313,25 @@ fn read_scaled_jobs(
         j.arrival_s *= scale.time * scale.arrival;
         j.duration_s *= scale.time;
     }
+    if let Some(n) = request.first {
+        read.jobs
+            .sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s).then(a.id.cmp(&b.id)));
+        read.jobs.truncate(n);
+    }
+    if let Some(p) = request.compress_durations {
+        anyhow::ensure!(
+            p > 0.0 && p <= 1.0,
+            "--compress-durations {p}: expected 0 < P <= 1"
+        );
+        for j in &mut read.jobs {
+            j.duration_s = COMPRESSION_UNIT_S * (j.duration_s / COMPRESSION_UNIT_S).powf(p);
+        }
+    }
     Ok(read)
 }
+
+/// The duration `--compress-durations` leaves unchanged: an hour.
+const COMPRESSION_UNIT_S: f64 = 3600.0;
 
 /// An imported workload's episodes: decisions every half hour (scaled), ending at
 /// `max_time_s`.
@@ -345,13 +366,19 @@ fn trace_source(
         to: show(to),
         dropped: dropped.to_vec(),
         rule: format!(
-            "seed {}; from {} to {}; scale time {} arrival {} nodes {}; {}{}",
+            "seed {}; from {} to {}; scale time {} arrival {} nodes {}; {}{}{}{}",
             request.seed,
             show(from),
             show(to),
             scale.time,
             scale.arrival,
             scale.nodes,
+            (request.first).map_or_else(String::new, |n| format!(
+                "the first {n} jobs by arrival (ties by id); "
+            )),
+            (request.compress_durations).map_or_else(String::new, |p| format!(
+                "durations d -> 3600 (d / 3600)^{p}; "
+            )),
             request
                 .job_types
                 .as_ref()
