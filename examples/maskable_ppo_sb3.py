@@ -27,7 +27,7 @@ def main():
     p.add_argument("--total-steps", type=int, default=100_000)
     args = p.parse_args()
     overrides = overrides_of(args)
-    env = gymnasium.make("schedlab/Jobs-v0", workload=args.workload, overrides=overrides)
+    env = gymnasium.make("schedlab/Jobs-v1", workload=args.workload, overrides=overrides)
     env = ActionMasker(env, lambda e: e.unwrapped.action_masks())
     model = MaskablePPO("MlpPolicy", env, n_steps=2048, batch_size=256, gamma=0.999, seed=args.seed,
                         tensorboard_log="runs/sb3", verbose=0)

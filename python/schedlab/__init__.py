@@ -3,12 +3,16 @@
 Every kind of schedlab environment, stepped in Rust (python/src) with the GIL released:
 
     import gymnasium, schedlab
-    env = gymnasium.make("schedlab/Jobs-v0", workload="data/workloads/philly-mini.toml")
+    env = gymnasium.make("schedlab/Jobs-v1", workload="data/workloads/philly-mini.toml")
+    env = gymnasium.make("schedlab/Jobs-v1", suite="philly-v1", split="train")
 
-Ids: ``schedlab/SingleJob-v0``, ``schedlab/Jobs-v0``, ``schedlab/Dag-v0`` and
-``schedlab/Network-v0``; each takes ``workload`` (a workload file of that kind),
-``overrides`` (``{"section.key": "value"}``, as ``--set`` on the command line) and
-``invalid_action`` (``"raise"`` or ``"repair"``). ``SchedlabVectorEnv`` steps many copies
+Ids: ``schedlab/SingleJob-v1``, ``schedlab/Jobs-v1``, ``schedlab/Dag-v1``,
+``schedlab/Network-v1`` and the tasks with known answers (``schedlab/Control-v1``...); each
+takes ``workload`` (a workload file of that kind) or ``suite`` and ``split`` (a versioned
+suite's ``train``, ``validation`` or ``test`` episodes, docs/benchmark.md), ``overrides``
+(``{"section.key": "value"}``, as ``--set`` on the command line) and ``invalid_action``
+(``"raise"`` or ``"repair"``). The ``-v0`` ids take a workload only and are deprecated:
+Gymnasium warns when one is made. ``SchedlabVectorEnv`` steps many copies
 together in Rust. ``schedlab.suite.score(policy, "philly-v1")`` scores a policy on a versioned
 benchmark suite (docs/benchmark.md).
 """
@@ -22,6 +26,9 @@ from .vector import SchedlabVectorEnv
 __all__ = ["KINDS", "SchedlabEnv", "SchedlabVectorEnv", "suite"]
 
 for _kind in KINDS:
-    _id = f"schedlab/{_kind}-v0"
-    if _id not in gymnasium.registry:
-        gymnasium.register(id=_id, entry_point="schedlab.env:SchedlabEnv", kwargs={"kind": _kind})
+    for _version in (0, 1):
+        _id = f"schedlab/{_kind}-v{_version}"
+        if _id not in gymnasium.registry:
+            gymnasium.register(
+                id=_id, entry_point="schedlab.env:SchedlabEnv", kwargs={"kind": _kind, "version": _version}
+            )

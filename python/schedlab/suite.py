@@ -4,9 +4,8 @@
     result = schedlab.suite.score(my_policy, "philly-v1")   # my_policy(observation, mask) -> action
 
 The binding plays the suite's episodes and records the actions; the ``schedlab`` command line
-(``$SCHEDLAB_BIN``) lists the episodes, replays the actions beside the suite's reference
-heuristic, which the binding does not have, and writes the result that
-``schedlab suite validate`` checks.
+(``$SCHEDLAB_BIN``) replays the actions beside the suite's reference heuristic, which the
+binding does not have, and writes the result that ``schedlab suite validate`` checks.
 """
 
 import json
@@ -16,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from .env import SchedlabEnv
+from .suite_files import SuiteFiles
 
 
 def _binary(binary=None):
@@ -35,18 +35,21 @@ def _run(binary, *args):
     return done.stdout
 
 
-def episodes(suite, split="test", binary=None):
-    """The split's episodes, in the suite's order: dicts of ``suite`` (its id), ``workload``
-    (a file), ``episode`` and ``seed``."""
-    out = _run(binary, "suite", "episodes", suite, "--split", split)
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
+def episodes(suite, split="test"):
+    """The split's episodes, in the suite's order (as ``schedlab suite episodes`` lists them):
+    dicts of ``suite`` (its id), ``workload`` (a file), ``episode`` and ``seed``."""
+    files = SuiteFiles(suite)
+    return [
+        {"suite": files.id, "workload": str(path), "episode": name, "seed": seed}
+        for path, name, seed in files.episodes(split)
+    ]
 
 
-def play(policy, suite, split="test", name="python", binary=None):
+def play(policy, suite, split="test", name="python"):
     """Plays every episode of ``split`` with ``policy(observation, mask) -> action``; returns
     the action log that ``schedlab suite score --actions`` reads, and each episode's final
     ``info["metrics"]`` as the binding saw them."""
-    listed = episodes(suite, split, binary)
+    listed = episodes(suite, split)
     log = {"suite": listed[0]["suite"], "split": split, "policy": name, "episodes": []}
     metrics = []
     for episode in listed:
@@ -67,7 +70,7 @@ def play(policy, suite, split="test", name="python", binary=None):
 def score(policy, suite, split="test", name="python", out=None, binary=None):
     """Plays ``split`` of ``suite`` with ``policy`` and has the command line score the actions;
     returns the result (a dict) and writes it to ``out`` where given."""
-    log, _ = play(policy, suite, split, name, binary)
+    log, _ = play(policy, suite, split, name)
     with tempfile.TemporaryDirectory() as folder:
         actions = Path(folder) / "actions.json"
         actions.write_text(json.dumps(log))

@@ -25,5 +25,10 @@ fn _schedlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .map(|k| k.type_name())
         .collect();
     m.add("KINDS", kinds)?;
+    // where versioned suites are found when not under the working folder (python/schedlab/suite_files.py)
+    m.add(
+        "BUILT_FROM_DATA",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../data"),
+    )?;
     Ok(())
 }

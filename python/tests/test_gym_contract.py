@@ -17,7 +17,7 @@ WORKLOADS = shipped_workloads()
 
 def make(path, **kwargs):
     kind = schedlab.SchedlabEnv(path).kind
-    return gymnasium.make(f"schedlab/{kind}-v0", workload=str(path), **kwargs)
+    return gymnasium.make(f"schedlab/{kind}-v1", workload=str(path), **kwargs)
 
 
 def test_every_kind_is_shipped():
@@ -56,8 +56,8 @@ def test_a_heterogeneous_workload_passes_through_both_interfaces_with_its_unit_g
 
 
 def test_a_workload_of_another_kind_is_refused_by_id():
-    with pytest.raises(ValueError, match="schedlab/SingleJob-v0"):
-        gymnasium.make("schedlab/Jobs-v0", workload=str(REPO / "data/workloads/small-4node.toml"))
+    with pytest.raises(ValueError, match="schedlab/SingleJob-v1"):
+        gymnasium.make("schedlab/Jobs-v1", workload=str(REPO / "data/workloads/small-4node.toml"))
 
 
 def test_unknown_override_names_the_key():

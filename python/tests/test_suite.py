@@ -42,7 +42,7 @@ def tiny_suite(root, cli):
 def test_a_random_masked_policy_is_scored_and_its_result_replays(schedlab_cli, tmp_path, monkeypatch):
     tiny_suite(tmp_path, schedlab_cli)
     monkeypatch.chdir(tmp_path)
-    listed = schedlab.suite.episodes("tiny-v1", binary=schedlab_cli)
+    listed = schedlab.suite.episodes("tiny-v1")
     assert [(e["episode"], e["seed"]) for e in listed] == [(w, 0) for w in KEPT]
     nvec = schedlab.SchedlabEnv(listed[0]["workload"]).nvec
     result_path = tmp_path / "result.json"
@@ -57,7 +57,7 @@ def test_a_random_masked_policy_is_scored_and_its_result_replays(schedlab_cli, t
     ).stdout
     assert "validated, 2 episodes replayed" in out
     # a log with an action outside the space is refused, naming the episode and the step
-    log, _ = schedlab.suite.play(random_masked(1, nvec), "tiny-v1", binary=schedlab_cli)
+    log, _ = schedlab.suite.play(random_masked(1, nvec), "tiny-v1")
     log["episodes"][1]["actions"][0] = [int(n) for n in nvec]
     actions = tmp_path / "actions.json"
     actions.write_text(json.dumps(log))
