@@ -374,3 +374,63 @@ fn a_sigkilled_jobs_episode_leaves_no_worker() {
         "the dead run's groups stay"
     );
 }
+
+/// `suite score --execution real` on philly-real-v1 cut to one window at a fast time scale:
+/// each episode carries its real metrics and the result the machine; `suite validate` replays
+/// the simulated part and says the real one is not replayed; the leaderboard sets the
+/// simulated and real ranks side by side with Kendall's tau.
+#[test]
+fn a_suite_entry_plays_for_real_and_its_simulated_part_validates() {
+    let Some(_) = cgroups_or_skip() else { return };
+    let root = tempfile::tempdir().unwrap();
+    let suites = root.path().join("data/suites");
+    std::fs::create_dir_all(&suites).unwrap();
+    let suite = suites.join("philly-real-v1");
+    let shipped = schedlab_tests::data_dir().join("suites/philly-real-v1");
+    let copied = Command::new("cp").arg("-r").arg(&shipped).arg(&suite).status().unwrap();
+    assert!(copied.success());
+    std::fs::remove_file(suite.join("test/philly-real-test-01.toml")).unwrap();
+    let window = suite.join("test/philly-real-test-00.toml");
+    let text = std::fs::read_to_string(&window).unwrap();
+    std::fs::write(&window, text.replace("time_scale = 0.004", "time_scale = 0.0005")).unwrap();
+    let schedlab = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .current_dir(root.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "schedlab {args:?}: {stderr}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    schedlab(&["suite", "manifest", suite.to_str().unwrap()]);
+    let mut results = Vec::new();
+    for policy in ["fifo", "philly-es"] {
+        let result = root.path().join(format!("{policy}.json"));
+        let out = result.to_str().unwrap().to_owned();
+        let args = ["suite", "score", "philly-real-v1", "--policy", policy];
+        schedlab(&[&args[..], &["--execution", "real", "--out", &out]].concat());
+        let scored: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&result).unwrap()).unwrap();
+        let real = &scored["episodes"][0]["real"];
+        assert!(real["jct_avg_s"].as_f64().unwrap() > 0.0, "{scored}");
+        assert_eq!(real["finished"].as_f64(), Some(20.0), "{scored}");
+        assert!(!scored["real"]["machine"].as_str().unwrap().is_empty());
+        let validated = schedlab(&["suite", "validate", &out]);
+        assert!(
+            validated.contains("validated, 1 episodes replayed")
+                && validated.contains("real-execution metrics are not replayed"),
+            "{validated}"
+        );
+        results.push(out);
+    }
+    let board = root.path().join("board.md");
+    let args = ["suite", "leaderboard", &results[0], &results[1], "--out"];
+    schedlab(&[&args[..], &[board.to_str().unwrap()]].concat());
+    let board = std::fs::read_to_string(&board).unwrap();
+    assert!(board.contains("### On real processes"), "{board}");
+    assert!(
+        board.contains("Kendall's tau of the simulated order against the real one over these 2 entries"),
+        "{board}"
+    );
+}

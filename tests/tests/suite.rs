@@ -215,10 +215,18 @@ fn every_suite_keeps_a_stored_result_that_replays() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(suites.len() >= 4, "{suites:?}");
+    assert!(suites.len() >= 7, "{suites:?}");
+    let reference_of = |id: &str| -> String {
+        let text = std::fs::read_to_string(data_dir().join("suites").join(id).join("suite.toml"));
+        let table: toml::Table = text.unwrap().parse().unwrap();
+        table["reference"].as_str().unwrap().to_owned()
+    };
     let mut stored: Vec<PathBuf> = suites
         .iter()
-        .map(|id| data_dir().join("leaderboard").join(id).join("fifo.json"))
+        .map(|id| {
+            let reference = reference_of(id);
+            data_dir().join("leaderboard").join(id).join(format!("{reference}.json"))
+        })
         .collect();
     stored.push(data_dir().join("leaderboard/philly-v1/philly-es.json"));
     for result in stored {
@@ -233,6 +241,34 @@ fn every_suite_keeps_a_stored_result_that_replays() {
             ],
         );
         assert!(out.contains("validated"), "{out}");
+    }
+}
+
+/// Where a suite's episodes are drawn by seed, its validation and test seeds must lie outside
+/// its training seeds; and every workload must be of the suite's kind.
+#[test]
+fn a_suite_whose_seeds_overlap_or_whose_kind_differs_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let cwd = root.path();
+    let cases = [
+        (
+            "seeds = [2000,",
+            "seeds = [5, 2000,",
+            "seed 5 is both a validation or test seed and in train_seeds [0, 1000)",
+        ),
+        (
+            "kind = \"network\"",
+            "kind = \"jobs\"",
+            "kind is \"jobs\", but",
+        ),
+    ];
+    for (from, to, refusal) in cases {
+        let suite = copy_suite(cwd, "network-a9a-v1", "network-a9a-v1", |t| {
+            t.replacen(from, to, 1)
+        });
+        ok(cwd, &["suite", "manifest", suite.to_str().unwrap()]);
+        let err = refused(cwd, &["suite", "episodes", "network-a9a-v1"]);
+        assert!(err.contains(refusal), "{err}");
     }
 }
 

@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use schedlab_experiments::output::{number, write_atomic};
 use schedlab_experiments::suite::external::{self, ActionLog};
 use schedlab_experiments::suite::{
-    Split, Suite, SuiteResult, leaderboard, manifest, score, validate,
+    Split, Suite, SuiteResult, leaderboard, manifest, real, score, validate,
 };
 
 #[derive(Subcommand)]
@@ -53,9 +53,20 @@ pub struct ScoreArgs {
     /// `test` (what a result reports) or `validation` (what may be tuned on).
     #[arg(long, value_enum, default_value_t = Split::Test)]
     split: Split,
+    /// `real`: also play every test episode on real processes under cgroup limits (as root;
+    /// docs/real-execution.md), recording their metrics and the machine beside the simulated
+    /// result.
+    #[arg(long, value_enum, default_value_t = Execution::Sim, conflicts_with = "actions")]
+    execution: Execution,
     /// Where the result file goes.
     #[arg(long)]
     out: PathBuf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Execution {
+    Sim,
+    Real,
 }
 
 #[derive(Args)]
@@ -98,6 +109,12 @@ pub fn run(command: SuiteCommand) -> anyhow::Result<()> {
                 scored.entry.policy,
                 scored.suite.id
             );
+            if let Some(real) = &scored.real {
+                println!(
+                    "its real-execution metrics are not replayed (real runs do not repeat): recorded on {}",
+                    real.machine
+                );
+            }
             Ok(())
         }
         SuiteCommand::Leaderboard(args) => {
@@ -136,6 +153,13 @@ fn score_entry(args: ScoreArgs) -> anyhow::Result<()> {
     let suite = Suite::open(&args.suite)?;
     let result = match (&args.policy, &args.actions) {
         (_, Some(log)) => external::score_actions(&suite, &ActionLog::read(log)?)?,
+        (Some(policy), None) if args.execution == Execution::Real => {
+            anyhow::ensure!(
+                args.split == Split::Test,
+                "--execution real plays the test split only"
+            );
+            real::score_real(&suite, policy)?
+        }
         (Some(policy), None) => score::score(&suite, policy, args.split)?,
         (None, None) => unreachable!("clap asks for --policy or --actions"),
     };

@@ -115,7 +115,7 @@ pub fn summarise(
 }
 
 /// 1-based ranks, lowest value first; ties share the lower rank.
-pub(super) fn ranks(values: &[f64]) -> Vec<usize> {
+pub fn ranks(values: &[f64]) -> Vec<usize> {
     values
         .iter()
         .map(|v| 1 + values.iter().filter(|o| *o < v).count())

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::manifest;
 use crate::paths::data_root;
+use crate::workloads::kind_of_file;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,6 +26,9 @@ struct SuiteFile {
     seeds: Vec<u64>,
     /// The training family, relative to the suite's folder.
     train: String,
+    /// `[first, end)`: the only seeds the training family may be played with, where its
+    /// episodes are drawn by seed (single job, network); absent where the split is by time.
+    train_seeds: Option<[u64; 2]>,
     /// Seeds that draw validation episodes from the training family: tune on these.
     #[serde(default)]
     validation_seeds: Vec<u64>,
@@ -37,6 +41,25 @@ struct SuiteFile {
 }
 
 impl SuiteFile {
+    /// Where training is bounded to seeds, validation and test seeds lie outside that range
+    /// and apart from each other: the split of a kind whose episodes are drawn by seed.
+    fn check_seeds_disjoint(&self) -> anyhow::Result<()> {
+        let Some([first, end]) = self.train_seeds else {
+            return Ok(());
+        };
+        if first >= end {
+            bail!("train_seeds [{first}, {end}) is empty");
+        }
+        let in_training = |s: &&u64| (first..end).contains(*s);
+        if let Some(s) = (self.validation_seeds.iter().chain(&self.seeds)).find(in_training) {
+            bail!("seed {s} is both a validation or test seed and in train_seeds [{first}, {end})");
+        }
+        if let Some(s) = self.seeds.iter().find(|s| self.validation_seeds.contains(s)) {
+            bail!("seed {s} is both a validation seed and a test seed");
+        }
+        Ok(())
+    }
+
     /// The suite.toml of the suite's folder `dir`.
     fn read(dir: &Path) -> anyhow::Result<SuiteFile> {
         let path = dir.join("suite.toml");
@@ -57,6 +80,7 @@ pub struct Suite {
     pub reference: String,
     pub seeds: Vec<u64>,
     pub train: PathBuf,
+    pub train_seeds: Option<[u64; 2]>,
     pub validation_seeds: Vec<u64>,
     pub validation: Vec<PathBuf>,
     pub test: Vec<PathBuf>,
@@ -101,8 +125,24 @@ impl Suite {
         if test.is_empty() || file.seeds.is_empty() {
             bail!("{}: a suite needs test windows and seeds", path.display());
         }
+        file.check_seeds_disjoint()
+            .with_context(|| path.display().to_string())?;
+        let train = dir.join(&file.train);
+        let workloads = std::iter::once(&train).chain(&validation).chain(&test);
+        for workload in workloads {
+            let kind = kind_of_file(workload)?.name();
+            if kind != file.kind {
+                bail!(
+                    "{}: kind is {:?}, but {} is a {kind} workload",
+                    path.display(),
+                    file.kind,
+                    workload.display()
+                );
+            }
+        }
         Ok(Suite {
-            train: dir.join(&file.train),
+            train,
+            train_seeds: file.train_seeds,
             dir,
             name: file.name,
             version: file.version,

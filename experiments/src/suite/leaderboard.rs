@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::result::SuiteResult;
 use super::validate::validate;
+use crate::fidelity::{kendall_tau, ranks};
 use crate::output::{number, p_text};
 use crate::plots::{XScale, cdfs};
 use crate::stats::wilcoxon;
@@ -75,6 +76,7 @@ pub fn write(
             (a.result.aggregate.iqm_ratio).total_cmp(&b.result.aggregate.iqm_ratio)
         });
         text += &table(suite, &split, &rows);
+        text += &real_table(&rows);
         let png = figures.join(format!("{stem}-{suite}-{split}.png"));
         profile(&png, suite, &rows)?;
         let link = png
@@ -129,6 +131,50 @@ fn table(suite: &str, split: &str, rows: &[&Ranked]) -> String {
         );
     }
     text
+}
+
+/// The entries of `rows` that also played on real processes: the mean of the suite's metric
+/// over its episodes in the simulator and for real, each order's ranks, and Kendall's tau of
+/// the two orders; empty where none did.
+fn real_table(rows: &[&Ranked]) -> String {
+    let real: Vec<(&Ranked, f64, f64)> = (rows.iter())
+        .filter_map(|r| {
+            let result = &r.result;
+            let real: Option<Vec<f64>> = (result.episodes.iter())
+                .map(|e| e.real.as_ref()?.get(&result.metric).copied())
+                .collect();
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            Some((*r, mean(&metric_values(result)), mean(&real?)))
+        })
+        .collect();
+    if real.is_empty() {
+        return String::new();
+    }
+    let simulated: Vec<f64> = real.iter().map(|(_, s, _)| *s).collect();
+    let measured: Vec<f64> = real.iter().map(|(_, _, m)| *m).collect();
+    let (sim_ranks, real_ranks) = (ranks(&simulated), ranks(&measured));
+    let first = &real[0].0.result;
+    let mut text = format!(
+        "\n### On real processes\n\nEntries also played on real processes under cgroup limits (`suite score --execution real`, docs/real-execution.md), on the same {} episodes: the mean {} over them in the simulator and for real, and each order's rank (1: lowest). The real figures are recorded with the machine they ran on and are not replayed (real runs do not repeat); the rows above validate the simulated part.\n\n| entry | simulated | real | error | sim rank | real rank | machine |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n",
+        first.aggregate.episodes, first.metric
+    );
+    for (k, (r, sim, measured)) in real.iter().enumerate() {
+        let machine = (r.result.real.as_ref()).map_or("-", |m| m.machine.as_str());
+        text += &format!(
+            "| `{}` | {} | {} | {:+.1}% | {} | {} | {machine} |\n",
+            r.result.entry.policy,
+            number(*sim),
+            number(*measured),
+            100.0 * (sim - measured) / measured,
+            sim_ranks[k],
+            real_ranks[k],
+        );
+    }
+    text + &format!(
+        "\nKendall's tau of the simulated order against the real one over these {} entries: {:.2}.\n",
+        real.len(),
+        kendall_tau(&simulated, &measured)
+    )
 }
 
 /// rliable's performance profile of `rows`: per entry, the fraction of episodes at or below

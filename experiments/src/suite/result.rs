@@ -23,6 +23,18 @@ pub struct SuiteResult {
     pub reference: String,
     pub aggregate: Aggregate,
     pub episodes: Vec<EpisodeScore>,
+    /// Where the entry also played on real processes (`suite score --execution real`): the
+    /// machine it ran on. Not replayable; `suite validate` checks the simulated part only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<RealRun>,
+}
+
+/// The machine a real-execution entry ran on, and the wall time its episodes took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RealRun {
+    pub machine: String,
+    pub wall_s: f64,
 }
 
 /// The suite's id (`philly-v1`) and the SHA-256 of its manifest: these exact files.
@@ -66,6 +78,9 @@ pub struct EpisodeScore {
     pub reference_metric: f64,
     /// The entry's metric over the reference's on this episode.
     pub ratio: f64,
+    /// Every metric of the same episode played on real processes, where it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<BTreeMap<String, f64>>,
 }
 
 impl EpisodeScore {
@@ -77,7 +92,8 @@ impl EpisodeScore {
 
 /// The per-episode ratios summed up: their interquartile mean with a stratified bootstrap 95%
 /// interval (windows as strata), the probability that the entry improves on the reference on
-/// an episode, and the two-sided Wilcoxon signed-rank p of the pairs.
+/// an episode (paired by episode, ties half), and the two-sided Wilcoxon signed-rank p of the
+/// pairs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Aggregate {
@@ -110,11 +126,17 @@ impl Aggregate {
         let reference: Vec<Vec<f64>> = strata.values().map(|s| s.2.clone()).collect();
         let all: Vec<f64> = episodes.iter().map(|e| e.ratio).collect();
         let (low, high) = stratified_bootstrap_ci(&ratios, iqm, RESAMPLES, BOOTSTRAP_SEED);
+        // paired: each episode its own stratum, since the entry and the reference play the
+        // same episode; rliable's unpaired form would set a hard episode of a window against
+        // an easy one where a suite draws its test episodes by seed
+        let one_each = |values: &[Vec<f64>]| values.concat().into_iter().map(|v| vec![v]);
+        let (entry_each, reference_each): (Vec<_>, Vec<_>) =
+            (one_each(&entry).collect(), one_each(&reference).collect());
         Aggregate {
             episodes: episodes.len(),
             iqm_ratio: iqm(&all),
             ci95: [low, high],
-            probability_of_improvement: probability_of_improvement(&entry, &reference),
+            probability_of_improvement: probability_of_improvement(&entry_each, &reference_each),
             wilcoxon_p: Some(wilcoxon(&entry.concat(), &reference.concat()))
                 .filter(|p| p.is_finite()),
         }

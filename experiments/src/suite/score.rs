@@ -26,8 +26,13 @@ pub struct Played {
 /// Plays `policy` on the workload at `path` with `seed`, in the settings a trained policy's
 /// manifest asks for (as `run` does).
 pub fn play_one(path: &Path, policy: &str, seed: u64) -> anyhow::Result<Played> {
+    play_set(path, policy, seed, &[])
+}
+
+/// [`play_one`] with `KEY=VALUE` overrides of the workload (`execution=real`).
+pub fn play_set(path: &Path, policy: &str, seed: u64, set: &[String]) -> anyhow::Result<Played> {
     let policies = [policy.to_owned()];
-    let (settings, loaded) = Settings::load(&[], path, &policies)?;
+    let (settings, loaded) = Settings::load(set, path, &policies)?;
     with_kind!(&loaded, |workload| play_kind(
         workload, policy, &settings, seed
     ))
@@ -47,15 +52,22 @@ fn play_kind<K: Kind>(
     played_of(workload, &metrics, &actions)
 }
 
-/// An episode's metric columns and its actions' digest.
+/// The metric every suite result adds to its kind's columns: the negated episode return.
+pub const EPISODE_COST: &str = "episode_cost";
+
+/// An episode's metric columns (with [`EPISODE_COST`]) and its actions' digest.
 pub fn played_of<K: Kind>(
     workload: &K,
     metrics: &MetricsOf<K>,
     actions: &[Vec<usize>],
 ) -> anyhow::Result<Played> {
-    let metrics = (workload.columns().iter())
+    let mut metrics: BTreeMap<String, f64> = (workload.columns().iter())
         .map(|c| (c.name.to_owned(), (c.value)(metrics)))
         .collect();
+    // what the env's reward charges, as a cost (lower is better, as every suite ranks)
+    if let Some(&episode_return) = metrics.get("episode_return") {
+        metrics.insert(EPISODE_COST.to_owned(), -episode_return);
+    }
     let actions_sha256 = sha256_bytes(serde_json::to_string(actions)?.as_bytes());
     Ok(Played {
         metrics,
@@ -83,6 +95,7 @@ pub fn episode_score(
         actions_sha256: played.actions_sha256,
         reference_metric,
         ratio: value / reference_metric,
+        real: None,
     })
 }
 
@@ -122,13 +135,16 @@ pub fn score_played(
     play: impl Fn(&Path, &str, u64) -> anyhow::Result<Played> + Sync,
 ) -> anyhow::Result<SuiteResult> {
     let episodes = suite.episodes(split);
+    let entry_is_reference = entry.policy == suite.reference;
     let played: Vec<anyhow::Result<(Played, Played)>> = episodes
         .par_iter()
         .map(|(path, window, seed)| {
-            Ok((
-                play(path, window, *seed)?,
-                play_one(path, &suite.reference, *seed)?,
-            ))
+            let played = play(path, window, *seed)?;
+            let reference = match entry_is_reference {
+                true => played.clone(),
+                false => play_one(path, &suite.reference, *seed)?,
+            };
+            Ok((played, reference))
         })
         .collect();
     // the first failure in the suite's order, whichever thread met it first
@@ -156,5 +172,6 @@ pub fn score_played(
         reference: suite.reference.clone(),
         aggregate: Aggregate::of(&scores, &suite.metric),
         episodes: scores,
+        real: None,
     })
 }
