@@ -1,0 +1,113 @@
+//! `deploy/slurm/cluster.sh`: a Slurm cluster of two nodes on this machine, each node its own
+//! network namespace, hostname and cgroup, which a job on it inherits; `down` leaves no
+//! process, namespace, bridge or cgroup of the run; and the script refuses to start without
+//! root. The cluster needs root, network namespaces and writable cgroups: where this machine
+//! lacks them the test says so and skips.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm/cluster.sh")
+}
+
+fn run(command: &mut Command) -> Output {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{command:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Why the cluster cannot be made here, or None where it can.
+fn unavailable() -> Option<String> {
+    let root = Command::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&root.stdout).trim() != "0" {
+        return Some("not root".into());
+    }
+    let probe = Command::new("ip").args(["netns", "add", "schedlab-slurm-test-probe"]).output();
+    match probe {
+        Ok(out) if out.status.success() => {
+            run(Command::new("ip").args(["netns", "del", "schedlab-slurm-test-probe"]));
+        }
+        _ => return Some("no network namespaces (or no `ip`)".into()),
+    }
+    let v1 = Path::new("/sys/fs/cgroup/cpu/cgroup.procs").exists()
+        && Path::new("/sys/fs/cgroup/memory/cgroup.procs").exists();
+    let v2 = Path::new("/sys/fs/cgroup/cgroup.controllers").exists();
+    (!v1 && !v2).then(|| "no cgroup controllers".into())
+}
+
+fn pids_in(folder: &Path) -> Vec<String> {
+    (std::fs::read_dir(folder).unwrap())
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pid"))
+        .map(|p| std::fs::read_to_string(p).unwrap().trim().to_owned())
+        .collect()
+}
+
+/// A process that runs (a zombie waiting for init to reap it does not).
+fn is_alive(pid: &str) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status.lines().any(|l| l.starts_with("State:") && !l.contains("zombie"))
+}
+
+#[test]
+fn a_two_node_cluster_runs_jobs_in_its_nodes_and_down_leaves_nothing() {
+    if let Some(why) = unavailable() {
+        eprintln!("skipped: a Slurm cluster cannot be made on this machine: {why}");
+        return;
+    }
+    // refused without root, naming what is missing
+    let as_nobody = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(script())
+        .args(["up", "2"])
+        .output()
+        .unwrap();
+    assert!(!as_nobody.status.success());
+    assert!(String::from_utf8_lossy(&as_nobody.stderr).contains("needs root"));
+
+    let folder = std::env::temp_dir().join(format!("schedlab-slurm-test-{}", std::process::id()));
+    let cluster = |args: &[&str]| {
+        run(Command::new(script()).args(args).env("SCHEDLAB_SLURM_DIR", &folder))
+    };
+    let up = cluster(&["up", "2", "1", "512"]);
+    assert!(String::from_utf8_lossy(&up.stdout).contains("node2"));
+    let conf = folder.join("slurm.conf");
+    let output = folder.join("job.out");
+    let sbatch = run(Command::new("sbatch")
+        .env("SLURM_CONF", &conf)
+        .args(["--parsable", "-w", "node2", "-o"])
+        .arg(&output)
+        .args(["--wrap", "hostname; cat /proc/self/cgroup; sleep 600"]));
+    let job = String::from_utf8_lossy(&sbatch.stdout).trim().to_owned();
+    let started = Instant::now();
+    while !std::fs::read_to_string(&output).unwrap_or_default().contains("cpu") {
+        assert!(started.elapsed() < Duration::from_secs(60), "job {job} never ran");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert!(text.starts_with("node2\n"), "{text}");
+    assert!(text.contains("memory:/schedlab-slurm/node2"), "{text}");
+    let daemons = pids_in(&folder);
+    assert!(daemons.len() >= 4, "{daemons:?}");
+
+    // down with the job still running
+    cluster(&["down"]);
+    assert!(!folder.exists());
+    let alive: Vec<&String> = daemons.iter().filter(|p| is_alive(p)).collect();
+    assert!(alive.is_empty(), "still running: {alive:?}");
+    let namespaces = run(Command::new("ip").args(["netns", "list"]));
+    assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
+    assert!(!Command::new("ip").args(["link", "show", "slbr0"]).output().unwrap().status.success());
+    for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/memory", "/sys/fs/cgroup"] {
+        assert!(!Path::new(base).join("schedlab-slurm").exists(), "{base}");
+    }
+    let sleeping = Command::new("pgrep").args(["-f", "sleep 600"]).output().unwrap();
+    assert!(sleeping.stdout.is_empty(), "the job's process outlived down");
+}
