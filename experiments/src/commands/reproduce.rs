@@ -17,6 +17,7 @@ pub enum Target {
     Heterogeneity,
     Fidelity,
     Learners,
+    Leaderboard,
     All,
 }
 
@@ -63,6 +64,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         Target::Heterogeneity => vec!["heterogeneity"],
         Target::Fidelity => vec!["fidelity"],
         Target::Learners => vec!["learners"],
+        Target::Leaderboard => vec!["leaderboard"],
         Target::All => schedlab_experiments::reproduce::targets().to_vec(),
     };
     let settings = schedlab_experiments::reproduce::Settings {

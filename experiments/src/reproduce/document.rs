@@ -4,7 +4,7 @@
 use std::path::Path;
 
 /// The sections in document order.
-pub(super) const SECTIONS: [&str; 12] = [
+pub(super) const SECTIONS: [&str; 13] = [
     "tuning",
     "fig2",
     "table1",
@@ -17,6 +17,7 @@ pub(super) const SECTIONS: [&str; 12] = [
     "heterogeneity",
     "fidelity",
     "learners",
+    "leaderboard",
 ];
 
 /// Every section in document order: those `reproduced` by this run from their files in `out`;

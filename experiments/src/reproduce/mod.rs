@@ -4,7 +4,8 @@
 //! training (communication), learned schedulers on held-out trace windows (learned),
 //! heterogeneity-aware schedulers on heterogeneous GPUs (heterogeneity), the
 //! simulator against real execution (fidelity) and the learners on tasks with known answers
-//! beside reference implementations (learners), each a sweep over the
+//! beside reference implementations (learners), and every heuristic and shipped policy on the
+//! versioned benchmark suites (leaderboard), each a sweep over the
 //! shipped workloads, summarized with confidence intervals and paired tests, plotted, and
 //! assembled into EXPERIMENTS.md. What runs and the paper's figures are data
 //! (`data/experiments/reproduce.toml`, read by `protocol.rs`); each section presents one.
@@ -19,6 +20,7 @@ mod episodes;
 mod fidelity;
 mod fig2;
 mod heterogeneity;
+mod leaderboard;
 mod learned;
 mod learners;
 mod network;

@@ -31,6 +31,34 @@ pub struct Protocol {
     pub heterogeneity: HeterogeneityProtocol,
     pub fidelity: FidelityProtocol,
     pub learners: LearnersProtocol,
+    pub leaderboard: LeaderboardProtocol,
+}
+
+/// The leaderboard: entries scored on every suite they play (docs/benchmark.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderboardProtocol {
+    /// Where each result goes, as `RESULTS/SUITE/ENTRY.json`, and the table made of them.
+    pub results: String,
+    pub document: String,
+    /// The suite and heuristic whose scoring time the section reports (issue 69's bar).
+    pub timed_suite: String,
+    pub timed_policy: String,
+    pub suites: Vec<LeaderboardSuite>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderboardSuite {
+    pub id: String,
+    /// Heuristics (options inline) and shipped trained policies.
+    pub entries: Vec<String>,
+    /// Play every entry on real processes too, where this machine can.
+    #[serde(default)]
+    pub real: bool,
+    /// Why a heuristic of the suite's kind is not an entry (Markdown).
+    #[serde(default)]
+    pub left_out: String,
 }
 
 /// The heterogeneity section: heterogeneity-aware schedulers against model-blind ones on the
