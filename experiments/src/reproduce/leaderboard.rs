@@ -49,12 +49,14 @@ fn real_unavailable() -> Option<String> {
     probe.err().map(|e| e.to_string())
 }
 
-/// Scores every entry of one suite, keeping results this build already scored.
-fn score_suite(results: &Path, listed: &LeaderboardSuite, real: bool) -> anyhow::Result<()> {
+/// Scores every entry of one suite, keeping results this build already scored; the entries
+/// it lists for real execution play for real too where `real_possible`.
+fn score_suite(results: &Path, listed: &LeaderboardSuite, real_possible: bool) -> anyhow::Result<()> {
     let suite = Suite::open(&listed.id)?;
     let folder = results.join(suite.id());
     std::fs::create_dir_all(&folder)?;
     for policy in &listed.entries {
+        let real = real_possible && listed.real.contains(policy);
         let path = folder.join(file_name(policy));
         if kept(&path, &suite, policy, real).is_none() {
             let started = Instant::now();
@@ -115,12 +117,11 @@ pub fn leaderboard(cx: &Context) -> anyhow::Result<String> {
     let protocol = &cx.protocol.leaderboard;
     let results = PathBuf::from(&protocol.results);
     let unavailable = real_unavailable();
-    if protocol.suites.iter().any(|s| s.real) {
+    if protocol.suites.iter().any(|s| !s.real.is_empty()) {
         crate::settings::remove_real_runs_on_interrupt();
     }
     for listed in &protocol.suites {
-        let real = listed.real && unavailable.is_none();
-        score_suite(&results, listed, real)?;
+        score_suite(&results, listed, unavailable.is_none())?;
     }
     // every result in the folder: the protocol's and those submitted beside them
     let paths = results_in(&results)?;
@@ -152,14 +153,14 @@ pub fn leaderboard(cx: &Context) -> anyhow::Result<String> {
     for listed in protocol.suites.iter().filter(|s| !s.left_out.is_empty()) {
         section += &format!("\nNot on {}: {}\n", listed.id, listed.left_out);
     }
-    for listed in protocol.suites.iter().filter(|s| s.real) {
+    for listed in protocol.suites.iter().filter(|s| !s.real.is_empty()) {
         let played: Vec<&RealRun> = (ranked.iter())
             .filter(|r| r.result.suite.id == listed.id)
             .filter_map(|r| r.result.real.as_ref())
             .collect();
         let minutes = played.iter().map(|r| r.wall_s).sum::<f64>() / 60.0;
         section += &match &unavailable {
-            None => format!("\n{}'s {} entries also played on real processes on this machine, {minutes:.1} minutes of wall time in all (each result's `real.wall_s`); LEADERBOARD.md sets their simulated and real ranks side by side, with Kendall's tau.\n", listed.id, played.len()),
+            None => format!("\n{} of {}'s entries ({}) also played on real processes on this machine, {minutes:.1} minutes of wall time in all (each result's `real.wall_s`); LEADERBOARD.md sets their simulated and real ranks side by side, with Kendall's tau.\n", played.len(), listed.id, listed.real.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")),
             Some(why) => format!("\n{}'s entries did not play on real processes: this machine cannot run them ({why}).\n", listed.id),
         };
     }

@@ -53,9 +53,9 @@ pub struct LeaderboardSuite {
     pub id: String,
     /// Heuristics (options inline) and shipped trained policies.
     pub entries: Vec<String>,
-    /// Play every entry on real processes too, where this machine can.
+    /// The entries that play on real processes too, where this machine can.
     #[serde(default)]
-    pub real: bool,
+    pub real: Vec<String>,
     /// Why a heuristic of the suite's kind is not an entry (Markdown).
     #[serde(default)]
     pub left_out: String,

@@ -80,7 +80,6 @@ pub struct Suite {
     pub reference: String,
     pub seeds: Vec<u64>,
     pub train: PathBuf,
-    pub train_seeds: Option<[u64; 2]>,
     pub validation_seeds: Vec<u64>,
     pub validation: Vec<PathBuf>,
     pub test: Vec<PathBuf>,
@@ -142,7 +141,6 @@ impl Suite {
         }
         Ok(Suite {
             train,
-            train_seeds: file.train_seeds,
             dir,
             name: file.name,
             version: file.version,
