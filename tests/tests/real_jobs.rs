@@ -387,12 +387,21 @@ fn a_suite_entry_plays_for_real_and_its_simulated_part_validates() {
     std::fs::create_dir_all(&suites).unwrap();
     let suite = suites.join("philly-real-v1");
     let shipped = schedlab_tests::data_dir().join("suites/philly-real-v1");
-    let copied = Command::new("cp").arg("-r").arg(&shipped).arg(&suite).status().unwrap();
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(&shipped)
+        .arg(&suite)
+        .status()
+        .unwrap();
     assert!(copied.success());
     std::fs::remove_file(suite.join("test/philly-real-test-01.toml")).unwrap();
     let window = suite.join("test/philly-real-test-00.toml");
     let text = std::fs::read_to_string(&window).unwrap();
-    std::fs::write(&window, text.replace("time_scale = 0.004", "time_scale = 0.0005")).unwrap();
+    std::fs::write(
+        &window,
+        text.replace("time_scale = 0.004", "time_scale = 0.0005"),
+    )
+    .unwrap();
     let schedlab = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
             .current_dir(root.path())
@@ -430,7 +439,9 @@ fn a_suite_entry_plays_for_real_and_its_simulated_part_validates() {
     let board = std::fs::read_to_string(&board).unwrap();
     assert!(board.contains("### On real processes"), "{board}");
     assert!(
-        board.contains("Kendall's tau of the simulated order against the real one over these 2 entries"),
+        board.contains(
+            "Kendall's tau of the simulated order against the real one over these 2 entries"
+        ),
         "{board}"
     );
 }

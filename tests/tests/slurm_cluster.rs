@@ -29,7 +29,9 @@ fn unavailable() -> Option<String> {
     if String::from_utf8_lossy(&root.stdout).trim() != "0" {
         return Some("not root".into());
     }
-    let probe = Command::new("ip").args(["netns", "add", "schedlab-slurm-test-probe"]).output();
+    let probe = Command::new("ip")
+        .args(["netns", "add", "schedlab-slurm-test-probe"])
+        .output();
     match probe {
         Ok(out) if out.status.success() => {
             run(Command::new("ip").args(["netns", "del", "schedlab-slurm-test-probe"]));
@@ -53,7 +55,9 @@ fn pids_in(folder: &Path) -> Vec<String> {
 /// A process that runs (a zombie waiting for init to reap it does not).
 fn is_alive(pid: &str) -> bool {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status.lines().any(|l| l.starts_with("State:") && !l.contains("zombie"))
+    status
+        .lines()
+        .any(|l| l.starts_with("State:") && !l.contains("zombie"))
 }
 
 #[test]
@@ -74,7 +78,9 @@ fn a_two_node_cluster_runs_jobs_in_its_nodes_and_down_leaves_nothing() {
 
     let folder = std::env::temp_dir().join(format!("schedlab-slurm-test-{}", std::process::id()));
     let cluster = |args: &[&str]| {
-        run(Command::new(script()).args(args).env("SCHEDLAB_SLURM_DIR", &folder))
+        run(Command::new(script())
+            .args(args)
+            .env("SCHEDLAB_SLURM_DIR", &folder))
     };
     let up = cluster(&["up", "2", "1", "512"]);
     assert!(String::from_utf8_lossy(&up.stdout).contains("node2"));
@@ -87,8 +93,14 @@ fn a_two_node_cluster_runs_jobs_in_its_nodes_and_down_leaves_nothing() {
         .args(["--wrap", "hostname; cat /proc/self/cgroup; sleep 600"]));
     let job = String::from_utf8_lossy(&sbatch.stdout).trim().to_owned();
     let started = Instant::now();
-    while !std::fs::read_to_string(&output).unwrap_or_default().contains("cpu") {
-        assert!(started.elapsed() < Duration::from_secs(60), "job {job} never ran");
+    while !std::fs::read_to_string(&output)
+        .unwrap_or_default()
+        .contains("cpu")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "job {job} never ran"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     let text = std::fs::read_to_string(&output).unwrap();
@@ -104,10 +116,27 @@ fn a_two_node_cluster_runs_jobs_in_its_nodes_and_down_leaves_nothing() {
     assert!(alive.is_empty(), "still running: {alive:?}");
     let namespaces = run(Command::new("ip").args(["netns", "list"]));
     assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
-    assert!(!Command::new("ip").args(["link", "show", "slbr0"]).output().unwrap().status.success());
-    for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/memory", "/sys/fs/cgroup"] {
+    assert!(
+        !Command::new("ip")
+            .args(["link", "show", "slbr0"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    for base in [
+        "/sys/fs/cgroup/cpu",
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup",
+    ] {
         assert!(!Path::new(base).join("schedlab-slurm").exists(), "{base}");
     }
-    let sleeping = Command::new("pgrep").args(["-f", "sleep 600"]).output().unwrap();
-    assert!(sleeping.stdout.is_empty(), "the job's process outlived down");
+    let sleeping = Command::new("pgrep")
+        .args(["-f", "sleep 600"])
+        .output()
+        .unwrap();
+    assert!(
+        sleeping.stdout.is_empty(),
+        "the job's process outlived down"
+    );
 }

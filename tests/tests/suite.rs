@@ -225,7 +225,10 @@ fn every_suite_keeps_a_stored_result_that_replays() {
         .iter()
         .map(|id| {
             let reference = reference_of(id);
-            data_dir().join("leaderboard").join(id).join(format!("{reference}.json"))
+            data_dir()
+                .join("leaderboard")
+                .join(id)
+                .join(format!("{reference}.json"))
         })
         .collect();
     stored.push(data_dir().join("leaderboard/philly-v1/philly-es.json"));

@@ -6,17 +6,17 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use schedlab_env::real::cgroup::Hierarchy;
+
 use super::context::Context;
 use super::protocol::LeaderboardSuite;
 use crate::output::{number, write_atomic};
-use schedlab_env::real::cgroup::Hierarchy;
-
+use crate::sources::SOURCES_FINGERPRINT;
 use crate::suite::leaderboard::{self, Ranked};
 use crate::suite::real::score_real;
-use crate::suite::score::{entry_of, score};
 use crate::suite::result::RealRun;
+use crate::suite::score::{entry_of, score};
 use crate::suite::{Split, Suite, SuiteResult};
-use crate::sources::SOURCES_FINGERPRINT;
 
 /// An entry's result file name: its policy with options, in letters, digits, `-` and `=`.
 fn file_name(policy: &str) -> String {
@@ -51,7 +51,11 @@ fn real_unavailable() -> Option<String> {
 
 /// Scores every entry of one suite, keeping results this build already scored; the entries
 /// it lists for real execution play for real too where `real_possible`.
-fn score_suite(results: &Path, listed: &LeaderboardSuite, real_possible: bool) -> anyhow::Result<()> {
+fn score_suite(
+    results: &Path,
+    listed: &LeaderboardSuite,
+    real_possible: bool,
+) -> anyhow::Result<()> {
     let suite = Suite::open(&listed.id)?;
     let folder = results.join(suite.id());
     std::fs::create_dir_all(&folder)?;
@@ -95,9 +99,8 @@ fn results_in(results: &Path) -> anyhow::Result<Vec<PathBuf>> {
 fn best_line(suite: &str, ranked: &[Ranked]) -> String {
     let rows = ranked.iter().filter(|r| r.result.suite.id == suite);
     let replayed = rows.clone().filter(|r| r.validated.is_ok());
-    let best = replayed.min_by(|a, b| {
-        (a.result.aggregate.iqm_ratio).total_cmp(&b.result.aggregate.iqm_ratio)
-    });
+    let best = replayed
+        .min_by(|a, b| (a.result.aggregate.iqm_ratio).total_cmp(&b.result.aggregate.iqm_ratio));
     let validated = rows.clone().filter(|r| r.validated.is_ok()).count();
     let Some(best) = best else {
         return format!("| {suite} | {} | 0 | - | - |\n", rows.count());
@@ -137,9 +140,7 @@ pub fn leaderboard(cx: &Context) -> anyhow::Result<String> {
     write_atomic(&document, text.as_bytes())?;
     let mut section = format!(
         "## Leaderboard (leaderboard)\n\n`schedlab reproduce leaderboard` (protocol `[leaderboard]` of `data/experiments/reproduce.toml`). Every listed heuristic and shipped trained policy plays the test split of each versioned suite (docs/benchmark.md) beside the suite's reference heuristic; each result is kept in `{}/SUITE/ENTRY.json` (a result this build scored on the same files is kept, so an interrupted run resumes), replayed by `schedlab suite validate`, and ranked in [{}]({}) with performance profiles. Best entry per suite (the IQM of its per-episode ratio to the reference, lower is better, stratified bootstrap 95% CI):\n\n| suite | entries | validated | best | IQM ratio [95% CI] |\n| --- | ---: | ---: | --- | --- |\n",
-        protocol.results,
-        protocol.document,
-        protocol.document,
+        protocol.results, protocol.document, protocol.document,
     );
     for listed in &protocol.suites {
         section += &best_line(&Suite::open(&listed.id)?.id(), &ranked);
@@ -160,8 +161,21 @@ pub fn leaderboard(cx: &Context) -> anyhow::Result<String> {
             .collect();
         let minutes = played.iter().map(|r| r.wall_s).sum::<f64>() / 60.0;
         section += &match &unavailable {
-            None => format!("\n{} of {}'s entries ({}) also played on real processes on this machine, {minutes:.1} minutes of wall time in all (each result's `real.wall_s`); LEADERBOARD.md sets their simulated and real ranks side by side, with Kendall's tau.\n", played.len(), listed.id, listed.real.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")),
-            Some(why) => format!("\n{}'s entries did not play on real processes: this machine cannot run them ({why}).\n", listed.id),
+            None => format!(
+                "\n{} of {}'s entries ({}) also played on real processes on this machine, {minutes:.1} minutes of wall time in all (each result's `real.wall_s`); LEADERBOARD.md sets their simulated and real ranks side by side, with Kendall's tau.\n",
+                played.len(),
+                listed.id,
+                listed
+                    .real
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(why) => format!(
+                "\n{}'s entries did not play on real processes: this machine cannot run them ({why}).\n",
+                listed.id
+            ),
         };
     }
     Ok(section + "\n")

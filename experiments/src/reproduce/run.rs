@@ -7,8 +7,7 @@ use super::context::{self, Settings};
 use super::document::{SECTIONS, sections_text};
 use super::{
     communication, conserving, dag, fidelity, fig2, heterogeneity, leaderboard, learned, learners,
-    network,
-    protocol, table1, table2, tuning,
+    network, protocol, table1, table2, tuning,
 };
 use crate::output::write_atomic;
 use crate::paths::{data_root, shipped_workload};

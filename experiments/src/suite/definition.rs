@@ -54,7 +54,11 @@ impl SuiteFile {
         if let Some(s) = (self.validation_seeds.iter().chain(&self.seeds)).find(in_training) {
             bail!("seed {s} is both a validation or test seed and in train_seeds [{first}, {end})");
         }
-        if let Some(s) = self.seeds.iter().find(|s| self.validation_seeds.contains(s)) {
+        if let Some(s) = self
+            .seeds
+            .iter()
+            .find(|s| self.validation_seeds.contains(s))
+        {
             bail!("seed {s} is both a validation seed and a test seed");
         }
         Ok(())

@@ -39,7 +39,9 @@ fn this_machine() -> String {
     let cpuinfo = read("/proc/cpuinfo");
     let model = (cpuinfo.lines())
         .find_map(|l| l.strip_prefix("model name"))
-        .map_or("unknown CPU", |rest| rest.trim_start_matches([' ', '\t', ':']));
+        .map_or("unknown CPU", |rest| {
+            rest.trim_start_matches([' ', '\t', ':'])
+        });
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{host}: {model}, {cores} cores")
 }
