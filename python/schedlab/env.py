@@ -113,8 +113,9 @@ class SchedlabEnv(gymnasium.Env):
             self.episodes = None
             files = [suite.train]
         else:
-            self.episodes = [(name, seed) for _, name, seed in suite.episodes(split)]
-            self._files = [path for path, _, _ in suite.episodes(split)]
+            listed = suite.episodes(split)
+            self.episodes = [(name, seed) for _, name, seed in listed]
+            self._files = [path for path, _, _ in listed]
             files = sorted(set(self._files))
             if not files:
                 raise ValueError(f"suite {suite.id} has no {split} episodes")

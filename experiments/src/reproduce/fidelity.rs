@@ -27,12 +27,18 @@ struct Kept {
     report: serde_json::Value,
 }
 
+/// Why real processes cannot run on this machine (its cgroups cannot be written), or None
+/// where they can.
+pub(super) fn real_unavailable() -> Option<String> {
+    let probe = Hierarchy::detect(None).and_then(|h| h.create_run(u64::MAX)?.remove());
+    probe.err().map(|e| e.to_string())
+}
+
 /// The section, or `None` (said on the terminal) where this machine's cgroups cannot be
 /// written: the document then keeps the section it has.
 pub fn fidelity(cx: &Context) -> anyhow::Result<Option<String>> {
-    let probe = Hierarchy::detect(None).and_then(|h| h.create_run(u64::MAX)?.remove());
-    if let Err(e) = probe {
-        eprintln!("fidelity: skipped, real execution is not possible on this machine: {e}");
+    if let Some(why) = real_unavailable() {
+        eprintln!("fidelity: skipped, real execution is not possible on this machine: {why}");
         return Ok(None);
     }
     crate::settings::remove_real_runs_on_interrupt();

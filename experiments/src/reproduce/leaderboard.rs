@@ -6,9 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use schedlab_env::real::cgroup::Hierarchy;
-
 use super::context::Context;
+use super::fidelity::real_unavailable;
 use super::protocol::LeaderboardSuite;
 use crate::output::{number, write_atomic};
 use crate::sources::SOURCES_FINGERPRINT;
@@ -41,12 +40,6 @@ fn kept(path: &Path, suite: &Suite, policy: &str, real: bool) -> Option<SuiteRes
         && result.real.is_some() == real
         && entry_of(policy).ok()? == result.entry;
     same.then_some(result)
-}
-
-/// Why real processes cannot run here, or None where they can.
-fn real_unavailable() -> Option<String> {
-    let probe = Hierarchy::detect(None).and_then(|h| h.create_run(u64::MAX)?.remove());
-    probe.err().map(|e| e.to_string())
 }
 
 /// Scores every entry of one suite, keeping results this build already scored; the entries
@@ -97,18 +90,19 @@ fn results_in(results: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 /// The best entry of `suite`'s rows that replayed.
 fn best_line(suite: &str, ranked: &[Ranked]) -> String {
-    let rows = ranked.iter().filter(|r| r.result.suite.id == suite);
-    let replayed = rows.clone().filter(|r| r.validated.is_ok());
-    let best = replayed
+    let rows = ranked.iter().filter(|r| r.result.suite.id == suite).count();
+    let replayed: Vec<&Ranked> = (ranked.iter())
+        .filter(|r| r.result.suite.id == suite && r.validated.is_ok())
+        .collect();
+    let best = (replayed.iter())
         .min_by(|a, b| (a.result.aggregate.iqm_ratio).total_cmp(&b.result.aggregate.iqm_ratio));
-    let validated = rows.clone().filter(|r| r.validated.is_ok()).count();
     let Some(best) = best else {
-        return format!("| {suite} | {} | 0 | - | - |\n", rows.count());
+        return format!("| {suite} | {rows} | 0 | - | - |\n");
     };
     let a = &best.result.aggregate;
     format!(
-        "| {suite} | {} | {validated} | `{}` | {} [{}, {}] |\n",
-        rows.count(),
+        "| {suite} | {rows} | {} | `{}` | {} [{}, {}] |\n",
+        replayed.len(),
         best.result.entry.policy,
         number(a.iqm_ratio),
         number(a.ci95[0]),
@@ -143,7 +137,7 @@ pub fn leaderboard(cx: &Context) -> anyhow::Result<String> {
         protocol.results, protocol.document, protocol.document,
     );
     for listed in &protocol.suites {
-        section += &best_line(&Suite::open(&listed.id)?.id(), &ranked);
+        section += &best_line(&listed.id, &ranked);
     }
     section += &format!(
         "\nScoring {}'s test split with `{}` ({} episodes, each beside the reference's, `--threads` at its default) took {seconds:.2} s in this run.\n",
