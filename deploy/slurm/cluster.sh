@@ -21,6 +21,8 @@ root="${SCHEDLAB_SLURM_DIR:-/tmp/schedlab-slurm}"
 bridge=slbr0
 subnet=10.77.0
 tag=schedlab-slurm
+# task slots a node offers Slurm (its CPUs= in slurm.conf), apart from its CPU quota
+slots=64
 
 refuse() { echo "cluster.sh: $*" >&2; exit 1; }
 
@@ -94,12 +96,15 @@ write_conf() {
         echo "AccountingStorageType=accounting_storage/none"
         echo "SchedulerType=sched/builtin"
         echo "SelectType=select/cons_tres"
-        echo "SelectTypeParameters=CR_Core_Memory"
+        echo "SelectTypeParameters=CR_CPU_Memory"
+        # a node offers SLOTS task slots whatever its quota (config_overrides lets slurmd
+        # advertise more CPUs than the machine has): Slurm places tasks, the cgroups time them
+        echo "SlurmdParameters=config_overrides"
         echo "ReturnToService=2"
         echo "MpiDefault=none"
         echo "JobRequeue=1"
         for i in $(seq "$nodes"); do
-            echo "NodeName=node$i NodeAddr=$subnet.$((10 + i)) CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN"
+            echo "NodeName=node$i NodeAddr=$subnet.$((10 + i)) CPUs=$slots RealMemory=$mem_mb State=UNKNOWN"
         done
         echo "PartitionName=schedlab Nodes=node[1-$nodes] Default=YES MaxTime=INFINITE State=UP"
     } > "$root/slurm.conf"
@@ -156,10 +161,11 @@ up() {
     export SLURM_CONF="$root/slurm.conf"
     slurmctld -i -f "$SLURM_CONF"
     for i in $(seq "$nodes"); do start_node "$i"; done
-    idle() { sinfo -h -N -o %t 2>/dev/null | grep -cx idle || true; }
-    for _ in $(seq 60); do
-        [ "$(idle)" = "$nodes" ] && break
-        sleep 1
+    idle() { timeout 5 sinfo -h -N -o %t 2>/dev/null | grep -cx idle || true; }
+    local deadline=$((SECONDS + 60))
+    while [ "$(idle)" != "$nodes" ] && [ "$SECONDS" -lt "$deadline" ]; do
+        kill -0 "$(cat "$root/slurmctld.pid" 2>/dev/null)" 2>/dev/null || break
+        sleep 0.5
     done
     [ "$(idle)" = "$nodes" ] || { sinfo -N >&2; tail -n 20 "$root"/*.log >&2; false; }
     trap - ERR INT TERM

@@ -1,6 +1,7 @@
-//! What a workload says of real execution: whether its episodes run in the simulator or on
-//! real processes (`execution`), and how it maps onto this machine (`[real]`). The single-job
-//! and the jobs workload files share both.
+//! What a workload says of real execution: whether its episodes run in the simulator, on real
+//! processes under this machine's control groups, or on real processes that a Slurm cluster
+//! runs (`execution`), and how it maps onto the machine (`[real]`). The single-job and the
+//! jobs workload files share both.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,27 @@ use serde::{Deserialize, Serialize};
 pub enum Execution {
     #[default]
     Sim,
+    /// Real processes in control groups schedlab makes on this machine.
     Real,
+    /// Real processes that Slurm starts, stops and requeues as the scheduler decides (jobs
+    /// workloads; docs/real-execution.md).
+    Slurm,
+}
+
+impl Execution {
+    /// Whether episodes run on real processes (either backend).
+    pub fn is_real(self) -> bool {
+        self != Execution::Sim
+    }
+
+    /// The name a workload file and `--execution` give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Execution::Sim => "sim",
+            Execution::Real => "real",
+            Execution::Slurm => "slurm",
+        }
+    }
 }
 
 /// How a workload maps onto the machine when it runs for real (`[real]`).

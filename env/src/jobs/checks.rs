@@ -364,7 +364,7 @@ impl JobsWorkload {
         let Some(h) = &self.heterogeneity else {
             return Ok(());
         };
-        if self.fidelity == Fidelity::Trained || self.execution == Execution::Real {
+        if self.fidelity == Fidelity::Trained || self.execution.is_real() {
             return Err(EnvError::config(
                 path,
                 "heterogeneity",

@@ -267,15 +267,15 @@ impl JobsEnv {
     fn real_cluster(&self, jobs: &[Job], seed: u64) -> Result<Option<Box<RealCluster>>> {
         let w = &self.shared.workload;
         match (&self.templates, w.execution) {
-            (Some(templates), Execution::Real) => {
+            (_, Execution::Sim) => Ok(None),
+            (Some(templates), _) => {
                 let speeds: Vec<f64> = jobs.iter().map(|j| j.speed).collect();
                 let cluster = RealCluster::new(w, &self.shared.template, templates, &speeds, seed)?;
                 Ok(Some(Box::new(cluster)))
             }
-            (None, Execution::Real) => Err(EnvError::BadAction(
+            (None, _) => Err(EnvError::BadAction(
                 "a real execution needs its templates' workloads: build the env with JobsEnv::with_templates (JobsSetup does)".into(),
             )),
-            (_, Execution::Sim) => Ok(None),
         }
     }
 

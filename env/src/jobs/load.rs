@@ -81,10 +81,8 @@ impl JobsSetup {
     pub fn load(file: &WorkloadFile, overrides: &[(String, String)]) -> Result<Self> {
         let workload = JobsWorkload::load_file(file, overrides)?;
         let templates = match (workload.fidelity, workload.execution) {
-            (Fidelity::Trained, _) | (_, Execution::Real) => {
-                Some(load_templates(&file.path, &workload)?)
-            }
             (Fidelity::Surrogate, Execution::Sim) => None,
+            _ => Some(load_templates(&file.path, &workload)?),
         };
         Ok(JobsSetup {
             workload: Arc::new(workload),

@@ -130,6 +130,41 @@ impl Hierarchy {
     }
 }
 
+impl Hierarchy {
+    /// The group process `pid` is in (its `cpu` and `memory` groups on v1), read from
+    /// `/proc/PID/cgroup`: where a Slurm node put a worker it started.
+    pub fn group_of(&self, pid: u32) -> Result<Group> {
+        let file = PathBuf::from(format!("/proc/{pid}/cgroup"));
+        let text = read_text(&file)?;
+        let of = |wanted: Option<&str>| {
+            text.lines().find_map(|line| {
+                let mut fields = line.splitn(3, ':');
+                let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+                let listed = |c: &str| controllers.split(',').any(|x| x == c);
+                let fits = wanted.map_or(controllers.is_empty(), listed);
+                fits.then(|| path.trim_start_matches('/').to_owned())
+            })
+        };
+        let missing = |what: &str| EnvError::RealExecution {
+            message: format!("{} names no {what} group", file.display()),
+        };
+        let paths = match self {
+            Hierarchy::V2 { .. } => {
+                let path = of(None).ok_or_else(|| missing("cgroup2"))?;
+                vec![Path::new("/sys/fs/cgroup").join(path)]
+            }
+            Hierarchy::V1 { cpu, memory } => vec![
+                cpu.join(of(Some("cpu")).ok_or_else(|| missing("cpu"))?),
+                memory.join(of(Some("memory")).ok_or_else(|| missing("memory"))?),
+            ],
+        };
+        Ok(Group {
+            hierarchy: self.clone(),
+            paths,
+        })
+    }
+}
+
 /// One control group (one folder per controller on v1).
 #[derive(Debug, Clone)]
 pub struct Group {

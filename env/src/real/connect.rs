@@ -1,8 +1,9 @@
-//! The server side of starting workers (`worker.rs`): a loopback listener, worker processes
-//! that connect to it, their hellos taken in index order, and each set up until it says it is
-//! ready. The single job's server and each real job of the jobs cluster start theirs so.
+//! The server side of starting workers (`worker.rs`): a listener (on loopback, or on the
+//! address a Slurm cluster's nodes reach), worker processes that connect to it, their hellos
+//! taken in index order, and each set up until it says it is ready. The single job's server
+//! and each real job of the jobs cluster start theirs so.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, TcpListener, TcpStream};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -23,21 +24,38 @@ pub(crate) enum StartFailure {
     Worker { index: usize, error: String },
 }
 
-/// A loopback listener workers connect to.
+/// A listener workers connect to.
 pub(crate) struct WorkerListener {
     listener: TcpListener,
     address: String,
 }
 
+/// Connected workers in index order, with their process ids.
+pub(crate) struct Connected {
+    pub streams: Vec<TcpStream>,
+    pub pids: Vec<u32>,
+}
+
 impl WorkerListener {
+    /// A listener on loopback, for workers on this machine.
     pub fn bind() -> Result<WorkerListener> {
-        let listener =
-            TcpListener::bind("127.0.0.1:0").map_err(|e| EnvError::io("127.0.0.1:0", e))?;
+        WorkerListener::bind_on(IpAddr::V4(Ipv4Addr::LOCALHOST))
+    }
+
+    /// A listener on `ip`, any free port.
+    pub fn bind_on(ip: IpAddr) -> Result<WorkerListener> {
+        let name = format!("{ip}:0");
+        let listener = TcpListener::bind((ip, 0)).map_err(|e| EnvError::io(&name, e))?;
         let address = listener
             .local_addr()
-            .map_err(|e| EnvError::io("127.0.0.1:0", e))?
+            .map_err(|e| EnvError::io(&name, e))?
             .to_string();
         Ok(WorkerListener { listener, address })
+    }
+
+    /// `IP:PORT` workers connect to.
+    pub fn address(&self) -> &str {
+        &self.address
     }
 
     /// Starts worker `index` (`schedlab real-process --role worker`), dying with this process.
@@ -63,8 +81,8 @@ impl WorkerListener {
         (scenario, seed): (&Scenario, u64),
         mut check: impl FnMut() -> std::result::Result<(), StartFailure>,
         stopped: impl Fn() -> bool,
-    ) -> std::result::Result<Option<Vec<TcpStream>>, StartFailure> {
-        let Some(mut streams) = self.accept(n, &mut check, &stopped)? else {
+    ) -> std::result::Result<Option<Connected>, StartFailure> {
+        let Some((mut streams, pids)) = self.accept(n, &mut check, &stopped)? else {
             return Ok(None);
         };
         let path = std::path::absolute(&scenario.path).unwrap_or_else(|_| scenario.path.clone());
@@ -95,7 +113,7 @@ impl WorkerListener {
             }
             stream.set_read_timeout(None).map_err(|e| lost(index, e))?;
         }
-        Ok(Some(streams))
+        Ok(Some(Connected { streams, pids }))
     }
 
     fn accept(
@@ -103,13 +121,14 @@ impl WorkerListener {
         n: usize,
         check: &mut impl FnMut() -> std::result::Result<(), StartFailure>,
         stopped: &impl Fn() -> bool,
-    ) -> std::result::Result<Option<Vec<TcpStream>>, StartFailure> {
+    ) -> std::result::Result<Option<(Vec<TcpStream>, Vec<u32>)>, StartFailure> {
         let failed = StartFailure::Connecting;
         self.listener
             .set_nonblocking(true)
-            .map_err(|e| failed(format!("127.0.0.1: {e}")))?;
+            .map_err(|e| failed(format!("{}: {e}", self.address)))?;
         let deadline = Instant::now() + START_TIMEOUT;
         let mut streams: Vec<Option<TcpStream>> = (0..n).map(|_| None).collect();
+        let mut pids = vec![0; n];
         let mut connected = 0;
         while connected < n {
             if stopped() {
@@ -121,7 +140,7 @@ impl WorkerListener {
                     stream.set_nonblocking(false).map_err(lost)?;
                     stream.set_nodelay(true).map_err(lost)?;
                     stream.set_read_timeout(Some(START_TIMEOUT)).map_err(lost)?;
-                    let FromWorker::Hello { index } =
+                    let FromWorker::Hello { index, pid } =
                         receive::<FromWorker>(&mut stream).map_err(lost)?.0
                     else {
                         return Err(failed("a worker did not say hello first".into()));
@@ -130,6 +149,7 @@ impl WorkerListener {
                         return Err(failed(format!("a second or unknown worker {index}")));
                     }
                     streams[index] = Some(stream);
+                    pids[index] = pid;
                     connected += 1;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
@@ -145,6 +165,6 @@ impl WorkerListener {
                 Err(e) => return Err(failed(format!("accepting workers: {e}"))),
             }
         }
-        Ok(Some(streams.into_iter().flatten().collect()))
+        Ok(Some((streams.into_iter().flatten().collect(), pids)))
     }
 }

@@ -33,8 +33,9 @@ pub(crate) enum ToWorker {
 /// Worker to server.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum FromWorker {
-    /// The worker's index, first thing on its connection.
-    Hello { index: usize },
+    /// The worker's index and process id, first thing on its connection (a worker that Slurm
+    /// started is found by its id, to put it in its container's group).
+    Hello { index: usize, pid: u32 },
     /// Data loaded; ready to work.
     Ready,
     /// Asks for the next iteration.

@@ -6,7 +6,8 @@
 //! machine (jobs cluster) of the workload, with groups inside for its workers and other
 //! tenants. Workers and tenants are processes of the schedlab binary ([`process`],
 //! [`worker`]) that die with their parent; the server talks to the workers over loopback TCP
-//! ([`wire`]). [`single_job`] runs the single-job episode so, and [`jobs`] the jobs cluster's.
+//! ([`wire`]). [`single_job`] runs the single-job episode so, and [`jobs`] the jobs cluster's,
+//! whose runs a Slurm cluster may start and stop instead ([`slurm`]).
 //! Every group and process of a run is removed at its end, on error, on Ctrl-C
 //! ([`remove_every_run`]), and, for a run whose process was killed, by the next run.
 
@@ -17,6 +18,7 @@ pub(crate) mod messages;
 pub mod process;
 mod runs;
 pub mod single_job;
+pub mod slurm;
 mod turn;
 pub mod wire;
 pub mod worker;

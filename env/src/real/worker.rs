@@ -52,7 +52,8 @@ pub fn run_worker(connect: &str, index: usize) -> Result<()> {
 
 fn work(stream: &mut TcpStream, index: usize) -> std::result::Result<(), Ending> {
     let lost = |_: std::io::Error| Ending::Lost;
-    send(stream, &FromWorker::Hello { index }, &[]).map_err(lost)?;
+    let pid = std::process::id();
+    send(stream, &FromWorker::Hello { index, pid }, &[]).map_err(lost)?;
     let (setup, _) = receive::<ToWorker>(stream).map_err(lost)?;
     let ToWorker::Setup {
         mut workload,

@@ -22,6 +22,13 @@ impl SingleJobWorkload {
         check_model_and_data(self, path)?;
         check_background(self, path)?;
         check_memory(self, path)?;
+        if self.execution == crate::execution::Execution::Slurm {
+            return Err(EnvError::config(
+                path,
+                "execution",
+                "\"slurm\" runs jobs workloads; a single job's containers are resized in place, which Slurm cannot do: use \"real\"",
+            ));
+        }
         match self.real.check() {
             Some((key, message)) => Err(EnvError::config(path, key, message)),
             None => Ok(()),

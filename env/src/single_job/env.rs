@@ -125,7 +125,9 @@ impl SingleJobEnv {
         let nodes = self.scenario.nodes.len();
         let sim: Box<dyn Training> = match w.execution {
             Execution::Sim => Box::new(TrainingSim::new(Arc::clone(&self.scenario), seed)?),
-            Execution::Real => Box::new(RealTraining::start(Arc::clone(&self.scenario), seed)?),
+            Execution::Real | Execution::Slurm => {
+                Box::new(RealTraining::start(Arc::clone(&self.scenario), seed)?)
+            }
         };
         let mut episode = Episode {
             sim,

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use schedlab_env::workload_file::{WorkloadFile, set_key};
-use schedlab_experiments::fidelity::{Plan, Sides, calibrate_on, default_calibration_policies};
+use schedlab_experiments::fidelity::{
+    Plan, RealBackend, Sides, calibrate_on, default_calibration_policies,
+};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
@@ -24,6 +26,10 @@ pub struct CalibrateArgs {
     /// Seeds of those episodes (keep the ones you evaluate on apart).
     #[arg(long, default_value = "100")]
     seeds: String,
+    /// `real`: real episodes on processes in control groups on this machine (as root);
+    /// `slurm`: through the Slurm cluster `SLURM_CONF` names (jobs workloads).
+    #[arg(long, value_enum, default_value_t = RealBackend::Real)]
+    execution: RealBackend,
     /// The calibrated workload file, in the workload's folder (default: NAME.calibrated.toml
     /// beside it).
     #[arg(long)]
@@ -51,7 +57,7 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     };
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len();
     let bar = episode_bar(episodes as u64, "real episodes".into())?;
-    let sides = Sides::of(&file, &settings.workload)?;
+    let sides = Sides::of(&file, &settings.workload, args.execution.execution())?;
     let (fitted, fitted_settings) = calibrate_on(&sides, &settings.policy, &plan, &bar)?;
     bar.finish_and_clear();
     let mut table: toml::Table = toml::from_str(&file.text)

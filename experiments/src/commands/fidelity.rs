@@ -5,7 +5,10 @@ use schedlab_env::workload_file::WorkloadFile;
 use std::path::PathBuf;
 
 use clap::Args;
-use schedlab_experiments::fidelity::{Plan, Report, default_calibration_policies, measure};
+use schedlab_env::execution::Execution;
+use schedlab_experiments::fidelity::{
+    Plan, RealBackend, Report, default_calibration_policies, measure,
+};
 use schedlab_experiments::output::write_atomic;
 use schedlab_experiments::play::{episode_bar, parse_seeds};
 use schedlab_experiments::settings::Settings;
@@ -28,8 +31,14 @@ pub struct FidelityArgs {
     /// Seeds of the calibration's episodes, apart from `--seeds`.
     #[arg(long, default_value = "100")]
     calibrate_seeds: String,
+    /// `real`: the real side on processes in control groups on this machine (as root);
+    /// `slurm`: through the Slurm cluster `SLURM_CONF` names (jobs workloads;
+    /// `deploy/slurm/cluster.sh up N`).
+    #[arg(long, value_enum, default_value_t = RealBackend::Real)]
+    execution: RealBackend,
     /// Write `{"episodes": [{"policy", "seed", "sim", "sim_calibrated", "real"}], ...}`
-    /// (atomically); each side holds the episode's metrics.
+    /// (atomically; the real side is `"slurm"` under `--execution slurm`); each side holds
+    /// the episode's metrics.
     #[arg(long)]
     json: Option<PathBuf>,
     /// `KEY=VALUE`, repeatable: dotted keys override the workload (`real.time_scale=0.1`),
@@ -54,9 +63,11 @@ pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
     let episodes = plan.calibration_policies.len() * plan.calibration_seeds.len()
         + plan.policies.len() * plan.seeds.len();
     let bar = episode_bar(episodes as u64, "real episodes".into())?;
-    let report = measure(&file, &settings.workload, &settings.policy, &plan, &bar)?;
+    let execution = args.execution.execution();
+    let real_side = (&settings.workload[..], execution);
+    let report = measure(&file, real_side, &settings.policy, &plan, &bar)?;
     bar.finish_and_clear();
-    print_report(&report);
+    print_report(&report, execution);
     if let Some(path) = &args.json {
         write_atomic(path, serde_json::to_string_pretty(&report)?.as_bytes())?;
         println!("wrote {}", path.display());
@@ -64,15 +75,25 @@ pub fn run(args: FidelityArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_report(report: &Report) {
+fn print_report(report: &Report, execution: Execution) {
+    let machine = match execution {
+        Execution::Slurm => "real processes Slurm ran",
+        _ => "real processes",
+    };
     println!(
-        "{}: {} (virtual s), simulator against real processes (GPUs emulated as CPU quota)",
+        "{}: {} (virtual s), simulator against {machine} (GPUs emulated as CPU quota)",
         report.workload, report.metric
     );
     println!("calibration: {}", report.calibration.describe());
     println!(
         "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9} {:>13}",
-        "policy", "sim", "sim cal.", "real", "err sim", "err cal.", "rank s/c/r"
+        "policy",
+        "sim",
+        "sim cal.",
+        execution.name(),
+        "err sim",
+        "err cal.",
+        "rank s/c/r"
     );
     for row in &report.policies {
         println!(
@@ -87,9 +108,10 @@ fn print_report(report: &Report) {
         );
     }
     println!(
-        "mean absolute relative error: {:.1}% uncalibrated, {:.1}% calibrated; Kendall's tau of the policies' order against real: {:.2} and {:.2}",
+        "mean absolute relative error: {:.1}% uncalibrated, {:.1}% calibrated; Kendall's tau of the policies' order against {}: {:.2} and {:.2}",
         100.0 * report.sim_error,
         100.0 * report.calibrated_error,
+        execution.name(),
         report.sim_tau,
         report.calibrated_tau
     );

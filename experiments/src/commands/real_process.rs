@@ -13,12 +13,13 @@ pub enum Role {
 
 #[derive(Args)]
 pub struct RealProcessArgs {
-    /// The run's process: this one dies with it.
+    /// The run's process: this one dies with it. A worker that Slurm starts has none; it ends
+    /// when its server's connection closes.
     #[arg(long)]
-    parent: u32,
+    parent: Option<u32>,
     #[arg(long, value_enum)]
     role: Role,
-    /// The server's loopback address (workers).
+    /// The server's address (workers).
     #[arg(long, required_if_eq("role", "worker"))]
     connect: Option<String>,
     /// The worker's node.
@@ -27,7 +28,9 @@ pub struct RealProcessArgs {
 }
 
 pub fn run(args: RealProcessArgs) -> anyhow::Result<()> {
-    die_with_parent(args.parent);
+    if let Some(parent) = args.parent {
+        die_with_parent(parent);
+    }
     match args.role {
         Role::Tenant => run_tenant(),
         Role::Worker => {

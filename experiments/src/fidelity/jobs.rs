@@ -113,7 +113,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../data/workloads/philly-real.toml");
         let file = schedlab_env::workload_file::WorkloadFile::read(&path).unwrap();
-        let sides = Sides::of(&file, &[]).unwrap();
+        let sides = Sides::of(&file, &[], schedlab_env::execution::Execution::Real).unwrap();
         let truth = [("execution", "sim"), ("episode.speed_factor", "1.3")]
             .map(|(k, v)| (k.to_owned(), v.to_owned()));
         let Loaded::Jobs(synthetic) = crate::workloads::load(&path, &truth).unwrap() else {

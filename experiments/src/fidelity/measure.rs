@@ -3,27 +3,29 @@
 
 use indicatif::ProgressBar;
 use schedlab_env::EnvKind;
+use schedlab_env::execution::Execution;
 use schedlab_env::workload_file::WorkloadFile;
 use serde_json::Value;
 
 use super::fitted::Fitted;
 use super::plan::Plan;
-use super::report::{Episode, Report, summarise};
+use super::report::{Episode, RealSide, Report, summarise};
 use super::sides::Sides;
 use super::{jobs, single_job};
 use crate::workloads::Loaded;
 
 /// Plays `plan` on the workload file `file` (single-job or jobs, already read) under
-/// `overrides` (workload settings) with the policies' `options`; `bar` counts real episodes.
+/// `overrides` (workload settings), its real side on `execution`'s backend, with the
+/// policies' `options`; `bar` counts real episodes.
 pub fn measure(
     file: &WorkloadFile,
-    overrides: &[(String, String)],
+    (overrides, execution): (&[(String, String)], Execution),
     options: &[(String, String)],
     plan: &Plan,
     bar: &ProgressBar,
 ) -> anyhow::Result<Report> {
     check_plan(plan)?;
-    let loaded = Sides::of(file, overrides)?;
+    let loaded = Sides::of(file, overrides, execution)?;
     let fitted = calibrate_on(&loaded, options, plan, bar)?;
     let calibrated = loaded.with(&fitted.1)?;
     let mut episodes = Vec::new();
@@ -38,7 +40,10 @@ pub fn measure(
                 seed,
                 sim: play_sim(&loaded.sim, policy, options, seed)?,
                 sim_calibrated: play_sim(&calibrated, policy, options, seed)?,
-                real,
+                real: match execution {
+                    Execution::Slurm => RealSide::Slurm(real),
+                    _ => RealSide::Real(real),
+                },
                 real_wall_s,
                 real_execution,
             });

@@ -20,5 +20,5 @@ pub use calibrate::Calibration;
 pub use fitted::{Fitted, JobsCalibration};
 pub use measure::{calibrate_on, default_calibration_policies, measure};
 pub use plan::Plan;
-pub use report::{Episode, PolicyRow, Report, kendall_tau, ranks, summarise};
-pub use sides::Sides;
+pub use report::{Episode, PolicyRow, RealSide, Report, kendall_tau, ranks, summarise};
+pub use sides::{RealBackend, Sides};

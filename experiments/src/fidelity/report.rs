@@ -16,12 +16,32 @@ pub struct Episode {
     pub seed: u64,
     pub sim: Value,
     pub sim_calibrated: Value,
-    pub real: Value,
+    /// The real side, under the name of its backend (`"real"` or `"slurm"`).
+    #[serde(flatten)]
+    pub real: RealSide,
     /// Wall seconds of the real episode.
     pub real_wall_s: f64,
     /// What the real processes measured beside the metrics (jobs: start and restart costs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub real_execution: Option<Value>,
+}
+
+/// An episode's metrics on real processes, by the backend that ran them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RealSide {
+    /// In control groups on this machine (`execution = "real"`).
+    Real(Value),
+    /// Through a Slurm cluster (`execution = "slurm"`).
+    Slurm(Value),
+}
+
+impl RealSide {
+    pub fn metrics(&self) -> &Value {
+        match self {
+            RealSide::Real(v) | RealSide::Slurm(v) => v,
+        }
+    }
 }
 
 /// A policy's mean of the compared metric each way and its rank (1: lowest) under each.
@@ -79,9 +99,9 @@ pub fn summarise(
                 policy: policy.clone(),
                 sim_s: mean(&pick(&|e| value(&e.sim))),
                 sim_calibrated_s: mean(&pick(&|e| value(&e.sim_calibrated))),
-                real_s: mean(&pick(&|e| value(&e.real))),
-                sim_error: mean(&pick(&|e| error(&e.sim, &e.real))),
-                calibrated_error: mean(&pick(&|e| error(&e.sim_calibrated, &e.real))),
+                real_s: mean(&pick(&|e| value(e.real.metrics()))),
+                sim_error: mean(&pick(&|e| error(&e.sim, e.real.metrics()))),
+                calibrated_error: mean(&pick(&|e| error(&e.sim_calibrated, e.real.metrics()))),
                 sim_rank: 0,
                 calibrated_rank: 0,
                 real_rank: 0,
@@ -103,8 +123,8 @@ pub fn summarise(
     Report {
         workload: workload.to_owned(),
         metric: metric.to_owned(),
-        sim_error: all(&|e| error(&e.sim, &e.real)),
-        calibrated_error: all(&|e| error(&e.sim_calibrated, &e.real)),
+        sim_error: all(&|e| error(&e.sim, e.real.metrics())),
+        calibrated_error: all(&|e| error(&e.sim_calibrated, e.real.metrics())),
         sim_tau: kendall_tau(&sim, &real),
         calibrated_tau: kendall_tau(&calibrated, &real),
         episodes,

@@ -1,9 +1,28 @@
 //! A workload loaded twice from the one reading of its file, for the simulator and for real
 //! execution, and the simulator again with calibrated settings on top.
 
+use schedlab_env::execution::Execution;
 use schedlab_env::workload_file::WorkloadFile;
 
 use crate::workloads::Loaded;
+
+/// The backend a fidelity or calibration run plays its real episodes on (`--execution`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RealBackend {
+    /// Processes in control groups schedlab makes on this machine.
+    Real,
+    /// A Slurm cluster (jobs workloads; `deploy/slurm/cluster.sh up N`).
+    Slurm,
+}
+
+impl RealBackend {
+    pub fn execution(self) -> Execution {
+        match self {
+            RealBackend::Real => Execution::Real,
+            RealBackend::Slurm => Execution::Slurm,
+        }
+    }
+}
 
 /// A workload loaded for the simulator and for real execution.
 pub struct Sides {
@@ -14,8 +33,17 @@ pub struct Sides {
 }
 
 impl Sides {
-    /// Both sides of the workload file `file` (already read) under `overrides`.
-    pub fn of(file: &WorkloadFile, overrides: &[(String, String)]) -> anyhow::Result<Sides> {
+    /// Both sides of the workload file `file` (already read) under `overrides`, the real one
+    /// on `execution`'s backend (`Real` or `Slurm`).
+    pub fn of(
+        file: &WorkloadFile,
+        overrides: &[(String, String)],
+        execution: Execution,
+    ) -> anyhow::Result<Sides> {
+        anyhow::ensure!(
+            execution.is_real(),
+            "the real side of a fidelity run executes for real: `real` or `slurm`, not `sim`"
+        );
         let load = |execution: &str| {
             let mut all = overrides.to_vec();
             all.push(("execution".into(), execution.into()));
@@ -25,7 +53,7 @@ impl Sides {
             file: file.clone(),
             overrides: overrides.to_vec(),
             sim: load("sim")?,
-            real: load("real")?,
+            real: load(execution.name())?,
         })
     }
 
@@ -52,7 +80,7 @@ mod tests {
             .join("../data/workloads/philly-real.toml");
         let file = WorkloadFile::read(&path).unwrap();
         let after_read = reads_of(&path);
-        let sides = Sides::of(&file, &[]).unwrap();
+        let sides = Sides::of(&file, &[], Execution::Real).unwrap();
         sides
             .with(&[("episode.speed_factor".into(), "1.1".into())])
             .unwrap();

@@ -5,6 +5,7 @@
 //! (`crate::fidelity`). A workload's measurement is kept in the output folder and reused while
 //! the protocol and the sources are the same, so an interrupted run resumes by workload.
 
+use schedlab_env::execution::Execution;
 use schedlab_env::workload_file::WorkloadFile;
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +125,13 @@ fn measured(cx: &Context, name: &str, case: &FidelityCase) -> anyhow::Result<Rep
     let file = WorkloadFile::read(&shipped_workload(&case.workload))?;
     let (settings, _) =
         crate::settings::Settings::load_file(&pairs(&case.set), &file, &plan.policies)?;
-    let report = measure(&file, &settings.workload, &settings.policy, &plan, &bar)?;
+    let report = measure(
+        &file,
+        (&settings.workload, Execution::Real),
+        &settings.policy,
+        &plan,
+        &bar,
+    )?;
     bar.finish_and_clear();
     let kept = Kept {
         key,
@@ -166,7 +173,11 @@ fn clouds(reports: &[(&str, &Report)]) -> Vec<(String, Vec<(f64, f64)>)> {
     let mut clouds = Vec::new();
     for (name, report) in reports {
         let value = |side: &serde_json::Value| side[&report.metric].as_f64().unwrap_or(f64::NAN);
-        let reals: Vec<f64> = report.episodes.iter().map(|e| value(&e.real)).collect();
+        let reals: Vec<f64> = report
+            .episodes
+            .iter()
+            .map(|e| value(e.real.metrics()))
+            .collect();
         let scale = reals.iter().sum::<f64>() / reals.len().max(1) as f64;
         for (side, calibrated) in [("simulator", false), ("calibrated", true)] {
             let points = report
@@ -178,7 +189,7 @@ fn clouds(reports: &[(&str, &Report)]) -> Vec<(String, Vec<(f64, f64)>)> {
                     } else {
                         &e.sim
                     };
-                    (value(&e.real) / scale, value(simulated) / scale)
+                    (value(e.real.metrics()) / scale, value(simulated) / scale)
                 })
                 .collect();
             clouds.push((format!("{name}, {side}"), points));

@@ -42,7 +42,7 @@ impl Kind for Jobs {
         tenant_table(episodes)
     }
     fn executes_for_real(&self) -> bool {
-        self.workload.execution == schedlab_env::execution::Execution::Real
+        self.workload.execution.is_real()
     }
     fn describe(&self) -> String {
         format!(

@@ -38,7 +38,7 @@ impl Kind for SingleJob {
         SingleJobEnv::new(self.scenario.clone())
     }
     fn executes_for_real(&self) -> bool {
-        self.scenario.workload.execution == schedlab_env::execution::Execution::Real
+        self.scenario.workload.execution.is_real()
     }
     fn describe(&self) -> String {
         format!(

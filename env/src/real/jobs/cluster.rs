@@ -1,5 +1,6 @@
-//! [`RealCluster`]: one episode's jobs cluster on real processes, its machines' groups and each
-//! job's runs, and what it measured ([`RealJobsReport`]).
+//! [`RealCluster`]: one episode's jobs cluster on real processes, its machines (groups made
+//! here, or a Slurm cluster's nodes) and each job's runs, and what it measured
+//! ([`RealJobsReport`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,9 +11,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::checkpoint;
-use super::job_run::{ContainerGroup, Event, JobPlan, JobRun};
+use super::job_run::{ContainerGroup, Event, JobPlan, JobRun, Launch};
+use super::slurm_run::{MIN_CONTAINER_MIB, SlurmJobs, SlurmStartTimes};
 use crate::error::{EnvError, Result};
-use crate::execution::RealSpec;
+use crate::execution::{Execution, RealSpec};
 use crate::jobs::{Container, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT};
 use crate::real::Turn;
 use crate::real::cgroup::{Group, Hierarchy};
@@ -22,8 +24,6 @@ use crate::single_job::scenario::Scenario;
 pub const ITERATION_WALL_S: f64 = 0.25;
 /// Iterations of a job, at least and at most.
 const ITERATIONS: (u64, u64) = (4, 4000);
-/// The least memory limit of a container: a worker process needs it to exist at all.
-const MIN_CONTAINER_MIB: u64 = 256;
 
 /// What real execution measured over an episode (in `JobsInfo::real` at its end).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -40,14 +40,38 @@ pub struct RealJobsReport {
     pub restart_cost_s: Option<f64>,
     /// Iterations the jobs completed, all runs together.
     pub iterations: u64,
+    /// What Slurm measured, where Slurm ran the jobs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<SlurmReport>,
+}
+
+/// The latencies Slurm added over an episode, in wall seconds, and where it ran each start.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SlurmReport {
+    /// Each command's calls and mean wall seconds (`scontrol update`, `sbatch`, ...).
+    pub commands: std::collections::BTreeMap<String, crate::real::slurm::CommandTiming>,
+    /// Means over starts: the placement and release commands, release to every worker
+    /// connected, and (restarts) the wait for a requeued job to be pending again.
+    pub release_s: f64,
+    pub release_to_workers_s: f64,
+    pub requeue_s: Option<f64>,
+    /// Each start: the job, the nodes the scheduler chose, which Slurm ran it on.
+    pub placements: Vec<(String, Vec<String>)>,
+}
+
+/// Where the episode's processes run.
+enum Backend {
+    /// Groups this process makes: the run's folder (`tag`) and one group per machine.
+    Local { tag: u64, machines: Vec<Group> },
+    /// A Slurm job per job, on the cluster's nodes.
+    Slurm(SlurmJobs),
 }
 
 /// One episode's real cluster.
 pub struct RealCluster {
     spec: RealSpec,
     started: Instant,
-    tag: u64,
-    machines: Vec<Group>,
+    backend: Backend,
     /// Real cores per GPU-milli and per CPU-milli.
     per_milli: (f64, f64),
     plans: Vec<Arc<JobPlan>>,
@@ -64,6 +88,8 @@ pub struct RealCluster {
     /// Behind a lock only so that the env stays `Sync` (one thread reads it).
     events: Mutex<Receiver<Event>>,
     start_costs: Vec<(f64, bool)>,
+    /// Each start through Slurm: the job and what Slurm measured.
+    slurm_starts: Vec<(usize, SlurmStartTimes)>,
     /// The first error of a start or a stop, reported by the next [`RealCluster::wait`].
     failure: Option<EnvError>,
     _turn: Turn,
@@ -81,26 +107,25 @@ impl RealCluster {
     ) -> Result<RealCluster> {
         let spec = workload.real.clone();
         let turn = Turn::take();
-        let hierarchy = Hierarchy::detect(spec.cgroup_root.as_deref())?;
         let tag = crate::real::next_run_tag();
-        let run = hierarchy.create_run(tag)?;
-        crate::real::register(tag, run.clone());
         checkpoint::remove_stale_folders(&std::env::temp_dir());
         let checkpoints = std::env::temp_dir().join(format!(
             "{}{}-{tag}",
             checkpoint::FOLDER_PREFIX,
             std::process::id()
         ));
-        let made = std::fs::create_dir_all(&checkpoints)
-            .map_err(|e| EnvError::io(&checkpoints, e))
-            .and_then(|()| machine_groups(&run, workload, &spec));
-        let (machines, per_milli) = match made {
-            Ok(made) => made,
-            Err(e) => {
-                crate::real::remove_run(tag)?;
-                return Err(e);
+        std::fs::create_dir_all(&checkpoints).map_err(|e| EnvError::io(&checkpoints, e))?;
+        let per_milli = rates(workload, spec.cores());
+        let backend = match workload.execution {
+            Execution::Slurm => {
+                let name = format!("{}-{tag}", std::process::id());
+                SlurmJobs::submit(workload, &checkpoints, name).map(Backend::Slurm)
             }
+            _ => local_machines(workload, &spec, tag),
         };
+        let backend = backend.inspect_err(|_| {
+            std::fs::remove_dir_all(&checkpoints).ok();
+        })?;
         let plans = workload
             .jobs
             .iter()
@@ -125,8 +150,7 @@ impl RealCluster {
         Ok(RealCluster {
             spec,
             started: Instant::now(),
-            tag,
-            machines,
+            backend,
             per_milli,
             plans,
             runs: (0..jobs).map(|_| None).collect(),
@@ -138,6 +162,7 @@ impl RealCluster {
             sender,
             events: Mutex::new(events),
             start_costs: Vec::new(),
+            slurm_starts: Vec::new(),
             failure: None,
             _turn: turn,
         })
@@ -158,7 +183,14 @@ impl RealCluster {
     /// Preempts job `job` if it runs: its checkpoint is on disk when this returns. An error
     /// waits for the next `wait`.
     pub fn stop(&mut self, job: usize) {
-        if let Some(Err(e)) = self.runs[job].take().map(JobRun::end) {
+        let Some(run) = self.runs[job].take() else {
+            return;
+        };
+        let ended = match &self.backend {
+            Backend::Local { .. } => run.end(),
+            Backend::Slurm(slurm) => run.end_through(|| slurm.preempt(job)),
+        };
+        if let Err(e) = ended {
             self.failure.get_or_insert(e);
         }
     }
@@ -170,24 +202,33 @@ impl RealCluster {
         self.restarts += usize::from(restart);
         self.run_counts[job] += 1;
         let run = self.run_counts[job];
-        let groups = containers
-            .iter()
-            .enumerate()
-            .map(|(k, c)| {
-                let group =
-                    self.machines[c.machine as usize].child(&format!("job-{job}-run-{run}-{k}"))?;
-                let mib = (c.mem as f64 * self.spec.mem_mb_per_gb / 1024.0) as u64;
-                group.set_memory(mib.max(MIN_CONTAINER_MIB) << 20)?;
-                Ok(ContainerGroup {
-                    group,
-                    cores: container_cores(self.per_milli, c.cpu, c.gpu_milli()),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let limits = containers.iter().map(|c| {
+            let mib = (c.mem as f64 * self.spec.mem_mb_per_gb / 1024.0) as u64;
+            let cores = container_cores(self.per_milli, c.cpu, c.gpu_milli());
+            (cores, mib.max(MIN_CONTAINER_MIB))
+        });
+        let launch = match &self.backend {
+            Backend::Local { machines, .. } => Launch::Local(
+                containers
+                    .iter()
+                    .zip(limits)
+                    .enumerate()
+                    .map(|(k, (c, (cores, mib)))| {
+                        let machine = &machines[c.machine as usize];
+                        let group = machine.child(&format!("job-{job}-run-{run}-{k}"))?;
+                        group.set_memory(mib << 20)?;
+                        Ok(ContainerGroup { group, cores })
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            Backend::Slurm(slurm) => {
+                Launch::Slurm(slurm.start((job, run), containers, limits.collect(), run > 1))
+            }
+        };
         self.runs[job] = Some(JobRun::start(
             (job, run),
             Arc::clone(&self.plans[job]),
-            groups,
+            launch,
             self.checkpoint_path(job),
             Arc::clone(&self.progress[job]),
             self.sender.clone(),
@@ -223,8 +264,14 @@ impl RealCluster {
                 Err(RecvTimeoutError::Disconnected) => unreachable!("the cluster holds a sender"),
             };
             match event {
-                Event::Resumed { job, run, cost_s } if run == self.run_counts[job] => {
+                Event::Resumed {
+                    job,
+                    run,
+                    cost_s,
+                    slurm,
+                } if run == self.run_counts[job] => {
                     self.start_costs.push((cost_s, self.restarting[job]));
+                    self.slurm_starts.extend(slurm.map(|times| (job, times)));
                 }
                 // a run stopped just as it completed is resumed later from its checkpoint
                 Event::Finished { job, run, at }
@@ -263,6 +310,33 @@ impl RealCluster {
             start_cost_s: all / self.spec.time_scale,
             restart_cost_s: mean(restarts).map(|c| c / self.spec.time_scale),
             iterations: self.progress.iter().map(|p| p.load(Ordering::SeqCst)).sum(),
+            slurm: match &self.backend {
+                Backend::Slurm(slurm) => Some(self.slurm_report(slurm)),
+                Backend::Local { .. } => None,
+            },
+        }
+    }
+
+    fn slurm_report(&self, slurm: &SlurmJobs) -> SlurmReport {
+        let starts = &self.slurm_starts;
+        let mean = |values: Vec<f64>| {
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        let of = |f: fn(&SlurmStartTimes) -> f64| mean(starts.iter().map(|(_, t)| f(t)).collect());
+        let restarts = starts
+            .iter()
+            .filter(|(_, t)| t.requeue_s > 0.0)
+            .map(|(_, t)| t.requeue_s)
+            .collect();
+        SlurmReport {
+            commands: slurm.timings(),
+            release_s: of(|t| t.release_s).unwrap_or(0.0),
+            release_to_workers_s: of(|t| t.release_to_workers_s).unwrap_or(0.0),
+            requeue_s: mean(restarts),
+            placements: starts
+                .iter()
+                .map(|(job, t)| (self.plans[*job].id.clone(), t.nodes.clone()))
+                .collect(),
         }
     }
 
@@ -274,26 +348,54 @@ impl RealCluster {
 impl Drop for RealCluster {
     fn drop(&mut self) {
         self.runs.iter_mut().filter_map(Option::take).for_each(drop);
-        if let Err(e) = crate::real::remove_run(self.tag) {
+        if let Backend::Local { tag, .. } = self.backend
+            && let Err(e) = crate::real::remove_run(tag)
+        {
             eprintln!("real execution: {e}");
         }
         std::fs::remove_dir_all(&self.checkpoints).ok();
     }
 }
 
-/// One group per machine, its CPU quota the machine's share of `real.cores` and its memory
-/// limit its memory; with the real cores per GPU-milli and per CPU-milli.
-fn machine_groups(
-    run: &Group,
-    workload: &JobsWorkload,
-    spec: &RealSpec,
-) -> Result<(Vec<Group>, (f64, f64))> {
-    run.set_cpu(None)?;
-    let cores = spec.cores();
+/// The run's folder of groups (removed with the run) and one group per machine, its CPU
+/// quota the machine's share of `real.cores` and its memory limit its memory.
+fn local_machines(workload: &JobsWorkload, spec: &RealSpec, tag: u64) -> Result<Backend> {
+    let hierarchy = Hierarchy::detect(spec.cgroup_root.as_deref())?;
+    let run = hierarchy.create_run(tag)?;
+    crate::real::register(tag, run.clone());
+    let per_milli = rates(workload, spec.cores());
     let machines = workload
         .machines
         .iter()
         .flat_map(|m| std::iter::repeat_n(m, m.count));
+    let made = run.set_cpu(None).and_then(|()| {
+        machines
+            .enumerate()
+            .map(|(i, m)| {
+                let group = run.child(&format!("machine-{i}"))?;
+                group.delegate()?;
+                let gpu = per_milli.0 * (m.gpus * GPU_MILLI) as f64;
+                let cpu = per_milli.1 * m.cpu_cores * MILLI_PER_UNIT[0];
+                group.set_cpu(Some(gpu.max(cpu)))?;
+                group.set_memory(
+                    ((m.mem_gb * spec.mem_mb_per_gb) as u64).max(MIN_CONTAINER_MIB) << 20,
+                )?;
+                Ok(group)
+            })
+            .collect::<Result<Vec<_>>>()
+    });
+    match made {
+        Ok(machines) => Ok(Backend::Local { tag, machines }),
+        Err(e) => {
+            crate::real::remove_run(tag)?;
+            Err(e)
+        }
+    }
+}
+
+/// Real cores per GPU-milli and per CPU-milli: `cores` shared out over the cluster's GPUs,
+/// and over its CPU cores.
+fn rates(workload: &JobsWorkload, cores: f64) -> (f64, f64) {
     let gpu_milli: f64 = workload
         .machines
         .iter()
@@ -309,22 +411,7 @@ fn machine_groups(
     } else {
         0.0
     };
-    let per_milli = (per_gpu_milli, cores / cpu_milli.max(1.0));
-    let groups = machines
-        .enumerate()
-        .map(|(i, m)| {
-            let group = run.child(&format!("machine-{i}"))?;
-            group.delegate()?;
-            let gpu = per_milli.0 * (m.gpus * GPU_MILLI) as f64;
-            let cpu = per_milli.1 * m.cpu_cores * MILLI_PER_UNIT[0];
-            group.set_cpu(Some(gpu.max(cpu)))?;
-            group.set_memory(
-                ((m.mem_gb * spec.mem_mb_per_gb) as u64).max(MIN_CONTAINER_MIB) << 20,
-            )?;
-            Ok(group)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((groups, per_milli))
+    (per_gpu_milli, cores / cpu_milli.max(1.0))
 }
 
 /// A container's real cores: its GPU share where it holds GPUs, else its CPU share.

@@ -14,9 +14,14 @@
 //! duration (over its speed factor) of that quota, in iterations of about `ITERATION_WALL_S`
 //! (`cluster.rs`) wall seconds. Nothing else of the simulator is emulated: its speed-up curve,
 //! restart pause and interference are what the real run measures.
+//!
+//! With `execution = "slurm"` the machines are a Slurm cluster's nodes and each job a Slurm
+//! job, submitted held and placed and released by each start ([`slurm_run`]); the runs, their
+//! checkpoints and the quotas are the same.
 
 pub mod checkpoint;
 mod cluster;
 pub mod job_run;
+pub mod slurm_run;
 
-pub use cluster::{RealCluster, RealJobsReport};
+pub use cluster::{RealCluster, RealJobsReport, SlurmReport};

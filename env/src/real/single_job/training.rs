@@ -134,7 +134,11 @@ impl RealTraining {
             || false,
         );
         let streams = match connected {
-            Ok(streams) => streams.expect("a single job's start is never stopped"),
+            Ok(connected) => {
+                connected
+                    .expect("a single job's start is never stopped")
+                    .streams
+            }
             Err(StartFailure::Connecting(message)) => return Err(real_error(message)),
             Err(StartFailure::Worker { index, error }) => {
                 return Err(real_error(format!(
