@@ -10,12 +10,13 @@
 # Usage: deploy/slurm/cluster.sh up N [CPUS_PER_NODE] [MEM_MB_PER_NODE]
 #        deploy/slurm/cluster.sh down
 #        deploy/slurm/cluster.sh status
+#        deploy/slurm/cluster.sh install   (munge and Slurm from Debian's packages, as root)
 # `up` prints `export SLURM_CONF=...`; `down` (and Ctrl-C or a failure during `up`) removes
 # every process, namespace, bridge and cgroup `up` made, by the ids it recorded, and cancels
 # every job left in the queue. Needs root, iproute2's `ip netns`, util-linux's `unshare`, and
 # writable cgroup v1 `cpu` and `memory` controllers (or cgroup v2 with both); installs munge and
 # Slurm from Debian's packages where they are missing.
-set -euo pipefail
+set -Eeuo pipefail
 
 root="${SCHEDLAB_SLURM_DIR:-/tmp/schedlab-slurm}"
 bridge=slbr0
@@ -52,7 +53,20 @@ cgroup_dirs() {
 install_packages() {
     command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null \
         && command -v sbatch >/dev/null && return
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq munge slurmctld slurmd slurm-client >/dev/null
+    local packages="munge slurmctld slurmd slurm-client"
+    export DEBIAN_FRONTEND=noninteractive
+    # a fresh machine may have no package lists yet
+    apt-get install -y -qq $packages >/dev/null 2>&1 \
+        || { apt-get update -qq && apt-get install -y -qq $packages >/dev/null; }
+}
+
+# What the Slurm tests need, where they can run (root); elsewhere they skip, saying why.
+install() {
+    if [ "$(id -u)" != 0 ]; then
+        echo "cluster.sh install: not root; the Slurm tests will skip" >&2
+        return
+    fi
+    install_packages
 }
 
 # One node's cgroup: CPU quota for `cpus` cores and a memory limit, in both controllers.
@@ -100,6 +114,8 @@ write_conf() {
         # a node offers SLOTS task slots whatever its quota (config_overrides lets slurmd
         # advertise more CPUs than the machine has): Slurm places tasks, the cgroups time them
         echo "SlurmdParameters=config_overrides"
+        # a released job starts at once rather than after the default batch delay of 3 s
+        echo "SchedulerParameters=batch_sched_delay=0,sched_min_interval=0"
         echo "ReturnToService=2"
         echo "MpiDefault=none"
         echo "JobRequeue=1"
@@ -152,7 +168,7 @@ up() {
     check_machine
     install_packages
     mkdir -p "$root/state"
-    trap 'echo "cluster.sh: up failed; removing what it made" >&2; down' ERR
+    trap 'trap - ERR; echo "cluster.sh: up failed; removing what it made" >&2; down; exit 1' ERR
     trap 'down; exit 130' INT TERM
     write_conf "$nodes" "$cpus" "$mem_mb"
     for i in $(seq "$nodes"); do mkdir -p "$root/spool/node$i"; make_node_cgroup "node$i" "$cpus" "$mem_mb"; done
@@ -187,12 +203,15 @@ down() {
         [ -s "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2>/dev/null
     done
     if [ -f "$root/cgroups" ]; then
-        # anything a node still runs (a job's processes) is in its cgroup
+        # anything a node still runs (a job's processes) is in its cgroup or in a container's
+        # group inside it (schedlab's jobs make those), which go deepest first
         while read -r group; do
-            [ -f "$group/cgroup.procs" ] && xargs -r kill -9 < "$group/cgroup.procs" 2>/dev/null
+            [ -d "$group" ] && find "$group" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
         done < "$root/cgroups"
         sleep 1
-        while read -r group; do rmdir "$group" 2>/dev/null; done < "$root/cgroups"
+        while read -r group; do
+            [ -d "$group" ] && find "$group" -depth -type d -exec rmdir {} + 2>/dev/null
+        done < "$root/cgroups"
         rmdir "$cpu_base" "$mem_base" 2>/dev/null
     fi
     [ -f "$root/namespaces" ] && while read -r ns; do ip netns del "$ns" 2>/dev/null; done < "$root/namespaces"
@@ -209,7 +228,8 @@ status() {
 
 case "${1:-}" in
     up) shift; up "$@" ;;
+    install) install ;;
     down) down ;;
     status) status ;;
-    *) refuse "usage: cluster.sh up N [CPUS_PER_NODE] [MEM_MB_PER_NODE] | down | status" ;;
+    *) refuse "usage: cluster.sh up N [CPUS_PER_NODE] [MEM_MB_PER_NODE] | down | status | install" ;;
 esac

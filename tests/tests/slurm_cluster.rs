@@ -1,7 +1,7 @@
 //! `deploy/slurm/cluster.sh`: a Slurm cluster of two nodes on this machine, each node its own
 //! network namespace, hostname and cgroup, which a job on it inherits; `down` leaves no
-//! process, namespace, bridge or cgroup of the run; and the script refuses to start without
-//! root. The cluster needs root, network namespaces and writable cgroups: where this machine
+//! process, namespace, bridge or cgroup of the run, nor does an `up` that fails halfway; and
+//! the script refuses to start without root. The cluster needs root, network namespaces and writable cgroups: where this machine
 //! lacks them the test says so and skips.
 
 use std::path::{Path, PathBuf};
@@ -139,4 +139,40 @@ fn a_two_node_cluster_runs_jobs_in_its_nodes_and_down_leaves_nothing() {
         sleeping.stdout.is_empty(),
         "the job's process outlived down"
     );
+}
+
+/// An `up` that fails halfway (here: the bridge's name is taken) removes what it made before
+/// failing, by the ids it recorded, and leaves alone what it did not make.
+#[test]
+fn a_failed_up_removes_what_it_made() {
+    if let Some(why) = unavailable() {
+        eprintln!("skipped: a Slurm cluster cannot be made on this machine: {why}");
+        return;
+    }
+    run(Command::new("ip").args(["link", "add", "slbr0", "type", "bridge"]));
+    let folder = std::env::temp_dir().join(format!("schedlab-slurm-fail-{}", std::process::id()));
+    let up = Command::new(script())
+        .args(["up", "2", "1", "512"])
+        .env("SCHEDLAB_SLURM_DIR", &folder)
+        .output()
+        .unwrap();
+    let kept = Command::new("ip")
+        .args(["link", "show", "slbr0"])
+        .output()
+        .unwrap();
+    run(Command::new("ip").args(["link", "del", "slbr0"]));
+    assert!(!up.status.success());
+    assert!(String::from_utf8_lossy(&up.stderr).contains("up failed"));
+    assert!(kept.status.success(), "down removed a link it did not make");
+    assert!(!folder.exists());
+    let munge = Command::new("pgrep")
+        .args(["-f", &format!("{}/munge", folder.display())])
+        .output()
+        .unwrap();
+    assert!(munge.stdout.is_empty(), "munged outlived the failed up");
+    let namespaces = run(Command::new("ip").args(["netns", "list"]));
+    assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
+    for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/memory"] {
+        assert!(!Path::new(base).join("schedlab-slurm").exists(), "{base}");
+    }
 }
