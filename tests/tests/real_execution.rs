@@ -15,6 +15,7 @@ use schedlab_tests::workload;
 
 mod real_common;
 use real_common::*;
+use schedlab_env::real::process::is_running;
 
 /// A real episode of small-4node lasts at most 300 virtual s: 6 s of wall time at this scale.
 const FAST: &str = "0.02";

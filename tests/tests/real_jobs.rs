@@ -12,13 +12,14 @@ use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use schedlab_env::Scenario;
-use schedlab_env::real::cgroup::Group;
+use schedlab_env::real::cgroup::{ContainerGroup, Group};
 use schedlab_env::real::jobs::checkpoint::Checkpoint;
-use schedlab_env::real::jobs::job_run::{ContainerGroup, Event, JobPlan, JobRun};
+use schedlab_env::real::jobs::job_run::{Event, JobPlan, JobRun, Launch};
 use schedlab_tests::workload;
 
 mod real_common;
 use real_common::*;
+use schedlab_env::real::process::is_running;
 
 /// philly-real's 27000-odd virtual seconds in about 14 s of wall time.
 const FAST: &str = "real.time_scale=0.0005";
@@ -53,7 +54,7 @@ fn run_job(
     let job = JobRun::start(
         (0, 1),
         Arc::clone(plan),
-        containers,
+        Launch::Local(containers),
         checkpoint.to_owned(),
         Arc::clone(&progress),
         sender,

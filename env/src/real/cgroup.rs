@@ -165,6 +165,13 @@ impl Hierarchy {
     }
 }
 
+/// A job's container: its group and its CPU quota in real cores.
+#[derive(Debug, Clone)]
+pub struct ContainerGroup {
+    pub group: Group,
+    pub cores: f64,
+}
+
 /// One control group (one folder per controller on v1).
 #[derive(Debug, Clone)]
 pub struct Group {

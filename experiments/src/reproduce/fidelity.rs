@@ -2,31 +2,17 @@
 //! Table 2 schedulers (static, periodic, RAES and a learned one) on a small single-job
 //! workload, and four jobs schedulers on a 20-job window, each played in the simulator, in the
 //! simulator calibrated on other real episodes, and on real processes under cgroup limits
-//! (`crate::fidelity`). A workload's measurement is kept in the output folder and reused while
-//! the protocol and the sources are the same, so an interrupted run resumes by workload.
+//! (`crate::fidelity`), and the jobs window through Slurm where a cluster answers
+//! (`fidelity_slurm.rs`). Each measurement is kept and reused by `fidelity_measured.rs`.
 
 use schedlab_env::execution::Execution;
-use schedlab_env::workload_file::WorkloadFile;
-use serde::{Deserialize, Serialize};
-
 use schedlab_env::real::cgroup::Hierarchy;
 
 use super::cached_training::{Training, trained};
 use super::context::Context;
-use super::protocol::FidelityCase;
-use crate::fidelity::{Plan, Report, measure};
-use crate::output::write_atomic;
+use super::fidelity_measured::measured;
+use crate::fidelity::Report;
 use crate::paths::shipped_workload;
-use crate::play::episode_bar;
-use crate::sources::SOURCES_FINGERPRINT;
-use crate::sweep::spec::pairs;
-
-/// A measurement as kept on disk, with what it was measured from.
-#[derive(Serialize, Deserialize)]
-struct Kept {
-    key: String,
-    report: serde_json::Value,
-}
 
 /// Why real processes cannot run on this machine (its cgroups cannot be written), or None
 /// where they can.
@@ -60,8 +46,8 @@ pub fn fidelity(cx: &Context) -> anyhow::Result<Option<String>> {
     let learned = learner.run.display().to_string();
     let mut single_case = protocol.single_job.clone();
     single_case.policies.push(learned.clone());
-    let single = measured(cx, "single-job", &single_case)?;
-    let jobs = measured(cx, "jobs", &protocol.jobs)?;
+    let single = measured(cx, "single-job", &single_case, Execution::Real)?;
+    let jobs = measured(cx, "jobs", &protocol.jobs, Execution::Real)?;
     let mut text = format!(
         "## Simulator against real execution (fidelity)\n\n`schedlab reproduce fidelity` (seeds and policies from `[fidelity]` in the protocol, not `--seeds`): each (policy, seed) played in the simulator as shipped, in the simulator calibrated on real episodes of other policies and seeds (calibration seeds {:?}, compared seeds {:?}), and on real processes under cgroup CPU and memory limits on this machine, GPUs emulated as CPU quota (docs/real-execution.md). Errors are mean absolute relative errors against real; ranks are 1 for the lowest.\n\n",
         protocol.calibrate_seeds, protocol.seeds,
@@ -82,6 +68,7 @@ pub fn fidelity(cx: &Context) -> anyhow::Result<Option<String>> {
         protocol.jobs.workload
     );
     text += &table(&jobs, str::to_owned);
+    text += &super::fidelity_slurm::slurm_column(cx, &jobs)?;
     let scatter = cx.figure("fidelity.png")?;
     crate::plots::scatter(
         &scatter,
@@ -92,53 +79,6 @@ pub fn fidelity(cx: &Context) -> anyhow::Result<Option<String>> {
     text += &format!("\n![sim against real]({})\n\n", cx.link("fidelity.png"));
     text += &reading(&single, &jobs, &learned);
     Ok(Some(text))
-}
-
-/// The report of `case`, measured now or kept from an earlier run of the same protocol and
-/// sources.
-fn measured(cx: &Context, name: &str, case: &FidelityCase) -> anyhow::Result<Report> {
-    let protocol = &cx.protocol.fidelity;
-    let key = format!(
-        "{case:?} seeds {:?} calibrated on {:?}; sources {SOURCES_FINGERPRINT}",
-        protocol.seeds, protocol.calibrate_seeds
-    );
-    let kept_at = cx.args.out.join("fidelity").join(format!("{name}.json"));
-    if let Some(kept) = std::fs::read_to_string(&kept_at)
-        .ok()
-        .and_then(|t| serde_json::from_str::<Kept>(&t).ok())
-        .filter(|k| k.key == key)
-    {
-        return Ok(serde_json::from_value(kept.report)?);
-    }
-    let plan = Plan {
-        policies: case.policies.clone(),
-        seeds: protocol.seeds.clone(),
-        calibration_policies: case.calibrate.clone(),
-        calibration_seeds: protocol.calibrate_seeds.clone(),
-    };
-    let episodes = plan.policies.len() * plan.seeds.len()
-        + plan.calibration_policies.len() * plan.calibration_seeds.len();
-    let bar = episode_bar(
-        episodes as u64,
-        format!("fidelity: real episodes of {}", case.workload),
-    )?;
-    let file = WorkloadFile::read(&shipped_workload(&case.workload))?;
-    let (settings, _) =
-        crate::settings::Settings::load_file(&pairs(&case.set), &file, &plan.policies)?;
-    let report = measure(
-        &file,
-        (&settings.workload, Execution::Real),
-        &settings.policy,
-        &plan,
-        &bar,
-    )?;
-    bar.finish_and_clear();
-    let kept = Kept {
-        key,
-        report: serde_json::to_value(&report)?,
-    };
-    write_atomic(&kept_at, serde_json::to_string_pretty(&kept)?.as_bytes())?;
-    Ok(report)
 }
 
 fn table(report: &Report, label: impl Fn(&str) -> String) -> String {

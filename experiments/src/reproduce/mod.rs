@@ -18,6 +18,8 @@ mod dag;
 mod document;
 mod episodes;
 mod fidelity;
+mod fidelity_measured;
+mod fidelity_slurm;
 mod fig2;
 mod heterogeneity;
 mod leaderboard;

@@ -143,6 +143,8 @@ pub struct FidelityProtocol {
     pub learner: LearnedRun,
     pub single_job: FidelityCase,
     pub jobs: FidelityCase,
+    /// The jobs window through Slurm, where a cluster answers.
+    pub slurm: Option<FidelityCase>,
 }
 
 /// One workload of the fidelity section.

@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 
 use schedlab_env::real::cgroup::Hierarchy;
-pub use schedlab_env::real::process::is_running;
 
 /// The hierarchy, or `None` (with the reason printed) where real execution cannot run here.
 pub fn cgroups_or_skip() -> Option<Hierarchy> {

@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::checkpoint;
-use super::job_run::{ContainerGroup, Event, JobPlan, JobRun, Launch};
+use super::job_run::{Event, JobPlan, JobRun, Launch};
 use super::slurm_run::{MIN_CONTAINER_MIB, SlurmJobs, SlurmStartTimes};
 use crate::error::{EnvError, Result};
 use crate::execution::{Execution, RealSpec};
 use crate::jobs::{Container, GPU_MILLI, JobsWorkload, MILLI_PER_UNIT};
 use crate::real::Turn;
-use crate::real::cgroup::{Group, Hierarchy};
+use crate::real::cgroup::{ContainerGroup, Group, Hierarchy};
 use crate::single_job::scenario::Scenario;
 
 /// Wall seconds of one iteration of a job at its requested allocation.
@@ -55,8 +55,15 @@ pub struct SlurmReport {
     pub release_s: f64,
     pub release_to_workers_s: f64,
     pub requeue_s: Option<f64>,
-    /// Each start: the job, the nodes the scheduler chose, which Slurm ran it on.
-    pub placements: Vec<(String, Vec<String>)>,
+    /// Each start: the job, the nodes the scheduler chose and those Slurm ran it on.
+    pub placements: Vec<Placement>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Placement {
+    pub job: String,
+    pub chosen: Vec<String>,
+    pub slurm: Vec<String>,
 }
 
 /// Where the episode's processes run.
@@ -335,7 +342,11 @@ impl RealCluster {
             requeue_s: mean(restarts),
             placements: starts
                 .iter()
-                .map(|(job, t)| (self.plans[*job].id.clone(), t.nodes.clone()))
+                .map(|(job, t)| Placement {
+                    job: self.plans[*job].id.clone(),
+                    chosen: t.chosen.clone(),
+                    slurm: t.nodes.clone(),
+                })
                 .collect(),
         }
     }

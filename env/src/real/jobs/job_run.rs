@@ -22,7 +22,7 @@ use rand::rngs::StdRng;
 use super::checkpoint::Checkpoint;
 use super::slurm_run::{SlurmStart, SlurmStartTimes};
 use crate::error::{EnvError, Result};
-use crate::real::cgroup::Group;
+use crate::real::cgroup::{ContainerGroup, Group};
 use crate::real::connect::{StartFailure, WorkerListener};
 use crate::real::messages::{FromWorker, ToWorker};
 use crate::real::process;
@@ -61,13 +61,6 @@ pub enum Event {
         run: u32,
         message: String,
     },
-}
-
-/// A container of the run: its group and its CPU quota in real cores.
-#[derive(Clone)]
-pub struct ContainerGroup {
-    pub group: Group,
-    pub cores: f64,
 }
 
 /// Where a run's workers come from.

@@ -12,10 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::job_run::ContainerGroup;
 use crate::error::{EnvError, Result};
 use crate::jobs::{Container, JobsWorkload};
-use crate::real::cgroup::{Group, Hierarchy};
+use crate::real::cgroup::{ContainerGroup, Group, Hierarchy};
 use crate::real::connect::StartFailure;
 use crate::real::slurm::commands::JOB_PREFIX;
 use crate::real::slurm::{Slurm, SlurmNode, script};
@@ -50,7 +49,9 @@ pub struct SlurmStartTimes {
     pub release_s: f64,
     /// Wall seconds from the release to every worker connected.
     pub release_to_workers_s: f64,
-    /// The nodes Slurm ran the job on (read back from `squeue`).
+    /// The nodes the scheduler chose, and those Slurm ran the job on (read back from
+    /// `squeue`).
+    pub chosen: Vec<String>,
     pub nodes: Vec<String>,
 }
 
@@ -288,6 +289,7 @@ impl SlurmStart {
         let mut chosen = self.nodes.clone();
         chosen.sort();
         chosen.dedup();
+        times.chosen = chosen.clone();
         if times.nodes == chosen {
             Ok(())
         } else {
