@@ -7,14 +7,14 @@
 
 use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use schedlab_env::Scenario;
 use schedlab_env::real::cgroup::{ContainerGroup, Group};
 use schedlab_env::real::jobs::checkpoint::Checkpoint;
-use schedlab_env::real::jobs::job_run::{Event, JobPlan, JobRun, Launch};
+use schedlab_env::real::jobs::job_run::{JobPlan, JobRun, Launch};
 use schedlab_tests::workload;
 
 mod real_common;
@@ -59,27 +59,7 @@ fn run_job(
         Arc::clone(&progress),
         sender,
     );
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        assert!(
-            Instant::now() < deadline,
-            "the job neither progressed nor finished"
-        );
-        if let Some(at) = stop_at
-            && progress.load(Ordering::SeqCst) >= at
-        {
-            job.end().unwrap();
-            return progress.load(Ordering::SeqCst);
-        }
-        match events.recv_timeout(Duration::from_millis(1)) {
-            Ok(Event::Finished { .. }) => {
-                job.end().unwrap();
-                return progress.load(Ordering::SeqCst);
-            }
-            Ok(Event::Failed { message, .. }) => panic!("{message}"),
-            _ => {}
-        }
-    }
+    drive(job, &events, &progress, stop_at, |job| job.end().unwrap())
 }
 
 #[test]

@@ -4,24 +4,12 @@
 //! the script refuses to start without root. The cluster needs root, network namespaces and writable cgroups: where this machine
 //! lacks them the test says so and skips.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm/cluster.sh")
-}
-
-fn run(command: &mut Command) -> Output {
-    let out = command.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{command:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+mod slurm_common;
+use slurm_common::{checked, script};
 
 /// Why the cluster cannot be made here, or None where it can.
 fn unavailable() -> Option<String> {
@@ -34,7 +22,7 @@ fn unavailable() -> Option<String> {
         .output();
     match probe {
         Ok(out) if out.status.success() => {
-            run(Command::new("ip").args(["netns", "del", "schedlab-slurm-test-probe"]));
+            checked(Command::new("ip").args(["netns", "del", "schedlab-slurm-test-probe"]));
         }
         _ => return Some("no network namespaces (or no `ip`)".into()),
     }
@@ -78,19 +66,23 @@ fn a_two_node_cluster_runs_jobs_in_its_nodes_and_down_leaves_nothing() {
 
     let folder = std::env::temp_dir().join(format!("schedlab-slurm-test-{}", std::process::id()));
     let cluster = |args: &[&str]| {
-        run(Command::new(script())
-            .args(args)
-            .env("SCHEDLAB_SLURM_DIR", &folder))
+        checked(
+            Command::new(script())
+                .args(args)
+                .env("SCHEDLAB_SLURM_DIR", &folder),
+        )
     };
     let up = cluster(&["up", "2", "1", "512"]);
     assert!(String::from_utf8_lossy(&up.stdout).contains("node2"));
     let conf = folder.join("slurm.conf");
     let output = folder.join("job.out");
-    let sbatch = run(Command::new("sbatch")
-        .env("SLURM_CONF", &conf)
-        .args(["--parsable", "-w", "node2", "-o"])
-        .arg(&output)
-        .args(["--wrap", "hostname; cat /proc/self/cgroup; sleep 600"]));
+    let sbatch = checked(
+        Command::new("sbatch")
+            .env("SLURM_CONF", &conf)
+            .args(["--parsable", "-w", "node2", "-o"])
+            .arg(&output)
+            .args(["--wrap", "hostname; cat /proc/self/cgroup; sleep 600"]),
+    );
     let job = String::from_utf8_lossy(&sbatch.stdout).trim().to_owned();
     let started = Instant::now();
     while !std::fs::read_to_string(&output)
@@ -114,7 +106,7 @@ fn a_two_node_cluster_runs_jobs_in_its_nodes_and_down_leaves_nothing() {
     assert!(!folder.exists());
     let alive: Vec<&String> = daemons.iter().filter(|p| is_alive(p)).collect();
     assert!(alive.is_empty(), "still running: {alive:?}");
-    let namespaces = run(Command::new("ip").args(["netns", "list"]));
+    let namespaces = checked(Command::new("ip").args(["netns", "list"]));
     assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
     assert!(
         !Command::new("ip")
@@ -149,7 +141,7 @@ fn a_failed_up_removes_what_it_made() {
         eprintln!("skipped: a Slurm cluster cannot be made on this machine: {why}");
         return;
     }
-    run(Command::new("ip").args(["link", "add", "slbr0", "type", "bridge"]));
+    checked(Command::new("ip").args(["link", "add", "slbr0", "type", "bridge"]));
     let folder = std::env::temp_dir().join(format!("schedlab-slurm-fail-{}", std::process::id()));
     let up = Command::new(script())
         .args(["up", "2", "1", "512"])
@@ -160,7 +152,7 @@ fn a_failed_up_removes_what_it_made() {
         .args(["link", "show", "slbr0"])
         .output()
         .unwrap();
-    run(Command::new("ip").args(["link", "del", "slbr0"]));
+    checked(Command::new("ip").args(["link", "del", "slbr0"]));
     assert!(!up.status.success());
     assert!(String::from_utf8_lossy(&up.stderr).contains("up failed"));
     assert!(kept.status.success(), "down removed a link it did not make");
@@ -170,7 +162,7 @@ fn a_failed_up_removes_what_it_made() {
         .output()
         .unwrap();
     assert!(munge.stdout.is_empty(), "munged outlived the failed up");
-    let namespaces = run(Command::new("ip").args(["netns", "list"]));
+    let namespaces = checked(Command::new("ip").args(["netns", "list"]));
     assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
     for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/memory"] {
         assert!(!Path::new(base).join("schedlab-slurm").exists(), "{base}");

@@ -7,40 +7,27 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use schedlab_env::Scenario;
 use schedlab_env::jobs::{Container, JobsWorkload};
 use schedlab_env::real::jobs::checkpoint::Checkpoint;
-use schedlab_env::real::jobs::job_run::{Event, JobPlan, JobRun, Launch};
+use schedlab_env::real::jobs::job_run::{JobPlan, JobRun, Launch};
 use schedlab_env::real::jobs::slurm_run::SlurmJobs;
 use schedlab_env::workload_file::WorkloadFile;
 use schedlab_tests::workload;
 
 mod real_common;
-use real_common::cgroups_or_skip;
+use real_common::{cgroups_or_skip, drive};
+mod slurm_common;
+use slurm_common::{checked, script};
 
 /// philly-real's 27000-odd virtual seconds in about 27 s of wall time.
 const FAST: &str = "real.time_scale=0.001";
-
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm/cluster.sh")
-}
-
-fn checked(command: &mut Command) -> Output {
-    let out = command.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{command:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
 
 /// A two-node cluster for one test, taken down when dropped.
 struct Cluster {
@@ -223,27 +210,9 @@ fn run_through_slurm(jobs: &SlurmJobs, run: u32, checkpoint: &Path, stop_at: Opt
         Arc::clone(&progress),
         sender,
     );
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        assert!(
-            Instant::now() < deadline,
-            "the job neither progressed nor finished"
-        );
-        if let Some(at) = stop_at
-            && progress.load(Ordering::SeqCst) >= at
-        {
-            job.end_through(|| jobs.preempt(0)).unwrap();
-            return progress.load(Ordering::SeqCst);
-        }
-        match events.recv_timeout(Duration::from_millis(1)) {
-            Ok(Event::Finished { .. }) => {
-                job.end().unwrap();
-                return progress.load(Ordering::SeqCst);
-            }
-            Ok(Event::Failed { message, .. }) => panic!("{message}"),
-            _ => {}
-        }
-    }
+    drive(job, &events, &progress, stop_at, |job| {
+        job.end_through(|| jobs.preempt(0)).unwrap()
+    })
 }
 
 #[test]

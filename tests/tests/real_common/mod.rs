@@ -1,12 +1,17 @@
-//! What the real-execution tests share: whether cgroups can be written here, and reading a
-//! run's groups back from their files.
+//! What the real-execution tests share: whether cgroups can be written here, reading a
+//! run's groups back from their files, and driving a job's run to its end or a preemption.
 
 // each test file uses some of these
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
 use schedlab_env::real::cgroup::Hierarchy;
+use schedlab_env::real::jobs::job_run::{Event, JobRun};
 
 /// The hierarchy, or `None` (with the reason printed) where real execution cannot run here.
 pub fn cgroups_or_skip() -> Option<Hierarchy> {
@@ -118,4 +123,36 @@ pub fn pids_in(group: &Path) -> Vec<u32> {
         .lines()
         .filter_map(|l| l.parse().ok())
         .collect()
+}
+
+/// Waits until `job` finishes, or until it completed `stop_at` iterations and `preempt` ends
+/// it; the iterations completed by then.
+pub fn drive(
+    job: JobRun,
+    events: &Receiver<Event>,
+    progress: &AtomicU64,
+    stop_at: Option<u64>,
+    preempt: impl FnOnce(JobRun),
+) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the job neither progressed nor finished"
+        );
+        if let Some(at) = stop_at
+            && progress.load(Ordering::SeqCst) >= at
+        {
+            preempt(job);
+            return progress.load(Ordering::SeqCst);
+        }
+        match events.recv_timeout(Duration::from_millis(1)) {
+            Ok(Event::Finished { .. }) => {
+                job.end().unwrap();
+                return progress.load(Ordering::SeqCst);
+            }
+            Ok(Event::Failed { message, .. }) => panic!("{message}"),
+            _ => {}
+        }
+    }
 }
