@@ -38,6 +38,10 @@ pub struct RealJobsReport {
     /// Mean virtual seconds from a running job's preemption or rescale to its first
     /// iteration again, where there were restarts.
     pub restart_cost_s: Option<f64>,
+    /// Mean wall seconds a preemption or rescale of a running job held the scheduler before
+    /// its next action: the run stopped and its checkpoint written (through Slurm, the job
+    /// requeued first). Not in `restart_cost_s`, which counts from the new run's start.
+    pub stop_wall_s: Option<f64>,
     /// Iterations the jobs completed, all runs together.
     pub iterations: u64,
     /// What Slurm measured, where Slurm ran the jobs.
@@ -95,6 +99,8 @@ pub struct RealCluster {
     /// Behind a lock only so that the env stays `Sync` (one thread reads it).
     events: Mutex<Receiver<Event>>,
     start_costs: Vec<(f64, bool)>,
+    /// Wall seconds of each stop of a running job.
+    stop_walls: Vec<f64>,
     /// Each start through Slurm: the job and what Slurm measured.
     slurm_starts: Vec<(usize, SlurmStartTimes)>,
     /// The first error of a start or a stop, reported by the next [`RealCluster::wait`].
@@ -169,6 +175,7 @@ impl RealCluster {
             sender,
             events: Mutex::new(events),
             start_costs: Vec::new(),
+            stop_walls: Vec::new(),
             slurm_starts: Vec::new(),
             failure: None,
             _turn: turn,
@@ -193,10 +200,12 @@ impl RealCluster {
         let Some(run) = self.runs[job].take() else {
             return;
         };
+        let begun = Instant::now();
         let ended = match &self.backend {
             Backend::Local { .. } => run.end(),
             Backend::Slurm(slurm) => run.end_through(|| slurm.preempt(job)),
         };
+        self.stop_walls.push(begun.elapsed().as_secs_f64());
         if let Err(e) = ended {
             self.failure.get_or_insert(e);
         }
@@ -316,6 +325,7 @@ impl RealCluster {
             start_cost_wall_s: all,
             start_cost_s: all / self.spec.time_scale,
             restart_cost_s: mean(restarts).map(|c| c / self.spec.time_scale),
+            stop_wall_s: mean(self.stop_walls.clone()),
             iterations: self.progress.iter().map(|p| p.load(Ordering::SeqCst)).sum(),
             slurm: match &self.backend {
                 Backend::Slurm(slurm) => Some(self.slurm_report(slurm)),
