@@ -82,7 +82,7 @@ impl WorkerListener {
         mut check: impl FnMut() -> std::result::Result<(), StartFailure>,
         stopped: impl Fn() -> bool,
     ) -> std::result::Result<Option<Connected>, StartFailure> {
-        let Some((mut streams, pids)) = self.accept(n, &mut check, &stopped)? else {
+        let Some(Connected { mut streams, pids }) = self.accept(n, &mut check, &stopped)? else {
             return Ok(None);
         };
         let path = std::path::absolute(&scenario.path).unwrap_or_else(|_| scenario.path.clone());
@@ -121,7 +121,7 @@ impl WorkerListener {
         n: usize,
         check: &mut impl FnMut() -> std::result::Result<(), StartFailure>,
         stopped: &impl Fn() -> bool,
-    ) -> std::result::Result<Option<(Vec<TcpStream>, Vec<u32>)>, StartFailure> {
+    ) -> std::result::Result<Option<Connected>, StartFailure> {
         let failed = StartFailure::Connecting;
         self.listener
             .set_nonblocking(true)
@@ -165,6 +165,9 @@ impl WorkerListener {
                 Err(e) => return Err(failed(format!("accepting workers: {e}"))),
             }
         }
-        Ok(Some((streams.into_iter().flatten().collect(), pids)))
+        Ok(Some(Connected {
+            streams: streams.into_iter().flatten().collect(),
+            pids,
+        }))
     }
 }

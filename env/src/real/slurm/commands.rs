@@ -101,7 +101,7 @@ impl Slurm {
                 })
             })
             .collect();
-        nodes.sort_by(|a, b| natural_key(&a.name).cmp(&natural_key(&b.name)));
+        nodes.sort_by_key(|node| natural_key(&node.name));
         nodes.dedup();
         Ok(nodes)
     }
