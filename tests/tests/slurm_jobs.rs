@@ -316,6 +316,17 @@ fn a_sigkilled_slurm_episode_leaves_held_jobs_that_the_next_episode_cancels() {
     }
     second.kill().unwrap();
     second.wait().unwrap();
+    // the killed episode's checkpoint folder, which only a later episode would remove
+    let left_behind = format!("schedlab-checkpoints-{}-", second.id());
+    for entry in std::fs::read_dir(std::env::temp_dir()).unwrap().flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(&left_behind)
+        {
+            std::fs::remove_dir_all(entry.path()).unwrap();
+        }
+    }
     drop(cluster);
     let namespaces = checked(Command::new("ip").args(["netns", "list"]));
     assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
