@@ -24,16 +24,6 @@ use schedlab_env::real::process::is_running;
 /// philly-real's 27000-odd virtual seconds in about 14 s of wall time.
 const FAST: &str = "real.time_scale=0.0005";
 
-fn plan() -> Arc<JobPlan> {
-    Arc::new(JobPlan {
-        id: "resume-test".into(),
-        scenario: Scenario::load_with_overrides(&workload("small-4node.toml"), &[]).unwrap(),
-        seed: 11,
-        iterations: 40,
-        cpu_per_iteration: 0.004,
-    })
-}
-
 /// Runs `plan` on two containers of `run` until it finishes, or until it completed
 /// `stop_at` iterations and is preempted; returns the iterations completed.
 fn run_job(
@@ -69,7 +59,7 @@ fn a_preempted_job_resumes_its_iterations_exactly_from_its_checkpoint() {
     };
     let run = h.create_run(u64::MAX - 1).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let plan = plan();
+    let plan = resume_plan("resume-test");
     let whole = dir.path().join("whole.ckpt");
     assert_eq!(run_job(&run, "whole", &plan, &whole, None), 40);
     let uninterrupted = Checkpoint::load(&whole, &plan.id).unwrap().unwrap();
@@ -78,26 +68,13 @@ fn a_preempted_job_resumes_its_iterations_exactly_from_its_checkpoint() {
     let split = dir.path().join("split.ckpt");
     let stopped_at = run_job(&run, "first", &plan, &split, Some(5));
     let saved = Checkpoint::load(&split, &plan.id).unwrap().unwrap();
-    assert_eq!(
-        saved.iteration, stopped_at,
-        "the checkpoint holds every completed iteration"
-    );
-    assert!(
-        (5..40).contains(&saved.iteration),
-        "stopped at {}",
-        saved.iteration
-    );
+    assert_checkpoint_of_a_stop(&saved, stopped_at);
     assert_ne!(saved.params, uninterrupted.params);
     assert_eq!(run_job(&run, "second", &plan, &split, None), 40);
     let resumed = Checkpoint::load(&split, &plan.id).unwrap().unwrap();
     assert_eq!(resumed.iteration, 40);
-    let same_bits = resumed
-        .params
-        .iter()
-        .zip(&uninterrupted.params)
-        .all(|(a, b)| a.to_bits() == b.to_bits());
     assert!(
-        same_bits,
+        same_bits(&resumed, &uninterrupted),
         "a resumed job ends where the uninterrupted one does"
     );
     run.remove().unwrap();

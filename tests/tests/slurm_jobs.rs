@@ -13,18 +13,20 @@ use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
-use schedlab_env::Scenario;
 use schedlab_env::jobs::{Container, JobsWorkload};
 use schedlab_env::real::jobs::checkpoint::Checkpoint;
-use schedlab_env::real::jobs::job_run::{JobPlan, JobRun, Launch};
+use schedlab_env::real::jobs::job_run::{JobRun, Launch};
 use schedlab_env::real::jobs::slurm_run::SlurmJobs;
 use schedlab_env::workload_file::WorkloadFile;
 use schedlab_tests::workload;
 
 mod real_common;
-use real_common::{cgroups_or_skip, drive};
+use real_common::{assert_checkpoint_of_a_stop, cgroups_or_skip, drive, resume_plan, same_bits};
 mod slurm_common;
 use slurm_common::{checked, script};
+
+/// The job the preemption test runs: philly-real's first job, job 0 of its Slurm jobs.
+const JOB: &str = "philly-18454";
 
 /// philly-real's 27000-odd virtual seconds in about 27 s of wall time.
 const FAST: &str = "real.time_scale=0.001";
@@ -177,16 +179,6 @@ fn a_policys_jobs_run_on_the_nodes_it_chose_and_the_episode_leaves_nothing() {
     assert!(container_groups().is_empty(), "{:?}", container_groups());
 }
 
-fn plan() -> Arc<JobPlan> {
-    Arc::new(JobPlan {
-        id: "philly-18454".into(),
-        scenario: Scenario::load_with_overrides(&workload("small-4node.toml"), &[]).unwrap(),
-        seed: 11,
-        iterations: 40,
-        cpu_per_iteration: 0.004,
-    })
-}
-
 /// Runs run `run` of job 0 through Slurm on both nodes until it finishes, or until it
 /// completed `stop_at` iterations and is preempted (requeued); the iterations completed.
 fn run_through_slurm(jobs: &SlurmJobs, run: u32, checkpoint: &Path, stop_at: Option<u64>) -> u64 {
@@ -204,7 +196,7 @@ fn run_through_slurm(jobs: &SlurmJobs, run: u32, checkpoint: &Path, stop_at: Opt
     let launch = jobs.start((0, run), &containers, vec![(0.4, 256); 2], run > 1);
     let job = JobRun::start(
         (0, run),
-        plan(),
+        resume_plan(JOB),
         Launch::Slurm(launch),
         checkpoint.to_owned(),
         Arc::clone(&progress),
@@ -231,20 +223,12 @@ fn a_job_preempted_through_slurm_resumes_its_iterations_exactly() {
         let jobs = SlurmJobs::submit(&workload, dir.path(), "test-whole".into()).unwrap();
         assert_eq!(run_through_slurm(&jobs, 1, &whole, None), 40);
     }
-    let uninterrupted = Checkpoint::load(&whole, &plan().id).unwrap().unwrap();
+    let uninterrupted = Checkpoint::load(&whole, JOB).unwrap().unwrap();
     let split = dir.path().join("split.ckpt");
     let jobs = SlurmJobs::submit(&workload, dir.path(), "test-split".into()).unwrap();
     let stopped_at = run_through_slurm(&jobs, 1, &split, Some(5));
-    let saved = Checkpoint::load(&split, &plan().id).unwrap().unwrap();
-    assert_eq!(
-        saved.iteration, stopped_at,
-        "the checkpoint holds every completed iteration"
-    );
-    assert!(
-        (5..40).contains(&saved.iteration),
-        "stopped at {}",
-        saved.iteration
-    );
+    let saved = Checkpoint::load(&split, JOB).unwrap().unwrap();
+    assert_checkpoint_of_a_stop(&saved, stopped_at);
     let requeued = cluster.queue("%j|%T|%r");
     assert!(
         requeued
@@ -253,14 +237,9 @@ fn a_job_preempted_through_slurm_resumes_its_iterations_exactly() {
         "{requeued:?}"
     );
     assert_eq!(run_through_slurm(&jobs, 2, &split, None), 40);
-    let resumed = Checkpoint::load(&split, &plan().id).unwrap().unwrap();
-    let same_bits = resumed
-        .params
-        .iter()
-        .zip(&uninterrupted.params)
-        .all(|(a, b)| a.to_bits() == b.to_bits());
+    let resumed = Checkpoint::load(&split, JOB).unwrap().unwrap();
     assert!(
-        same_bits,
+        same_bits(&resumed, &uninterrupted),
         "a job resumed through Slurm ends where the uninterrupted one does"
     );
     let timings = jobs.timings();

@@ -6,12 +6,16 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
+use schedlab_env::Scenario;
 use schedlab_env::real::cgroup::Hierarchy;
-use schedlab_env::real::jobs::job_run::{Event, JobRun};
+use schedlab_env::real::jobs::checkpoint::Checkpoint;
+use schedlab_env::real::jobs::job_run::{Event, JobPlan, JobRun};
+use schedlab_tests::workload;
 
 /// The hierarchy, or `None` (with the reason printed) where real execution cannot run here.
 pub fn cgroups_or_skip() -> Option<Hierarchy> {
@@ -155,4 +159,38 @@ pub fn drive(
             _ => {}
         }
     }
+}
+
+/// A job of 40 iterations of small-4node's model, named `id`, stopped and resumed by the tests.
+pub fn resume_plan(id: &str) -> Arc<JobPlan> {
+    Arc::new(JobPlan {
+        id: id.into(),
+        scenario: Scenario::load_with_overrides(&workload("small-4node.toml"), &[]).unwrap(),
+        seed: 11,
+        iterations: 40,
+        cpu_per_iteration: 0.004,
+    })
+}
+
+/// The checkpoint a preemption after `stopped_at` completed iterations wrote (at least 5
+/// were asked for) holds every one of them and not the whole run.
+pub fn assert_checkpoint_of_a_stop(saved: &Checkpoint, stopped_at: u64) {
+    assert_eq!(
+        saved.iteration, stopped_at,
+        "the checkpoint holds every completed iteration"
+    );
+    assert!(
+        (5..40).contains(&saved.iteration),
+        "stopped at {}",
+        saved.iteration
+    );
+}
+
+/// Whether two runs ended with the same parameters, bit for bit.
+pub fn same_bits(a: &Checkpoint, b: &Checkpoint) -> bool {
+    a.params.len() == b.params.len()
+        && a.params
+            .iter()
+            .zip(&b.params)
+            .all(|(x, y)| x.to_bits() == y.to_bits())
 }
