@@ -2,7 +2,8 @@
 //! `deploy/slurm/cluster.sh` starts for each test: a policy's jobs run on the nodes it chose
 //! (read back from Slurm by the test itself) and nothing is left in the queue or the nodes'
 //! groups after the episode; a job preempted through Slurm resumes its iterations exactly from
-//! its checkpoint; a SIGKILL of schedlab leaves held jobs that the next episode cancels. Each
+//! its checkpoint; a SIGKILL of schedlab leaves held jobs that the next episode cancels; a job
+//! placed again on fewer tasks reserves only their CPUs and memory. Each
 //! test needs root, network namespaces and writable cgroups, and says so where it skips.
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use schedlab_env::jobs::{Container, JobsWorkload};
 use schedlab_env::real::jobs::checkpoint::Checkpoint;
 use schedlab_env::real::jobs::job_run::{JobRun, Launch};
 use schedlab_env::real::jobs::slurm_run::SlurmJobs;
+use schedlab_env::real::slurm::Slurm;
 use schedlab_env::workload_file::WorkloadFile;
 use schedlab_tests::workload;
 
@@ -310,4 +312,32 @@ fn a_sigkilled_slurm_episode_leaves_held_jobs_that_the_next_episode_cancels() {
     let namespaces = checked(Command::new("ip").args(["netns", "list"]));
     assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
     assert!(!Path::new("/sys/fs/cgroup/cpu/schedlab-slurm").exists());
+}
+
+/// A job placed on two tasks and then, as after a rescale down, on one reserves one CPU and
+/// one task's memory, so Slurm starts it in the room schedlab gave it.
+#[test]
+fn a_job_placed_again_on_fewer_tasks_reserves_only_their_cpus_and_memory() {
+    let Some(cluster) = Cluster::up() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("job.sh");
+    std::fs::write(&script, "#!/bin/sh\nsleep 1\n").unwrap();
+    let slurm = Slurm::connect().unwrap();
+    let (layout, output) = (dir.path().join("layout"), dir.path().join("out"));
+    let id = slurm
+        .submit_held("placed-again", &script, &layout, &output)
+        .unwrap();
+    let nodes = ["node1".to_owned()];
+    slurm.place(id, &nodes, 2, 100).unwrap();
+    slurm.place(id, &nodes, 1, 100).unwrap();
+    let shown = checked(
+        Command::new("scontrol")
+            .env("SLURM_CONF", cluster.conf())
+            .args(["show", "job", &id.to_string()]),
+    );
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    slurm.cancel(&[id]).unwrap();
+    assert!(shown.contains("TRES=cpu=1,mem=100M,"), "{shown}");
 }

@@ -47,6 +47,28 @@ pub struct RealJobsReport {
     /// What Slurm measured, where Slurm ran the jobs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmReport>,
+    /// Each start that reached its first iteration, in that order.
+    pub start_records: Vec<StartRecord>,
+}
+
+/// One start and the starts it overlapped: how start costs grow with starts made together.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StartRecord {
+    pub job: String,
+    pub restart: bool,
+    /// Wall seconds from the start's decision to its first iteration.
+    pub cost_wall_s: f64,
+    /// Starts not yet at their first iteration when this one was made, itself included: all
+    /// of them, and those on a machine this one uses.
+    pub in_flight: usize,
+    pub in_flight_on_its_machines: usize,
+}
+
+/// A start waiting for its first iteration.
+struct Starting {
+    machines: Vec<u32>,
+    in_flight: usize,
+    in_flight_on_its_machines: usize,
 }
 
 /// The latencies Slurm added over an episode, in wall seconds, and where it ran each start.
@@ -98,7 +120,9 @@ pub struct RealCluster {
     sender: Sender<Event>,
     /// Behind a lock only so that the env stays `Sync` (one thread reads it).
     events: Mutex<Receiver<Event>>,
-    start_costs: Vec<(f64, bool)>,
+    /// Each job's start waiting for its first iteration.
+    starting: Vec<Option<Starting>>,
+    start_records: Vec<StartRecord>,
     /// Wall seconds of each stop of a running job.
     stop_walls: Vec<f64>,
     /// Each start through Slurm: the job and what Slurm measured.
@@ -174,7 +198,8 @@ impl RealCluster {
             checkpoints,
             sender,
             events: Mutex::new(events),
-            start_costs: Vec::new(),
+            starting: (0..jobs).map(|_| None).collect(),
+            start_records: Vec::new(),
             stop_walls: Vec::new(),
             slurm_starts: Vec::new(),
             failure: None,
@@ -200,6 +225,7 @@ impl RealCluster {
         let Some(run) = self.runs[job].take() else {
             return;
         };
+        self.starting[job] = None;
         let begun = Instant::now();
         let ended = match &self.backend {
             Backend::Local { .. } => run.end(),
@@ -218,6 +244,14 @@ impl RealCluster {
         self.restarts += usize::from(restart);
         self.run_counts[job] += 1;
         let run = self.run_counts[job];
+        let machines: Vec<u32> = containers.iter().map(|c| c.machine).collect();
+        let waiting = self.starting.iter().flatten();
+        let shares = |other: &Starting| other.machines.iter().any(|m| machines.contains(m));
+        self.starting[job] = Some(Starting {
+            in_flight: waiting.clone().count() + 1,
+            in_flight_on_its_machines: waiting.filter(|other| shares(other)).count() + 1,
+            machines,
+        });
         let limits = containers.iter().map(|c| {
             let mib = (c.mem as f64 * self.spec.mem_mb_per_gb / 1024.0) as u64;
             let cores = container_cores(self.per_milli, c.cpu, c.gpu_milli());
@@ -286,7 +320,16 @@ impl RealCluster {
                     cost_s,
                     slurm,
                 } if run == self.run_counts[job] => {
-                    self.start_costs.push((cost_s, self.restarting[job]));
+                    // none where the run was stopped as its news came
+                    if let Some(starting) = self.starting[job].take() {
+                        self.start_records.push(StartRecord {
+                            job: self.plans[job].id.clone(),
+                            restart: self.restarting[job],
+                            cost_wall_s: cost_s,
+                            in_flight: starting.in_flight,
+                            in_flight_on_its_machines: starting.in_flight_on_its_machines,
+                        });
+                    }
                     self.slurm_starts.extend(slurm.map(|times| (job, times)));
                 }
                 // a run stopped just as it completed is resumed later from its checkpoint
@@ -312,12 +355,12 @@ impl RealCluster {
         let mean = |costs: Vec<f64>| {
             (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64)
         };
-        let all = mean(self.start_costs.iter().map(|c| c.0).collect()).unwrap_or(0.0);
-        let restarts: Vec<f64> = self
-            .start_costs
+        let records = &self.start_records;
+        let all = mean(records.iter().map(|r| r.cost_wall_s).collect()).unwrap_or(0.0);
+        let restarts: Vec<f64> = records
             .iter()
-            .filter(|c| c.1)
-            .map(|c| c.0)
+            .filter(|r| r.restart)
+            .map(|r| r.cost_wall_s)
             .collect();
         RealJobsReport {
             starts: self.run_counts.iter().map(|&r| r as usize).sum(),
@@ -331,6 +374,7 @@ impl RealCluster {
                 Backend::Slurm(slurm) => Some(self.slurm_report(slurm)),
                 Backend::Local { .. } => None,
             },
+            start_records: records.clone(),
         }
     }
 

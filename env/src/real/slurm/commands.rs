@@ -164,8 +164,19 @@ impl Slurm {
         tasks: usize,
         memory_mb: u64,
     ) -> Result<()> {
+        self.place(id, nodes, tasks, memory_mb)?;
+        self.run("scontrol", &["release", &id.to_string()])?;
+        Ok(())
+    }
+
+    /// Places held job `id` as [`Slurm::place_and_release`] does, without releasing it. The
+    /// CPU count is set with the tasks: raising `NumTasks` raises it, lowering it does not, and
+    /// a job rescaled down would keep its old CPUs and reserve their memory
+    /// (`MinMemoryCPU` is per CPU), so Slurm would hold it back from room schedlab gave it.
+    pub fn place(&self, id: u32, nodes: &[String], tasks: usize, memory_mb: u64) -> Result<()> {
         let job = format!("JobId={id}");
-        self.run("scontrol", &["update", &job, &format!("NumTasks={tasks}")])?;
+        let (tasks, cpus) = (format!("NumTasks={tasks}"), format!("NumCPUs={tasks}"));
+        self.run("scontrol", &["update", &job, &tasks, &cpus])?;
         let count = format!("NumNodes={0}-{0}", nodes.len());
         let list = format!("ReqNodeList={}", nodes.join(","));
         let memory = format!("MinMemoryCPU={memory_mb}");
@@ -173,7 +184,6 @@ impl Slurm {
             "scontrol",
             &["update", &job, &count, &list, &memory, "StartTime=now"],
         )?;
-        self.run("scontrol", &["release", &id.to_string()])?;
         Ok(())
     }
 
