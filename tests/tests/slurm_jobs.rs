@@ -231,13 +231,19 @@ fn a_job_preempted_through_slurm_resumes_its_iterations_exactly() {
     let stopped_at = run_through_slurm(&jobs, 1, &split, Some(5));
     let saved = Checkpoint::load(&split, JOB).unwrap().unwrap();
     assert_checkpoint_of_a_stop(&saved, stopped_at);
-    let requeued = cluster.queue("%j|%T|%r");
-    assert!(
-        requeued
+    // Slurm lists the requeue once the job's processes are gone (the job completes first)
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let requeued = cluster.queue("%j|%T|%r");
+        if requeued
             .iter()
-            .any(|l| l.contains("-0|") && l.ends_with("|job requeued in held state")),
-        "{requeued:?}"
-    );
+            .any(|l| l.contains("-0|") && l.ends_with("|job requeued in held state"))
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{requeued:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(run_through_slurm(&jobs, 2, &split, None), 40);
     let resumed = Checkpoint::load(&split, JOB).unwrap().unwrap();
     assert!(

@@ -175,8 +175,12 @@ impl SlurmJobs {
 }
 
 impl Drop for SlurmJobs {
+    /// Cancels every job and waits until Slurm lists none of them: a cancelled job that ran is
+    /// listed (completing) until its processes are gone.
     fn drop(&mut self) {
-        if let Err(e) = self.slurm.cancel(&self.ids) {
+        let cancelled = self.slurm.cancel(&self.ids);
+        let gone = cancelled.and_then(|()| self.slurm.await_gone(&self.ids, REQUEUE_LIMIT));
+        if let Err(e) = gone {
             eprintln!("real execution: {e}");
         }
     }

@@ -261,6 +261,32 @@ impl Slurm {
         self.run("scancel", &args).map(drop)
     }
 
+    /// Waits until Slurm lists none of jobs `ids`, at most `limit`.
+    pub fn await_gone(&self, ids: &[u32], limit: Duration) -> Result<()> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let listed = self.run("squeue", &["-h", "-o", "%i"])?;
+            let left: Vec<&str> = listed
+                .lines()
+                .map(str::trim)
+                .filter(|id| id.parse().is_ok_and(|id| ids.contains(&id)))
+                .collect();
+            if left.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(EnvError::RealExecution {
+                    message: format!(
+                        "Slurm still lists jobs {} {} s after their cancel",
+                        left.join(", "),
+                        limit.as_secs()
+                    ),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Cancels the jobs of schedlab processes that are gone (killed before they could cancel
     /// their own), as the next run removes their control groups.
     pub fn cancel_orphans(&self) -> Result<()> {
