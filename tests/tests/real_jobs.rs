@@ -213,15 +213,26 @@ fn fidelity_measures_a_real_jobs_window_against_its_calibrated_simulator() {
     assert!(episode["real_execution"]["starts"].as_u64().unwrap() >= 20);
     // fifo never stops a run, so every start is recorded with the starts it overlapped; the
     // window's first decision starts several jobs together
-    let records = episode["real_execution"]["start_records"].as_array().unwrap();
-    assert_eq!(records.len() as u64, episode["real_execution"]["starts"].as_u64().unwrap());
+    let records = episode["real_execution"]["start_records"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        records.len() as u64,
+        episode["real_execution"]["starts"].as_u64().unwrap()
+    );
     let count = |r: &serde_json::Value, key: &str| r[key].as_u64().unwrap();
     for r in records {
         assert!(r["cost_wall_s"].as_f64().unwrap() > 0.0, "{r}");
         let on_its_machines = count(r, "in_flight_on_its_machines");
-        assert!(on_its_machines >= 1 && on_its_machines <= count(r, "in_flight"), "{r}");
+        assert!(
+            on_its_machines >= 1 && on_its_machines <= count(r, "in_flight"),
+            "{r}"
+        );
     }
-    assert!(records.iter().any(|r| count(r, "in_flight") > 1), "{records:?}");
+    assert!(
+        records.iter().any(|r| count(r, "in_flight") > 1),
+        "{records:?}"
+    );
     let calibration = &doc["calibration"];
     assert!(
         calibration["start_s"].as_f64().unwrap() > 0.0,

@@ -352,11 +352,12 @@ impl RealCluster {
 
     /// What the episode measured so far.
     pub fn report(&self) -> RealJobsReport {
-        let mean = |costs: Vec<f64>| {
+        let mean = |costs: &[f64]| {
             (!costs.is_empty()).then(|| costs.iter().sum::<f64>() / costs.len() as f64)
         };
         let records = &self.start_records;
-        let all = mean(records.iter().map(|r| r.cost_wall_s).collect()).unwrap_or(0.0);
+        let costs: Vec<f64> = records.iter().map(|r| r.cost_wall_s).collect();
+        let all = mean(&costs).unwrap_or(0.0);
         let restarts: Vec<f64> = records
             .iter()
             .filter(|r| r.restart)
@@ -367,8 +368,8 @@ impl RealCluster {
             restarts: self.restarts,
             start_cost_wall_s: all,
             start_cost_s: all / self.spec.time_scale,
-            restart_cost_s: mean(restarts).map(|c| c / self.spec.time_scale),
-            stop_wall_s: mean(self.stop_walls.clone()),
+            restart_cost_s: mean(&restarts).map(|c| c / self.spec.time_scale),
+            stop_wall_s: mean(&self.stop_walls),
             iterations: self.progress.iter().map(|p| p.load(Ordering::SeqCst)).sum(),
             slurm: match &self.backend {
                 Backend::Slurm(slurm) => Some(self.slurm_report(slurm)),
