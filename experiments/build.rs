@@ -1,13 +1,18 @@
 //! Fingerprints the sources that decide what training and playing compute (the env,
 //! predictors, agents and trainer crates, and Cargo.lock's versions), so that
 //! `reproduce` trains again the runs trained from other sources and a sweep does not take rows
-//! played by them for its own (`src/sources.rs`).
+//! played by them for its own (`src/sources.rs`). Real execution (`env/src/real/`) drives
+//! processes and Slurm and no simulated episode, so it has a fingerprint of its own making: the
+//! simulation's sources with it, for what was measured on real processes.
 
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 const SOURCES: [&str; 4] = ["env", "predictors", "agents", "trainer"];
+
+/// Sources that no simulated episode or training run executes.
+const REAL_EXECUTION: &str = "env/src/real";
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,11 +24,18 @@ fn main() {
         collect(&root.join(krate).join("src"), &mut files);
     }
     files.sort();
-    let mut hash = Sha256::new();
+    let mut simulation = Sha256::new();
+    let mut with_real_execution = Sha256::new();
     for file in &files {
         let relative = file.strip_prefix(root).unwrap_or(file);
-        hash.update(relative.to_string_lossy().as_bytes());
-        hash.update(std::fs::read(file).unwrap_or_default());
+        let contents = std::fs::read(file).unwrap_or_default();
+        let name = relative.to_string_lossy();
+        with_real_execution.update(name.as_bytes());
+        with_real_execution.update(&contents);
+        if !relative.starts_with(REAL_EXECUTION) {
+            simulation.update(name.as_bytes());
+            simulation.update(&contents);
+        }
     }
     // Cargo scans a directory for any change, new and removed files included
     println!(
@@ -40,11 +52,20 @@ fn main() {
             root.join(krate).join("src").display()
         );
     }
-    let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     println!(
         "cargo:rustc-env=SCHEDLAB_TRAINING_SOURCES={}",
-        &digest[..16]
+        short(simulation)
     );
+    println!(
+        "cargo:rustc-env=SCHEDLAB_REAL_EXECUTION_SOURCES={}",
+        short(with_real_execution)
+    );
+}
+
+/// The first 16 hex digits of the digest.
+fn short(hash: Sha256) -> String {
+    let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    digest[..16].to_owned()
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

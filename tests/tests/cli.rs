@@ -2143,6 +2143,49 @@ fn reproduce_reuses_runs_of_other_sources_only_when_asked() {
     assert!(!doc.contains("fingerprint 0123456789abcdef"), "{doc}");
 }
 
+/// A learner given more rounds in the protocol trains a new run from the start: the rounds set
+/// its learning-rate and curriculum schedules, so resuming the shorter run would not be the
+/// run the protocol names.
+#[test]
+fn reproduce_trains_again_a_run_planned_for_other_rounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let protocol = tiny_learned_protocol(dir.path());
+    let reproduce = || {
+        let out = schedlab()
+            .current_dir(dir.path())
+            .args(["reproduce", "learned", "--protocol", arg(&protocol)])
+            .args(["--out", "out", "--doc", "doc.md", "--figures", "figures"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = reproduce();
+    assert!(
+        first.contains("learned: training PPO tiny seed 0"),
+        "{first}"
+    );
+    let rounds = dir
+        .path()
+        .join("out/learned/runs/tiny/ppo-tiny/seed-0/training_rounds.txt");
+    assert_eq!(std::fs::read_to_string(&rounds).unwrap(), "1024");
+    let longer = std::fs::read_to_string(&protocol)
+        .unwrap()
+        .replace("steps = 1024", "steps = 2048");
+    std::fs::write(&protocol, longer).unwrap();
+    let second = reproduce();
+    assert!(
+        second.contains("learned: training PPO tiny seed 0"),
+        "{second}"
+    );
+    assert!(!second.contains("resuming"), "{second}");
+    assert_eq!(std::fs::read_to_string(&rounds).unwrap(), "2048");
+}
+
 /// `reproduce learned` killed (SIGKILL) at several moments (training, sweeps, the document) and
 /// run again ends with the rows of an uninterrupted run: a run killed after a checkpoint resumes
 /// and trains as if never stopped, sweeps resume from their journals, locks are taken over.

@@ -83,9 +83,9 @@ impl Training<'_> {
 }
 
 /// Trains `learner` from `seed`, or returns the run in the learner's folder that finished from
-/// the same config, family and sources (`SOURCES_FINGERPRINT`; any sources with `reuse`); a run
-/// killed after a checkpoint is resumed from it, and a run made from anything else is trained
-/// again from the start, and `training.stale` forget the old run's rows.
+/// the same config, family, planned rounds and sources (`SOURCES_FINGERPRINT`; any sources with
+/// `reuse`); a run killed after a checkpoint is resumed from it, and a run made from anything
+/// else is trained again from the start, and `training.stale` forget the old run's rows.
 pub(super) fn trained<'a>(
     training: &Training,
     learner: &'a LearnedRun,
@@ -94,6 +94,7 @@ pub(super) fn trained<'a>(
     let (section, family) = (&training.section, &training.family);
     let runs = &training.runs_of(learner, seed);
     let sources = runs.join("training_sources.txt");
+    let plan = runs.join(PLAN_FILE);
     let workload_settings = parse_overrides(&pairs(&learner.workload_set))?;
     let loaded = crate::workloads::load(family, &workload_settings)?;
     let kind = learner_kind(learner)?;
@@ -102,12 +103,18 @@ pub(super) fn trained<'a>(
     // a run of this learner from these sources: finished, or killed and resumed where it stopped
     let trained_by = recorded_sources(&sources);
     let from_these_sources = trained_by.as_deref() == Some(SOURCES_FINGERPRINT);
+    let planned = recorded_plan(&plan);
     let same = |manifest: &Manifest| {
+        let finished = manifest.step >= learner.steps;
+        // the rounds set the learning-rate and curriculum schedules: a run planned for
+        // others is another run; one from before plans were recorded is taken only finished
+        let same_plan = planned.map_or(finished, |rounds| rounds == learner.steps);
         // a run from before a hyperparameter existed trained with its default
         kind.backfilled(&manifest.config) == config
             && manifest.workload_sha256 == family_sha256
             && manifest.workload_settings == workload_settings.iter().cloned().collect()
-            && (from_these_sources || (training.reuse && manifest.step >= learner.steps))
+            && same_plan
+            && (from_these_sources || (training.reuse && finished))
     };
     let cached = latest_run(runs, loaded.name(), &learner.agent, seed)
         .map(|run| Manifest::read(&run).map(|m| (run, m)))
@@ -126,6 +133,7 @@ pub(super) fn trained<'a>(
     }
     if cached.is_none() {
         start_afresh(runs, &training.stale, &sources)?;
+        crate::output::write_atomic(&plan, learner.steps.to_string().as_bytes())?;
     }
     let resume = cached.as_ref().map(|(run, _)| run.as_path());
     let play_settings = loaded.play_settings();
@@ -168,6 +176,14 @@ fn learner_kind(learner: &LearnedRun) -> anyhow::Result<AgentKind> {
             learner.label, learner.agent
         )
     })
+}
+
+/// The file in a learner's folder of runs that records the rounds its run was planned for.
+const PLAN_FILE: &str = "training_rounds.txt";
+
+/// The rounds recorded at `plan`, if any.
+fn recorded_plan(plan: &Path) -> Option<u64> {
+    std::fs::read_to_string(plan).ok()?.trim().parse().ok()
 }
 
 /// Steps between checkpoints and between evaluations: a learner that keeps its best network
@@ -267,18 +283,6 @@ mod tests {
         assert!(
             !note.contains("(seed 0)") && note.contains("(seed 2)"),
             "{note}"
-        );
-    }
-
-    /// `build.rs` hashed the sources (a digest, not a placeholder).
-    #[test]
-    fn the_training_sources_are_fingerprinted() {
-        assert_eq!(SOURCES_FINGERPRINT.len(), 16);
-        assert!(
-            SOURCES_FINGERPRINT
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
-            "{SOURCES_FINGERPRINT}"
         );
     }
 

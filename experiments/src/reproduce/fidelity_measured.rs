@@ -12,7 +12,7 @@ use crate::fidelity::{Plan, Report, measure};
 use crate::output::write_atomic;
 use crate::paths::shipped_workload;
 use crate::play::episode_bar;
-use crate::sources::SOURCES_FINGERPRINT;
+use crate::sources::REAL_EXECUTION_SOURCES_FINGERPRINT;
 use crate::sweep::spec::pairs;
 
 /// A measurement as kept on disk, with what it was measured from.
@@ -32,7 +32,7 @@ pub(super) fn measured(
 ) -> anyhow::Result<Report> {
     let protocol = &cx.protocol.fidelity;
     let key = format!(
-        "{case:?} on {} seeds {:?} calibrated on {:?}; sources {SOURCES_FINGERPRINT}",
+        "{case:?} on {} seeds {:?} calibrated on {:?}; sources {REAL_EXECUTION_SOURCES_FINGERPRINT}",
         execution.name(),
         protocol.seeds,
         protocol.calibrate_seeds

@@ -10,7 +10,7 @@ use super::context::Context;
 use super::fidelity::real_unavailable;
 use super::protocol::LeaderboardSuite;
 use crate::output::{number, write_atomic};
-use crate::sources::SOURCES_FINGERPRINT;
+use crate::sources::{REAL_EXECUTION_SOURCES_FINGERPRINT, SOURCES_FINGERPRINT};
 use crate::suite::leaderboard::{self, Ranked};
 use crate::suite::real::score_real;
 use crate::suite::result::RealRun;
@@ -35,7 +35,12 @@ fn file_name(policy: &str) -> String {
 fn kept(path: &Path, suite: &Suite, policy: &str, real: bool) -> Option<SuiteResult> {
     let result = SuiteResult::read(path).ok()?;
     let same = result.suite.manifest_sha256 == suite.manifest_sha256
-        && result.build.sources_fingerprint == SOURCES_FINGERPRINT
+        && result.build.sources_fingerprint
+            == if real {
+                REAL_EXECUTION_SOURCES_FINGERPRINT
+            } else {
+                SOURCES_FINGERPRINT
+            }
         && result.split == Split::Test
         && result.real.is_some() == real
         && entry_of(policy).ok()? == result.entry;

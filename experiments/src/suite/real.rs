@@ -11,10 +11,12 @@ use super::definition::{Split, Suite};
 use super::result::{RealRun, SuiteResult};
 use super::score::{play_set, score};
 use crate::play::episode_bar;
+use crate::sources::REAL_EXECUTION_SOURCES_FINGERPRINT;
 
 /// `policy` scored on `suite`'s test split in the simulator and played on real processes.
 pub fn score_real(suite: &Suite, policy: &str) -> anyhow::Result<SuiteResult> {
     let mut result = score(suite, policy, Split::Test)?;
+    REAL_EXECUTION_SOURCES_FINGERPRINT.clone_into(&mut result.build.sources_fingerprint);
     let episodes = suite.episodes(Split::Test);
     let bar = episode_bar(episodes.len() as u64, format!("{policy} on real processes"))?;
     let started = Instant::now();

@@ -59,7 +59,8 @@ pub struct Entry {
 }
 
 /// The build that scored: its version and the fingerprint of the simulator's and learners'
-/// sources (env, predictors, agents, trainer and Cargo.lock).
+/// sources (env, predictors, agents, trainer and Cargo.lock; with real execution's where the
+/// result was also played on real processes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Build {

@@ -228,26 +228,19 @@ impl Slurm {
 
     /// Waits until requeued job `id` is pending again (its processes gone), at most `limit`.
     pub fn await_pending(&self, id: u32, limit: Duration) -> Result<()> {
-        let deadline = Instant::now() + limit;
-        loop {
-            match self.state(id)? {
-                Some((state, _)) if state == "PENDING" => return Ok(()),
-                Some((state, reason)) if Instant::now() > deadline => {
-                    return Err(EnvError::RealExecution {
-                        message: format!(
-                            "Slurm job {id} is still {state} ({reason}) {} s after its requeue",
-                            limit.as_secs()
-                        ),
-                    });
-                }
-                None => {
-                    return Err(EnvError::RealExecution {
-                        message: format!("Slurm forgot job {id} while requeueing it"),
-                    });
-                }
-                Some(_) => std::thread::sleep(Duration::from_millis(10)),
-            }
-        }
+        let check = || match self.state(id)? {
+            Some((state, _)) if state == "PENDING" => Ok(None),
+            Some((state, reason)) => Ok(Some(format!("{state} ({reason})"))),
+            None => Err(EnvError::RealExecution {
+                message: format!("Slurm forgot job {id} while requeueing it"),
+            }),
+        };
+        poll_until(limit, Duration::from_millis(10), check, |state| {
+            format!(
+                "Slurm job {id} is still {state} {} s after its requeue",
+                limit.as_secs()
+            )
+        })
     }
 
     /// Cancels jobs `ids` (ended ones are skipped by Slurm).
@@ -263,28 +256,21 @@ impl Slurm {
 
     /// Waits until Slurm lists none of jobs `ids`, at most `limit`.
     pub fn await_gone(&self, ids: &[u32], limit: Duration) -> Result<()> {
-        let deadline = Instant::now() + limit;
-        loop {
+        let check = || {
             let listed = self.run("squeue", &["-h", "-o", "%i"])?;
             let left: Vec<&str> = listed
                 .lines()
                 .map(str::trim)
                 .filter(|id| id.parse().is_ok_and(|id| ids.contains(&id)))
                 .collect();
-            if left.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err(EnvError::RealExecution {
-                    message: format!(
-                        "Slurm still lists jobs {} {} s after their cancel",
-                        left.join(", "),
-                        limit.as_secs()
-                    ),
-                });
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            Ok((!left.is_empty()).then(|| left.join(", ")))
+        };
+        poll_until(limit, Duration::from_millis(20), check, |left| {
+            format!(
+                "Slurm still lists jobs {left} {} s after their cancel",
+                limit.as_secs()
+            )
+        })
     }
 
     /// Cancels the jobs of schedlab processes that are gone (killed before they could cancel
@@ -310,14 +296,61 @@ fn natural_key(name: &str) -> (String, u64) {
     (stem.to_owned(), number.parse().unwrap_or(0))
 }
 
+/// Calls `check` every `every` until it finds nothing left (`None`), at most `limit`; past it,
+/// fails with `late`'s message about what `check` last found.
+fn poll_until(
+    limit: Duration,
+    every: Duration,
+    mut check: impl FnMut() -> Result<Option<String>>,
+    late: impl FnOnce(String) -> String,
+) -> Result<()> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let Some(left) = check()? else {
+            return Ok(());
+        };
+        if Instant::now() > deadline {
+            return Err(EnvError::RealExecution {
+                message: late(left),
+            });
+        }
+        std::thread::sleep(every);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::natural_key;
+    use std::time::Duration;
+
+    use super::{natural_key, poll_until};
 
     #[test]
     fn nodes_sort_by_their_number() {
         let mut names = vec!["node10", "node2", "node1"];
         names.sort_by_key(|n| natural_key(n));
         assert_eq!(names, ["node1", "node2", "node10"]);
+    }
+
+    #[test]
+    fn polling_ends_when_nothing_is_left_or_fails_past_its_limit() {
+        let mut calls = 0;
+        let waited = poll_until(
+            Duration::from_secs(5),
+            Duration::ZERO,
+            || {
+                calls += 1;
+                Ok((calls < 3).then(|| format!("job {calls}")))
+            },
+            |left| format!("late: {left}"),
+        );
+        assert!(waited.is_ok());
+        assert_eq!(calls, 3);
+        let late = poll_until(
+            Duration::ZERO,
+            Duration::ZERO,
+            || Ok(Some("job 7".to_owned())),
+            |left| format!("still {left}"),
+        );
+        assert!(late.unwrap_err().to_string().contains("still job 7"));
     }
 }
