@@ -2055,6 +2055,24 @@ set = { per_unit = true, hidden = 16, rollout_steps = 32 }
     protocol
 }
 
+/// `schedlab reproduce learned` on `protocol` in `dir` (output in `out`, `doc.md` and
+/// `figures` there) with `extra` arguments; its standard output.
+fn reproduce_learned(dir: &Path, protocol: &Path, extra: &[&str]) -> String {
+    let out = schedlab()
+        .current_dir(dir)
+        .args(["reproduce", "learned", "--protocol", arg(protocol)])
+        .args(["--out", "out", "--doc", "doc.md", "--figures", "figures"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A finished run trained by other sources (its `training_sources.txt` differs from this
 /// build's) is trained again by default; `--reuse-runs` plays it as it is and the document
 /// names its fingerprint.
@@ -2062,32 +2080,7 @@ set = { per_unit = true, hidden = 16, rollout_steps = 32 }
 fn reproduce_reuses_runs_of_other_sources_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let protocol = tiny_learned_protocol(dir.path());
-    let reproduce = |extra: &[&str]| {
-        let mut args = vec![
-            "reproduce",
-            "learned",
-            "--protocol",
-            arg(&protocol),
-            "--out",
-            "out",
-            "--doc",
-            "doc.md",
-            "--figures",
-            "figures",
-        ];
-        args.extend(extra);
-        let out = schedlab()
-            .current_dir(dir.path())
-            .args(&args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let reproduce = |extra: &[&str]| reproduce_learned(dir.path(), &protocol, extra);
     let first = reproduce(&[]);
     assert!(
         first.contains("learned: training PPO tiny seed 0"),
@@ -2150,20 +2143,7 @@ fn reproduce_reuses_runs_of_other_sources_only_when_asked() {
 fn reproduce_trains_again_a_run_planned_for_other_rounds() {
     let dir = tempfile::tempdir().unwrap();
     let protocol = tiny_learned_protocol(dir.path());
-    let reproduce = || {
-        let out = schedlab()
-            .current_dir(dir.path())
-            .args(["reproduce", "learned", "--protocol", arg(&protocol)])
-            .args(["--out", "out", "--doc", "doc.md", "--figures", "figures"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let reproduce = || reproduce_learned(dir.path(), &protocol, &[]);
     let first = reproduce();
     assert!(
         first.contains("learned: training PPO tiny seed 0"),
