@@ -132,8 +132,7 @@ pub(super) fn trained<'a>(
         });
     }
     if cached.is_none() {
-        start_afresh(runs, &training.stale, &sources)?;
-        crate::output::write_atomic(&plan, learner.steps.to_string().as_bytes())?;
+        start_afresh(runs, &training.stale, &sources, &plan, learner.steps)?;
     }
     let resume = cached.as_ref().map(|(run, _)| run.as_path());
     let play_settings = loaded.play_settings();
@@ -199,8 +198,14 @@ fn schedule(learner: &LearnedRun, config: &serde_json::Value) -> (u64, u64) {
 
 /// A learner's folder of runs emptied for a new run: a new run folder is a new policy name,
 /// so the sweeps forget the old one's rows and keep the other policies'; `sources` records
-/// what trains it.
-fn start_afresh(runs: &Path, stale: &[PathBuf], sources: &Path) -> anyhow::Result<()> {
+/// what trains it, and `plan` the rounds it is planned for.
+fn start_afresh(
+    runs: &Path,
+    stale: &[PathBuf],
+    sources: &Path,
+    plan: &Path,
+    rounds: u64,
+) -> anyhow::Result<()> {
     for sweep in stale {
         forget_policies(sweep, |policy| Path::new(policy).starts_with(runs))?;
     }
@@ -209,7 +214,8 @@ fn start_afresh(runs: &Path, stale: &[PathBuf], sources: &Path) -> anyhow::Resul
             .with_context(|| format!("removing the outdated {}", runs.display()))?;
     }
     std::fs::create_dir_all(runs).with_context(|| format!("{}", runs.display()))?;
-    record_these_sources(sources)
+    record_these_sources(sources)?;
+    crate::output::write_atomic(plan, rounds.to_string().as_bytes())
 }
 
 /// `BC of raes + PPO` -> `bc-of-raes-ppo`.
