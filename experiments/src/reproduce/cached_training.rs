@@ -150,13 +150,7 @@ pub(super) fn trained<'a>(
         play_settings: &play_settings,
         workload_settings: &workload_settings,
     };
-    let how = ["training", "resuming"][usize::from(resume.is_some())];
-    let family_name = family.file_name().unwrap_or(family.as_os_str());
-    let family_name = family_name.to_string_lossy();
-    println!(
-        "{section}: {how} {} seed {seed} on {family_name}",
-        learner.label
-    );
+    announce(section, learner, seed, family, resume.is_some());
     let run = train_loaded(kind, &loaded, config, &spec)?;
     let seconds = Manifest::read(&run.path)?.wall_s.unwrap_or(f64::NAN);
     Ok(Trained {
@@ -166,6 +160,17 @@ pub(super) fn trained<'a>(
         seconds,
         sources: SOURCES_FINGERPRINT.to_owned(),
     })
+}
+
+/// Prints that `learner` is trained, or resumed, from `seed` on `family`.
+fn announce(section: &str, learner: &LearnedRun, seed: u64, family: &Path, resuming: bool) {
+    let how = ["training", "resuming"][usize::from(resuming)];
+    let family_name = family.file_name().unwrap_or(family.as_os_str());
+    let family_name = family_name.to_string_lossy();
+    println!(
+        "{section}: {how} {} seed {seed} on {family_name}",
+        learner.label
+    );
 }
 
 fn learner_kind(learner: &LearnedRun) -> anyhow::Result<AgentKind> {
