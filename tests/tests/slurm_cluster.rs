@@ -141,7 +141,7 @@ fn a_failed_up_removes_what_it_made() {
         eprintln!("skipped: a Slurm cluster cannot be made on this machine: {why}");
         return;
     }
-    checked(Command::new("ip").args(["link", "add", "slbr0", "type", "bridge"]));
+    let taken = TakenBridge::add();
     let folder = std::env::temp_dir().join(format!("schedlab-slurm-fail-{}", std::process::id()));
     let up = Command::new(script())
         .args(["up", "2", "1", "512"])
@@ -152,7 +152,7 @@ fn a_failed_up_removes_what_it_made() {
         .args(["link", "show", "slbr0"])
         .output()
         .unwrap();
-    checked(Command::new("ip").args(["link", "del", "slbr0"]));
+    drop(taken);
     assert!(!up.status.success());
     assert!(String::from_utf8_lossy(&up.stderr).contains("up failed"));
     assert!(kept.status.success(), "down removed a link it did not make");
@@ -166,5 +166,22 @@ fn a_failed_up_removes_what_it_made() {
     assert!(!String::from_utf8_lossy(&namespaces.stdout).contains("schedlab-slurm"));
     for base in ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/memory"] {
         assert!(!Path::new(base).join("schedlab-slurm").exists(), "{base}");
+    }
+}
+
+/// The cluster's bridge name taken by the test, given back even when the test panics, so that
+/// a failed run leaves no link for the next `up` to trip on.
+struct TakenBridge;
+
+impl TakenBridge {
+    fn add() -> Self {
+        checked(Command::new("ip").args(["link", "add", "slbr0", "type", "bridge"]));
+        TakenBridge
+    }
+}
+
+impl Drop for TakenBridge {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["link", "del", "slbr0"]).status();
     }
 }
