@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use super::spec::CellKey;
 
-/// One episode: its grid coordinates, every metric (booleans as 0/1) in table order, and the
+/// One episode: its grid coordinates, every metric (booleans as 0/1) in table order, the
 /// fingerprint of the sources that played it (`crate::sources`; empty in journals written
-/// before rows recorded it).
+/// before rows recorded it), and for a trained policy the SHA-256 of its run folder's manifest
+/// (`super::weights`; absent for heuristics and in rows from before it was recorded).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Row {
@@ -22,6 +23,8 @@ pub struct Row {
     pub metrics: Vec<(String, f64)>,
     #[serde(default)]
     pub sources: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub policy_sha256: String,
 }
 
 pub struct Journal {

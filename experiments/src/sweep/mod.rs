@@ -7,6 +7,7 @@ pub mod merge;
 pub mod run;
 pub mod spec;
 pub mod table;
+pub mod weights;
 
 #[cfg(test)]
 mod tests;

@@ -10,12 +10,13 @@ use schedlab_trainer::algorithms::AgentKind;
 use schedlab_trainer::run::Manifest;
 use schedlab_trainer::train::TrainSpec;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::journal::{JOURNAL, Journal, Row, read_journal, read_rows, rows_of};
 use super::spec::{Cell, CellKey, Shard, SweepSpec, TRAIN_PREFIX, pairs};
 use super::table::write_results;
+use super::weights::{played_other_weights, weights_by_policy, weights_now};
 use crate::output::write_atomic;
 use crate::play::{episode_bar, make_policy, play};
 use crate::settings::Settings;
@@ -374,6 +375,28 @@ pub fn forget_policies_not_in(out: &Path, spec: &SweepSpec) -> anyhow::Result<us
     }
 }
 
+/// Drops the rows of `out`'s journal that were played with other weights than their policy's
+/// run folder now holds, saying which policies; returns whether any were dropped.
+fn forget_rows_of_other_weights(out: &Path) -> anyhow::Result<bool> {
+    let rows = &read_rows(&out.join(JOURNAL))?.rows;
+    let now = weights_now(rows)?;
+    let changed: BTreeSet<&str> = rows
+        .iter()
+        .filter(|row| played_other_weights(row, &now))
+        .map(|row| row.key.policy.as_str())
+        .collect();
+    if changed.is_empty() {
+        return Ok(false);
+    }
+    eprintln!(
+        "{}: playing again the rows of {}, whose weights changed since they were played",
+        out.display(),
+        changed.into_iter().collect::<Vec<_>>().join(", ")
+    );
+    forget_rows(out, |row| played_other_weights(row, &now))?;
+    Ok(true)
+}
+
 /// Drops the rows of `options.out` (`rows`, its journal as read) that a build of other sources
 /// played (their episodes may differ from this build's), where the options allow it; otherwise
 /// refuses the folder. Returns whether any were dropped.
@@ -437,7 +460,9 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
     let _lock = FolderLock::acquire(out, "sweep")?;
     claim_folder(spec, options)?;
     let mut journaled = read_rows(&out.join(JOURNAL))?;
-    if forget_rows_of_other_sources(&journaled.rows, options)? {
+    // both run: the second reads the journal the first left
+    if forget_rows_of_other_sources(&journaled.rows, options)? | forget_rows_of_other_weights(out)?
+    {
         journaled = read_rows(&out.join(JOURNAL))?;
     }
     let grid = spec.grid();
@@ -468,6 +493,7 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
     if !pending.is_empty() {
         let targets = load_targets(spec)?;
         let resolved = resolve_policies(spec, &targets, &pending, &options.runs)?;
+        let weights = weights_by_policy(spec, &pending)?;
         let journal = Journal::open(out, journaled.valid_len)?;
         let bar = episode_bar(
             pending.len() as u64,
@@ -484,6 +510,7 @@ pub fn run(spec: &SweepSpec, options: &SweepOptions) -> anyhow::Result<Vec<Row>>
                     key,
                     metrics,
                     sources: SOURCES_FINGERPRINT.to_owned(),
+                    policy_sha256: weights[&c.policy].clone(),
                 })?;
                 bar.inc(1);
                 Ok::<(), anyhow::Error>(())

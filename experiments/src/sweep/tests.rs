@@ -519,3 +519,73 @@ fn latest_run_orders_same_second_runs_by_number() {
     );
     assert_eq!(super::run::latest_run(runs.path(), "w", "ppo", 2), None);
 }
+
+/// A trained policy's rows record the SHA-256 of its folder's manifest. Once the folder holds
+/// other weights under the same name (here: a manifest written again), a rerun plays its rows
+/// again and keeps the heuristic's as written; a row from before rows recorded weights is kept.
+#[test]
+fn rows_of_a_policy_given_other_weights_are_played_again() {
+    let root = tempfile::tempdir().unwrap();
+    let mut trainer = grid_spec(1, 1, 1, 1);
+    trainer.policies = vec!["train:ppo".into()];
+    trainer.train.steps = 32;
+    let shared = root.path().join("runs");
+    train_all(&trainer, &shared).unwrap();
+    let policy_folder = run_folders(&shared).remove(0);
+    let policy = policy_folder.display().to_string();
+    let mut spec = grid_spec(1, 1, 1, 3);
+    spec.policies.push(policy.clone());
+    let out = root.path().join("sweep");
+    run(&spec, &options(&out, Shard::WHOLE)).unwrap();
+    let manifest = policy_folder.join("manifest.json");
+    let played_with = schedlab_artifacts::sha256_file(&manifest).unwrap();
+    let rows = read_rows(&out.join(JOURNAL)).unwrap().rows;
+    for row in &rows {
+        let expected = if row.key.policy == policy {
+            played_with.as_str()
+        } else {
+            ""
+        };
+        assert_eq!(row.policy_sha256, expected, "{}", row.key);
+    }
+    // mark every row, so that a row played again shows, and make one policy row a legacy one
+    let legacy_seed = rows
+        .iter()
+        .find(|r| r.key.policy == policy)
+        .unwrap()
+        .key
+        .seed;
+    let marked: Vec<String> = journal_lines(&out)
+        .iter()
+        .map(|line| {
+            let mut row: super::journal::Row = serde_json::from_str(line).unwrap();
+            row.metrics[0].1 = -1.0;
+            if row.key.policy == policy && row.key.seed == legacy_seed {
+                row.policy_sha256.clear();
+            }
+            serde_json::to_string(&row).unwrap()
+        })
+        .collect();
+    std::fs::write(out.join(JOURNAL), marked.join("\n") + "\n").unwrap();
+    run(&spec, &options(&out, Shard::WHOLE)).unwrap();
+    assert_eq!(
+        journal_lines(&out),
+        marked,
+        "the same weights: nothing played again"
+    );
+
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text + "\n").unwrap();
+    let now = schedlab_artifacts::sha256_file(&manifest).unwrap();
+    assert_ne!(now, played_with);
+    run(&spec, &options(&out, Shard::WHOLE)).unwrap();
+    let rows = read_rows(&out.join(JOURNAL)).unwrap().rows;
+    assert_eq!(rows.len(), 6);
+    for row in rows {
+        let replayed = row.key.policy == policy && row.key.seed != legacy_seed;
+        assert_eq!(row.metrics[0].1 != -1.0, replayed, "{}", row.key);
+        if replayed {
+            assert_eq!(row.policy_sha256, now, "{}", row.key);
+        }
+    }
+}
