@@ -11,10 +11,15 @@ fn schedlab() -> Command {
 }
 
 fn run_ok(args: &[&str]) -> String {
-    let out = schedlab().args(args).output().unwrap();
+    succeeded(schedlab().args(args))
+}
+
+/// The standard output of `command`, which must succeed (else the test fails with its errors).
+fn succeeded(command: &mut Command) -> String {
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
-        "schedlab {args:?} failed:\n{}",
+        "{command:?} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
@@ -2058,19 +2063,13 @@ set = { per_unit = true, hidden = 16, rollout_steps = 32 }
 /// `schedlab reproduce learned` on `protocol` in `dir` (output in `out`, `doc.md` and
 /// `figures` there) with `extra` arguments; its standard output.
 fn reproduce_learned(dir: &Path, protocol: &Path, extra: &[&str]) -> String {
-    let out = schedlab()
-        .current_dir(dir)
-        .args(["reproduce", "learned", "--protocol", arg(protocol)])
-        .args(["--out", "out", "--doc", "doc.md", "--figures", "figures"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    succeeded(
+        schedlab()
+            .current_dir(dir)
+            .args(["reproduce", "learned", "--protocol", arg(protocol)])
+            .args(["--out", "out", "--doc", "doc.md", "--figures", "figures"])
+            .args(extra),
+    )
 }
 
 /// A finished run trained by other sources (its `training_sources.txt` differs from this
